@@ -1,0 +1,39 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Data flows one way: CSV -> Importer -> ObjectStore <- Reports -> renderers,
+// with Bookkeeping declaring the domain model and the CLI on top.
+let package = Package(
+    name: "Bookkeeper",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "bookkeeper", targets: ["bookkeeper"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // The engine: model, validation, context, fetch + predicate -> SQL. Knows no domain.
+        .target(
+            name: "ObjectStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The domain: the bookkeeping model. Knows no SQL.
+        .target(name: "Bookkeeping", dependencies: ["ObjectStore"]),
+        // All command-line logic; the executable is a thin shell over it.
+        .target(
+            name: "BookkeeperCLI",
+            dependencies: [
+                "ObjectStore", "Bookkeeping",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
+        .target(name: "TestSupport", dependencies: ["ObjectStore"], path: "Tests/TestSupport"),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
+        .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
+        .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
+    ]
+)

@@ -1,0 +1,23 @@
+import ArgumentParser
+import Foundation
+import ObjectStore
+
+struct Init: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create a new, empty store.",
+        discussion: "Running it on an existing store of the same model does nothing and succeeds.")
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+
+    func run() throws {
+        let path = options.storePath
+        if FileManager.default.fileExists(atPath: path) {
+            _ = try Store.open(at: path, model: model, readOnly: true)
+            printError("bookkeeper: \(path) is already a store; nothing to do")
+            return
+        }
+        _ = try Store.create(at: path, model: model)
+        print("created \(path)")
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import ObjectStore
+
+struct List: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the objects of an entity: ID, attributes and to-one relationships.")
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Argument(help: "The entity.") var entity: String
+
+    func run() throws {
+        let context = try openContext(readOnly: true)
+        let entity = try context.model.entity(self.entity)
+        let toOne = entity.relationships.filter { !$0.isToMany }
+        let numeric: (AttributeType) -> Bool = {
+            switch $0 { case .integer, .decimal, .double: true; default: false }
+        }
+        var table = TextTable(
+            headers: ["id"] + entity.attributes.map(\.name) + toOne.map(\.name),
+            alignments: [.right] + entity.attributes.map { numeric($0.type) ? .right : .left } + toOne.map { _ in .left })
+        let objects = try context.objects(of: entity.name)
+        for o in objects {
+            var row = [String(o.rowID!)]
+            row += entity.attributes.map { oneLine(o[$0.name].description) }
+            row += try toOne.map { try o.object(for: $0.name).map(Show.name) ?? "" }
+            table.append(row)
+        }
+        print(table.render())
+        print("\(objects.count) \(objects.count == 1 ? "object" : "objects")")
+    }
+}

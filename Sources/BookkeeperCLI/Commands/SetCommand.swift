@@ -1,0 +1,31 @@
+import ArgumentParser
+import ObjectStore
+
+struct SetCommand: StoreCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Change an object's values.",
+        discussion: """
+            ID is an object ID (Customer/17) or the natural key. key= (empty) clears a value; for a to-many \
+            relationship key+=a,b adds and key-=a removes.
+            """)
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Argument(help: "The entity.") var entity: String
+    @Argument(help: "Object ID or natural key.") var id: String
+    @Argument(help: "key=value assignments.") var assignments: [String] = []
+
+    func validate() throws {
+        if assignments.isEmpty { throw ValidationError("give at least one key=value to set") }
+    }
+
+    func run() throws {
+        let parsed = try assignments.map { try Assignment(parsing: $0) }
+        let context = try openContext()
+        let object = try context.resolve(id, in: entity)
+        try context.apply(parsed, to: object)
+        let result = try context.save()
+        print(result.updated.isEmpty ? "\(object.objectID!) unchanged" : "updated \(object.objectID!)")
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import ObjectStore
+
+struct Show: StoreCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one object with its relationships.")
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Argument(help: "The entity.") var entity: String
+    @Argument(help: "Object ID or natural key.") var id: String
+
+    func run() throws {
+        let context = try openContext(readOnly: true)
+        let object = try context.resolve(id, in: entity)
+        var lines: [(String, String)] = [("id", object.objectID!.description)]
+        for a in object.entity.attributes {
+            lines.append((a.name, oneLine(object[a.name].description)))
+        }
+        for r in object.entity.relationships {
+            if r.isToMany {
+                let members = try object.objects(for: r.name)
+                lines.append((r.name, members.map(Show.name).joined(separator: ", ")))
+            } else {
+                lines.append((r.name, try object.object(for: r.name).map(Show.name) ?? ""))
+            }
+        }
+        let width = lines.map(\.0.count).max() ?? 0
+        for (key, value) in lines {
+            let padded = key + String(repeating: " ", count: width - key.count)
+            print(value.isEmpty ? key : "\(padded)  \(value)")
+        }
+    }
+
+    /// How a related object is shown: its natural key, or its object ID when it has none.
+    static func name(_ o: ManagedObject) -> String {
+        o.naturalKeyText.map(oneLine) ?? o.displayID
+    }
+}

@@ -1,0 +1,58 @@
+/// A problem found while working with objects in a context.
+public enum ContextError: CategorizedError, Equatable {
+    /// An object named by ID does not exist.
+    case objectNotFound(ObjectID)
+    /// No object of `entity` has `key` equal to `value`.
+    case keyNotFound(entity: String, key: String, value: String, suggestion: String?)
+    /// An object ID names another entity than the one expected.
+    case wrongEntity(ObjectID, expected: String)
+    /// The entity has no natural key, so objects can only be named by ID.
+    case noNaturalKey(entity: String, reference: String)
+    /// A relationship was given an object of the wrong entity.
+    case wrongDestination(relationship: String, expected: String, got: String)
+
+    public var category: ErrorCategory {
+        switch self {
+        case .objectNotFound, .keyNotFound: .missingInput
+        case .wrongEntity, .noNaturalKey, .wrongDestination: .usage
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .objectNotFound(let id):
+            "\(id) not found"
+        case .keyNotFound(let entity, let key, let value, let suggestion):
+            "\(entity) with \(key) \"\(value)\" not found\(Suggestions.didYouMean(suggestion))"
+        case .wrongEntity(let id, let expected):
+            "\(id) is not a \(expected)"
+        case .noNaturalKey(let entity, let reference):
+            "\(entity) objects have no natural key; name one by its object ID (\(entity)/N), not \"\(reference)\""
+        case .wrongDestination(let relationship, let expected, let got):
+            "\(relationship) takes a \(expected), not a \(got)"
+        }
+    }
+}
+
+/// A failed save: every problem found, none written.
+public struct ValidationError: CategorizedError {
+    public let issues: [ValidationIssue]
+
+    public var category: ErrorCategory { .data }
+
+    /// One line per problem.
+    public var description: String { issues.map(\.message).joined(separator: "\n") }
+}
+
+/// One validation problem, e.g. `Customer.name is required`.
+public struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
+    /// The object at fault, for callers that map objects back to their input (an import's line).
+    public let object: ObjectIdentifier?
+    /// `Customer/3` or `new Customer`.
+    public let objectLabel: String
+    /// `Customer.name`, or nil for a problem of the whole object.
+    public let key: String?
+    public let message: String
+
+    public var description: String { message }
+}

@@ -1,0 +1,209 @@
+// One object in a context: its attribute values and relationships, with the changes since it was fetched.
+// Relationship changes keep the inverse side in step as they are made (Core Data's inverse maintenance).
+
+public final class ManagedObject {
+    public let entity: Entity
+    /// The row id once the object is stored; nil while it is only inserted.
+    public internal(set) var rowID: Int64?
+    unowned let context: ObjectContext
+    let serial: Int
+
+    var values: [String: Value]
+    var committedValues: [String: Value]
+    /// Foreign keys as stored, for to-one relationships this entity's table holds.
+    var storedToOne: [String: Int64]
+    /// To-one targets set or resolved in this context; a nil entry means "set to none".
+    var toOne: [String: ManagedObject?] = [:]
+    var toMany: [String: ToManySet] = [:]
+    /// Keys whose value was set since the last save (attributes and relationships).
+    var touched: Set<String> = []
+    public internal(set) var isInserted = false
+    public internal(set) var isDeleted = false
+
+    init(entity: Entity, context: ObjectContext, rowID: Int64?, values: [String: Value], storedToOne: [String: Int64]) {
+        self.entity = entity
+        self.context = context
+        self.rowID = rowID
+        self.values = values
+        self.committedValues = values
+        self.storedToOne = storedToOne
+        self.serial = context.nextSerial()
+    }
+
+    /// `Customer/17`, or `Customer/new` for an object not saved yet.
+    public var objectID: ObjectID? { rowID.map { ObjectID(entity: entity.name, rowID: $0) } }
+
+    /// The object ID, or a description of a new object for messages.
+    public var displayID: String { rowID.map { "\(entity.name)/\($0)" } ?? "new \(entity.name)" }
+
+    /// The natural key's value as text (`Acme Ltd`, `A-1`), if the entity has one and it is set.
+    public var naturalKeyText: String? {
+        guard let key = entity.naturalKey, let v = values[key], !v.isNull else { return nil }
+        return v.description
+    }
+
+    /// `Customer/3 "Acme Ltd"`: the ID, and the natural key when there is one.
+    public var label: String {
+        if let key = naturalKeyText { return "\(displayID) \"\(key)\"" }
+        return displayID
+    }
+
+    // MARK: Attributes
+
+    /// An attribute's value (null when unset). The key must be an attribute of the entity.
+    public subscript(_ key: String) -> Value {
+        get {
+            precondition(entity.attribute(named: key) != nil, "\(entity.name) has no attribute \(key)")
+            return values[key] ?? .null
+        }
+        set {
+            precondition(entity.attribute(named: key) != nil, "\(entity.name) has no attribute \(key)")
+            values[key] = newValue
+            touched.insert(key)
+            context.didChange(self)
+        }
+    }
+
+    /// Sets an attribute by name, checking that the entity has it.
+    public func setValue(_ value: Value, forKey key: String) throws(ModelError) {
+        _ = try entity.requireAttribute(key)
+        self[key] = value
+    }
+
+    /// Whether an attribute's value differs from the stored one.
+    func attributeChanged(_ key: String) -> Bool {
+        (values[key] ?? .null) != (committedValues[key] ?? .null)
+    }
+
+    // MARK: To-one relationships
+
+    /// The object at the end of a to-one relationship, or nil.
+    public func object(for relationshipName: String) throws -> ManagedObject? {
+        let r = try toOneRelationship(relationshipName)
+        return try currentTarget(r)
+    }
+
+    /// Sets a to-one relationship (nil clears it), keeping the inverse in step.
+    public func setObject(_ target: ManagedObject?, for relationshipName: String) throws {
+        let r = try toOneRelationship(relationshipName)
+        try context.setToOne(self, r, target)
+    }
+
+    func toOneRelationship(_ name: String) throws -> Relationship {
+        guard let r = entity.relationship(named: name), !r.isToMany else {
+            if entity.relationship(named: name) != nil {
+                throw ModelError.invalidModel("\(entity.name).\(name) is to-many")
+            }
+            throw ModelError.unknownProperty(entity: entity.name, key: name,
+                                             suggestion: Suggestions.closest(to: name, in: entity.propertyNames))
+        }
+        return r
+    }
+
+    func currentTarget(_ r: Relationship) throws -> ManagedObject? {
+        if let set = toOne[r.name] { return set }
+        if let rowID = storedToOne[r.name] {
+            let target = try context.existingObject(entity: r.destination, rowID: rowID)
+            toOne[r.name] = .some(target)
+            return target
+        }
+        if rowID == nil { return nil }
+        // The foreign key lives on the other side (one-to-one, not owner): ask the store.
+        if case .inverseForeignKey = context.model.storage(of: r, in: entity) {
+            let found = try context.loadRelated(self, r).first
+            toOne[r.name] = .some(found)
+            return found
+        }
+        return nil
+    }
+
+    // MARK: To-many relationships
+
+    /// The objects at the end of a to-many relationship, in object ID order (new objects last).
+    public func objects(for relationshipName: String) throws -> [ManagedObject] {
+        let r = try toManyRelationship(relationshipName)
+        return try members(r)
+    }
+
+    /// Adds an object to a to-many relationship, keeping the inverse in step.
+    public func add(_ target: ManagedObject, to relationshipName: String) throws {
+        let r = try toManyRelationship(relationshipName)
+        try context.addToMany(self, r, target)
+    }
+
+    /// Removes an object from a to-many relationship, keeping the inverse in step.
+    public func remove(_ target: ManagedObject, from relationshipName: String) throws {
+        let r = try toManyRelationship(relationshipName)
+        try context.removeFromMany(self, r, target)
+    }
+
+    /// Makes a to-many relationship hold exactly `targets`.
+    public func setObjects(_ targets: [ManagedObject], for relationshipName: String) throws {
+        let r = try toManyRelationship(relationshipName)
+        let wanted = Set(targets.map(ObjectIdentifier.init))
+        for existing in try members(r) where !wanted.contains(ObjectIdentifier(existing)) {
+            try context.removeFromMany(self, r, existing)
+        }
+        let present = Set(try members(r).map(ObjectIdentifier.init))
+        for t in targets where !present.contains(ObjectIdentifier(t)) {
+            try context.addToMany(self, r, t)
+        }
+    }
+
+    func toManyRelationship(_ name: String) throws -> Relationship {
+        guard let r = entity.relationship(named: name), r.isToMany else {
+            if entity.relationship(named: name) != nil {
+                throw ModelError.invalidModel("\(entity.name).\(name) is to-one")
+            }
+            throw ModelError.unknownProperty(entity: entity.name, key: name,
+                                             suggestion: Suggestions.closest(to: name, in: entity.propertyNames))
+        }
+        return r
+    }
+
+    func members(_ r: Relationship) throws -> [ManagedObject] {
+        var set = toMany[r.name] ?? ToManySet()
+        if set.loaded == nil {
+            var loaded: [ObjectIdentifier: ManagedObject] = [:]
+            if rowID != nil {
+                for o in try context.loadRelated(self, r) { loaded[ObjectIdentifier(o)] = o }
+            }
+            for (k, o) in set.added { loaded[k] = o }
+            for k in set.removed.keys { loaded[k] = nil }
+            set = ToManySet(loaded: loaded)
+            toMany[r.name] = set
+        }
+        return set.loaded!.values.filter { !$0.isDeleted }.sorted(by: ManagedObject.idOrder)
+    }
+
+    /// Records that `target` joined or left this object's to-many `r`, without touching the store.
+    func noteMembership(_ r: Relationship, _ target: ManagedObject, present: Bool) {
+        var set = toMany[r.name] ?? ToManySet()
+        let key = ObjectIdentifier(target)
+        if set.loaded != nil {
+            set.loaded![key] = present ? target : nil
+        } else if present {
+            set.added[key] = target
+            set.removed[key] = nil
+        } else {
+            set.removed[key] = target
+            set.added[key] = nil
+        }
+        toMany[r.name] = set
+    }
+
+    static func idOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        switch (a.rowID, b.rowID) {
+        case let (x?, y?): x < y
+        case (_?, nil): true
+        case (nil, _?): false
+        case (nil, nil): a.serial < b.serial
+        }
+    }
+}
+
+struct ToManySet {
+    var loaded: [ObjectIdentifier: ManagedObject]?
+    var added: [ObjectIdentifier: ManagedObject] = [:]
+    var removed: [ObjectIdentifier: ManagedObject] = [:]
+}

@@ -1,0 +1,193 @@
+import GRDB
+
+/// What a save did: the IDs it inserted, updated and deleted (cascaded deletions included).
+public struct SaveResult: Sendable, Equatable {
+    public var inserted: [ObjectID] = []
+    public var updated: [ObjectID] = []
+    public var deleted: [ObjectID] = []
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+extension ObjectContext {
+    /// Validates every change and writes them all in one transaction. On any problem nothing is written,
+    /// a `ValidationError` lists every problem, and the context keeps its changes so they can be corrected.
+    @discardableResult
+    public func save() throws -> SaveResult {
+        let plan = try planDeletions()
+        do {
+            for o in insertedObjects + Array(changedObjects.values) where !o.isDeleted {
+                model.behaviours[o.entity.name]?.willSave?(o)
+            }
+            let survivors = saveCandidates(excluding: plan)
+            var issues = plan.issues
+            issues += try validate(survivors, deletions: plan)
+            if !issues.isEmpty { throw ValidationError(issues: issues) }
+            let result = try write(survivors, plan)
+            didSave(plan)
+            return result
+        } catch {
+            unmarkCascaded(plan)
+            throw error
+        }
+    }
+
+    /// Inserted objects, then changed ones (including those a deletion nullifies), none being deleted.
+    private func saveCandidates(excluding plan: DeletionPlan) -> [ManagedObject] {
+        for (o, r) in plan.nullifications {
+            o.toOne[r.name] = .some(nil)
+            o.touched.insert(r.name)
+            didChange(o)
+        }
+        let changed = changedObjects.values.filter { !plan.members.contains(ObjectIdentifier($0)) && !$0.isDeleted }
+        return insertedObjects + changed.sorted(by: ManagedObject.idOrder)
+    }
+
+    private func write(_ objects: [ManagedObject], _ plan: DeletionPlan) throws -> SaveResult {
+        var result = SaveResult()
+        let inserts = insertionOrder(objects.filter(\.isInserted))
+        let updates = objects.filter { !$0.isInserted }
+        var assigned: [(ManagedObject, Int64)] = []
+        do {
+            try store.write { db in
+                // Clear references first, so no foreign key ever points at a deleted row.
+                for o in updates { try update(o, db) { result.updated.append($0) } }
+                for o in plan.objects.reversed() {
+                    guard let rowID = o.rowID else { continue }
+                    try db.cachedStatement(sql: "DELETE FROM \(quoted(o.entity.name)) WHERE \"id\" = ?")
+                        .execute(arguments: [rowID])
+                    result.deleted.append(ObjectID(entity: o.entity.name, rowID: rowID))
+                }
+                for o in inserts {
+                    let rowID = try insert(o, db)
+                    o.rowID = rowID
+                    assigned.append((o, rowID))
+                    result.inserted.append(ObjectID(entity: o.entity.name, rowID: rowID))
+                }
+                // Foreign keys to objects inserted later in this save (cycles) are set once all have row IDs.
+                for o in inserts { try update(o, db) { _ in } }
+                try writeLinks(db, plan)
+            }
+        } catch {
+            for (o, _) in assigned { o.rowID = nil }
+            throw error
+        }
+        result.updated.sort()
+        return result
+    }
+
+    /// Inserted objects ordered so that an object's to-one targets are inserted before it.
+    private func insertionOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
+        var ordered: [ManagedObject] = []
+        var state: [ObjectIdentifier: Bool] = [:] // false = visiting, true = done
+        let inserting = Set(objects.map(ObjectIdentifier.init))
+        func visit(_ o: ManagedObject) {
+            let key = ObjectIdentifier(o)
+            if state[key] != nil { return }
+            state[key] = false
+            for r in o.entity.relationships where !r.isToMany {
+                if case .some(.some(let t)) = o.toOne[r.name], inserting.contains(ObjectIdentifier(t)) { visit(t) }
+            }
+            state[key] = true
+            ordered.append(o)
+        }
+        objects.forEach(visit)
+        return ordered
+    }
+
+    private func foreignKeyColumns(_ o: ManagedObject) -> [(String, Relationship)] {
+        o.entity.relationships.compactMap { r in
+            guard !r.isToMany, case .foreignKey(let column) = model.storage(of: r, in: o.entity) else { return nil }
+            return (column, r)
+        }
+    }
+
+    private func insert(_ o: ManagedObject, _ db: Database) throws -> Int64 {
+        var columns: [String] = []
+        var arguments: [DatabaseValueConvertible?] = []
+        for a in o.entity.attributes {
+            columns.append(quoted(a.name))
+            arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
+        }
+        for (column, r) in foreignKeyColumns(o) {
+            columns.append(quoted(column))
+            // A target not stored yet gets its key in the second pass.
+            if case .some(.some(let t)) = o.toOne[r.name] { arguments.append(t.rowID) } else { arguments.append(nil) }
+        }
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let sql = "INSERT INTO \(quoted(o.entity.name)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        return db.lastInsertedRowID
+    }
+
+    /// Writes an object's changed columns; calls `didUpdate` when a stored object really changed.
+    private func update(_ o: ManagedObject, _ db: Database, didUpdate: (ObjectID) -> Void) throws {
+        guard let rowID = o.rowID else { return }
+        var assignments: [String] = []
+        var arguments: [DatabaseValueConvertible?] = []
+        for a in o.entity.attributes where !o.isInserted && o.touched.contains(a.name) && o.attributeChanged(a.name) {
+            assignments.append("\(quoted(a.name)) = ?")
+            arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
+        }
+        for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) {
+            guard case .some(let target) = o.toOne[r.name] else { continue }
+            let newKey = target?.rowID
+            if o.isInserted && newKey == nil { continue }
+            if !o.isInserted && newKey == o.storedToOne[r.name] { continue }
+            assignments.append("\(quoted(column)) = ?")
+            arguments.append(newKey)
+        }
+        let linksChanged = !o.isInserted && o.entity.relationships.contains { r in
+            r.isToMany && o.touched.contains(r.name)
+        }
+        if assignments.isEmpty {
+            if linksChanged || relationshipTouched(o) { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
+            return
+        }
+        arguments.append(rowID)
+        let sql = "UPDATE \(quoted(o.entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \"id\" = ?"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        if !o.isInserted { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
+    }
+
+    /// Whether a to-many relationship of a stored object really gained or lost a member.
+    private func relationshipTouched(_ o: ManagedObject) -> Bool {
+        linkChanges.values.contains { ($0.first === o || $0.second === o) }
+    }
+
+    private func writeLinks(_ db: Database, _ plan: DeletionPlan) throws {
+        for change in linkChanges.values {
+            guard let a = change.first.rowID, let b = change.second.rowID,
+                  !plan.members.contains(ObjectIdentifier(change.first)),
+                  !plan.members.contains(ObjectIdentifier(change.second)) else { continue }
+            let table = quoted(change.table), c1 = quoted(change.firstColumn), c2 = quoted(change.secondColumn)
+            let sql = change.present
+                ? "INSERT OR IGNORE INTO \(table) (\(c1), \(c2)) VALUES (?, ?)"
+                : "DELETE FROM \(table) WHERE \(c1) = ? AND \(c2) = ?"
+            try db.cachedStatement(sql: sql).execute(arguments: [a, b])
+        }
+    }
+
+    /// After a successful save: new objects become stored ones, deleted ones are forgotten, changes are cleared.
+    private func didSave(_ plan: DeletionPlan) {
+        for o in insertedObjects {
+            o.isInserted = false
+            registered[o.objectID!] = o
+        }
+        for o in plan.objects {
+            if let id = o.objectID { registered[id] = nil }
+            o.rowID = nil
+        }
+        for o in insertedObjects + Array(changedObjects.values) + Array(registered.values) {
+            o.committedValues = o.values
+            o.touched = []
+            for (name, target) in o.toOne {
+                o.storedToOne[name] = target?.rowID
+            }
+        }
+        insertedObjects = []
+        deletedObjects = []
+        changedObjects = [:]
+        linkChanges = [:]
+    }
+}

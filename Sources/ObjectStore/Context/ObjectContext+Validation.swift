@@ -1,0 +1,85 @@
+import GRDB
+
+// Validation before every save: required values, types and scales, uniqueness (against the store and
+// within the save), and the rules the domain adds per entity. Every problem is collected; none is written.
+
+extension ObjectContext {
+    func validate(_ objects: [ManagedObject], deletions plan: DeletionPlan) throws -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        let nullified = Set(plan.nullifications.map { PropertyRef(object: ObjectIdentifier($0.0), name: $0.1.name) })
+
+        func issue(_ o: ManagedObject, _ key: String?, _ message: String) {
+            issues.append(ValidationIssue(object: ObjectIdentifier(o), objectLabel: o.displayID,
+                                          key: key.map { "\(o.entity.name).\($0)" }, message: message))
+        }
+
+        var uniqueSeen: [String: ManagedObject] = [:]
+        for o in objects {
+            let e = o.entity
+            for a in e.attributes {
+                let value = o.values[a.name] ?? .null
+                let name = "\(e.name).\(a.name)"
+                if value.isNull {
+                    if a.isRequired { issue(o, a.name, "\(name) is required") }
+                    continue
+                }
+                if !value.fits(a.type) {
+                    if case .decimal(let d) = value, case .decimal(let scale) = a.type {
+                        issue(o, a.name, "\(name) \(d) has more than \(scale) decimal place\(scale == 1 ? "" : "s")")
+                    } else {
+                        issue(o, a.name, "\(name) \"\(value)\" is not a \(a.type)")
+                    }
+                    continue
+                }
+                if a.isUnique && (o.isInserted || o.attributeChanged(a.name)) {
+                    let key = "\(name)\u{0}\(value.databaseValue(for: a.type))"
+                    if let other = uniqueSeen[key] {
+                        issue(o, a.name, "\(name) \"\(value)\" is given to two objects (\(other.displayID) and \(o.displayID))")
+                    } else {
+                        uniqueSeen[key] = o
+                        if let holder = try storedHolder(of: a, value: value, in: e, excluding: o, plan: plan) {
+                            issue(o, a.name, "\(name) \"\(value)\" already exists (\(holder))")
+                        }
+                    }
+                }
+            }
+            for r in e.relationships where !r.isToMany && r.isRequired {
+                let cleared = nullified.contains(PropertyRef(object: ObjectIdentifier(o), name: r.name))
+                if cleared { continue } // reported by the deletion plan
+                if try o.currentTarget(r) == nil {
+                    issue(o, r.name, "\(e.name).\(r.name) is required")
+                } else if let t = try o.currentTarget(r), plan.members.contains(ObjectIdentifier(t)) {
+                    issue(o, r.name, "\(e.name).\(r.name) refers to \(t.label), which is being deleted")
+                }
+            }
+            if let rules = model.behaviours[e.name]?.validate {
+                for message in rules(o) { issue(o, nil, message) }
+            }
+        }
+        return issues
+    }
+
+    /// The label of a stored object (other than `object`) that holds `value` in unique attribute `a`,
+    /// unless that object is being deleted or changes its value in this save.
+    private func storedHolder(of a: Attribute, value: Value, in e: Entity, excluding object: ManagedObject,
+                              plan: DeletionPlan) throws -> String? {
+        let ids = try store.read { db in
+            try Int64.fetchAll(db.cachedStatement(sql: "SELECT \"id\" FROM \(quoted(e.name)) WHERE \(quoted(a.name)) = ?"),
+                               arguments: [value.databaseValue(for: a.type)])
+        }
+        for id in ids where id != object.rowID {
+            if let other = registered[ObjectID(entity: e.name, rowID: id)] {
+                if plan.members.contains(ObjectIdentifier(other)) || other.isDeleted { continue }
+                if other.values[a.name] != value { continue }
+            }
+            return "\(e.name)/\(id)"
+        }
+        return nil
+    }
+}
+
+/// One property of one object, as a set element.
+struct PropertyRef: Hashable {
+    let object: ObjectIdentifier
+    let name: String
+}

@@ -1,0 +1,71 @@
+/// What kind of failure an error is, so a front end can choose an exit status without knowing every error type.
+public enum ErrorCategory: Sendable {
+    /// The command was used wrongly (unknown entity or key, malformed argument).
+    case usage
+    /// The input data is wrong (a value that does not fit, a validation failure, a missing referenced object).
+    case data
+    /// An input (file, store, object) does not exist.
+    case missingInput
+    /// An output cannot be created.
+    case cannotCreateOutput
+    /// Reading or writing failed.
+    case io
+    /// Try again later (the store is busy).
+    case temporaryFailure
+    /// A configuration file (model, report definition, profile) is wrong.
+    case configuration
+    /// Anything else.
+    case failure
+}
+
+/// An error with a one-line, human message and a category.
+public protocol CategorizedError: Error, CustomStringConvertible {
+    var category: ErrorCategory { get }
+}
+
+public enum ModelError: CategorizedError, Equatable {
+    case unknownEntity(String, suggestion: String?)
+    case unknownProperty(entity: String, key: String, suggestion: String?)
+    case invalidModel(String)
+
+    public var category: ErrorCategory {
+        switch self {
+        case .unknownEntity, .unknownProperty: .usage
+        case .invalidModel: .configuration
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name, let suggestion):
+            "unknown entity \"\(name)\"\(Suggestions.didYouMean(suggestion))"
+        case .unknownProperty(let entity, let key, let suggestion):
+            "unknown key \"\(key)\" on \(entity)\(Suggestions.didYouMean(suggestion))"
+        case .invalidModel(let message):
+            "invalid model: \(message)"
+        }
+    }
+}
+
+extension Entity {
+    /// The attribute, or an error with a did-you-mean suggestion.
+    public func requireAttribute(_ name: String) throws(ModelError) -> Attribute {
+        if let a = attribute(named: name) { return a }
+        throw ModelError.unknownProperty(entity: self.name, key: name,
+                                         suggestion: Suggestions.closest(to: name, in: propertyNames))
+    }
+
+    /// Whether `name` is an attribute or a relationship; throws with a did-you-mean when it is neither.
+    public func requireProperty(_ name: String) throws(ModelError) -> Property {
+        if let a = attribute(named: name) { return .attribute(a) }
+        if let r = relationship(named: name) { return .relationship(r) }
+        throw ModelError.unknownProperty(entity: self.name, key: name,
+                                         suggestion: Suggestions.closest(to: name, in: propertyNames))
+    }
+}
+
+/// An attribute or a relationship.
+public enum Property: Sendable {
+    case attribute(Attribute)
+    case relationship(Relationship)
+}

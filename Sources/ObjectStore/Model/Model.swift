@@ -1,0 +1,220 @@
+// The model is data: entities with typed attributes and relationships. It is what the schema, validation,
+// the context and (later) the predicate binder read; it never mentions a domain.
+
+/// What a default value is: a constant, or the day/moment of insertion.
+public enum DefaultValue: Sendable, Hashable {
+    case value(Value)
+    case today
+    case now
+
+    /// The text used in model files: `today`, `now`, or the value's own text.
+    public var text: String {
+        switch self {
+        case .value(let v): v.description
+        case .today: "today"
+        case .now: "now"
+        }
+    }
+}
+
+public struct Attribute: Sendable, Hashable {
+    public var name: String
+    public var type: AttributeType
+    public var isRequired: Bool
+    public var defaultValue: DefaultValue?
+    public var isUnique: Bool
+    public var isIndexed: Bool
+
+    public init(_ name: String, _ type: AttributeType, required: Bool = false, default defaultValue: DefaultValue? = nil,
+                unique: Bool = false, indexed: Bool = false) {
+        self.name = name
+        self.type = type
+        self.isRequired = required
+        self.defaultValue = defaultValue
+        self.isUnique = unique
+        self.isIndexed = indexed
+    }
+}
+
+/// What happens to the objects at the other end of a relationship when an object is deleted.
+public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
+    /// Clear the other objects' references to the deleted one (and many-to-many links).
+    case nullify
+    /// Delete the other objects too, applying their own rules in turn.
+    case cascade
+    /// Refuse to delete while any other object is related.
+    case deny
+    /// Do nothing: references are left as they are (the store keeps no foreign key for them).
+    case noAction
+
+    public var displayName: String {
+        switch self {
+        case .nullify: "Nullify"
+        case .cascade: "Cascade"
+        case .deny: "Deny"
+        case .noAction: "No Action"
+        }
+    }
+}
+
+public struct Relationship: Sendable, Hashable {
+    public var name: String
+    public var destination: String
+    public var inverse: String
+    public var isToMany: Bool
+    /// For a to-one relationship: whether every object must have one.
+    public var isRequired: Bool
+    public var deleteRule: DeleteRule
+
+    public init(_ name: String, to destination: String, inverse: String, toMany: Bool = false,
+                required: Bool = false, deleteRule: DeleteRule = .nullify) {
+        self.name = name
+        self.destination = destination
+        self.inverse = inverse
+        self.isToMany = toMany
+        self.isRequired = required
+        self.deleteRule = deleteRule
+    }
+}
+
+/// The role of an entity: a directory (customers), a document (orders), or a document's row table.
+public enum EntityKind: String, Sendable, Hashable, CaseIterable {
+    case directory
+    case document
+    case rows
+}
+
+public struct Entity: Sendable, Hashable {
+    public var name: String
+    public var kind: EntityKind
+    /// The attribute that names an object to people and other systems (a directory's `name`, a document's `number`).
+    public var naturalKey: String?
+    public var attributes: [Attribute]
+    public var relationships: [Relationship]
+
+    public init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
+                attributes: [Attribute], relationships: [Relationship] = []) {
+        self.name = name
+        self.kind = kind
+        self.naturalKey = naturalKey
+        self.attributes = attributes
+        self.relationships = relationships
+    }
+
+    public func attribute(named name: String) -> Attribute? { attributes.first { $0.name == name } }
+    public func relationship(named name: String) -> Relationship? { relationships.first { $0.name == name } }
+
+    /// Every property name, attributes first, in declaration order.
+    public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
+}
+
+/// Per-entity behaviour a domain adds to the model: values derived before saving and extra validation rules.
+/// Kept apart from the data so the model itself stays plain, comparable and serialisable.
+public struct EntityBehaviour: Sendable {
+    /// Called for every inserted or updated object before validation (e.g. derive a row's sum).
+    public var willSave: (@Sendable (ManagedObject) -> Void)?
+    /// Returns problems as messages (`OrderRow.sum must not be negative`); empty when valid.
+    public var validate: (@Sendable (ManagedObject) -> [String])?
+
+    public init(willSave: (@Sendable (ManagedObject) -> Void)? = nil,
+                validate: (@Sendable (ManagedObject) -> [String])? = nil) {
+        self.willSave = willSave
+        self.validate = validate
+    }
+}
+
+/// A checked, indexed set of entities.
+public struct Model: Sendable {
+    public let entities: [Entity]
+    public let behaviours: [String: EntityBehaviour]
+    private let index: [String: Int]
+
+    /// Builds a model and checks it: names, natural keys, and that each relationship's inverse exists and points back.
+    public init(entities: [Entity], behaviours: [String: EntityBehaviour] = [:]) throws(ModelError) {
+        self.entities = entities
+        self.behaviours = behaviours
+        var index: [String: Int] = [:]
+        for (i, e) in entities.enumerated() {
+            if index[e.name] != nil { throw ModelError.invalidModel("entity \(e.name) is declared twice") }
+            index[e.name] = i
+        }
+        self.index = index
+        try check()
+    }
+
+    public func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }
+
+    /// The entity, or an error with a did-you-mean suggestion.
+    public func entity(_ name: String) throws(ModelError) -> Entity {
+        if let e = entity(named: name) { return e }
+        // Accept a different case (`customer` for `Customer`) when it is unambiguous.
+        let matches = entities.filter { $0.name.lowercased() == name.lowercased() }
+        if matches.count == 1 { return matches[0] }
+        throw ModelError.unknownEntity(name, suggestion: Suggestions.closest(to: name, in: entities.map(\.name)))
+    }
+
+    /// The inverse of a relationship (always present in a checked model).
+    public func inverse(of relationship: Relationship) -> Relationship {
+        entity(named: relationship.destination)!.relationship(named: relationship.inverse)!
+    }
+
+    private func check() throws(ModelError) {
+        for e in entities {
+            guard Model.isIdentifier(e.name), !e.name.hasPrefix("_") else {
+                throw ModelError.invalidModel("\"\(e.name)\" is not a valid entity name (letters, digits and _; starting with a letter)")
+            }
+            var seen: Set<String> = []
+            for p in e.propertyNames {
+                guard Model.isIdentifier(p) else {
+                    throw ModelError.invalidModel("\(e.name).\(p) is not a valid property name")
+                }
+                guard p != "id" else { throw ModelError.invalidModel("\(e.name).id is reserved for object IDs") }
+                guard seen.insert(p).inserted else { throw ModelError.invalidModel("\(e.name).\(p) is declared twice") }
+            }
+            for a in e.attributes {
+                if case .decimal(let s) = a.type, !(0...DecimalNumber.maxScale).contains(s) {
+                    throw ModelError.invalidModel("\(e.name).\(a.name) has scale \(s); scales go from 0 to \(DecimalNumber.maxScale)")
+                }
+                if case .value(let v)? = a.defaultValue, !v.fits(a.type) {
+                    throw ModelError.invalidModel("\(e.name).\(a.name) has default \"\(v)\", which is not a \(a.type)")
+                }
+                if a.defaultValue == .today && a.type != .date || a.defaultValue == .now && a.type != .dateTime {
+                    throw ModelError.invalidModel("\(e.name).\(a.name): default \(a.defaultValue!.text) needs a \(a.defaultValue == .today ? "date" : "datetime") attribute")
+                }
+                if seen.contains(a.name + "_id") {
+                    throw ModelError.invalidModel("\(e.name).\(a.name)_id would clash with the column of relationship \(a.name)")
+                }
+            }
+            if let key = e.naturalKey {
+                guard let a = e.attribute(named: key) else {
+                    throw ModelError.invalidModel("\(e.name)'s natural key \(key) is not one of its attributes")
+                }
+                guard a.isUnique, a.isRequired else {
+                    throw ModelError.invalidModel("\(e.name)'s natural key \(key) must be required and unique")
+                }
+            }
+            for r in e.relationships {
+                guard let d = entity(named: r.destination) else {
+                    throw ModelError.invalidModel("\(e.name).\(r.name) points to unknown entity \(r.destination)")
+                }
+                guard let inv = d.relationship(named: r.inverse) else {
+                    throw ModelError.invalidModel("\(e.name).\(r.name) names inverse \(r.destination).\(r.inverse), which does not exist")
+                }
+                guard inv.destination == e.name, inv.inverse == r.name else {
+                    throw ModelError.invalidModel("\(e.name).\(r.name) and \(r.destination).\(r.inverse) are not each other's inverse")
+                }
+                if r.isToMany && r.isRequired {
+                    throw ModelError.invalidModel("\(e.name).\(r.name) is to-many and cannot be required")
+                }
+                if r.isToMany && inv.isToMany && d.name == e.name {
+                    throw ModelError.invalidModel("\(e.name).\(r.name): many-to-many relationships from an entity to itself are not supported")
+                }
+            }
+        }
+    }
+
+    static func isIdentifier(_ s: String) -> Bool {
+        guard let first = s.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
+        return s.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
+    }
+}

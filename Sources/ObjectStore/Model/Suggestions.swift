@@ -1,0 +1,41 @@
+/// Did-you-mean: the candidate closest to a misspelt name, if it is close enough to be a likely typo.
+public enum Suggestions {
+    public static func closest(to name: String, in candidates: [String]) -> String? {
+        let lowered = name.lowercased()
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(lowered, c.lowercased())
+            if best == nil || d < best!.1 { best = (c, d) }
+        }
+        guard let (candidate, d) = best else { return nil }
+        // Allow about one edit per three characters, at least one.
+        return d <= max(1, min(name.count, candidate.count) / 3) ? candidate : nil
+    }
+
+    /// Damerau-Levenshtein (optimal string alignment) distance over characters.
+    public static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previous2[j - 2] + 1)
+                }
+            }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count]
+    }
+
+    /// ` — did you mean "name"?` or the empty string.
+    public static func didYouMean(_ suggestion: String?) -> String {
+        suggestion.map { " — did you mean \"\($0)\"?" } ?? ""
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+
+/// An open store: one SQLite file (in WAL mode) holding the objects of one model.
+///
+/// The store records in a metadata table which model wrote it (the model's canonical JSON and hash) and the
+/// store format version, so that a store from a newer bookkeeper, or one that is not a store at all, is refused
+/// with a clear message rather than misread.
+public final class Store: @unchecked Sendable {
+    /// The layout version of the store's own tables. Raise it when the metadata or the schema conventions change.
+    public static let formatVersion = 1
+    static let metaTable = "_bookkeeper_meta"
+
+    public let path: String
+    public let model: Model
+    public let isReadOnly: Bool
+    let queue: DatabaseQueue
+
+    private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue) {
+        self.path = path
+        self.model = model
+        self.isReadOnly = readOnly
+        self.queue = queue
+    }
+
+    static func configuration(readOnly: Bool, busyTimeout: TimeInterval) -> Configuration {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.readonly = readOnly
+        config.busyMode = .timeout(busyTimeout)
+        config.journalMode = readOnly ? .default : .wal
+        config.label = "bookkeeper"
+        config.prepareDatabase { db in
+            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            StoreFunctions.register(in: db)
+        }
+        return config
+    }
+
+    /// Creates a new store at `path` with the schema of `model`. Fails if a file is already there.
+    public static func create(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+        if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
+        } catch let error as DatabaseError {
+            throw StoreError.cannotCreate(path: path, reason: error.message ?? "\(error.resultCode)")
+        }
+        do {
+            try queue.write { db in
+                try db.execute(sql: "CREATE TABLE \(quoted(metaTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL) STRICT")
+                for statement in SchemaBuilder.statements(for: model) {
+                    try db.execute(sql: statement)
+                }
+                let meta: [(String, String)] = [
+                    ("format", String(formatVersion)),
+                    ("model_hash", model.versionHash),
+                    ("model", model.canonicalJSON),
+                    ("created_at", Timestamp.now().description),
+                ]
+                for (key, value) in meta {
+                    try db.execute(sql: "INSERT INTO \(quoted(metaTable)) (\"key\", \"value\") VALUES (?, ?)",
+                                   arguments: [key, value])
+                }
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw StoreError.cannotCreate(path: path, reason: "\(error)")
+        }
+        return Store(path: path, model: model, readOnly: false, queue: queue)
+    }
+
+    /// Opens an existing store, checking that it is a bookkeeper store of a format and model this build can use.
+    public static func open(at path: String, model: Model, readOnly: Bool = false,
+                            busyTimeout: TimeInterval = 30) throws -> Store {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw StoreError.missing(path: path)
+        }
+        if isDirectory.boolValue { throw StoreError.notAStore(path: path, reason: "it is a directory") }
+        let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
+            let meta = try queue.read { db -> [String: String] in
+                guard try db.tableExists(metaTable) else { return [:] }
+                var meta: [String: String] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(quoted(metaTable))") {
+                    meta[row[0]] = row[1]
+                }
+                return meta
+            }
+            guard let formatText = meta["format"], let format = Int(formatText) else {
+                throw StoreError.notAStore(path: path, reason: "it is an SQLite database without bookkeeper metadata")
+            }
+            if format > formatVersion {
+                throw StoreError.newerFormat(path: path, found: format, supported: formatVersion)
+            }
+            if meta["model_hash"] != model.versionHash {
+                throw StoreError.modelMismatch(path: path)
+            }
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB: throw StoreError.notAStore(path: path, reason: "the file is not an SQLite database")
+            case .SQLITE_CORRUPT: throw StoreError.notAStore(path: path, reason: "the database file is corrupt")
+            case .SQLITE_BUSY, .SQLITE_LOCKED: throw StoreError.busy(path: path, detail: error.message ?? "locked")
+            case .SQLITE_CANTOPEN: throw StoreError.notAStore(path: path, reason: "it cannot be opened")
+            default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
+            }
+        }
+        return Store(path: path, model: model, readOnly: readOnly, queue: queue)
+    }
+
+    /// Runs `body` on the connection outside any transaction (for reads that see committed data).
+    package func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try mapErrors { try queue.inDatabase(body) }
+    }
+
+    /// Runs `body` in one immediate write transaction: all of it is committed, or none of it.
+    package func write<T>(_ body: (Database) throws -> T) throws -> T {
+        if isReadOnly { throw StoreError.readOnly(path: path) }
+        return try mapErrors {
+            try queue.inDatabase { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
+    }
+
+    private func mapErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                throw StoreError.busy(path: path, detail: "another process is writing to it")
+            case .SQLITE_READONLY:
+                throw StoreError.readOnly(path: path)
+            default:
+                throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
+            }
+        }
+    }
+}
+
+/// SQL functions and collations the store registers on every connection (Unicode-aware text, natural order).
+enum StoreFunctions {
+    static func register(in db: Database) {}
+}

@@ -1,0 +1,47 @@
+/// Why a store could not be opened, read or written.
+public enum StoreError: CategorizedError, Equatable {
+    case missing(path: String)
+    case alreadyExists(path: String)
+    case notAStore(path: String, reason: String)
+    case newerFormat(path: String, found: Int, supported: Int)
+    case modelMismatch(path: String)
+    case busy(path: String, detail: String)
+    case readOnly(path: String)
+    case cannotCreate(path: String, reason: String)
+    case sqlite(String)
+
+    public var category: ErrorCategory {
+        switch self {
+        case .missing: .missingInput
+        case .alreadyExists: .cannotCreateOutput
+        case .notAStore, .newerFormat, .modelMismatch: .data
+        case .busy: .temporaryFailure
+        case .readOnly: .cannotCreateOutput
+        case .cannotCreate: .cannotCreateOutput
+        case .sqlite: .io
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .missing(let path):
+            "\(path): no such store — create it with `bookkeeper init`, or name another with --store"
+        case .alreadyExists(let path):
+            "\(path): a store already exists there"
+        case .notAStore(let path, let reason):
+            "\(path): not a bookkeeper store (\(reason))"
+        case .newerFormat(let path, let found, let supported):
+            "\(path): written by a newer version of bookkeeper (store format \(found); this version reads up to \(supported))"
+        case .modelMismatch(let path):
+            "\(path): the store was written with a different model"
+        case .busy(let path, let detail):
+            "\(path): store is busy (\(detail))"
+        case .readOnly(let path):
+            "\(path): the store is read-only"
+        case .cannotCreate(let path, let reason):
+            "\(path): cannot create the store (\(reason))"
+        case .sqlite(let message):
+            message
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+// The one place where values cross into and out of SQLite's storage classes.
+
+extension Value {
+    /// The value as stored in a column of `type`: decimals as integer units at the attribute's scale,
+    /// booleans as 0/1, dates and date-times as ISO text. The value must fit the type.
+    func databaseValue(for type: AttributeType) -> DatabaseValue {
+        switch (self, type) {
+        case (.null, _): return .null
+        case (.string(let s), _): return s.databaseValue
+        case (.integer(let i), _): return i.databaseValue
+        case (.decimal(let d), .decimal(let scale)):
+            return (d.exactly(atScale: scale) ?? d.rounded(toScale: scale)!).units.databaseValue
+        case (.decimal(let d), _): return d.units.databaseValue
+        case (.double(let d), _): return d.databaseValue
+        case (.boolean(let b), _): return (b ? 1 : 0).databaseValue
+        case (.date(let d), _): return d.description.databaseValue
+        case (.dateTime(let t), _): return t.description.databaseValue
+        case (.binary(let data), _): return data.databaseValue
+        }
+    }
+
+    /// Reads a stored value back as `type`. A stored value that does not fit (written by another tool)
+    /// comes back as text, so that `check` can report it and nothing is lost.
+    init(databaseValue dbValue: DatabaseValue, as type: AttributeType) {
+        switch dbValue.storage {
+        case .null:
+            self = .null
+        case .int64(let i):
+            switch type {
+            case .integer: self = .integer(i)
+            case .decimal(let scale): self = .decimal(DecimalNumber(units: i, scale: scale))
+            case .boolean: self = .boolean(i != 0)
+            case .double: self = .double(Double(i))
+            default: self = .string(String(i))
+            }
+        case .double(let d):
+            self = type == .double ? .double(d) : .string(String(d))
+        case .string(let s):
+            switch type {
+            case .string: self = .string(s)
+            case .date: self = Day(iso: s).map(Value.date) ?? .string(s)
+            case .dateTime: self = Timestamp(iso: s).map(Value.dateTime) ?? .string(s)
+            default: self = .string(s)
+            }
+        case .blob(let data):
+            self = .binary(data)
+        }
+    }
+}

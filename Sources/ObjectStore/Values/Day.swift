@@ -1,0 +1,142 @@
+import Foundation
+
+/// A calendar day with no time and no time zone, stored as `YYYY-MM-DD` text so that text order is date order.
+public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month),
+              day >= 1, day <= Day.daysInMonth(year: year, month: month) else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses exactly `YYYY-MM-DD` and refuses impossible days such as `2024-02-30`.
+    public init?(iso text: some StringProtocol) {
+        let b = Array(text.utf8)
+        guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ r: Range<Int>) -> Int? {
+            var n = 0
+            for i in r {
+                guard b[i] >= 48 && b[i] <= 57 else { return nil }
+                n = n * 10 + Int(b[i] - 48)
+            }
+            return n
+        }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10) else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Today in the process's time zone (TZ), as a user at the terminal sees it.
+    public static func today(now: Date = Date(), timeZone: TimeZone = .current) -> Day {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day], from: now)
+        return Day(year: c.year!, month: c.month!, day: c.day!)!
+    }
+
+    /// Days since 1970-01-01 (negative before), for arithmetic.
+    public var daysSinceEpoch: Int {
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    public init?(daysSinceEpoch z0: Int) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        self.init(year: yoe + era * 400 + (m <= 2 ? 1 : 0), month: m, day: d)
+    }
+
+    public func adding(days: Int) -> Day? { Day(daysSinceEpoch: daysSinceEpoch + days) }
+
+    public static func < (a: Day, b: Day) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+
+    public var description: String {
+        func pad(_ n: Int, _ w: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+}
+
+/// A moment in time, to the second, stored as UTC text `YYYY-MM-DDTHH:MM:SSZ`.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let secondsSinceEpoch: Int64
+
+    public init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
+
+    public static func now() -> Timestamp {
+        Timestamp(secondsSinceEpoch: Int64(Date().timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS` (or a space instead of `T`) with an optional `Z` or `±HH:MM` offset;
+    /// without an offset the time is UTC.
+    public init?(iso text: some StringProtocol) {
+        let s = String(text)
+        guard s.utf8.count >= 19, let day = Day(iso: s.prefix(10)) else { return nil }
+        let b = Array(s.utf8)
+        guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":") else { return nil }
+        func number(_ r: Range<Int>) -> Int? {
+            var n = 0
+            for i in r {
+                guard i < b.count, b[i] >= 48 && b[i] <= 57 else { return nil }
+                n = n * 10 + Int(b[i] - 48)
+            }
+            return n
+        }
+        guard let hh = number(11..<13), let mm = number(14..<16), let ss = number(17..<19),
+              hh < 24, mm < 60, ss < 60 else { return nil }
+        var offset = 0
+        let rest = b[19...]
+        if rest.isEmpty || Array(rest) == [UInt8(ascii: "Z")] {
+            offset = 0
+        } else if rest.count == 6, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"),
+                  let oh = number(20..<22), b[22] == UInt8(ascii: ":"), let om = number(23..<25) {
+            offset = (oh * 3600 + om * 60) * (rest.first == UInt8(ascii: "-") ? -1 : 1)
+        } else {
+            return nil
+        }
+        let seconds = Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss) - Int64(offset)
+        self.init(secondsSinceEpoch: seconds)
+    }
+
+    public var day: Day {
+        let days = Int((Double(secondsSinceEpoch) / 86400).rounded(.down))
+        return Day(daysSinceEpoch: days)!
+    }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.secondsSinceEpoch < b.secondsSinceEpoch }
+
+    public var description: String {
+        let daySeconds = secondsSinceEpoch - Int64(day.daysSinceEpoch) * 86400
+        func pad(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(day)T\(pad(daySeconds / 3600)):\(pad(daySeconds / 60 % 60)):\(pad(daySeconds % 60))Z"
+    }
+}

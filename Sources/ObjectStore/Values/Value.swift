@@ -1,0 +1,91 @@
+import Foundation
+
+/// The type of an attribute. A decimal carries its scale: the number of digits kept after the point.
+public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+    case string
+    case integer
+    case decimal(scale: Int)
+    case double
+    case boolean
+    case date
+    case dateTime
+    case binary
+
+    /// The name used in model files and in `bookkeeper model`.
+    public var name: String {
+        switch self {
+        case .string: "string"
+        case .integer: "integer"
+        case .decimal: "decimal"
+        case .double: "double"
+        case .boolean: "boolean"
+        case .date: "date"
+        case .dateTime: "datetime"
+        case .binary: "binary"
+        }
+    }
+
+    /// The name a person reads in a message: `Decimal(2)`, `Boolean`.
+    public var description: String {
+        switch self {
+        case .string: "String"
+        case .integer: "Integer"
+        case .decimal(let scale): "Decimal(\(scale))"
+        case .double: "Double"
+        case .boolean: "Boolean"
+        case .date: "Date"
+        case .dateTime: "DateTime"
+        case .binary: "Binary"
+        }
+    }
+}
+
+/// One attribute value. Typed: the store converts to and from SQLite's storage classes in one place
+/// (`Value+Database.swift`), and text input in one other (`Value+Text.swift`).
+public enum Value: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case string(String)
+    case integer(Int64)
+    case decimal(DecimalNumber)
+    case double(Double)
+    case boolean(Bool)
+    case date(Day)
+    case dateTime(Timestamp)
+    case binary(Data)
+
+    public var isNull: Bool { if case .null = self { true } else { false } }
+
+    /// Whether the value can be stored in an attribute of `type` (null fits every type).
+    public func fits(_ type: AttributeType) -> Bool {
+        switch (self, type) {
+        case (.null, _), (.string, .string), (.integer, .integer), (.double, .double),
+             (.boolean, .boolean), (.date, .date), (.dateTime, .dateTime), (.binary, .binary):
+            return true
+        case (.decimal(let d), .decimal(let scale)):
+            return d.exactly(atScale: scale) != nil
+        default:
+            return false
+        }
+    }
+
+    /// Text as the command line, CSV and reports show it: decimals at their scale, dates ISO, booleans yes/no,
+    /// binary as hex; null as the empty string.
+    public var description: String {
+        switch self {
+        case .null: ""
+        case .string(let s): s
+        case .integer(let i): String(i)
+        case .decimal(let d): d.description
+        case .double(let d): Value.format(double: d)
+        case .boolean(let b): b ? "yes" : "no"
+        case .date(let d): d.description
+        case .dateTime(let t): t.description
+        case .binary(let data): "0x" + data.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    static func format(double d: Double) -> String {
+        if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+        return String(d)
+    }
+}

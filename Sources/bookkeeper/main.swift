@@ -1,0 +1,3 @@
+import BookkeeperCLI
+
+Bookkeeper.runAndExit()
