@@ -18,7 +18,8 @@ let package = Package(
         // The engine: model, validation, context, fetch + predicate -> SQL. Knows no domain.
         .target(
             name: "ObjectStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Query/Predicate", "Query/Text"]
         ),
         // The domain: the bookkeeping model. Knows no SQL.
         .target(name: "Bookkeeping", dependencies: ["ObjectStore"]),
@@ -31,8 +32,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
-        .target(name: "TestSupport", dependencies: ["ObjectStore"], path: "Tests/TestSupport"),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"], exclude: ["Predicate"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
     ]

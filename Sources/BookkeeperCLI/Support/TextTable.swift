@@ -25,7 +25,9 @@ struct TextTable {
                 let isLast = i == cells.count - 1
                 parts.append(alignments[i] == .right ? pad + cell : (isLast ? cell : cell + pad))
             }
-            return parts.joined(separator: "  ")
+            var text = parts.joined(separator: "  ")
+            while text.last == " " { text.removeLast() }
+            return text
         }
         var out = [line(headers), line(widths.map { String(repeating: "-", count: $0) })]
         out += rows.map(line)

@@ -52,7 +52,8 @@ extension ObjectContext {
                 object: ObjectIdentifier(object), objectLabel: object.displayID, key: "\(object.entity.name).\(r.name)",
                 message: "\(object.label) cannot be deleted: \(blocking.count) \(noun) to it (\(shown)\(more)) — \(object.entity.name).\(r.name) has delete rule Deny"))
         }
-        plan.nullifications.removeAll { plan.members.contains(ObjectIdentifier($0.0)) }
+        let deleting = plan.members
+        plan.nullifications.removeAll { deleting.contains(ObjectIdentifier($0.0)) }
         for (target, r) in plan.nullifications where r.isRequired {
             plan.issues.append(ValidationIssue(
                 object: ObjectIdentifier(target), objectLabel: target.displayID, key: "\(target.entity.name).\(r.name)",

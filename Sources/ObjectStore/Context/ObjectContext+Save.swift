@@ -137,11 +137,8 @@ extension ObjectContext {
             assignments.append("\(quoted(column)) = ?")
             arguments.append(newKey)
         }
-        let linksChanged = !o.isInserted && o.entity.relationships.contains { r in
-            r.isToMany && o.touched.contains(r.name)
-        }
         if assignments.isEmpty {
-            if linksChanged || relationshipTouched(o) { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
+            if !o.isInserted && linksChanged(o) { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
             return
         }
         arguments.append(rowID)
@@ -150,8 +147,8 @@ extension ObjectContext {
         if !o.isInserted { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
     }
 
-    /// Whether a to-many relationship of a stored object really gained or lost a member.
-    private func relationshipTouched(_ o: ManagedObject) -> Bool {
+    /// Whether a many-to-many relationship of the object gained or lost a link.
+    private func linksChanged(_ o: ManagedObject) -> Bool {
         linkChanges.values.contains { ($0.first === o || $0.second === o) }
     }
 

@@ -250,6 +250,8 @@ public final class ObjectContext {
         let (c1, o1, c2, o2) = own < other ? (own, object, other, target) : (other, target, own, object)
         let key = LinkKey(table: table, first: ObjectIdentifier(o1), second: ObjectIdentifier(o2))
         linkChanges[key] = LinkChange(table: table, firstColumn: c1, first: o1, secondColumn: c2, second: o2, present: present)
+        didChange(object)
+        didChange(target)
     }
 }
 

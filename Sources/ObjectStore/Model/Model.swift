@@ -30,7 +30,12 @@ public struct Attribute: Sendable, Hashable {
         self.name = name
         self.type = type
         self.isRequired = required
-        self.defaultValue = defaultValue
+        // A decimal default is kept at the attribute's scale, so it prints and compares as stored.
+        if case .value(.decimal(let d))? = defaultValue, case .decimal(let scale) = type, let scaled = d.exactly(atScale: scale) {
+            self.defaultValue = .value(.decimal(scaled))
+        } else {
+            self.defaultValue = defaultValue
+        }
         self.isUnique = unique
         self.isIndexed = indexed
     }

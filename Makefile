@@ -1,0 +1,39 @@
+# Bookkeeper — the two commands that do all set-up on a fresh machine:
+#   make run    installs missing system packages, builds, loads SampleData/ into a store and shows it
+#   make test   installs missing system packages, builds and runs every test
+SHELL := /bin/bash
+SWIFT ?= swift
+OUT ?= out
+STORE ?= $(OUT)/sample.sqlite
+BIN := .build/debug/bookkeeper
+# System packages the build and the tests need (Debian names).
+APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl
+
+.PHONY: deps build run test clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+run: build
+	@mkdir -p $(OUT)
+	@rm -f $(STORE) $(STORE)-wal $(STORE)-shm
+	$(BIN) --store $(STORE) init
+	$(BIN) --store $(STORE) model
+	$(BIN) --store $(STORE) list Customer
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build $(OUT)

@@ -1,0 +1,235 @@
+import XCTest
+import TestSupport
+
+/// End to end: the built `bookkeeper` binary on temporary stores.
+final class CRUDCommandTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    var store: String { dir.file("books.sqlite") }
+
+    override func setUp() {
+        dir = TemporaryDirectory()
+    }
+
+    @discardableResult
+    func bk(_ args: String..., stdin: String? = nil) -> CLIResult {
+        runCLI(["--store", store] + args, in: dir.path, stdin: stdin)
+    }
+
+    /// Runs a command that must succeed and returns its stdout.
+    @discardableResult
+    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
+        let r = runCLI(["--store", store] + args, in: dir.path)
+        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
+        return r.stdout
+    }
+
+    func seed() {
+        ok("init")
+        ok("add", "Tag", "name=vip")
+        ok("add", "Tag", "name=wholesale")
+        ok("add", "Customer", "name=Acme Ltd", "code=C042", "tags=wholesale,vip")
+        ok("add", "Service", "name=Delivery", "code=S1")
+        ok("add", "Order", "number=A-1", "date=2024-03-01", "customer=Acme Ltd")
+        ok("add", "OrderRow", "order=A-1", "service=Delivery", "sum=125.50")
+    }
+
+    func testInitCreatesAStoreAndIsIdempotent() throws {
+        XCTAssertEqual(ok("init"), "created \(store)\n")
+        let again = bk("init")
+        XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(again.stderr, "bookkeeper: \(store) is already a store; nothing to do\n")
+        XCTAssertEqual(try queryStore(store, "PRAGMA journal_mode"), ["wal"])
+    }
+
+    func testStoreComesFromOptionEnvironmentOrDefault() throws {
+        XCTAssertEqual(runCLI(["init"], in: dir.path).stdout, "created bookkeeper.sqlite\n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("bookkeeper.sqlite")))
+        let env = runCLI(["init"], in: dir.path, environment: ["BOOKKEEPER_STORE": dir.file("env.sqlite")])
+        XCTAssertEqual(env.stdout, "created \(dir.file("env.sqlite"))\n")
+        // --store after the command name works as well as before it.
+        XCTAssertEqual(runCLI(["init", "--store", "after.sqlite"], in: dir.path).stdout, "created after.sqlite\n")
+    }
+
+    func testAddPrintsTheNewObjectIDAndShowDisplaysIt() {
+        seed()
+        XCTAssertEqual(ok("add", "OrderRow", "order=A-1", "service.code=S1", "quantity=3", "price=10.25"), "OrderRow/2\n")
+        XCTAssertEqual(ok("show", "Order", "A-1"), """
+            id        Order/1
+            number    A-1
+            date      2024-03-01
+            made      no
+            paid      no
+            customer  Acme Ltd
+            rows      OrderRow/1, OrderRow/2
+
+            """)
+        XCTAssertEqual(ok("show", "Customer", "Customer/1"), """
+            id      Customer/1
+            name    Acme Ltd
+            code    C042
+            info
+            tags    vip, wholesale
+            orders  A-1
+
+            """)
+    }
+
+    func testReferencesByNaturalKeyObjectIDOrUniqueAttribute() throws {
+        seed()
+        ok("add", "Order", "number=A-2", "customer.code=C042")
+        ok("add", "Order", "number=A-3", "customer=Customer/1")
+        XCTAssertEqual(try queryStore(store, "SELECT customer_id FROM \"Order\" ORDER BY id"), ["1", "1", "1"])
+        XCTAssertEqual(try queryStore(store, "SELECT service_id FROM OrderRow"), ["1"])
+    }
+
+    func testListShowsATableWithACount() {
+        seed()
+        ok("add", "OrderRow", "order=A-1", "service=Delivery", "quantity=3", "price=10.25")
+        XCTAssertEqual(ok("list", "OrderRow"), """
+            id  quantity  price     sum  order  service
+            --  --------  -----  ------  -----  --------
+             1     1.000         125.50  A-1    Delivery
+             2     3.000  10.25   30.75  A-1    Delivery
+            2 objects
+
+            """)
+    }
+
+    func testSetChangesValuesAndReportsUnchanged() throws {
+        seed()
+        XCTAssertEqual(ok("set", "Order", "A-1", "paid=yes", "made=true"), "updated Order/1\n")
+        XCTAssertEqual(ok("set", "Order", "Order/1", "paid=yes"), "Order/1 unchanged\n")
+        XCTAssertEqual(try queryStore(store, "SELECT made || paid FROM \"Order\""), ["11"])
+        ok("set", "Customer", "Acme Ltd", "tags-=vip", "info=Since 2019")
+        XCTAssertEqual(try queryStore(store, "SELECT COUNT(*) FROM Customer_tags"), ["1"])
+        ok("set", "Customer", "Acme Ltd", "info=")
+        XCTAssertEqual(try queryStore(store, "SELECT info FROM Customer"), [nil])
+    }
+
+    func testDeleteCascadesAnOrdersRows() throws {
+        seed()
+        ok("add", "OrderRow", "order=A-1", "service=Delivery", "sum=1")
+        XCTAssertEqual(ok("delete", "Order", "A-1"), "deleted Order/1 and 2 dependants (OrderRow/1, OrderRow/2)\n")
+        XCTAssertEqual(try queryStore(store, "SELECT COUNT(*) FROM OrderRow"), ["0"])
+        XCTAssertEqual(try queryStore(store, "SELECT COUNT(*) FROM Service"), ["1"])
+    }
+
+    func testDeleteIsDeniedForACustomerWithOrdersAndChangesNothing() throws {
+        seed()
+        let before = try dumpStore(store)
+        let r = bk("delete", "Customer", "Acme Ltd")
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.stderr, "bookkeeper: Customer/1 \"Acme Ltd\" cannot be deleted: 1 Order object refers to it (Order/1 \"A-1\") — Customer.orders has delete rule Deny\n")
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertEqual(try dumpStore(store), before)
+    }
+
+    func testDeleteNullifiesTagLinks() throws {
+        seed()
+        XCTAssertEqual(ok("delete", "Tag", "vip"), "deleted Tag/1\n")
+        XCTAssertEqual(ok("show", "Customer", "Acme Ltd").split(separator: "\n")[4], "tags    wholesale")
+        XCTAssertEqual(try queryStore(store, "SELECT COUNT(*) FROM Customer"), ["1"])
+    }
+
+    func testModelDescribesEntitiesAttributesAndRelationships() {
+        let text = ok("model")
+        XCTAssertTrue(text.hasPrefix("Customer (directory, key: name)\n"), text)
+        XCTAssertTrue(text.contains("""
+              orders    to-many Order     inverse Order.customer, delete rule Deny
+            """), text)
+        XCTAssertTrue(text.contains("""
+              tags      many-to-many Tag  inverse Tag.customers, delete rule Nullify
+            """), text)
+        XCTAssertTrue(text.hasSuffix("""
+            OrderRow (rows)
+              property  type            flags
+              --------  --------------  ---------------------------------------------------
+              quantity  Decimal(3)      required, default 1.000
+              price     Decimal(2)
+              sum       Decimal(2)      required
+              order     to-one Order    required, inverse Order.rows, delete rule Nullify
+              service   to-one Service  required, inverse Service.rows, delete rule Nullify
+
+            """), text)
+        let json = ok("model", "--format", "json")
+        let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        XCTAssertEqual((object?["entities"] as? [Any])?.count, 5)
+    }
+
+    /// Every kind of bad input: a one-line message naming the place, a documented status, the store unchanged.
+    func testBadInputGetsOneLineAStatusAndLeavesTheStoreAlone() throws {
+        seed()
+        let before = try dumpStore(store)
+        let cases: [([String], Int32, String)] = [
+            (["list", "Customr"], 64, "bookkeeper: unknown entity \"Customr\" — did you mean \"Customer\"?"),
+            (["add", "Customer", "nmae=x"], 64, "bookkeeper: unknown key \"nmae\" on Customer — did you mean \"name\"?"),
+            (["add", "Customer", "name"], 64, "bookkeeper: expected key=value, got \"name\""),
+            (["add", "Order", "number=A-9", "date=2024-02-30"], 65, "bookkeeper: Order.date: \"2024-02-30\" is not a date (expected YYYY-MM-DD)"),
+            (["add", "Order", "number=A-9", "paid=maybe"], 65, "bookkeeper: Order.paid: \"maybe\" is not a boolean (expected yes/no, true/false or 1/0)"),
+            (["add", "OrderRow", "order=A-1", "service=Delivery", "sum=1.005"], 65, "bookkeeper: OrderRow.sum: \"1.005\" has more than 2 decimal places"),
+            (["add", "Order", "number=A-9", "customer=Acme"], 65, "bookkeeper: Order.customer: Customer with name \"Acme\" not found"),
+            (["add", "Order", "number=A-9", "customer=Acme Ltf"], 65, "bookkeeper: Order.customer: Customer with name \"Acme Ltf\" not found — did you mean \"Acme Ltd\"?"),
+            (["add", "Customer", "name=Acme Ltd"], 65, "bookkeeper: Customer.name \"Acme Ltd\" already exists (Customer/1)"),
+            (["add", "Customer", "code=X"], 65, "bookkeeper: Customer.name is required"),
+            (["add", "OrderRow", "order=A-1"], 65, "bookkeeper: OrderRow.sum is required\nbookkeeper: OrderRow.service is required"),
+            (["show", "Customer", "Nobody"], 66, "bookkeeper: Customer with name \"Nobody\" not found"),
+            (["show", "Customer", "Customer/99"], 66, "bookkeeper: Customer/99 not found"),
+            (["show", "Customer", "Order/1"], 64, "bookkeeper: Order/1 is not a Customer"),
+            (["delete", "OrderRow", "first"], 64, "bookkeeper: OrderRow objects have no natural key; name one by its object ID (OrderRow/N), not \"first\""),
+            (["set", "Order", "A-1", "row=x"], 64, "bookkeeper: unknown key \"row\" on Order — did you mean \"rows\"?"),
+        ]
+        for (args, status, message) in cases {
+            let r = bk(args)
+            XCTAssertEqual(r.status, status, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, message + "\n", "\(args)")
+            XCTAssertEqual(r.stdout, "", "\(args)")
+        }
+        XCTAssertEqual(try dumpStore(store), before)
+    }
+
+    func testStoreProblemsAreNamed() throws {
+        let missing = bk("list", "Tag")
+        XCTAssertEqual(missing.status, 66)
+        XCTAssertEqual(missing.stderr, "bookkeeper: \(store): no such store — create it with `bookkeeper init`, or name another with --store\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store), "reading does not create a store")
+
+        dir.write("books.sqlite", "this is not a database, just text that is long enough to fill a header page......")
+        let notDB = bk("list", "Tag")
+        XCTAssertEqual(notDB.status, 65)
+        XCTAssertEqual(notDB.stderr, "bookkeeper: \(store): not a bookkeeper store (the file is not an SQLite database)\n")
+
+        let plain = dir.file("plain.sqlite")
+        try executeSQL(plain, "CREATE TABLE t (x)")
+        let notStore = runCLI(["--store", plain, "list", "Tag"], in: dir.path)
+        XCTAssertEqual(notStore.status, 65)
+        XCTAssertEqual(notStore.stderr, "bookkeeper: \(plain): not a bookkeeper store (it is an SQLite database without bookkeeper metadata)\n")
+
+        let newer = dir.file("newer.sqlite")
+        XCTAssertEqual(runCLI(["--store", newer, "init"], in: dir.path).status, 0)
+        try executeSQL(newer, "UPDATE _bookkeeper_meta SET value = '99' WHERE key = 'format'")
+        let fromNewer = runCLI(["--store", newer, "list", "Tag"], in: dir.path)
+        XCTAssertEqual(fromNewer.status, 65)
+        XCTAssertEqual(fromNewer.stderr, "bookkeeper: \(newer): written by a newer version of bookkeeper (store format 99; this version reads up to 1)\n")
+
+        let directory = runCLI(["--store", dir.path, "list", "Tag"], in: dir.path)
+        XCTAssertEqual(directory.status, 65)
+        XCTAssertEqual(directory.stderr, "bookkeeper: \(dir.path): not a bookkeeper store (it is a directory)\n")
+    }
+
+    func testHelpDocumentsExitStatuses() {
+        let help = runCLI(["--help"])
+        XCTAssertEqual(help.status, 0)
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for status in ["64 usage error", "65 data error", "66 input missing", "73 cannot create output", "74 I/O error",
+                       "75 temporary failure", "78 bad configuration"] {
+            XCTAssertTrue(words.contains(status), status)
+        }
+        let usage = runCLI(["frobnicate"])
+        XCTAssertEqual(usage.status, 64)
+    }
+}
+
+extension CRUDCommandTests {
+    @discardableResult
+    func bk(_ args: [String]) -> CLIResult { runCLI(["--store", store] + args, in: dir.path) }
+}

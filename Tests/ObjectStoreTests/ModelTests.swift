@@ -1,0 +1,98 @@
+import XCTest
+@testable import ObjectStore
+
+final class ModelTests: XCTestCase {
+    func testRefusesAnInverseThatDoesNotPointBack() {
+        XCTAssertThrowsError(try Model(entities: [
+            Entity("A", kind: .directory, attributes: [], relationships: [Relationship("bs", to: "B", inverse: "a", toMany: true)]),
+            Entity("B", kind: .directory, attributes: [], relationships: [Relationship("a", to: "A", inverse: "other")]),
+        ])) { error in
+            XCTAssertEqual("\(error)", "invalid model: A.bs and B.a are not each other's inverse")
+        }
+    }
+
+    func testRefusesAMissingInverse() {
+        XCTAssertThrowsError(try Model(entities: [
+            Entity("A", kind: .directory, attributes: [], relationships: [Relationship("b", to: "B", inverse: "a")]),
+            Entity("B", kind: .directory, attributes: []),
+        ])) { error in
+            XCTAssertEqual("\(error)", "invalid model: A.b names inverse B.a, which does not exist")
+        }
+    }
+
+    func testRefusesANaturalKeyThatIsNotUnique() {
+        XCTAssertThrowsError(try Model(entities: [
+            Entity("A", kind: .directory, naturalKey: "name", attributes: [Attribute("name", .string, required: true)]),
+        ])) { error in
+            XCTAssertEqual("\(error)", "invalid model: A's natural key name must be required and unique")
+        }
+    }
+
+    func testRefusesReservedAndDuplicateNames() {
+        XCTAssertThrowsError(try Model(entities: [Entity("A", kind: .directory, attributes: [Attribute("id", .integer)])]))
+        XCTAssertThrowsError(try Model(entities: [Entity("A", kind: .directory, attributes: [Attribute("x", .integer), Attribute("x", .string)])]))
+        XCTAssertThrowsError(try Model(entities: [Entity("_meta", kind: .directory, attributes: [])]))
+        XCTAssertThrowsError(try Model(entities: [Entity("A", kind: .directory, attributes: [Attribute("d", .date, default: .now)])]))
+    }
+
+    func testSuggestsCloseNames() {
+        XCTAssertEqual("\(ModelError.unknownEntity("Autor", suggestion: Suggestions.closest(to: "Autor", in: TestModel.model.entities.map(\.name))))",
+                       "unknown entity \"Autor\" — did you mean \"Author\"?")
+        XCTAssertThrowsError(try TestModel.model.entity(named: "Book")!.requireAttribute("titel")) { error in
+            XCTAssertEqual("\(error)", "unknown key \"titel\" on Book — did you mean \"title\"?")
+        }
+        XCTAssertNil(Suggestions.closest(to: "zzzzzz", in: ["name", "email"]))
+        XCTAssertEqual(try TestModel.model.entity("book").name, "Book")
+    }
+
+    func testStorageOfEachRelationshipShape() {
+        let m = TestModel.model
+        let book = m.entity(named: "Book")!, author = m.entity(named: "Author")!, cover = m.entity(named: "Cover")!
+        XCTAssertEqual(m.storage(of: book.relationship(named: "author")!, in: book), .foreignKey(column: "author_id"))
+        XCTAssertEqual(m.storage(of: author.relationship(named: "books")!, in: author),
+                       .inverseForeignKey(table: "Book", column: "author_id"))
+        XCTAssertEqual(m.storage(of: book.relationship(named: "genres")!, in: book),
+                       .joinTable(table: "Book_genres", ownColumn: "Book_id", otherColumn: "Genre_id"))
+        XCTAssertEqual(m.storage(of: book.relationship(named: "cover")!, in: book), .foreignKey(column: "cover_id"))
+        XCTAssertEqual(m.storage(of: cover.relationship(named: "book")!, in: cover),
+                       .inverseForeignKey(table: "Book", column: "cover_id"))
+    }
+
+    func testModelHashIsStableAndSensitive() throws {
+        XCTAssertEqual(TestModel.model.versionHash, TestModel.model.versionHash)
+        var entities = TestModel.model.entities
+        entities[0].attributes.append(Attribute("extra", .string))
+        XCTAssertNotEqual(try Model(entities: entities).versionHash, TestModel.model.versionHash)
+    }
+}
+
+final class SchemaBuilderTests: XCTestCase {
+    func testGeneratesStrictTablesForeignKeysAndIndexes() throws {
+        let model = try Model(entities: [
+            Entity("Customer", kind: .directory, naturalKey: "name", attributes: [
+                Attribute("name", .string, required: true, unique: true),
+            ], relationships: [
+                Relationship("orders", to: "Order", inverse: "customer", toMany: true, deleteRule: .deny),
+                Relationship("tags", to: "Tag", inverse: "customers", toMany: true),
+            ]),
+            Entity("Order", kind: .document, attributes: [
+                Attribute("total", .decimal(scale: 2)), Attribute("day", .date, indexed: true),
+            ], relationships: [
+                Relationship("customer", to: "Customer", inverse: "orders"),
+            ]),
+            Entity("Tag", kind: .directory, attributes: [Attribute("name", .string)], relationships: [
+                Relationship("customers", to: "Customer", inverse: "tags", toMany: true),
+            ]),
+        ])
+        XCTAssertEqual(SchemaBuilder.statements(for: model), [
+            #"CREATE TABLE "Customer" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL) STRICT"#,
+            #"CREATE TABLE "Order" ("id" INTEGER PRIMARY KEY, "total" INTEGER, "day" TEXT, "customer_id" INTEGER REFERENCES "Customer"("id") ON DELETE RESTRICT) STRICT"#,
+            #"CREATE TABLE "Tag" ("id" INTEGER PRIMARY KEY, "name" TEXT) STRICT"#,
+            #"CREATE TABLE "Customer_tags" ("Customer_id" INTEGER NOT NULL REFERENCES "Customer"("id") ON DELETE CASCADE, "Tag_id" INTEGER NOT NULL REFERENCES "Tag"("id") ON DELETE CASCADE, PRIMARY KEY ("Customer_id", "Tag_id")) STRICT, WITHOUT ROWID"#,
+            #"CREATE UNIQUE INDEX "Customer_name_unique" ON "Customer"("name")"#,
+            #"CREATE INDEX "Customer_tags_Tag_id" ON "Customer_tags"("Tag_id", "Customer_id")"#,
+            #"CREATE INDEX "Order_day_index" ON "Order"("day")"#,
+            #"CREATE INDEX "Order_customer_id" ON "Order"("customer_id")"#,
+        ])
+    }
+}
