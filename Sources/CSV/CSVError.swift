@@ -1,0 +1,100 @@
+// Errors of the CSV reader and writer.
+//
+// Why this file exists: every failure a user can meet while importing a file must name the place
+// (`FILE:LINE[:COLUMN]: `, like a compiler) and, where we know one, the remedy. Callers also need
+// the place as data (to collect several bad rows, to point at a column), so the error is a value
+// with structured fields and a one-line `description` rendered from them in exactly one place.
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An error from reading or writing CSV.
+///
+/// `description` is one line that begins with `FILE:LINE: ` or `FILE:LINE:COLUMN: ` (FILE is the
+/// display name the caller gave, `-` for standard input). Errors that have no position (a file
+/// that cannot be opened, a failed write) have `line == 0` and begin with `FILE: `.
+public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Bytes that are not UTF-8 while the input is read as UTF-8. `offset` is the 0-based byte
+        /// offset of the first of them in the input. `guessedFromPrefix` is set when the encoding
+        /// was not given but guessed from that many leading bytes of a stream that cannot be
+        /// pre-scanned (standard input, a pipe).
+        case invalidUTF8(bytes: [UInt8], offset: Int64, guessedFromPrefix: Int?)
+        /// A quoted field is still open at the end of the input; `line`/`column` say where it began.
+        case unterminatedQuote
+        /// A record (without its line break) is longer than `limit` bytes.
+        case recordTooLong(limit: Int)
+        /// A record has `found` fields where `expected` were wanted; `expectedIsHeader` tells whether
+        /// the expectation came from the header (the first record).
+        case fieldCountMismatch(found: Int, expected: Int, expectedIsHeader: Bool)
+        /// A system call failed: `operation` is `open`, `read`, `write` or `close`.
+        case io(operation: String, errno: Int32)
+    }
+
+    /// The display name of the input or output, as the caller passed it.
+    public let file: String
+    /// 1-based physical line; 0 when the error has no position.
+    public let line: Int
+    /// 1-based character column within `line`, when the error points at a field.
+    public let column: Int?
+    public let kind: Kind
+
+    public init(file: String, line: Int, column: Int? = nil, kind: Kind) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.kind = kind
+    }
+
+    /// `FILE:LINE[:COLUMN]: message`, on one line.
+    public var description: String {
+        var place = file
+        if line > 0 {
+            place += ":\(line)"
+            if let column { place += ":\(column)" }
+        }
+        return "\(place): \(message)"
+    }
+
+    /// The message without the place.
+    public var message: String {
+        switch kind {
+        case let .invalidUTF8(bytes, offset, guessedFromPrefix):
+            let shown = bytes.map { "0x" + String($0, radix: 16, uppercase: true).leftPadded(to: 2) }
+                .joined(separator: " ")
+            var text = "bytes \(shown) at offset \(offset) are not UTF-8"
+            if let guessedFromPrefix {
+                text += ", though the first \(guessedFromPrefix) bytes were"
+            }
+            return text + " — try --encoding windows-1252"
+        case .unterminatedQuote:
+            return "quoted field begins here but is never closed — is a quote unbalanced?"
+        case let .recordTooLong(limit):
+            return "record longer than \(CSVError.formatSize(limit)) — is the file CSV, or a quote unbalanced?"
+        case let .fieldCountMismatch(found, expected, expectedIsHeader):
+            let fields = found == 1 ? "1 field" : "\(found) fields"
+            if expectedIsHeader {
+                return "\(fields), but the header has \(expected)"
+            }
+            return "\(fields), but \(expected) \(expected == 1 ? "was" : "were") expected"
+        case let .io(operation, code):
+            let reason = String(cString: strerror(code))
+            return "cannot \(operation): \(reason)"
+        }
+    }
+
+    /// `16 MiB`, `64 KiB` or `1000 bytes`.
+    static func formatSize(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return bytes == 1 ? "1 byte" : "\(bytes) bytes"
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

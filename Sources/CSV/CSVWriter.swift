@@ -1,0 +1,199 @@
+// An RFC 4180 CSV writer into a buffered sink.
+//
+// Why this file exists: the exporter and the report renderers need output that this reader,
+// Python's csv module and spreadsheets read back as the same values, written fast. Its format is a
+// contract — change it only on purpose:
+// - UTF-8 only; an optional byte-order mark (`byteOrderMark`, for Excel) comes first.
+// - A field is quoted only when it must be: when it contains the delimiter, `"`, CR or LF, or
+//   starts with U+FEFF (which a reader would take for a byte-order mark). Quotes inside are
+//   doubled. Leading and trailing spaces are written as they are, unquoted (RFC 4180 keeps them).
+// - A record with one empty field is written as `""`, because an empty line is a blank line that
+//   readers (ours included) skip. A record with no fields is written as an empty line.
+// - Records end with LF by default, or CRLF (`lineEnding`), also after the last record.
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class CSVWriter {
+    public enum LineEnding: Sendable, Hashable {
+        case lf, crlf
+    }
+
+    public struct Options: Sendable, Hashable {
+        /// An ASCII byte other than `"`, CR and LF.
+        public var delimiter: UInt8
+        public var lineEnding: LineEnding
+        /// Start the output with a UTF-8 byte-order mark.
+        public var byteOrderMark: Bool
+
+        public init(delimiter: UInt8 = UInt8(ascii: ","), lineEnding: LineEnding = .lf, byteOrderMark: Bool = false) {
+            precondition(delimiter < 0x80 && delimiter != UInt8(ascii: "\"") && delimiter != UInt8(ascii: "\n")
+                         && delimiter != UInt8(ascii: "\r"),
+                         "the delimiter must be an ASCII byte other than a quote, CR or LF")
+            self.delimiter = delimiter
+            self.lineEnding = lineEnding
+            self.byteOrderMark = byteOrderMark
+        }
+    }
+
+    /// The name used in error messages: the path as given, `-` for standard output.
+    public let displayName: String
+    public let options: Options
+    /// Records ended so far.
+    public private(set) var recordCount = 0
+
+    private let sink: ByteSink
+    /// 1 for bytes that force quoting: the delimiter, quote, CR, LF.
+    private let special: [Bool]
+    private var fieldsInRecord = 0
+    private var lastFieldEmpty = false
+
+    /// Writes to the file at `path` (created or truncated, mode 0644); `-` writes to standard output.
+    public convenience init(path: String, displayName: String? = nil, options: Options = Options()) throws {
+        let name = displayName ?? path
+        if path == "-" {
+            try self.init(target: .file(descriptor: STDOUT_FILENO, closes: false), displayName: name, options: options)
+            return
+        }
+        var fd: Int32
+        repeat { fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
+        if fd < 0 { throw CSVError(file: name, line: 0, kind: .io(operation: "open", errno: errno)) }
+        try self.init(target: .file(descriptor: fd, closes: true), displayName: name, options: options)
+    }
+
+    /// Writes to an open file descriptor; closes it on `close()` only if `closeWhenDone`.
+    public convenience init(fileDescriptor: Int32, displayName: String, closeWhenDone: Bool = false,
+                            options: Options = Options()) throws {
+        try self.init(target: .file(descriptor: fileDescriptor, closes: closeWhenDone), displayName: displayName,
+                      options: options)
+    }
+
+    /// Writes to memory; read the result with `data`.
+    public convenience init(options: Options = Options()) {
+        try! self.init(target: .memory, displayName: "<memory>", options: options)
+    }
+
+    private init(target: ByteSink.Target, displayName: String, options: Options) throws {
+        self.displayName = displayName
+        self.options = options
+        sink = ByteSink(target: target)
+        var special = [Bool](repeating: false, count: 256)
+        for byte in [options.delimiter, UInt8(ascii: "\""), UInt8(ascii: "\r"), UInt8(ascii: "\n")] {
+            special[Int(byte)] = true
+        }
+        self.special = special
+        if options.byteOrderMark {
+            try io { () throws(Errno) in try sink.reserve(3) }
+            sink.append(0xEF); sink.append(0xBB); sink.append(0xBF)
+        }
+    }
+
+    /// Buffered bytes are written out here too, but errors then go unseen: call `close()`.
+    deinit {
+        try? sink.flush()
+    }
+
+    /// The bytes written so far (memory writers; for others, empty).
+    public var data: Data {
+        try? sink.flush()
+        return sink.data
+    }
+
+    /// Writes one record.
+    public func writeRecord(_ fields: [String]) throws {
+        for field in fields { try writeField(field) }
+        try endRecord()
+    }
+
+    /// Writes one record (any sequence of strings or substrings).
+    public func writeRecord<S: Sequence>(_ fields: S) throws where S.Element: StringProtocol {
+        for field in fields { try writeField(field) }
+        try endRecord()
+    }
+
+    /// Writes one field of the current record; finish the record with `endRecord()`.
+    public func writeField(_ field: String) throws {
+        var field = field
+        try field.withUTF8 { try writeField(bytes: $0) }
+    }
+
+    /// Writes one field of the current record; finish the record with `endRecord()`.
+    public func writeField<S: StringProtocol>(_ field: S) throws {
+        if let done = try field.utf8.withContiguousStorageIfAvailable({ try writeField(bytes: $0) }) {
+            return done
+        }
+        var copy = String(field)
+        try copy.withUTF8 { try writeField(bytes: $0) }
+    }
+
+    /// Writes one field given as UTF-8 bytes (quoted if needed, like any field).
+    public func writeField(bytes: UnsafeBufferPointer<UInt8>) throws {
+        let count = bytes.count
+        // Worst case: delimiter, two quotes, every byte a doubled quote.
+        try io { () throws(Errno) in try sink.reserve(2 * count + 3) }
+        if fieldsInRecord > 0 { sink.append(options.delimiter) }
+        fieldsInRecord += 1
+        lastFieldEmpty = count == 0
+        guard count > 0, let base = bytes.baseAddress else { return }
+
+        var needsQuotes = count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF
+        if !needsQuotes {
+            special.withUnsafeBufferPointer { special in
+                for i in 0..<count where special[Int(base[i])] {
+                    needsQuotes = true
+                    break
+                }
+            }
+        }
+        guard needsQuotes else {
+            sink.append(base, count: count)
+            return
+        }
+        let quote = UInt8(ascii: "\"")
+        sink.append(quote)
+        var runStart = 0
+        for i in 0..<count where base[i] == quote {
+            sink.append(base + runStart, count: i + 1 - runStart)   // up to and including the quote
+            sink.append(quote)
+            runStart = i + 1
+        }
+        sink.append(base + runStart, count: count - runStart)
+        sink.append(quote)
+    }
+
+    /// Ends the current record with the line ending.
+    public func endRecord() throws {
+        try io { () throws(Errno) in try sink.reserve(4) }
+        if fieldsInRecord == 1, lastFieldEmpty {
+            sink.append(UInt8(ascii: "\""))
+            sink.append(UInt8(ascii: "\""))
+        }
+        if options.lineEnding == .crlf { sink.append(UInt8(ascii: "\r")) }
+        sink.append(UInt8(ascii: "\n"))
+        fieldsInRecord = 0
+        lastFieldEmpty = false
+        recordCount += 1
+    }
+
+    /// Writes out the buffered bytes.
+    public func flush() throws {
+        try io { () throws(Errno) in try sink.flush() }
+    }
+
+    /// Flushes and, if the writer owns the descriptor, closes it.
+    public func close() throws {
+        try flush()
+        try io(operation: "close") { () throws(Errno) in try sink.close() }
+    }
+
+    @inline(__always)
+    private func io(operation: String = "write", _ body: () throws(Errno) -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw CSVError(file: displayName, line: 0, kind: .io(operation: operation, errno: error.code))
+        }
+    }
+}
