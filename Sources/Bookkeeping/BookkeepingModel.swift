@@ -50,7 +50,7 @@ public enum BookkeepingModel {
     }()
 
     /// A row without a sum but with a price gets `quantity × price`, rounded half-to-even to cents.
-    @Sendable static func deriveRowSum(_ row: ManagedObject) {
+    @Sendable static func deriveRowSum(_ row: any ObjectValues) {
         guard row["sum"].isNull, case .decimal(let price) = row["price"] else { return }
         let quantity: DecimalNumber
         if case .decimal(let q) = row["quantity"] { quantity = q } else { quantity = DecimalNumber(1) }

@@ -1,7 +1,7 @@
 // One object in a context: its attribute values and relationships, with the changes since it was fetched.
 // Relationship changes keep the inverse side in step as they are made (Core Data's inverse maintenance).
 
-public final class ManagedObject {
+public final class ManagedObject: ObjectValues {
     public let entity: Entity
     /// The row id once the object is stored; nil while it is only inserted.
     public internal(set) var rowID: Int64?

@@ -113,16 +113,24 @@ public struct Entity: Sendable, Hashable {
     public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
 }
 
+/// Read and write access to one object's attribute values: what a domain rule sees, whether the object
+/// is a `ManagedObject` in a context or a record in a bulk write.
+public protocol ObjectValues: AnyObject {
+    var entity: Entity { get }
+    /// An attribute's value (null when unset). The key must be an attribute of the entity.
+    subscript(_ key: String) -> Value { get set }
+}
+
 /// Per-entity behaviour a domain adds to the model: values derived before saving and extra validation rules.
 /// Kept apart from the data so the model itself stays plain, comparable and serialisable.
 public struct EntityBehaviour: Sendable {
     /// Called for every inserted or updated object before validation (e.g. derive a row's sum).
-    public var willSave: (@Sendable (ManagedObject) -> Void)?
+    public var willSave: (@Sendable (any ObjectValues) -> Void)?
     /// Returns problems as messages (`OrderRow.sum must not be negative`); empty when valid.
-    public var validate: (@Sendable (ManagedObject) -> [String])?
+    public var validate: (@Sendable (any ObjectValues) -> [String])?
 
-    public init(willSave: (@Sendable (ManagedObject) -> Void)? = nil,
-                validate: (@Sendable (ManagedObject) -> [String])? = nil) {
+    public init(willSave: (@Sendable (any ObjectValues) -> Void)? = nil,
+                validate: (@Sendable (any ObjectValues) -> [String])? = nil) {
         self.willSave = willSave
         self.validate = validate
     }
