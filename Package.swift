@@ -18,8 +18,7 @@ let package = Package(
         // The engine: model, validation, context, fetch + predicate -> SQL. Knows no domain.
         .target(
             name: "ObjectStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
-            exclude: ["Query/Predicate", "Query/Text", "Query/Fetch"]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
         ),
         // A fast, streaming RFC 4180 reader and writer (see Sources/CSV/CSVReader.swift for why it is hand-written).
         .target(name: "CSV"),
@@ -36,7 +35,7 @@ let package = Package(
         .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
         .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
         .testTarget(name: "CSVTests", dependencies: ["CSV"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"], exclude: ["Predicate"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
     ]

@@ -147,8 +147,3 @@ public final class Store: @unchecked Sendable {
         }
     }
 }
-
-/// SQL functions and collations the store registers on every connection (Unicode-aware text, natural order).
-enum StoreFunctions {
-    static func register(in db: Database) {}
-}

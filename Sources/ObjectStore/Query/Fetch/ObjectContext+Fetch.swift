@@ -1,0 +1,93 @@
+import GRDB
+
+extension ObjectContext {
+    /// The objects matching a fetch request, in its order: one SQL statement.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        try fetch(FetchPlan(request, model: model, columns: []))
+    }
+
+    public func fetch(_ plan: FetchPlan) throws -> [ManagedObject] {
+        let (sql, arguments) = plan.sql(.objects)
+        let rows = try store.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+        }
+        return rows.map { materialize($0, plan.entity) }
+    }
+
+    /// The number of objects matching a fetch request.
+    public func count(_ request: FetchRequest) throws -> Int {
+        let (sql, arguments) = try FetchPlan(request, model: model, columns: []).sql(.count)
+        return try store.read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+    }
+
+    /// The same fetch computed in memory, object by object, with the evaluator and the in-memory sorter:
+    /// the oracle the SQL compiler is tested against.
+    package func fetchInMemory(_ plan: FetchPlan) throws -> [ManagedObject] {
+        let evaluator = PredicateEvaluator(context: self)
+        var matches: [ManagedObject] = []
+        for object in try objects(of: plan.entity.name) {
+            if try plan.predicate.map({ try evaluator.evaluate($0, on: object) }) ?? true { matches.append(object) }
+        }
+        var keyed: [(ManagedObject, [Value])] = []
+        for object in matches {
+            keyed.append((object, try plan.sortKeys.map { try evaluator.value($0.1, [0: object]) }))
+        }
+        keyed.sort { a, b in
+            for (i, (descriptor, _)) in plan.sortKeys.enumerated() {
+                let o = SortOrder.compare(a.1[i], b.1[i], descriptor.comparison)
+                if o != 0 { return descriptor.ascending ? o < 0 : o > 0 }
+            }
+            return a.0.rowID! < b.0.rowID!
+        }
+        var result = keyed.map(\.0)
+        if let offset = plan.request.offset { result = Array(result.dropFirst(offset)) }
+        if let limit = plan.request.limit, limit >= 0 { result = Array(result.prefix(limit)) }
+        return result
+    }
+}
+
+extension Store {
+    /// Streams the plan's columns row by row from a cursor: memory does not grow with the number of results.
+    public func fetchColumns(_ plan: FetchPlan, _ body: ([Value]) throws -> Void) throws {
+        let (sql, arguments) = plan.sql(.columns)
+        try read { db in
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            while let row = try cursor.next() {
+                var values: [Value] = []
+                values.reserveCapacity(plan.columns.count)
+                for (i, column) in plan.columns.enumerated() {
+                    values.append(Value(databaseValue: row[i], as: column.type))
+                }
+                try body(values)
+            }
+        }
+    }
+
+    /// The number of objects matching the plan.
+    public func count(_ plan: FetchPlan) throws -> Int {
+        let (sql, arguments) = plan.sql(.count)
+        return try read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+    }
+
+    /// The SQL of a plan and its bound arguments, as `--explain` shows them.
+    public func explain(_ plan: FetchPlan, _ selection: FetchPlan.Selection) -> String {
+        let (sql, arguments) = plan.sql(selection)
+        var lines = [sql]
+        for (i, a) in arguments.enumerated() { lines.append("  ?\(i + 1) = \(a)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// How sort keys order in memory, matching the SQL: NULL first, collations as registered in SQLite.
+enum SortOrder {
+    static func compare(_ a: Value, _ b: Value, _ comparison: SortKey.Comparison) -> Int {
+        if case .string(let x) = a, case .string(let y) = b {
+            switch comparison {
+            case .binary: return ValueOrder.bytes(x, y)
+            case .nocase: return TextCollation.nocaseCompare(x, y).rawValue
+            case .natural: return TextCollation.naturalCompare(x, y).rawValue
+            }
+        }
+        return ValueOrder.compare(a, b) ?? 0
+    }
+}

@@ -1,0 +1,458 @@
+import Foundation
+
+// The binder: resolves the key paths of a parsed predicate against the model and gives every literal the
+// type of what it is compared with. Its errors point into the predicate text and suggest close names.
+//
+// Decisions (also in the README's query section):
+// - A string literal compared with a Date attribute is a YYYY-MM-DD date (a DateTime one, an ISO date-time);
+//   no other coercion: `name == 42` and `made == 1` are type errors.
+// - Integers and decimals compare exactly (at a common scale); a Double on either side, or an @avg,
+//   compares in floating point.
+// - A to-many key path must be quantified (ANY/SOME/ALL/NONE) or aggregated (@count, @sum, …).
+// - `$NAME` comes from --param NAME=VALUE and is typed like a command-line value; `$TODAY` is today's date.
+
+package struct PredicateBinder {
+    let model: Model
+    var source: PredicateSourceText
+    let variables: [String: String]
+    /// scope id → entity; scope 0 is the fetched entity.
+    private(set) var scopes: [Entity]
+    /// SUBQUERY variables visible where binding is, innermost last: name → scope id.
+    private var named: [(String, Int)] = []
+
+    package init(model: Model, entity: Entity, source: PredicateSourceText, variables: [String: String]) {
+        self.model = model
+        self.source = source
+        self.variables = variables
+        self.scopes = [entity]
+    }
+
+    func error(_ message: String, hint: String? = nil, at range: SourceRange) -> PredicateBindingError {
+        PredicateBindingError(message, hint: hint, at: range.start, in: source)
+    }
+
+    private mutating func newScope(_ entity: Entity) -> Int {
+        scopes.append(entity)
+        return scopes.count - 1
+    }
+
+    // MARK: Predicates
+
+    package mutating func bind(_ node: PredicateNode) throws(PredicateBindingError) -> BoundPredicate {
+        switch node {
+        case .constant(let value, _):
+            return .constant(value)
+        case .not(let inner, _):
+            return .not(try bind(inner))
+        case .and(let a, let b, _):
+            return .and(try bind(a), try bind(b))
+        case .or(let a, let b, _):
+            return .or(try bind(a), try bind(b))
+        case .comparison(let comparison):
+            return try bind(comparison)
+        }
+    }
+
+    private mutating func bind(_ c: PredicateComparison) throws(PredicateBindingError) -> BoundPredicate {
+        if let quantifier = c.quantifier {
+            guard case .keyPath(let path) = c.left else {
+                throw error("\(quantifier.rawValue) needs a to-many key path on its left", at: c.left.range)
+            }
+            let resolved = try resolve(path)
+            guard case .collection(let collection, let rest, let attribute) = resolved else {
+                throw error("\(quantifier.rawValue) needs a to-many key path, but \"\(text(path.range))\" is not one",
+                            hint: "write \(text(path.range)) \(c.operator.spelling) … without \(quantifier.rawValue)",
+                            at: path.range)
+            }
+            let element: BoundExpression
+            if let attribute {
+                element = .attribute(ToOnePath(scope: collection.elementScope, hops: rest), attribute)
+            } else if let last = rest.last ?? collection.hops.last {
+                // `ANY tags == nil` style: compare the element (or the object at the end of its to-one path).
+                element = rest.isEmpty
+                    ? .reference(ToOnePath(scope: collection.elementScope, hops: []), destination: last.destination)
+                    : .reference(ToOnePath(scope: collection.elementScope, hops: rest), destination: last.destination)
+            } else {
+                throw error("\(quantifier.rawValue) needs a to-many key path", at: path.range)
+            }
+            let comparison = try comparison(left: element, leftRange: c.left.range, leftText: text(path.range), c)
+            return .quantified(quantifier, collection, .comparison(comparison))
+        }
+        let left = try expression(c.left)
+        if case .collectionPath(let path, let relationship) = left {
+            throw unquantified(path, relationship, c)
+        }
+        return .comparison(try comparison(left: left.bound!, leftRange: c.left.range, leftText: text(c.left.range), c))
+    }
+
+    private func unquantified(_ path: PredicateKeyPath, _ r: Relationship, _ c: PredicateComparison) -> PredicateBindingError {
+        var written = text(path.range)
+        // `tags == "vip"` compares the elements themselves: suggest their natural key.
+        if case .key(let last) = path.components.last?.kind, last == r.name || model.entity(named: r.destination)?.attribute(named: last) == nil,
+           let key = model.entity(named: r.destination)?.naturalKey {
+            written += ".\(key)"
+        }
+        return error("\"\(r.name)\" is a to-many relationship — write ANY \(written) \(c.operator.spelling) …, or \(r.name).@count",
+                     at: path.range)
+    }
+
+    // MARK: Comparisons
+
+    private mutating func comparison(left: BoundExpression, leftRange: SourceRange, leftText: String,
+                                     _ c: PredicateComparison) throws(PredicateBindingError) -> BoundComparison {
+        let op = c.operator
+        let stringOperators: Set<PredicateOperator> = [.beginsWith, .endsWith, .contains, .like, .matches]
+        if stringOperators.contains(op), left.type != .attribute(.string), left.type != .null {
+            throw error("\(op.spelling) needs a string, but \"\(leftText)\" is \(left.type)", at: c.operatorRange)
+        }
+        if case .object = left.type, ![.equal, .notEqual].contains(op) {
+            throw error("a relationship can only be compared with == or != (NULL)", at: c.operatorRange)
+        }
+        // The right side: a literal list for IN/BETWEEN, else one expression.
+        var right: BoundExpression
+        switch (op, c.right) {
+        case (.between, .aggregate(let items, let range)):
+            guard items.count == 2 else {
+                throw error("BETWEEN needs two values, {low, high}, but got \(items.count)", at: range)
+            }
+            right = .list(try items.map { item throws(PredicateBindingError) in try literal(item, as: left.type, against: leftText) })
+        case (.between, _):
+            throw error("BETWEEN needs {low, high}", at: c.right.range)
+        case (.in, .aggregate(let items, _)):
+            right = .list(try items.map { item throws(PredicateBindingError) in try literal(item, as: left.type, against: leftText) })
+        case (.in, .keyPath(let path)) where path.bareVariable != nil:
+            let name = path.bareVariable!
+            guard let value = variableText(name) else { throw unknownVariable(name, path.range) }
+            let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            right = .list(try items.map { item throws(PredicateBindingError) in
+                try typed(item, as: left.type, against: leftText, at: path.range)
+            })
+        case (.in, .commandLineValue(let value, _, let range)):
+            let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            right = .list(try items.map { item throws(PredicateBindingError) in
+                try typed(item, as: left.type, against: leftText, at: range)
+            })
+        case (.in, _):
+            throw error("IN needs a list of values, {a, b, c}", hint: "for a to-many key path write ANY path == value",
+                        at: c.right.range)
+        default:
+            if isLiteral(c.right) {
+                right = .literal(try literal(c.right, as: left.type, against: leftText))
+            } else {
+                let bound = try expression(c.right)
+                if case .collectionPath(let path, let r) = bound { throw unquantified(path, r, c) }
+                right = bound.bound!
+            }
+        }
+        // A literal on the left (`5 < rows.@count`) takes the type of the right side.
+        var left = left
+        if c.quantifier == nil, isLiteral(c.left), !isLiteral(c.right) {
+            left = .literal(try literal(c.left, as: right.type, against: text(c.right.range)))
+        }
+        let domain = try self.domain(left, right, op: op, options: c.options, leftText: leftText,
+                                     rightRange: c.right.range, operatorRange: c.operatorRange)
+        if op == .matches, case .literal(.string(let pattern)) = right {
+            do {
+                try TextRegex.validate(pattern, caseInsensitive: c.options.contains(.caseInsensitive))
+            } catch {
+                throw self.error("\(error)", at: c.right.range)
+            }
+        }
+        return BoundComparison(left: left, op: op, options: c.options, right: right, domain: domain)
+    }
+
+    private func domain(_ left: BoundExpression, _ right: BoundExpression, op: PredicateOperator,
+                        options: PredicateStringOptions, leftText: String, rightRange: SourceRange,
+                        operatorRange: SourceRange) throws(PredicateBindingError) -> ComparisonDomain {
+        let lt = left.type
+        var rt = right.type
+        // A list's numbers may have different scales: compare at the widest.
+        if case .list(let values) = right {
+            let scales = values.compactMap { v -> Int? in if case .decimal(let d) = v { d.scale } else { nil } }
+            if let widest = scales.max(), rt.isNumeric, rt != .attribute(.double) { rt = .attribute(.decimal(scale: widest)) }
+        }
+        let stringOperators: Set<PredicateOperator> = [.beginsWith, .endsWith, .contains, .like, .matches]
+        if stringOperators.contains(op) {
+            for (t, name) in [(lt, leftText), (rt, text(rightRange))] where t != .attribute(.string) && t != .null {
+                throw error("\(op.spelling) needs a string, but \"\(name)\" is \(t)", at: operatorRange)
+            }
+            return .text
+        }
+        if !options.isEmpty {
+            for (t, name) in [(lt, leftText), (rt, text(rightRange))] where t != .attribute(.string) && t != .null {
+                throw error("\(options.spelling) applies to strings, but \"\(name)\" is \(t)", at: operatorRange)
+            }
+        }
+        if lt == .null || rt == .null {
+            let t = lt == .null ? rt : lt
+            return domain(of: t, and: t)
+        }
+        guard compatible(lt, rt) else {
+            throw error("cannot compare \"\(leftText)\" (\(lt)) with \"\(text(rightRange))\" (\(rt))", at: operatorRange)
+        }
+        if case .object = lt, ![.equal, .notEqual].contains(op) {
+            throw error("a relationship can only be compared with == or != (NULL)", at: operatorRange)
+        }
+        return domain(of: lt, and: rt)
+    }
+
+    private func domain(of a: ExpressionType, and b: ExpressionType) -> ComparisonDomain {
+        switch (a, b) {
+        case (.attribute(.string), _): return .text
+        case (.attribute(.double), _), (_, .attribute(.double)): return a.isNumeric || b.isNumeric ? .real : .stored
+        case (.attribute(let x), .attribute(let y)) where a.isNumeric && b.isNumeric:
+            return .exact(scale: max(Self.scale(x), Self.scale(y)))
+        case (.attribute(let x), .null) where a.isNumeric:
+            return .exact(scale: Self.scale(x))
+        default: return .stored
+        }
+    }
+
+    static func scale(_ t: AttributeType) -> Int {
+        if case .decimal(let s) = t { return s }
+        return 0
+    }
+
+    private func compatible(_ a: ExpressionType, _ b: ExpressionType) -> Bool {
+        if a.isNumeric && b.isNumeric { return true }
+        switch (a, b) {
+        case (.attribute(let x), .attribute(let y)): return x == y
+        case (.object(let x), .object(let y)): return x == y
+        default: return false
+        }
+    }
+
+    // MARK: Literals
+
+    private func isLiteral(_ e: PredicateOperand) -> Bool {
+        switch e {
+        case .string, .number, .boolean, .null, .commandLineValue: return true
+        case .keyPath(let path): return path.bareVariable.map { !isScopeVariable($0) } ?? false
+        default: return false
+        }
+    }
+
+    private func isScopeVariable(_ name: String) -> Bool { named.contains { $0.0 == name } }
+
+    private func variableText(_ name: String) -> String? {
+        if let v = variables[name] { return v }
+        if name.uppercased() == "TODAY" { return Day.today().description }
+        return nil
+    }
+
+    private func unknownVariable(_ name: String, _ range: SourceRange) -> PredicateBindingError {
+        error("unknown variable $\(name)", hint: "give it with --param \(name)=VALUE", at: range)
+    }
+
+    /// A literal expression as a value of `type` (or of its own type when `type` is NULL).
+    private func literal(_ e: PredicateOperand, as type: ExpressionType, against other: String) throws(PredicateBindingError) -> Value {
+        switch e {
+        case .null:
+            return .null
+        case .boolean(let b, let range):
+            guard type == .attribute(.boolean) || type == .null else { throw mismatch(other, type, "\(b ? "YES" : "NO") is a boolean", range) }
+            return .boolean(b)
+        case .number(let n, let range):
+            switch type {
+            case .null, .attribute(.integer), .attribute(.decimal):
+                if n.isInteger, let i = Int64(n.text) { return .integer(i) }
+                guard let d = DecimalNumber(exactly: n.text) else { throw error("\(n.text) is too large", at: range) }
+                return .decimal(d)
+            case .attribute(.double):
+                return .double(Double(n.text)!)
+            default:
+                throw mismatch(other, type, "\(n.text) is a number", range)
+            }
+        case .string(let s, let range):
+            switch type {
+            case .null, .attribute(.string): return .string(s)
+            case .attribute(.date), .attribute(.dateTime):
+                return try typed(s, as: type, against: other, at: range)
+            default: throw mismatch(other, type, "\"\(s)\" is a string", range)
+            }
+        case .commandLineValue(let s, _, let range):
+            return try typed(s, as: type, against: other, at: range)
+        case .keyPath(let path):
+            let name = path.bareVariable!
+            guard let value = variableText(name) else { throw unknownVariable(name, path.range) }
+            return try typed(value, as: type, against: other, at: path.range)
+        default:
+            throw error("expected a value", at: e.range)
+        }
+    }
+
+    /// Text from the command line (`--arg`, `--param`) as a value of the type it is compared with.
+    private func typed(_ text: String, as type: ExpressionType, against other: String, at range: SourceRange) throws(PredicateBindingError) -> Value {
+        switch type {
+        case .null, .attribute(.string): return .string(text)
+        case .attribute(.integer), .attribute(.decimal):
+            if let i = Int64(text) { return .integer(i) }
+            if let d = DecimalNumber(exactly: text) { return .decimal(d) }
+            throw error("\"\(text)\" is not a number, but \"\(other)\" is \(type)", at: range)
+        case .attribute(let t):
+            do {
+                return try Value.parse(text, as: t)
+            } catch {
+                throw self.error("\(error.message), but \"\(other)\" is \(t)", at: range)
+            }
+        case .object:
+            throw error("\"\(other)\" is a relationship; compare one of its keys, e.g. \(other).name", at: range)
+        }
+    }
+
+    private func mismatch(_ other: String, _ type: ExpressionType, _ what: String, _ range: SourceRange) -> PredicateBindingError {
+        error("\"\(other)\" is \(type), but \(what)", at: range)
+    }
+
+    // MARK: Key paths
+
+    /// What a key path names.
+    enum Resolved {
+        case scalar(BoundExpression)
+        /// A path through at least one to-many relationship, not aggregated; then to-one hops and maybe an attribute.
+        case collection(BoundCollection, rest: [Relationship], attribute: Attribute?)
+    }
+
+    /// An expression on one side of a comparison, or the to-many path that must be quantified.
+    enum SideExpression {
+        case expression(BoundExpression)
+        case collectionPath(PredicateKeyPath, Relationship)
+
+        var bound: BoundExpression? { if case .expression(let e) = self { e } else { nil } }
+    }
+
+    private mutating func expression(_ e: PredicateOperand) throws(PredicateBindingError) -> SideExpression {
+        switch e {
+        case .keyPath(let path):
+            switch try resolve(path) {
+            case .scalar(let bound): return .expression(bound)
+            case .collection(let c, _, _):
+                let firstToMany = c.hops.first { $0.isToMany }!
+                return .collectionPath(path, firstToMany)
+            }
+        case .aggregate(_, let range):
+            throw error("a list {…} can only follow IN or BETWEEN", at: range)
+        case .valuePlaceholder(let n, let range), .keyPathPlaceholder(let n, let range):
+            throw error("placeholder \(n) has no argument", hint: "give one --arg per placeholder", at: range)
+        default:
+            // Two literals compared with each other: each keeps its own type.
+            return .expression(.literal(try literal(e, as: .null, against: text(e.range))))
+        }
+    }
+
+    /// Resolves a key path: to-one hops to an attribute or object, a collection, or an aggregate.
+    mutating func resolve(_ path: PredicateKeyPath) throws(PredicateBindingError) -> Resolved {
+        var scope: Int
+        var components = path.components[...]
+        switch path.root {
+        case .object:
+            scope = 0
+        case .variable(let name, let range):
+            guard let found = named.last(where: { $0.0 == name }) else {
+                if components.isEmpty, variableText(name) != nil {
+                    throw error("$\(name) is a value, not a key path", at: range)
+                }
+                throw unknownVariable(name, range)
+            }
+            scope = found.1
+        case .subquery(let subquery):
+            let collection = try bindSubquery(subquery)
+            guard let first = components.first, case .collectionOperator(let op) = first.kind, op == .count, components.count == 1 else {
+                throw error("a SUBQUERY is used through .@count, as in SUBQUERY(…).@count > 0", at: subquery.range)
+            }
+            return .scalar(.aggregate(.count, collection, value: nil, nil))
+        }
+        var entity = scopes[scope]
+        var hops: [Relationship] = []
+        while let component = components.popFirst() {
+            switch component.kind {
+            case .key(let name):
+                if let attribute = entity.attribute(named: name) {
+                    if let next = components.first, case .collectionOperator(let op) = next.kind {
+                        throw error("\(op.spelling) applies to a to-many relationship; \"\(name)\" is an attribute of \(entity.name)", at: next.range)
+                    }
+                    if let next = components.first {
+                        throw error("\"\(name)\" is an attribute of \(entity.name); it has no key \"\(self.text(next.range).trimmingCharacters(in: CharacterSet(charactersIn: ".")))\"", at: next.range)
+                    }
+                    return finish(scope: scope, hops: hops, attribute: attribute)
+                }
+                guard let r = entity.relationship(named: name) else {
+                    let suggestion = Suggestions.closest(to: name, in: entity.propertyNames)
+                    throw error("unknown key \"\(name)\" on \(entity.name)\(Suggestions.didYouMean(suggestion))", at: component.range)
+                }
+                hops.append(r)
+                entity = model.entity(named: r.destination)!
+            case .collectionOperator(let op):
+                guard hops.contains(where: \.isToMany) else {
+                    let what = hops.last.map { "\"\($0.name)\" is to-one" } ?? "it needs a to-many key path before it"
+                    throw error("\(op.spelling) applies to a to-many relationship; \(what)", at: component.range)
+                }
+                let collection = makeCollection(scope: scope, hops: hops)
+                if op == .count {
+                    if let next = components.first { throw error("nothing may follow @count", at: next.range) }
+                    return .scalar(.aggregate(.count, collection, value: nil, nil))
+                }
+                // The rest is a to-one path to an attribute of the element.
+                var elementEntity = model.entity(named: collection.elementEntity)!
+                var rest: [Relationship] = []
+                while let c = components.popFirst() {
+                    guard case .key(let name) = c.kind else {
+                        throw error("\(op.spelling) needs a key after it, as in rows.\(op.spelling).sum", at: c.range)
+                    }
+                    if let a = elementEntity.attribute(named: name) {
+                        if let next = components.first { throw error("\"\(name)\" is an attribute; nothing may follow it", at: next.range) }
+                        switch (op, a.type) {
+                        case (.sum, .integer), (.sum, .decimal), (.sum, .double), (.avg, .integer), (.avg, .decimal), (.avg, .double),
+                             (.min, _), (.max, _):
+                            break
+                        default:
+                            throw error("\(op.spelling) needs a number, but \"\(name)\" is \(a.type)", at: c.range)
+                        }
+                        let aggregate = AggregateOperator(rawValue: op.rawValue)!
+                        return .scalar(.aggregate(aggregate, collection, value: ToOnePath(scope: collection.elementScope, hops: rest), a))
+                    }
+                    guard let r = elementEntity.relationship(named: name), !r.isToMany else {
+                        if elementEntity.relationship(named: name) != nil {
+                            throw error("\(op.spelling) takes one to-many path; \"\(name)\" is another to-many relationship", hint: "write \(op.spelling) after the last to-many key", at: c.range)
+                        }
+                        let suggestion = Suggestions.closest(to: name, in: elementEntity.propertyNames)
+                        throw error("unknown key \"\(name)\" on \(elementEntity.name)\(Suggestions.didYouMean(suggestion))", at: c.range)
+                    }
+                    rest.append(r)
+                    elementEntity = model.entity(named: r.destination)!
+                }
+                throw error("\(op.spelling) needs an attribute after it, as in rows.\(op.spelling).sum", at: component.range)
+            }
+        }
+        return finish(scope: scope, hops: hops, attribute: nil)
+    }
+
+    private mutating func finish(scope: Int, hops: [Relationship], attribute: Attribute?) -> Resolved {
+        guard let lastToMany = hops.lastIndex(where: \.isToMany) else {
+            if let attribute { return .scalar(.attribute(ToOnePath(scope: scope, hops: hops), attribute)) }
+            return .scalar(.reference(ToOnePath(scope: scope, hops: hops), destination: hops.last?.destination ?? scopes[scope].name))
+        }
+        let collection = makeCollection(scope: scope, hops: Array(hops[...lastToMany]))
+        return .collection(collection, rest: Array(hops[(lastToMany + 1)...]), attribute: attribute)
+    }
+
+    private mutating func makeCollection(scope: Int, hops: [Relationship], filter: BoundPredicate? = nil) -> BoundCollection {
+        let element = model.entity(named: hops.last!.destination)!
+        return BoundCollection(scope: scope, hops: hops, elementEntity: element.name, elementScope: newScope(element), filter: filter)
+    }
+
+    private mutating func bindSubquery(_ s: PredicateSubquery) throws(PredicateBindingError) -> BoundCollection {
+        guard case .keyPath(let path) = s.collection else {
+            throw error("SUBQUERY needs a to-many key path first", at: s.collection.range)
+        }
+        guard case .collection(var collection, let rest, let attribute) = try resolve(path), rest.isEmpty, attribute == nil else {
+            throw error("SUBQUERY needs a to-many key path first, such as rows", at: path.range)
+        }
+        named.append((s.variable, collection.elementScope))
+        defer { named.removeLast() }
+        collection.filter = try bind(s.predicate)
+        return collection
+    }
+
+    func text(_ range: SourceRange) -> String { String(source.text(in: range)) }
+}

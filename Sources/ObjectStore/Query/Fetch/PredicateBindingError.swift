@@ -1,0 +1,31 @@
+/// A predicate that reads well but does not fit the model: an unknown key, a wrong type, an unquantified
+/// to-many key path. Rendered like a syntax error: `where:1:1: unknown key "nmae" on Customer — did you mean "name"?`
+public struct PredicateBindingError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let message: String
+    public let hint: String?
+    package let position: SourcePosition
+    package let source: PredicateSourceText
+
+    package init(_ message: String, hint: String? = nil, at position: SourcePosition, in source: PredicateSourceText) {
+        self.message = message
+        self.hint = hint
+        self.position = position
+        self.source = source
+    }
+
+    public var line: Int { source.location(of: position).line }
+    public var column: Int { source.location(of: position).column }
+
+    public var description: String { source.renderOneLine(message: message, hint: hint, at: position) }
+
+    /// With the predicate's line and a caret under the place.
+    public var diagnostic: String { source.renderWithSource(message: message, hint: hint, at: position) }
+}
+
+extension PredicateBindingError: CategorizedError {
+    public var category: ErrorCategory { .usage }
+}
+
+extension PredicateSyntaxError: CategorizedError {
+    public var category: ErrorCategory { .usage }
+}

@@ -1,0 +1,300 @@
+import Foundation
+
+// The in-memory evaluator: the same bound predicate, computed on objects in a context. Domain rules use it,
+// and the differential tests use it as the oracle for the SQL compiler, so it follows the same decisions:
+// strings compare by their UTF-8 bytes (as SQLite's BINARY collation does, not by Swift's canonical
+// equivalence), integers and decimals exactly, NULLs by Apple's two-valued rules.
+
+package struct PredicateEvaluator {
+    let context: ObjectContext
+
+    package init(context: ObjectContext) { self.context = context }
+
+    /// Whether `predicate` holds for `object` (bound with the object's entity as scope 0).
+    package func evaluate(_ predicate: BoundPredicate, on object: ManagedObject) throws -> Bool {
+        try evaluate(predicate, [0: object])
+    }
+
+    func evaluate(_ p: BoundPredicate, _ env: [Int: ManagedObject]) throws -> Bool {
+        switch p {
+        case .constant(let b): return b
+        case .not(let inner): return try !evaluate(inner, env)
+        case .and(let a, let b): return try evaluate(a, env) && evaluate(b, env)
+        case .or(let a, let b): return try evaluate(a, env) || evaluate(b, env)
+        case .quantified(let quantifier, let c, let element):
+            let elements = try self.elements(c, env)
+            func holds(_ e: ManagedObject) throws -> Bool {
+                var inner = env
+                inner[c.elementScope] = e
+                return try evaluate(element, inner)
+            }
+            switch quantifier {
+            case .any: return try elements.contains(where: holds)
+            case .noneOf: return try !elements.contains(where: holds)
+            case .all: return try elements.allSatisfy(holds)
+            }
+        case .comparison(let c):
+            return try compare(c, env)
+        }
+    }
+
+    // MARK: Comparisons
+
+    private func compare(_ c: BoundComparison, _ env: [Int: ManagedObject]) throws -> Bool {
+        let left = try value(c.left, env)
+        let options = c.options
+        func fold(_ s: String) -> String {
+            options.isEmpty ? s : TextFolding.fold(s, caseInsensitive: options.contains(.caseInsensitive),
+                                                   diacriticInsensitive: options.contains(.diacriticInsensitive))
+        }
+        switch c.op {
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard case .string(let text) = left, case .string(let needle) = try value(c.right, env) else { return false }
+            return StringOperators.apply(c.op, text, needle, options)
+        case .in:
+            guard case .list(let values) = c.right else { return false }
+            if left.isNull { return values.contains(where: \.isNull) }
+            return values.contains { !$0.isNull && order(left, $0, c.domain, fold: fold) == 0 }
+        case .between:
+            guard case .list(let values) = c.right, values.count == 2, !left.isNull else { return false }
+            guard let lo = order(left, values[0], c.domain, fold: fold), let hi = order(left, values[1], c.domain, fold: fold) else { return false }
+            return lo >= 0 && hi <= 0
+        default:
+            let right = try value(c.right, env)
+            if left.isNull || right.isNull {
+                let both = left.isNull && right.isNull
+                switch c.op {
+                case .equal, .lessThanOrEqual, .greaterThanOrEqual: return both
+                case .notEqual: return !both
+                default: return false
+                }
+            }
+            guard let o = order(left, right, c.domain, fold: fold) else { return c.op == .notEqual }
+            switch c.op {
+            case .equal: return o == 0
+            case .notEqual: return o != 0
+            case .lessThan: return o < 0
+            case .lessThanOrEqual: return o <= 0
+            case .greaterThan: return o > 0
+            case .greaterThanOrEqual: return o >= 0
+            default: return false
+            }
+        }
+    }
+
+    /// -1, 0, 1 for two non-null values in a domain; nil when they cannot be ordered.
+    func order(_ a: Value, _ b: Value, _ domain: ComparisonDomain, fold: (String) -> String) -> Int? {
+        switch domain {
+        case .exact:
+            guard let x = exact(a), let y = exact(b) else { return nil }
+            return DecimalNumber.compare(x, y)
+        case .real:
+            guard let x = real(a), let y = real(b) else { return nil }
+            return x < y ? -1 : (x > y ? 1 : 0)
+        case .text:
+            guard case .string(let x) = a, case .string(let y) = b else { return nil }
+            return ValueOrder.bytes(fold(x), fold(y))
+        case .stored:
+            return ValueOrder.compare(a, b)
+        }
+    }
+
+    func exact(_ v: Value) -> DecimalNumber? {
+        switch v {
+        case .integer(let i): DecimalNumber(i)
+        case .decimal(let d): d
+        default: nil
+        }
+    }
+
+    func real(_ v: Value) -> Double? {
+        switch v {
+        case .integer(let i): Double(i)
+        case .decimal(let d): Double(d.units) / pow10(d.scale)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    // MARK: Values
+
+    package func value(_ e: BoundExpression, _ env: [Int: ManagedObject]) throws -> Value {
+        switch e {
+        case .literal(let v): return v
+        case .list: return .null
+        case .attribute(let path, let a):
+            guard let target = try follow(path, env) else { return .null }
+            return target[a.name]
+        case .reference(let path, _):
+            guard let target = try follow(path, env) else { return .null }
+            return target.rowID.map(Value.integer) ?? .integer(-Int64(target.serial))
+        case .aggregate(let op, let c, let valuePath, let a):
+            let elements = try self.elements(c, env)
+            if op == .count { return .integer(Int64(elements.count)) }
+            var values: [Value] = []
+            for element in elements {
+                var inner = env
+                inner[c.elementScope] = element
+                let v = try value(.attribute(valuePath!, a!), inner)
+                if !v.isNull { values.append(v) }
+            }
+            return aggregate(op, values, a!.type)
+        case .values(let c, let valuePath, let a):
+            var parts: [String] = []
+            for element in try elements(c, env) {
+                var inner = env
+                inner[c.elementScope] = element
+                let v = try value(.attribute(valuePath, a), inner)
+                if !v.isNull { parts.append(v.description) }
+            }
+            return parts.isEmpty ? .null : .string(parts.joined(separator: ", "))
+        }
+    }
+
+    private func aggregate(_ op: AggregateOperator, _ values: [Value], _ type: AttributeType) -> Value {
+        switch op {
+        case .count:
+            return .integer(Int64(values.count))
+        case .sum:
+            switch type {
+            case .double: return .double(values.reduce(0.0) { $0 + (real($1) ?? 0) })
+            case .decimal(let s):
+                var total = DecimalNumber(units: 0, scale: s)
+                for v in values { if let d = exact(v), let t = total.adding(d) { total = t } }
+                return .decimal(total)
+            default:
+                return .integer(values.reduce(Int64(0)) { $0 &+ (exact($1)?.units ?? 0) })
+            }
+        case .avg:
+            guard !values.isEmpty else { return .null }
+            if case .decimal(let s) = type {
+                let units = values.reduce(0.0) { $0 + Double(exact($1)?.units ?? 0) }
+                return .double(units / Double(values.count) / pow10(s))
+            }
+            return .double(values.reduce(0.0) { $0 + (real($1) ?? 0) } / Double(values.count))
+        case .min, .max:
+            guard var best = values.first else { return .null }
+            for v in values.dropFirst() {
+                let o = ValueOrder.compare(v, best) ?? 0
+                if (op == .min && o < 0) || (op == .max && o > 0) { best = v }
+            }
+            return best
+        }
+    }
+
+    private func follow(_ path: ToOnePath, _ env: [Int: ManagedObject]) throws -> ManagedObject? {
+        guard var current = env[path.scope] else { return nil }
+        for r in path.hops {
+            guard let next = try current.currentTarget(r) else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// The elements of a collection: every object reached through its hops, filtered by its SUBQUERY predicate.
+    func elements(_ c: BoundCollection, _ env: [Int: ManagedObject]) throws -> [ManagedObject] {
+        guard let start = env[c.scope] else { return [] }
+        var current = [start]
+        for r in c.hops {
+            var next: [ManagedObject] = []
+            for o in current {
+                if r.isToMany { next += try o.members(r) } else if let t = try o.currentTarget(r) { next.append(t) }
+            }
+            current = next
+        }
+        guard let filter = c.filter else { return current }
+        return try current.filter { e in
+            var inner = env
+            inner[c.elementScope] = e
+            return try evaluate(filter, inner)
+        }
+    }
+}
+
+/// The string operators, shared by the evaluator and the SQL functions so both give the same answers.
+package enum StringOperators {
+    package static func apply(_ op: PredicateOperator, _ text: String, _ needle: String, _ options: PredicateStringOptions) -> Bool {
+        let c = options.contains(.caseInsensitive), d = options.contains(.diacriticInsensitive)
+        switch op {
+        case .like:
+            return TextLikePattern.likeMatch(text, pattern: needle, caseInsensitive: c, diacriticInsensitive: d)
+        case .matches:
+            return (try? TextRegex.matches(text, pattern: needle, caseInsensitive: c, diacriticInsensitive: d)) ?? false
+        default:
+            break
+        }
+        // An empty needle matches nothing (as NSPredicate).
+        guard !needle.isEmpty else { return false }
+        let t = Array(TextFolding.fold(text, caseInsensitive: c, diacriticInsensitive: d).utf8)
+        let n = Array(TextFolding.fold(needle, caseInsensitive: c, diacriticInsensitive: d).utf8)
+        guard n.count <= t.count else { return false }
+        switch op {
+        case .beginsWith: return t.starts(with: n)
+        case .endsWith: return t.suffix(n.count).elementsEqual(n)
+        case .contains:
+            if n.count == t.count { return t == n }
+            for start in 0...(t.count - n.count) where t[start] == n[0] {
+                if t[start..<(start + n.count)].elementsEqual(n) { return true }
+            }
+            return false
+        default: return false
+        }
+    }
+}
+
+/// How stored values order, as SQLite orders them: numbers by value, text by UTF-8 bytes, NULL first.
+package enum ValueOrder {
+    package static func bytes(_ a: String, _ b: String) -> Int {
+        var i = a.utf8.makeIterator(), j = b.utf8.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
+            }
+        }
+    }
+
+    /// Orders two values of the same kind; NULL before everything; nil when the kinds cannot be compared.
+    package static func compare(_ a: Value, _ b: Value) -> Int? {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        case (.string(let x), .string(let y)): return bytes(x, y)
+        case (.boolean(let x), .boolean(let y)): return x == y ? 0 : (x ? 1 : -1)
+        case (.date(let x), .date(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.dateTime(let x), .dateTime(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.binary(let x), .binary(let y)):
+            for (p, q) in zip(x, y) where p != q { return p < q ? -1 : 1 }
+            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        case (.double(let x), .double(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        default:
+            let e = PredicateEvaluator.exactValue
+            if let x = e(a), let y = e(b) { return DecimalNumber.compare(x, y) }
+            let r = PredicateEvaluator.realValue
+            if let x = r(a), let y = r(b) { return x < y ? -1 : (x > y ? 1 : 0) }
+            return nil
+        }
+    }
+}
+
+extension PredicateEvaluator {
+    static func exactValue(_ v: Value) -> DecimalNumber? {
+        switch v {
+        case .integer(let i): DecimalNumber(i)
+        case .decimal(let d): d
+        default: nil
+        }
+    }
+
+    static func realValue(_ v: Value) -> Double? {
+        switch v {
+        case .integer(let i): Double(i)
+        case .decimal(let d): Double(d.units) / pow10(d.scale)
+        case .double(let d): d
+        default: nil
+        }
+    }
+}

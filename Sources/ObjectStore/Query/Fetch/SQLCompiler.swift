@@ -1,0 +1,291 @@
+import GRDB
+
+// The predicate compiler: a bound predicate becomes SQL text and its arguments. Values are always bound
+// parameters (`?N`), identifiers come only from the model and are quoted — nothing a user typed is ever
+// spliced into the SQL. To-one key paths become LEFT JOINs (one per distinct path), to-many ones correlated
+// EXISTS / aggregate subqueries, so one fetch is one statement whatever the number of results.
+//
+// NULLs follow Apple's two-valued rules. In WHERE, SQL's NULL already acts as false; a NOT is pushed down to
+// the comparisons (De Morgan), and a negated comparison is written `(…) IS NOT 1`, which is true when the
+// comparison is false *or* NULL — so `NOT (x < 5)` holds for a null x, as in NSPredicate.
+
+/// One SELECT being built: its FROM item, joins, conditions, and the aliases of the scopes it defines.
+final class SQLQuery {
+    let parent: SQLQuery?
+    var from: String = ""
+    var joins: [String] = []
+    var conditions: [String] = []
+    var scopeAliases: [Int: String] = [:]
+    var pathAliases: [String: String] = [:]
+
+    init(parent: SQLQuery?) { self.parent = parent }
+
+    /// The query (this one or an enclosing one) that defines `scope`.
+    func owner(of scope: Int) -> SQLQuery {
+        var q: SQLQuery? = self
+        while let current = q {
+            if current.scopeAliases[scope] != nil { return current }
+            q = current.parent
+        }
+        preconditionFailure("scope \(scope) is not defined in this query")
+    }
+
+    func body() -> String {
+        var sql = "FROM \(from)"
+        if !joins.isEmpty { sql += " " + joins.joined(separator: " ") }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        return sql
+    }
+}
+
+/// Compiles bound predicates and expressions into SQL with numbered arguments.
+package final class SQLCompiler {
+    let model: Model
+    let scopes: [Entity]
+    private(set) var arguments: [DatabaseValue] = []
+    private var aliasCount = 0
+
+    init(model: Model, scopes: [Entity]) {
+        self.model = model
+        self.scopes = scopes
+    }
+
+    /// Binds a value and returns its placeholder. Numbered, so the order of compilation does not matter.
+    func bind(_ value: DatabaseValue) -> String {
+        arguments.append(value)
+        return "?\(arguments.count)"
+    }
+
+    func newAlias(_ prefix: String = "t") -> String {
+        aliasCount += 1
+        return "\(prefix)\(aliasCount)"
+    }
+
+    /// The root query over the fetched entity, alias `t0`.
+    func rootQuery() -> SQLQuery {
+        let q = SQLQuery(parent: nil)
+        q.from = "\(quoted(scopes[0].name)) t0"
+        q.scopeAliases[0] = "t0"
+        return q
+    }
+
+    // MARK: Paths
+
+    /// The alias of the object at the end of a to-one path, LEFT JOINed into the query that owns its scope.
+    func alias(of path: ToOnePath, in query: SQLQuery) -> String {
+        let owner = query.owner(of: path.scope)
+        var current = owner.scopeAliases[path.scope]!
+        var entity = scopes[path.scope]
+        var key = "\(path.scope)"
+        for r in path.hops {
+            key += ".\(r.name)"
+            if let existing = owner.pathAliases[key] {
+                current = existing
+            } else {
+                let a = newAlias()
+                let d = quoted(r.destination)
+                switch model.storage(of: r, in: entity) {
+                case .foreignKey(let column):
+                    owner.joins.append("LEFT JOIN \(d) \(a) ON \(a).\"id\" = \(current).\(quoted(column))")
+                case .inverseForeignKey(_, let column):
+                    owner.joins.append("LEFT JOIN \(d) \(a) ON \(a).\(quoted(column)) = \(current).\"id\"")
+                case .joinTable:
+                    preconditionFailure("a to-one path cannot cross a many-to-many relationship")
+                }
+                owner.pathAliases[key] = a
+                current = a
+            }
+            entity = model.entity(named: r.destination)!
+        }
+        return current
+    }
+
+    /// A correlated subquery over a collection's elements (FROM, joins and conditions; the caller picks the SELECT).
+    func collectionQuery(_ c: BoundCollection, in outer: SQLQuery) -> SQLQuery {
+        let q = SQLQuery(parent: outer)
+        var current = alias(of: ToOnePath(scope: c.scope, hops: []), in: outer)
+        var entity = scopes[c.scope]
+        for (i, r) in c.hops.enumerated() {
+            let a = newAlias()
+            let d = quoted(r.destination)
+            switch model.storage(of: r, in: entity) {
+            case .foreignKey(let column):
+                if i == 0 { q.from = "\(d) \(a)"; q.conditions.append("\(a).\"id\" = \(current).\(quoted(column))") }
+                else { q.joins.append("JOIN \(d) \(a) ON \(a).\"id\" = \(current).\(quoted(column))") }
+            case .inverseForeignKey(_, let column):
+                if i == 0 { q.from = "\(d) \(a)"; q.conditions.append("\(a).\(quoted(column)) = \(current).\"id\"") }
+                else { q.joins.append("JOIN \(d) \(a) ON \(a).\(quoted(column)) = \(current).\"id\"") }
+            case .joinTable(let table, let own, let other):
+                let j = newAlias("j")
+                if i == 0 {
+                    q.from = "\(quoted(table)) \(j) JOIN \(d) \(a) ON \(a).\"id\" = \(j).\(quoted(other))"
+                    q.conditions.append("\(j).\(quoted(own)) = \(current).\"id\"")
+                } else {
+                    q.joins.append("JOIN \(quoted(table)) \(j) ON \(j).\(quoted(own)) = \(current).\"id\" JOIN \(d) \(a) ON \(a).\"id\" = \(j).\(quoted(other))")
+                }
+            }
+            current = a
+            entity = model.entity(named: r.destination)!
+        }
+        q.scopeAliases[c.elementScope] = current
+        if let filter = c.filter { q.conditions.append(compile(filter, negated: false, in: q)) }
+        return q
+    }
+
+    // MARK: Predicates
+
+    /// SQL that is true exactly where the predicate (or, negated, its negation) holds, NULL counting as false.
+    func compile(_ p: BoundPredicate, negated: Bool, in q: SQLQuery) -> String {
+        switch p {
+        case .constant(let b):
+            return (b != negated) ? "1" : "0"
+        case .not(let inner):
+            return compile(inner, negated: !negated, in: q)
+        case .and(let a, let b):
+            let (x, y) = (compile(a, negated: negated, in: q), compile(b, negated: negated, in: q))
+            return negated ? "(\(x) OR \(y))" : "(\(x) AND \(y))"
+        case .or(let a, let b):
+            let (x, y) = (compile(a, negated: negated, in: q), compile(b, negated: negated, in: q))
+            return negated ? "(\(x) AND \(y))" : "(\(x) OR \(y))"
+        case .quantified(let quantifier, let c, let element):
+            let sub = collectionQuery(c, in: q)
+            let exists: String
+            switch quantifier {
+            case .any:
+                sub.conditions.append(compile(element, negated: false, in: sub))
+                exists = "EXISTS (SELECT 1 \(sub.body()))"
+            case .noneOf:
+                sub.conditions.append(compile(element, negated: false, in: sub))
+                exists = "NOT EXISTS (SELECT 1 \(sub.body()))"
+            case .all:
+                sub.conditions.append(compile(element, negated: true, in: sub))
+                exists = "NOT EXISTS (SELECT 1 \(sub.body()))"
+            }
+            return negated ? "NOT \(exists)" : exists
+        case .comparison(let c):
+            let sql = comparison(c, in: q)
+            return negated ? "(\(sql)) IS NOT 1" : sql
+        }
+    }
+
+    private func comparison(_ c: BoundComparison, in q: SQLQuery) -> String {
+        let folds = c.domain == .text && !c.options.isEmpty
+        let flags = Int(c.options.rawValue)
+        switch c.op {
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            let function = ["BEGINSWITH": "bk_beginswith", "ENDSWITH": "bk_endswith", "CONTAINS": "bk_contains",
+                            "LIKE": "bk_like", "MATCHES": "bk_matches"][c.op.rawValue]!
+            return "\(function)(\(scalar(c.left, c.domain, in: q)), \(scalar(c.right, c.domain, in: q)), \(flags))"
+        case .in:
+            let l = side(c.left, c, in: q)
+            guard case .list(let values) = c.right else { preconditionFailure("IN without a list") }
+            let items = values.filter { !$0.isNull }.map { bind(literal($0, c.domain, fold: folds ? c.options : [])) }
+            var sql = items.isEmpty ? "0" : "\(l) IN (\(items.joined(separator: ", ")))"
+            if values.contains(where: \.isNull) { sql = "(\(sql) OR \(l) IS NULL)" }
+            return sql
+        case .between:
+            let l = side(c.left, c, in: q)
+            guard case .list(let values) = c.right, values.count == 2 else { preconditionFailure("BETWEEN without two values") }
+            let (lo, hi) = (bind(literal(values[0], c.domain, fold: [])), bind(literal(values[1], c.domain, fold: [])))
+            return "(\(l) >= \(lo) AND \(l) <= \(hi))"
+        case .equal:
+            return "\(side(c.left, c, in: q)) IS \(side(c.right, c, in: q))"
+        case .notEqual:
+            return "\(side(c.left, c, in: q)) IS NOT \(side(c.right, c, in: q))"
+        case .lessThan, .greaterThan:
+            return "\(side(c.left, c, in: q)) \(c.op.rawValue) \(side(c.right, c, in: q))"
+        case .lessThanOrEqual, .greaterThanOrEqual:
+            let (l, r) = (side(c.left, c, in: q), side(c.right, c, in: q))
+            // x <= NULL holds only when x is NULL too.
+            if case .literal(let v) = c.right, !v.isNull { return "\(l) \(c.op.rawValue) \(r)" }
+            return "(\(l) \(c.op.rawValue) \(r) OR (\(l) IS NULL AND \(r) IS NULL))"
+        }
+    }
+
+    /// One side of a comparison, folded for `[c]`/`[d]` when the comparison asks for it.
+    private func side(_ e: BoundExpression, _ c: BoundComparison, in q: SQLQuery) -> String {
+        let folds = c.domain == .text && !c.options.isEmpty
+        if folds {
+            if case .literal(let v) = e { return bind(literal(v, c.domain, fold: c.options)) }
+            return "bk_fold(\(scalar(e, c.domain, in: q)), \(c.options.rawValue))"
+        }
+        return scalar(e, c.domain, in: q)
+    }
+
+    // MARK: Expressions
+
+    /// A literal as stored for a comparison domain: exact numbers as integer units at the domain's scale.
+    func literal(_ v: Value, _ domain: ComparisonDomain, fold: PredicateStringOptions) -> DatabaseValue {
+        switch (v, domain) {
+        case (.null, _): return .null
+        case (.integer(let i), .exact(let s)):
+            return (DecimalNumber(i).widened(to: s)?.units ?? (i > 0 ? Int64.max : Int64.min)).databaseValue
+        case (.decimal(let d), .exact(let s)):
+            return (d.widened(to: max(s, d.scale))?.units ?? (d.units > 0 ? Int64.max : Int64.min)).databaseValue
+        case (.integer(let i), .real): return Double(i).databaseValue
+        case (.decimal(let d), .real): return (Double(d.units) / pow10(d.scale)).databaseValue
+        case (.string(let s), _) where !fold.isEmpty:
+            return TextFolding.fold(s, caseInsensitive: fold.contains(.caseInsensitive),
+                                    diacriticInsensitive: fold.contains(.diacriticInsensitive)).databaseValue
+        default:
+            return v.databaseValue(for: v.attributeType ?? .string)
+        }
+    }
+
+    /// A scalar expression's SQL, its numbers brought to the comparison domain (exact units or REAL).
+    func scalar(_ e: BoundExpression, _ domain: ComparisonDomain, in q: SQLQuery) -> String {
+        switch e {
+        case .literal(let v):
+            return bind(literal(v, domain, fold: []))
+        case .list:
+            preconditionFailure("a list is not a scalar")
+        case .attribute(let path, let a):
+            let column = "\(alias(of: path, in: q)).\(quoted(a.name))"
+            return numeric(column, a.type, domain)
+        case .reference(let path, _):
+            return "\(alias(of: path, in: q)).\"id\""
+        case .aggregate(let op, let c, let valuePath, let a):
+            let sub = collectionQuery(c, in: q)
+            var value = "*"
+            if let valuePath, let a { value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))" }
+            switch op {
+            case .count:
+                return numeric("(SELECT COUNT(*) \(sub.body()))", .integer, domain)
+            case .sum:
+                let zero = a!.type == .double ? "0.0" : "0"
+                return numeric("COALESCE((SELECT SUM(\(value)) \(sub.body())), \(zero))", a!.type, domain)
+            case .avg:
+                let scale = PredicateBinder.scale(a!.type)
+                let avg = "(SELECT AVG(\(value)) \(sub.body()))"
+                return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
+            case .min, .max:
+                return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain)
+            }
+        case .values(let c, let valuePath, let a):
+            let sub = collectionQuery(c, in: q)
+            let element = sub.scopeAliases[c.elementScope]!
+            let value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
+            return "(SELECT group_concat(v, ', ') FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
+        }
+    }
+
+    /// Scales a stored number for a domain: decimals to the exact domain's scale, or to REAL.
+    private func numeric(_ sql: String, _ type: AttributeType, _ domain: ComparisonDomain) -> String {
+        let own = PredicateBinder.scale(type)
+        switch (type, domain) {
+        case (.integer, .exact(let s)), (.decimal, .exact(let s)):
+            return s > own ? "(\(sql) * \(Int64(pow10(s - own))))" : sql
+        case (.decimal, .real):
+            return "(\(sql) / \(pow10(own)))"
+        default:
+            return sql
+        }
+    }
+}
+
+/// 10^n as a Double, for scaling stored decimals to REAL.
+func pow10(_ n: Int) -> Double {
+    var p = 1.0
+    for _ in 0..<n { p *= 10 }
+    return p
+}

@@ -1,0 +1,77 @@
+/// One sort key: a key path (to-one chain or aggregate), a direction and a comparison.
+public struct SortKey: Sendable, Hashable, CustomStringConvertible {
+    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+        /// By stored value: numbers by value, text by UTF-8 bytes.
+        case binary
+        /// Unicode case-folded, then binary.
+        case nocase
+        /// Finder-like: case-insensitive and numeric-aware (`Item 2` before `Item 10`).
+        case natural
+
+        var collation: String? {
+            switch self {
+            case .binary: nil
+            case .nocase: "bk_nocase"
+            case .natural: "bk_natural"
+            }
+        }
+    }
+
+    public var keyPath: String
+    public var ascending: Bool
+    public var comparison: Comparison
+
+    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+        self.comparison = comparison
+    }
+
+    public var description: String {
+        var text = keyPath
+        if !ascending { text += " desc" }
+        if comparison != .binary { text += " \(comparison.rawValue)" }
+        return text
+    }
+
+    /// Parses `date, customer.name desc natural` (each key: a key path, then `asc`/`desc` and
+    /// `binary`/`nocase`/`natural` in any order). Errors name the source and column: `sort:1:15: …`.
+    public static func parseList(_ text: String, origin: String = "sort") throws(SortError) -> [SortKey] {
+        try parseListWithColumns(text, origin: origin).map(\.0)
+    }
+
+    /// The descriptors with the column where each key path starts, for errors in the key paths themselves.
+    static func parseListWithColumns(_ text: String, origin: String) throws(SortError) -> [(SortKey, Int)] {
+        func column(_ i: String.Index) -> Int { text.distance(from: text.startIndex, to: i) + 1 }
+        var result: [(SortKey, Int)] = []
+        if text.allSatisfy(\.isWhitespace) { return [] }
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let words = item.split(separator: " ", omittingEmptySubsequences: true)
+            guard let key = words.first else {
+                throw SortError(message: "\(origin):1:\(column(item.startIndex)): expected a key path")
+            }
+            var descriptor = SortKey(String(key))
+            for word in words.dropFirst() {
+                switch word.lowercased() {
+                case "asc", "ascending": descriptor.ascending = true
+                case "desc", "descending": descriptor.ascending = false
+                default:
+                    guard let c = Comparison(rawValue: word.lowercased()) else {
+                        let options = ["asc", "desc", "binary", "nocase", "natural"]
+                        let suggestion = Suggestions.closest(to: String(word), in: options)
+                        throw SortError(message: "\(origin):1:\(column(word.startIndex)): unknown sort option \"\(word)\"\(Suggestions.didYouMean(suggestion)) (write asc or desc, and binary, nocase or natural)")
+                    }
+                    descriptor.comparison = c
+                }
+            }
+            result.append((descriptor, column(key.startIndex)))
+        }
+        return result
+    }
+}
+
+public struct SortError: CategorizedError, Equatable {
+    public let message: String
+    public var category: ErrorCategory { .usage }
+    public var description: String { message }
+}

@@ -1,0 +1,111 @@
+// MATCHES: whole-string regular expression matching with Foundation's
+// NSRegularExpression (ICU syntax, on Linux as on Apple platforms), with a
+// small cache of compiled patterns.
+import Foundation
+
+/// A pattern that is not a regular expression.
+package struct TextRegexError: Error, Hashable, Sendable, CustomStringConvertible {
+    package let pattern: String
+    /// Why, when it can be told: `expected ')'`.
+    package let reason: String
+
+    package var description: String {
+        "invalid regular expression \(pattern.debugDescription): \(reason)"
+    }
+}
+
+package enum TextRegex {
+    /// Whether the whole of `text` matches `pattern` (like ICU's `matches()`
+    /// and NSPredicate's MATCHES): `"abc" MATCHES "b"` is false, `"abc" MATCHES ".*b.*"`
+    /// is true, `"ab" MATCHES "a|ab"` is true.
+    ///
+    /// - `caseInsensitive` (`[c]`) compiles the pattern case-insensitively (ICU
+    ///   simple case folding: "ß" does not match "SS" here, unlike `==[c]`).
+    /// - `diacriticInsensitive` (`[d]`) removes combining marks from text and
+    ///   pattern alike before matching (see `TextFolding`); metacharacters are
+    ///   ASCII and unaffected.
+    ///
+    /// `.` matches one Unicode scalar (ICU), not one grapheme cluster.
+    /// An invalid pattern throws `TextRegexError`, never traps.
+    package static func matches(
+        _ text: String, pattern: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false
+    ) throws(TextRegexError) -> Bool {
+        let text = diacriticInsensitive ? TextFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
+        let pattern = diacriticInsensitive ? TextFolding.fold(pattern, caseInsensitive: false, diacriticInsensitive: true) : pattern
+        let regex = try cache.regex(for: pattern, caseInsensitive: caseInsensitive)
+        return regex.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
+    }
+
+    /// Checks a pattern without matching anything: for the binder, to report a
+    /// bad literal pattern before the query runs.
+    package static func validate(_ pattern: String, caseInsensitive: Bool = false) throws(TextRegexError) {
+        _ = try cache.regex(for: pattern, caseInsensitive: caseInsensitive)
+    }
+
+    private static let cache = RegexCache(capacity: 64)
+
+    /// Compiles `pattern` as written (so it is checked as given), then anchored
+    /// to the whole text as `\A(?:pattern)\z`. When that wrapping does not
+    /// compile although the pattern did, the pattern ended inside a `\Q…`
+    /// quote or an `(?x)` `#` comment, which ate the wrapping's end: it is
+    /// closed with `\E`, or with a line break (white space in `(?x)` mode).
+    fileprivate static func compile(_ pattern: String, caseInsensitive: Bool) -> Result<NSRegularExpression, TextRegexError> {
+        let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
+        // NSRegularExpression rejects the empty pattern, which matches the empty text.
+        if !pattern.isEmpty {
+            do {
+                _ = try NSRegularExpression(pattern: pattern, options: options)
+            } catch {
+                return .failure(TextRegexError(pattern: pattern, reason: reason(for: pattern)))
+            }
+        }
+        for closing in ["", "\\E", "\n"] {
+            if let regex = try? NSRegularExpression(pattern: "\\A(?:" + pattern + closing + ")\\z", options: options) {
+                return .success(regex)
+            }
+        }
+        return .failure(TextRegexError(pattern: pattern, reason: "cannot be anchored to the whole text"))
+    }
+
+    /// NSRegularExpression does not say what is wrong; Swift's own regex
+    /// parser, whose syntax is close to ICU's, usually can.
+    private static func reason(for pattern: String) -> String {
+        do {
+            _ = try Regex(pattern)
+        } catch {
+            return String(describing: error)
+        }
+        return "not accepted by the regular expression engine (ICU syntax)"
+    }
+}
+
+/// Compiled patterns by (pattern, options), failures included, so a bad
+/// pattern costs one compilation per query rather than one per row. When
+/// full, it is emptied: patterns in one query are few.
+private final class RegexCache: @unchecked Sendable {
+    private struct Key: Hashable {
+        let pattern: String
+        let caseInsensitive: Bool
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: Result<NSRegularExpression, TextRegexError>] = [:]
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func regex(for pattern: String, caseInsensitive: Bool) throws(TextRegexError) -> NSRegularExpression {
+        let key = Key(pattern: pattern, caseInsensitive: caseInsensitive)
+        lock.lock()
+        let cached = entries[key]
+        lock.unlock()
+        let result = cached ?? TextRegex.compile(pattern, caseInsensitive: caseInsensitive)
+        if cached == nil {
+            lock.lock()
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = result
+            lock.unlock()
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,105 @@
+import XCTest
+import TestSupport
+@testable import ObjectStore
+
+/// Every shape of binding error, as the whole one-line message.
+final class PredicateBindingErrorTests: XCTestCase {
+    func message(_ entity: String, _ predicate: String, variables: [String: String] = [:], arguments: [String] = []) -> String {
+        do {
+            _ = try FetchPlan(FetchRequest(entity: entity, predicate: predicate, variables: variables, arguments: arguments),
+                              model: TestModel.model, columns: [])
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func testUnknownKeysSuggestCloseNames() {
+        XCTAssertEqual(message("Author", "nmae == 'x'"), "where:1:1: unknown key \"nmae\" on Author — did you mean \"name\"?")
+        XCTAssertEqual(message("Book", "author.nmae == 'x'"), "where:1:8: unknown key \"nmae\" on Author — did you mean \"name\"?")
+        XCTAssertEqual(message("Book", "pages > 1 AND zzz == 2"), "where:1:15: unknown key \"zzz\" on Book")
+        XCTAssertEqual(message("Book", "title.length > 2"), "where:1:7: \"title\" is an attribute of Book; it has no key \"length\"")
+        XCTAssertEqual(message("Book", "ANY chapters.titel == 'x'"), "where:1:14: unknown key \"titel\" on Chapter — did you mean \"title\"?")
+    }
+
+    func testTypeErrors() {
+        XCTAssertEqual(message("Book", "inPrint BEGINSWITH 'x'"), "where:1:9: BEGINSWITH needs a string, but \"inPrint\" is Boolean")
+        XCTAssertEqual(message("Book", "title == 42"), "where:1:10: \"title\" is String, but 42 is a number")
+        XCTAssertEqual(message("Book", "inPrint == 1"), "where:1:12: \"inPrint\" is Boolean, but 1 is a number")
+        XCTAssertEqual(message("Book", "pages == 'ten'"), "where:1:10: \"pages\" is Integer, but \"ten\" is a string")
+        XCTAssertEqual(message("Book", "added == 'yesterday'"), "where:1:10: \"yesterday\" is not a date (expected YYYY-MM-DD), but \"added\" is Date")
+        XCTAssertEqual(message("Book", "price ==[c] 1"), "where:1:7: [c] applies to strings, but \"price\" is Decimal(2)")
+        XCTAssertEqual(message("Book", "title == pages"), "where:1:7: cannot compare \"title\" (String) with \"pages\" (Integer)")
+        XCTAssertEqual(message("Book", "chapters.@sum.title > 1"), "where:1:15: @sum needs a number, but \"title\" is String")
+        XCTAssertEqual(message("Book", "title MATCHES '('"), "where:1:15: invalid regular expression \"(\": expected ')'")
+        XCTAssertEqual(message("Book", "pages BETWEEN {1}"), "where:1:15: expected two values {low, high} after \"BETWEEN\", found 1 value; BETWEEN takes a pair {low, high}, a $variable or %@")
+        XCTAssertEqual(message("Book", "author > nil"), "where:1:8: a relationship can only be compared with == or != (NULL)")
+    }
+
+    func testToManyPathsMustBeQuantified() {
+        XCTAssertEqual(message("Book", "genres == 'x'"),
+                       "where:1:1: \"genres\" is a to-many relationship — write ANY genres.name == …, or genres.@count")
+        XCTAssertEqual(message("Book", "chapters.title BEGINSWITH 'x'"),
+                       "where:1:1: \"chapters\" is a to-many relationship — write ANY chapters.title BEGINSWITH …, or chapters.@count")
+        XCTAssertEqual(message("Author", "books.chapters.title == 'x'"),
+                       "where:1:1: \"books\" is a to-many relationship — write ANY books.chapters.title == …, or books.@count")
+        XCTAssertEqual(message("Book", "ANY title == 'x'"),
+                       "where:1:5: ANY needs a to-many key path, but \"title\" is not one; write title == … without ANY")
+        XCTAssertEqual(message("Book", "title.@count > 1"), "where:1:7: @count applies to a to-many relationship; \"title\" is an attribute of Book")
+        XCTAssertEqual(message("Book", "author.@count > 1"), "where:1:8: @count applies to a to-many relationship; \"author\" is to-one")
+        XCTAssertEqual(message("Book", "chapters.@count.x > 1"), "where:1:17: nothing may follow @count")
+        XCTAssertEqual(message("Book", "SUBQUERY(chapters, $c, $c.title == 'x') > 0"),
+                       "where:1:1: a SUBQUERY is used through .@count, as in SUBQUERY(…).@count > 0")
+    }
+
+    func testVariablesAndArguments() {
+        XCTAssertEqual(message("Book", "pages > $min"), "where:1:9: unknown variable $min; give it with --param min=VALUE")
+        XCTAssertEqual(message("Book", "pages > $min", variables: ["min": "many"]), "where:1:9: \"many\" is not a number, but \"pages\" is Integer")
+        XCTAssertEqual(message("Book", "added > %@", arguments: ["soon"]), "where:1:9: \"soon\" is not a date (expected YYYY-MM-DD), but \"added\" is Date")
+        XCTAssertEqual(message("Book", "pages > 1", arguments: ["x"]),
+                       "where:1:1: the predicate has 0 placeholders (%@ or %K) but 1 argument was given; remove the arguments, or put %@ (a value) or %K (a key path) where they belong")
+        XCTAssertEqual(message("Book", "%K > 1", arguments: ["pagez"]), "where:1:1: unknown key \"pagez\" on Book — did you mean \"pages\"?")
+    }
+
+    func testSortAndColumnErrors() {
+        func planError(sort: String = "", columns: [String]? = nil) -> String {
+            do {
+                _ = try FetchPlan(FetchRequest(entity: "Book", sortDescriptors: try SortKey.parseList(sort)),
+                                  model: TestModel.model, columns: columns)
+                return "no error"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertEqual(planError(sort: "title, pages decs"), "sort:1:14: unknown sort option \"decs\" — did you mean \"desc\"? (write asc or desc, and binary, nocase or natural)")
+        XCTAssertEqual(planError(sort: "titel"), "sort:1:1: unknown key \"titel\" on Book — did you mean \"title\"?")
+        XCTAssertEqual(planError(sort: "chapters.title"), "sort:1:1: \"chapters\" is a to-many relationship — sort by an aggregate such as chapters.@count")
+        XCTAssertEqual(planError(sort: "title,,pages"), "sort:1:7: expected a key path")
+        XCTAssertEqual(planError(columns: ["isbn", "author.nmae"]), "columns:1:8: unknown key \"nmae\" on Author — did you mean \"name\"?")
+        XCTAssertEqual(planError(columns: ["isbn", "genres"]), "no error", "a to-many column lists the natural keys")
+    }
+}
+
+/// Values are bound, never spliced: classic injection strings are just strings.
+final class PredicateInjectionTests: XCTestCase {
+    func testInjectionStringsAreBoundValues() throws {
+        let (store, dir) = try FetchFixture.make()
+        _ = dir
+        let before = try dumpStore(store.path)
+        let context = ObjectContext(store: store)
+        let attacks = ["'; DROP TABLE Book; --", "\" OR 1=1 --", "x') OR ('1'='1", "Robert'); DELETE FROM Author;--",
+                       "%' OR '%'='", "\\'; SELECT * FROM _bookkeeper_meta; --", "1; ATTACH DATABASE '/tmp/x' AS x"]
+        for attack in attacks {
+            for predicate in ["title == %@", "title CONTAINS %@", "author.name BEGINSWITH[cd] %@", "ANY genres.name IN %@"] {
+                let request = FetchRequest(entity: "Book", predicate: predicate, arguments: [attack])
+                XCTAssertEqual(try context.fetch(request).count, 0, "\(predicate) with \(attack)")
+                let (sql, arguments) = try FetchPlan(request, model: store.model, columns: []).sql(.objects)
+                XCTAssertFalse(sql.contains(attack), sql)
+                XCTAssertTrue(arguments.contains { String.fromDatabaseValue($0)?.contains(attack.prefix(5)) ?? false }, "\(arguments)")
+            }
+            let viaVariable = FetchRequest(entity: "Book", predicate: "title == $q", variables: ["q": attack])
+            XCTAssertEqual(try context.fetch(viaVariable).count, 0)
+        }
+        XCTAssertEqual(try dumpStore(store.path), before)
+    }
+}

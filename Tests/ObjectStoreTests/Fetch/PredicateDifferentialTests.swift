@@ -1,0 +1,183 @@
+import XCTest
+import TestSupport
+@testable import ObjectStore
+
+/// Hundreds of predicates — written by hand and generated from the model — must give the same objects in the
+/// same order through SQL and through the in-memory evaluator and sorter.
+final class PredicateDifferentialTests: XCTestCase {
+    nonisolated(unsafe) static var fixture: (Store, TemporaryDirectory)!
+    var store: Store { Self.fixture.0 }
+
+    override class func setUp() {
+        fixture = try! FetchFixture.make()
+    }
+
+    private func check(_ entity: String, _ predicate: String, sort: [SortKey] = [], limit: Int? = nil,
+                       offset: Int? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort, limit: limit, offset: offset)
+        let plan: FetchPlan
+        do {
+            plan = try FetchPlan(request, model: store.model, columns: [])
+        } catch {
+            XCTFail("\(predicate): \(error)", file: file, line: line)
+            return
+        }
+        let context = ObjectContext(store: store)
+        let sql = try context.fetch(plan).map(\.rowID)
+        let memory = try context.fetchInMemory(plan).map(\.rowID)
+        XCTAssertEqual(sql, memory, "\(entity) where \(predicate) sort \(sort)\n\(store.explain(plan, .objects))", file: file, line: line)
+        XCTAssertEqual(try context.count(request), memory.count, "count of \(predicate)", file: file, line: line)
+    }
+
+    func testHandWrittenPredicates() throws {
+        let predicates = [
+            "title ==[c] 'the muller case'", "title ==[d] 'The Muller Case'", "title !=[cd] 'THE MULLER CASE'",
+            "title BEGINSWITH[cd] 'strasse'", "title ENDSWITH 's'", "title CONTAINS[c] 'ITEM'", "title LIKE '*of 10'",
+            "title LIKE[cd] 'stra?e*'", "title MATCHES '.*[0-9]+.*'", "title MATCHES[c] 'item.*'", "title == ''",
+            "title CONTAINS '\"'", "title CONTAINS \"'\"", "title IN {'Strasse', 'Untitled'}", "NOT title IN {'Strasse'}",
+            "price BETWEEN {0, 20}", "NOT price BETWEEN {0, 20}", "price IN {19.9, 100, nil}", "price != nil AND price >= 0",
+            "pages >= nil", "NOT pages >= nil", "rating <= 1.25", "NOT rating <= 1.25", "rating == nil OR rating > 4",
+            "added > '2024-01-05'", "NOT added > '2024-01-05'", "added == nil", "inPrint == YES", "inPrint != YES",
+            "author.born < '2000-01-01'", "NOT author.born < '2000-01-01'", "author.email ENDSWITH[c] 'X.ORG'",
+            "author == nil OR author.name BEGINSWITH 'I'", "cover != nil", "cover.colour == nil", "shelf.name == 'Main'",
+            "ANY chapters.title ==[cd] 'ODE'", "ALL chapters.title != 'x'", "NONE genres.name == 'Poetry'",
+            "NOT ANY genres.name == 'Poetry'", "NOT (ALL chapters.title != 'Q')", "ANY chapters.notes.text == nil",
+            "ALL chapters.notes.text != nil", "ANY genres.books.isbn == '008'", "ANY author.books.pages > 300",
+            "chapters.@count BETWEEN {1, 2}", "genres.@count != 1", "chapters.notes.@count > 1",
+            "author.books.@sum.price > 20", "author.books.@avg.pages > 50", "genres.books.@max.price >= 100",
+            "genres.books.@min.title == ''", "SUBQUERY(genres, $g, $g.name BEGINSWITH[c] 'c').@count == 1",
+            "SUBQUERY(chapters, $c, ANY $c.notes.text BEGINSWITH 'note').@count >= 1",
+            "SUBQUERY(chapters, $c, SUBQUERY($c.notes, $n, $n.text == nil).@count > 0).@count > 0",
+            "(pages > 10 OR rating > 2) AND NOT (inPrint == NO OR price == nil)", "!(!(pages > 10))",
+            "TRUEPREDICATE AND NOT FALSEPREDICATE", "0 < pages", "100.00 == price", "'Strasse' == title",
+        ]
+        for p in predicates { try check("Book", p) }
+        let authorPredicates = [
+            "name ==[c] 'ann'", "name < 'M'", "name >= 'item'", "books.@count > 1", "ANY books.genres.name == 'Science'",
+            "ALL books.inPrint == YES", "NONE books.price > 50", "books.chapters.@count == 0", "books.@max.added > '2024-01-01'",
+            "email == nil AND born != nil", "NOT (email == nil AND born != nil)",
+        ]
+        for p in authorPredicates { try check("Author", p) }
+    }
+
+    func testGeneratedPredicatesAndSorts() throws {
+        // BOOKKEEPER_DIFF_SEED and BOOKKEEPER_DIFF_COUNT widen the search (make stress); the default is fixed.
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["BOOKKEEPER_DIFF_SEED"].flatMap(UInt64.init) ?? 20261121
+        let count = environment["BOOKKEEPER_DIFF_COUNT"].flatMap(Int.init) ?? 500
+        var rng = SeededGenerator(seed: seed)
+        var checked = 0
+        for _ in 0..<count {
+            let predicate = Generator.predicate(depth: 3, &rng)
+            let sort = Generator.sort(&rng)
+            let limit: Int? = rng.next(upTo: 4) == 0 ? rng.next(upTo: 6) : nil
+            let offset: Int? = limit != nil && rng.next(upTo: 2) == 0 ? rng.next(upTo: 4) : nil
+            try check("Book", predicate, sort: sort, limit: limit, offset: offset)
+            checked += 1
+        }
+        XCTAssertEqual(checked, count)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure can be reproduced.
+struct SeededGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func next(upTo n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func pick<T>(_ items: [T]) -> T { items[next(upTo: items.count)] }
+}
+
+/// Random predicates over Book, built from the model's key paths and the fixture's own values.
+enum Generator {
+    static let strings = ["the muller case", "The Müller Case", "Strasse", "strasse", "Straße", "Item", "item 2 of 10",
+                          "", "O'Brien", "Zoë", "ann", "x", "of 10", "Müller", "MÜLLER", "ode", "ÖDE", "Blue", "Main"]
+    static let numbers = ["-5", "0", "1", "1.25", "2", "10", "12.35", "19.9", "19.90", "45", "99.5", "100", "310", "1234567.89"]
+    static let dates = ["'2021-01-01'", "'2023-06-30'", "'2024-01-05'", "'2024-02-29'", "'2024-03-01'", "'1970-05-01'", "'2001-09-09'"]
+
+    enum Kind { case string, number, date, bool }
+    static let scalars: [(String, Kind)] = [
+        ("title", .string), ("isbn", .string), ("price", .number), ("pages", .number), ("rating", .number),
+        ("added", .date), ("inPrint", .bool), ("author.name", .string), ("author.email", .string), ("author.born", .date),
+        ("cover.colour", .string), ("shelf.name", .string), ("chapters.@count", .number), ("genres.@count", .number),
+        ("chapters.notes.@count", .number), ("author.books.@sum.price", .number), ("author.books.@avg.pages", .number),
+        ("genres.books.@max.price", .number), ("genres.books.@min.title", .string), ("author.books.@max.added", .date),
+    ]
+    static let collections: [(String, Kind)] = [
+        ("chapters.title", .string), ("genres.name", .string), ("chapters.notes.text", .string),
+        ("author.books.pages", .number), ("genres.books.price", .number), ("author.books.added", .date),
+    ]
+
+    static func literal(_ kind: Kind, _ rng: inout SeededGenerator) -> String {
+        if rng.next(upTo: 12) == 0 { return "nil" }
+        switch kind {
+        case .string:
+            let s = rng.pick(strings).replacingOccurrences(of: "'", with: "\\'")
+            return "'\(s)'"
+        case .number: return rng.pick(numbers)
+        case .date: return rng.pick(dates)
+        case .bool: return rng.pick(["YES", "NO", "TRUE", "FALSE"])
+        }
+    }
+
+    static func comparison(_ path: String, _ kind: Kind, _ rng: inout SeededGenerator) -> String {
+        let options = ["", "", "[c]", "[d]", "[cd]"]
+        switch kind {
+        case .string:
+            let op = rng.pick(["==", "!=", "<", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN", "MATCHES"])
+            switch op {
+            case "IN": return "\(path) IN\(rng.pick(options)) {\(literal(.string, &rng)), \(literal(.string, &rng))}"
+            case "LIKE": return "\(path) LIKE\(rng.pick(options)) '\(rng.pick(["*", "?", "*e*", "Str*", "*10", "?tem*", "the ??ller case"]))'"
+            case "MATCHES": return "\(path) MATCHES\(rng.pick(options)) '\(rng.pick([".*", "[A-Z].*", ".*[0-9]", "(?i)item.*", "o.e"]))'"
+            case "<", ">=": return "\(path) \(op) \(literal(.string, &rng))"
+            default:
+                var lit = literal(.string, &rng)
+                if lit == "nil" && ["BEGINSWITH", "ENDSWITH", "CONTAINS"].contains(op) { lit = "'e'" }
+                return "\(path) \(op)\(["==", "!="].contains(op) || lit != "nil" ? rng.pick(options) : "") \(lit)"
+            }
+        case .number:
+            let op = rng.pick(["==", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN"])
+            if op == "BETWEEN" { return "\(path) BETWEEN {\(rng.pick(numbers)), \(rng.pick(numbers))}" }
+            if op == "IN" { return "\(path) IN {\(literal(.number, &rng)), \(literal(.number, &rng))}" }
+            return "\(path) \(op) \(literal(.number, &rng))"
+        case .date:
+            let op = rng.pick(["==", "!=", "<", "<=", ">", ">="])
+            return "\(path) \(op) \(literal(.date, &rng))"
+        case .bool:
+            return "\(path) \(rng.pick(["==", "!="])) \(literal(.bool, &rng))"
+        }
+    }
+
+    static func predicate(depth: Int, _ rng: inout SeededGenerator) -> String {
+        let choice = depth == 0 ? rng.next(upTo: 3) : rng.next(upTo: 8)
+        switch choice {
+        case 0, 1:
+            let (path, kind) = rng.pick(scalars)
+            return comparison(path, kind, &rng)
+        case 2:
+            let (path, kind) = rng.pick(collections)
+            return "\(rng.pick(["ANY", "ALL", "NONE", "SOME"])) \(comparison(path, kind, &rng))"
+        case 3: return "NOT (\(predicate(depth: depth - 1, &rng)))"
+        case 4, 5: return "(\(predicate(depth: depth - 1, &rng)) AND \(predicate(depth: depth - 1, &rng)))"
+        case 6: return "(\(predicate(depth: depth - 1, &rng)) OR \(predicate(depth: depth - 1, &rng)))"
+        default:
+            let (path, kind) = rng.pick([("$c.title", Kind.string), ("$c.notes.@count", .number), ("$c.book.pages", .number)])
+            return "SUBQUERY(chapters, $c, \(comparison(path, kind, &rng))).@count \(rng.pick([">", "==", ">="])) \(rng.next(upTo: 3))"
+        }
+    }
+
+    static func sort(_ rng: inout SeededGenerator) -> [SortKey] {
+        let keys = ["title", "price", "pages", "rating", "added", "inPrint", "author.name", "author.born", "cover.colour",
+                    "chapters.@count", "author.books.@sum.price", "genres.@count"]
+        return (0..<rng.next(upTo: 3)).map { _ in
+            SortKey(rng.pick(keys), ascending: rng.next(upTo: 2) == 0,
+                           comparison: rng.pick([.binary, .nocase, .natural]))
+        }
+    }
+}

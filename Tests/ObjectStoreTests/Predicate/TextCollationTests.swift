@@ -1,0 +1,95 @@
+import Foundation
+import XCTest
+@testable import ObjectStore
+
+final class TextCollationTests: XCTestCase {
+    /// A deterministic shuffle (SplitMix64 + Fisher–Yates).
+    private func shuffled<T>(_ items: [T], seed: UInt64) -> [T] {
+        var state = seed
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var result = items
+        for i in stride(from: result.count - 1, to: 0, by: -1) {
+            result.swapAt(i, Int(next() % UInt64(i + 1)))
+        }
+        return result
+    }
+
+    private let naturalOrder = [
+        "", "2", "002", "10", "a", "a b", "ab", "Emile", "emile", "émile", "Eric",
+        "file9", "file09", "File10", "file10", "file010", "file12345678901234567890",
+        "Item 1", "Item 2", "item 2", "Item 10", "X", "x", "z", "zoe", "Zoë",
+    ]
+
+    func testNaturalOrderOfAShuffledList() {
+        for seed in [1, 2, 3, 42, 2024] as [UInt64] {
+            let sorted = shuffled(naturalOrder, seed: seed).sorted { TextCollation.naturalCompare($0, $1) == .orderedAscending }
+            XCTAssertEqual(sorted, naturalOrder, "seed \(seed)")
+        }
+    }
+
+    func testNaturalOrderBasics() {
+        XCTAssertEqual(TextCollation.naturalCompare("Item 2", "Item 10"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("file9", "file10"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("file10", "file9"), .orderedDescending)
+        XCTAssertEqual(TextCollation.naturalCompare("a1", "a01"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("x", "x"), .orderedSame)
+        XCTAssertEqual(TextCollation.naturalCompare("é", "e\u{301}"), .orderedSame)
+        XCTAssertEqual(TextCollation.naturalCompare("0", "00"), .orderedAscending)
+    }
+
+    func testTheASCIIShortcutAgreesWithFoldingTheWhole() {
+        // Under [cd] the mark goes, and the digits on both sides of it make one number: 12 < 13.
+        XCTAssertEqual(TextCollation.naturalCompare("a1\u{301}2", "a13"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("a1\u{301}2", "a9"), .orderedDescending)
+        XCTAssertEqual(TextCollation.naturalCompare("a1\u{301}2", "a012"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("abc", "abcé"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("ab", "aé"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("ae", "aé"), .orderedAscending)
+        XCTAssertEqual(TextCollation.naturalCompare("af", "aé"), .orderedDescending)
+        XCTAssertEqual(TextCollation.nocaseCompare("STRASSE1", "straße2"), .orderedAscending)
+        XCTAssertEqual(TextCollation.nocaseCompare("strasse", "STRAẞE"), .orderedDescending)   // same fold: "STRAẞE" < "strasse"
+        XCTAssertEqual(TextCollation.nocaseCompare("ab", "aé"), .orderedAscending)
+    }
+
+    func testNocaseOrder() {
+        let expected = ["A", "a", "ä", "B", "b", "STRASSE", "Straße", "straße", "z", "Ǆ", "ǅ", "ǆ"]
+        for seed in [7, 8, 9] as [UInt64] {
+            let sorted = shuffled(expected, seed: seed).sorted { TextCollation.nocaseCompare($0, $1) == .orderedAscending }
+            XCTAssertEqual(sorted, expected, "seed \(seed)")
+        }
+        XCTAssertEqual(TextCollation.nocaseCompare("abc", "ABD"), .orderedAscending)
+        XCTAssertEqual(TextCollation.nocaseCompare("é", "e\u{301}"), .orderedSame)
+    }
+
+    /// Both orders must be total and agree with string equality to back SQLite collations.
+    func testBothAreTotalOrdersConsistentWithEquality() {
+        let samples = naturalOrder + [
+            "É", "e\u{301}", "é", "ß", "SS", "ss", "ẞ", "0", "00", "a0", "a00", "a 1", "a1", "\0", "a\0", "\u{301}",
+            "👩‍👩‍👧", "🇫🇷", "名前", "Ω", "ω", "ı", "I", "i", "İ", "9999999999999999999999", "1e5", "-1", "-2",
+            "a1\u{301}2", "a12", "a012", "a13", "x\u{301}", "xé", "XÉ", "straße2", "STRASSE1",
+        ]
+        for compare in [TextCollation.naturalCompare, TextCollation.nocaseCompare] {
+            for a in samples {
+                for b in samples {
+                    let ab = compare(a, b), ba = compare(b, a)
+                    XCTAssertEqual(ab == .orderedSame, a == b, "\(a.debugDescription) vs \(b.debugDescription)")
+                    XCTAssertEqual(ab.rawValue, -ba.rawValue, "antisymmetry \(a.debugDescription) \(b.debugDescription)")
+                }
+            }
+            for a in samples {
+                for b in samples where compare(a, b) != .orderedDescending {
+                    for c in samples where compare(b, c) != .orderedDescending {
+                        XCTAssertNotEqual(compare(a, c), .orderedDescending,
+                                          "transitivity \(a.debugDescription) \(b.debugDescription) \(c.debugDescription)")
+                    }
+                }
+            }
+        }
+    }
+}

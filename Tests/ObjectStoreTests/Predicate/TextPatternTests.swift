@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+@testable import ObjectStore
+
+final class TextLikePatternTests: XCTestCase {
+    func testLikeCases() {
+        let cases: [(text: String, pattern: String, matches: Bool)] = [
+            ("", "", true), ("", "*", true), ("", "**", true), ("", "?", false), ("a", "", false),
+            ("abc", "abc", true), ("abc", "ab", false), ("ab", "abc", false), ("abc", "b", false),
+            ("abc", "*b*", true), ("abc", "a*", true), ("abc", "*c", true), ("abc", "*", true),
+            ("abc", "a?c", true), ("ac", "a?c", false), ("abc", "???", true), ("abc", "????", false),
+            ("abbbc", "a*c", true), ("abcbc", "a*bc", true), ("abcbd", "a*bc", false),
+            ("mississippi", "m*iss*ppi", true), ("mississippi", "m*issip*i", true), ("mississippi", "m*x*i", false),
+            ("aaa", "a*a*a*a", false), ("aaaa", "a*a*a*a", true),
+            ("x*y", "x*y", true), ("x?y", "x?y", true), ("xzy", "x*y", true),   // no escapes: * and ? are wildcards
+            ("Abc", "abc", false),                                             // case matters without [c]
+            ("é", "e\u{301}", true), ("e\u{301}", "é", true),                 // canonical equivalence
+            ("é", "?", true), ("e\u{301}", "?", true),                         // ? is one character
+            ("👩‍👩‍👧", "?", true), ("🇫🇷🇩🇪", "??", true), ("🇫🇷🇩🇪", "?", false),
+            ("a\r\nb", "a?b", true), ("a\nb", "a?b", true), ("a\0b", "a?b", true), ("a\0b", "a*", true),
+            ("café", "caf?", true), ("cafe", "café", false), ("café", "cafe", false),
+        ]
+        for (text, pattern, expected) in cases {
+            XCTAssertEqual(TextLikePattern.likeMatch(text, pattern: pattern), expected,
+                           "\(text.debugDescription) LIKE \(pattern.debugDescription)")
+        }
+    }
+
+    func testLikeWithOptionsFoldsBothSides() {
+        XCTAssertTrue(TextLikePattern.likeMatch("Müller", pattern: "m*LLER", caseInsensitive: true, diacriticInsensitive: true))
+        XCTAssertFalse(TextLikePattern.likeMatch("Müller", pattern: "mu*", caseInsensitive: true, diacriticInsensitive: false))
+        XCTAssertTrue(TextLikePattern.likeMatch("Müller", pattern: "Mu*", caseInsensitive: false, diacriticInsensitive: true))
+        XCTAssertTrue(TextLikePattern.likeMatch("STRASSE", pattern: "straße", caseInsensitive: true, diacriticInsensitive: false))
+        // ß folds to two characters, and ? counts folded characters.
+        XCTAssertFalse(TextLikePattern.likeMatch("Straße", pattern: "stra?e", caseInsensitive: true, diacriticInsensitive: false))
+        XCTAssertTrue(TextLikePattern.likeMatch("Straße", pattern: "stra??e", caseInsensitive: true, diacriticInsensitive: false))
+    }
+
+    func testPathologicalPatternsStayFast() {
+        let text = String(repeating: "a", count: 5_000)
+        let pattern = String(repeating: "*a", count: 50) + "b"
+        let start = Date()
+        XCTAssertFalse(TextLikePattern.likeMatch(text, pattern: pattern))
+        XCTAssertFalse(TextLikePattern.likeMatch(text + "é", pattern: pattern + "é"))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+    }
+}
+
+final class TextRegexTests: XCTestCase {
+    private func matches(_ text: String, _ pattern: String, c: Bool = false, d: Bool = false,
+                         file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        do {
+            return try TextRegex.matches(text, pattern: pattern, caseInsensitive: c, diacriticInsensitive: d)
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+            return false
+        }
+    }
+
+    func testTheWholeTextMustMatch() {
+        XCTAssertTrue(matches("abc", ".*b.*"))
+        XCTAssertFalse(matches("abc", "b"))
+        XCTAssertFalse(matches("abc", "ab"))
+        XCTAssertTrue(matches("ab", "a|ab"))          // not just the leftmost alternative
+        XCTAssertFalse(matches("x\n", "x"))            // no trailing line break allowed
+        XCTAssertFalse(matches("a\nb", "a$"))
+        XCTAssertTrue(matches("", ""))
+        XCTAssertTrue(matches("", "a*"))
+        XCTAssertFalse(matches("x", ""))
+        XCTAssertTrue(matches("INV-2024-001", "INV-\\d{4}-\\d{3}"))
+    }
+
+    func testOptions() {
+        XCTAssertTrue(matches("ABC", "abc", c: true))
+        XCTAssertFalse(matches("ABC", "abc"))
+        XCTAssertTrue(matches("Müller", "Muller", d: true))
+        XCTAssertTrue(matches("Müller", "m[u]ller", c: true, d: true))
+        XCTAssertFalse(matches("Müller", "Muller"))
+    }
+
+    func testUnusualText() {
+        XCTAssertTrue(matches("a\0b", "a.b"))
+        XCTAssertTrue(matches("👍", "."))               // . is one scalar
+        XCTAssertFalse(matches("👩‍👩‍👧", "."))
+        XCTAssertTrue(matches("👩‍👩‍👧", ".+"))
+        XCTAssertTrue(matches("\u{301}", "\\p{Mn}"))
+    }
+
+    func testPatternsThatEndInsideAQuoteOrAComment() {
+        XCTAssertTrue(matches("a.b", "\\Qa.b"))
+        XCTAssertFalse(matches("axb", "\\Qa.b"))
+        XCTAssertTrue(matches("ab", "(?x) a b # two letters"))
+        XCTAssertFalse(matches("abc", "(?x) a b # two letters"))
+    }
+
+    func testInvalidPatternsAreErrorsNotCrashes() {
+        let cases: [(String, String)] = [
+            ("(", #"invalid regular expression "(": expected ')'"#),
+            ("a)(b", #"invalid regular expression "a)(b": closing ')' does not balance any groups openings"#),
+            ("*", #"invalid regular expression "*": quantifier '*' must appear after expression"#),
+            ("[z-a]", #"invalid regular expression "[z-a]": character 'z' must compare less than or equal to 'a'"#),
+        ]
+        for (pattern, message) in cases {
+            for _ in 0..<2 {   // the second time comes from the cache
+                do {
+                    _ = try TextRegex.matches("x", pattern: pattern)
+                    XCTFail("\(pattern) matched")
+                } catch {
+                    XCTAssertEqual(error.description, message)
+                    XCTAssertEqual(error.pattern, pattern)
+                }
+            }
+        }
+        XCTAssertThrowsError(try TextRegex.validate("(?<n>a)\\k<m>"))
+        XCTAssertNoThrow(try TextRegex.validate("[a-z]+"))
+    }
+
+    func testManyPatternsAndManyThreads() {
+        for index in 0..<200 {
+            XCTAssertTrue(matches("item\(index)", "item\(index)"))
+        }
+        DispatchQueue.concurrentPerform(iterations: 64) { index in
+            let pattern = "row-\(index % 8)-\\d+"
+            let result = try? TextRegex.matches("row-\(index % 8)-\(index)", pattern: pattern)
+            XCTAssertEqual(result, true)
+        }
+    }
+}
