@@ -22,19 +22,24 @@ let package = Package(
         ),
         // A fast, streaming RFC 4180 reader and writer (see Sources/CSV/CSVReader.swift for why it is hand-written).
         .target(name: "CSV"),
+        // libxlsxwriter (Debian's libxlsxwriter-dev 1.1.4); only the XLSX renderer imports it.
+        .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
+        // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
+        .target(name: "ReportRenderers", dependencies: ["CSV", "CXLSXWriter"]),
         // The domain: the bookkeeping model. Knows no SQL.
         .target(name: "Bookkeeping", dependencies: ["ObjectStore"]),
         // All command-line logic; the executable is a thin shell over it.
         .target(
             name: "BookkeeperCLI",
             dependencies: [
-                "ObjectStore", "Bookkeeping",
+                "ObjectStore", "Bookkeeping", "CSV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
         .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
         .testTarget(name: "CSVTests", dependencies: ["CSV"]),
+        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),

@@ -1,0 +1,105 @@
+import ArgumentParser
+import CSV
+import Foundation
+import ObjectStore
+
+struct Fetch: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch objects with a predicate, sort keys and a limit; print them as a table, CSV or JSON.",
+        discussion: """
+            Predicates use NSPredicate's format syntax: made == YES AND paid == NO, name CONTAINS[cd] "muller", \
+            ANY tags.name == "vip", rows.@sum.sum > 1000, date <= $until (with --param until=2024-12-31), \
+            number BEGINSWITH %@ (with --arg A-). Columns and sort keys are key paths, to-one chains and \
+            aggregates included. See the README's query section for the whole language.
+            Example: bookkeeper fetch Order --where 'made == YES AND paid == NO' --sort 'date, customer.name' \
+            --columns 'number, date, customer.name, rows.@sum.sum'
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, json }
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Argument(help: "The entity to fetch.") var entity: String
+    @Option(name: .customLong("where"), help: "A predicate in NSPredicate format syntax.") var predicate: String?
+    @Option(help: "Sort keys: \"KEYPATH [asc|desc] [natural|nocase], ...\".") var sort: String?
+    @Option(help: "At most this many objects.") var limit: Int?
+    @Option(help: "Skip this many objects first.") var offset: Int?
+    @Option(help: "Columns: \"KEYPATH, ...\" (default: the entity's attributes).") var columns: String?
+    @Option(name: .customLong("param"), help: ArgumentHelp("A $NAME value for the predicate.", valueName: "NAME=VALUE"))
+    var parameters: [String] = []
+    @Option(name: .customLong("arg"), help: ArgumentHelp("A value for the next %@ or %K placeholder.", valueName: "VALUE"))
+    var arguments: [String] = []
+    @Option(help: "Output format.") var format: Format = .text
+    @Flag(help: "Print only the number of matching objects.") var count = false
+    @Flag(help: "Print the SQL and its arguments instead of running it.") var explain = false
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        for p in parameters where !p.contains("=") { throw ValidationError("--param takes NAME=VALUE, got \"\(p)\"") }
+    }
+
+    func run() throws {
+        var variables: [String: String] = [:]
+        for p in parameters {
+            let eq = p.firstIndex(of: "=")!
+            variables[String(p[..<eq])] = String(p[p.index(after: eq)...])
+        }
+        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort ?? ""),
+                                   limit: limit, offset: offset, variables: variables, arguments: arguments)
+        let columnList = columns.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let plan = try FetchPlan(request, model: model, columns: columnList)
+        let store = try Store.open(at: options.storePath, model: model, readOnly: true)
+        if explain {
+            print(store.explain(plan, count ? .count : .columns))
+            return
+        }
+        if count {
+            print(try store.count(plan))
+            return
+        }
+        let names = plan.columns.map(\.keyPath)
+        switch format {
+        case .csv:
+            let writer = try CSVWriter(path: "-", displayName: "standard output")
+            try writer.writeRecord(names)
+            try store.fetchColumns(plan) { values in try writer.writeRecord(values.map(\.description)) }
+            try writer.close()
+        case .json:
+            var out = StandardOutput()
+            out.write("[")
+            var first = true
+            try store.fetchColumns(plan) { values in
+                var fields: [String] = []
+                for (name, value) in zip(names, values) { fields.append("\(JSONText.string(name)): \(JSONText.value(value))") }
+                out.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
+                first = false
+            }
+            out.write(first ? "]\n" : "\n]\n")
+            out.flush()
+        case .text:
+            let numeric = plan.columns.map { c -> TextTable.Alignment in
+                switch c.type { case .integer, .decimal, .double: .right; default: .left }
+            }
+            var table = TextTable(headers: names, alignments: numeric)
+            try store.fetchColumns(plan) { values in table.append(values.map { oneLine($0.description) }) }
+            print(table.render())
+            print("\(table.rows.count) \(table.rows.count == 1 ? "object" : "objects")")
+        }
+    }
+}
+
+/// Buffered standard output for streamed results.
+struct StandardOutput {
+    private var buffer: [UInt8] = []
+
+    mutating func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        FileHandle.standardOutput.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,53 @@
+// A column of a report: its title, how its values are shown, and whether it has a total.
+
+/// How a column's values are shown.
+///
+/// The raw values (`"dateTime"`, …) appear in the JSON output's `columns`.
+public enum ColumnFormat: String, Sendable, Hashable, CaseIterable {
+    /// Free text; the only kind the text renderer shortens to fit a line.
+    case text
+    /// IDs and codes: written as text even when they look numeric (`007`, `C042`).
+    case code
+    /// Whole numbers.
+    case integer
+    /// Decimals at their own scale.
+    case number
+    /// Two decimals (`1,234.50` in text, `#,##0.00` in XLSX).
+    case money
+    /// `YYYY-MM-DD`.
+    case date
+    /// `YYYY-MM-DD HH:MM` in the document's time zone (ISO 8601 with offset in CSV and JSON).
+    case dateTime
+    /// yes/no in text, true/false in CSV and JSON, a boolean cell in XLSX.
+    case boolean
+    /// A fraction shown as a percentage: 0.125 is `12.5%`. CSV and JSON write the fraction.
+    case percent
+
+    /// Numbers are right-aligned in text and summed in totals.
+    var isNumeric: Bool {
+        switch self {
+        case .integer, .number, .money, .percent: return true
+        case .text, .code, .date, .dateTime, .boolean: return false
+        }
+    }
+}
+
+/// A column of a report.
+public struct ReportColumn: Sendable, Hashable {
+    public var title: String
+    public var format: ColumnFormat
+    /// The XLSX column width the definition asks for (in characters); nil to size it from the values.
+    public var width: Int?
+    /// Whether the column has a totals cell (numeric columns only; ignored on others).
+    public var total: Bool
+
+    public init(title: String, format: ColumnFormat = .text, width: Int? = nil, total: Bool = false) {
+        self.title = title
+        self.format = format
+        self.width = width
+        self.total = total
+    }
+
+    /// Whether the renderers write a totals cell for this column.
+    var hasTotal: Bool { total && format.isNumeric }
+}

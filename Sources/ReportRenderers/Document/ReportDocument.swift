@@ -1,0 +1,35 @@
+// Everything about a report except its rows: what the renderers put in headers, About sheets and
+// document properties.
+
+import Foundation
+
+/// A report to render, without its rows (those come from a `ReportRowSource`).
+public struct ReportDocument: Sendable {
+    /// A short file-safe name (`unpaid-orders`): XLSX sheet names are made from it.
+    public var name: String
+    public var title: String
+    public var description: String?
+    /// The parameters the report was run with, in the order to show them.
+    public var parameters: [(name: String, value: String)]
+    /// How the rows are sorted, in words (`due date, oldest first`).
+    public var sortDescription: String?
+    public var generatedAt: Date
+    /// The zone for the generation time and for date-time cells.
+    public var timeZone: TimeZone
+    public var columns: [ReportColumn]
+    public var chart: ChartSpec?
+
+    public init(name: String, title: String, description: String? = nil,
+                parameters: [(name: String, value: String)] = [], sortDescription: String? = nil,
+                generatedAt: Date, timeZone: TimeZone, columns: [ReportColumn], chart: ChartSpec? = nil) {
+        self.name = name
+        self.title = title
+        self.description = description
+        self.parameters = parameters
+        self.sortDescription = sortDescription
+        self.generatedAt = generatedAt
+        self.timeZone = timeZone
+        self.columns = columns
+        self.chart = chart
+    }
+}

@@ -1,0 +1,20 @@
+// Where a rendered report goes.
+
+/// Standard output, or a file written atomically (see `AtomicFile`).
+public enum ReportOutput: Sendable, Hashable, CustomStringConvertible {
+    case standardOutput
+    case file(path: String)
+
+    /// `-` is standard output; anything else a file path.
+    public init(path: String) {
+        self = path == "-" ? .standardOutput : .file(path: path)
+    }
+
+    /// The name used in messages: the path as given, `-` for standard output.
+    public var description: String {
+        switch self {
+        case .standardOutput: return "-"
+        case let .file(path): return path
+        }
+    }
+}

@@ -1,0 +1,62 @@
+// Errors of the renderers.
+//
+// Why this file exists: a nightly cron job mails what goes wrong; a failure must read as one line
+// naming the file (`out/x.xlsx: cannot create (Permission denied)`), with no stack trace. Errors
+// thrown by a row source are not wrapped: they pass through unchanged.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A rendering failure. `description` is one line: `FILE: message`, FILE being the output's path as
+/// given (`-` for standard output).
+public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvertible {
+    enum Kind: Sendable, Equatable {
+        /// A system call failed; `operation` completes "cannot …" (`create`, `write`, `sync`, …).
+        case io(operation: String, errno: Int32)
+        /// libxlsxwriter refused; `message` is its own (`lxw_strerror`).
+        case xlsx(operation: String, message: String)
+        /// The row source gave a different number of rows than its `rowCount`.
+        case rowCountMismatch(declared: Int, given: Int)
+        /// Row `row` (1-based) has `cells` cells for `columns` columns.
+        case cellCountMismatch(row: Int, cells: Int, columns: Int)
+        /// The document contradicts itself (a chart over a column that does not exist, …).
+        case invalidDocument(String)
+    }
+
+    /// The output's path as given, `-` for standard output.
+    public let file: String
+    let kind: Kind
+
+    init(file: String, kind: Kind) {
+        self.file = file
+        self.kind = kind
+    }
+
+    /// The system error number, for failed system calls.
+    public var errno: Int32? {
+        if case let .io(_, code) = kind { return code }
+        return nil
+    }
+
+    /// The message without the file name.
+    public var message: String {
+        switch kind {
+        case let .io(operation, code):
+            return "cannot \(operation) (\(String(cString: strerror(code))))"
+        case let .xlsx(operation, message):
+            return "cannot \(operation) (\(message))"
+        case let .rowCountMismatch(declared, given):
+            let announced = declared == 1 ? "1 row" : "\(declared) rows"
+            return given > declared ? "the report announced \(announced) but its source gave more"
+                : "the report announced \(announced) but its source gave \(given)"
+        case let .cellCountMismatch(row, cells, columns):
+            return "row \(row) has \(cells == 1 ? "1 cell" : "\(cells) cells"), "
+                + "but the report has \(columns == 1 ? "1 column" : "\(columns) columns")"
+        case let .invalidDocument(message):
+            return message
+        }
+    }
+
+    public var description: String { "\(file): \(message)" }
+}

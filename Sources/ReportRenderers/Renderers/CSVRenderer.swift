@@ -1,0 +1,95 @@
+// The CSV format: for pipelines and spreadsheets.
+//
+// The format (a contract; CSVRendererTests hold it), written by the CSV module's `CSVWriter`
+// (RFC 4180: fields quoted only when needed, quotes doubled, UTF-8):
+// - A header record of the column titles, then one record per row. No totals record: pipelines
+//   read every record after the header as data (the text, JSON and XLSX outputs carry totals).
+// - Values in their plain form (CellText.swift): numbers exactly and without thousands
+//   separators (`1234.50`; money with at least 2 decimals), percentages as fractions (`0.125`),
+//   dates `YYYY-MM-DD`, date-times ISO 8601 with offset, booleans `true`/`false`, null as an
+//   empty field.
+// - Dialects:
+//   `standard`  `,`, LF line endings — for programs.
+//   `excel`     a UTF-8 byte-order mark (so Excel reads UTF-8), CRLF line endings.
+//   `excel-eu`  as `excel`, with `;` between fields and a decimal comma in numbers (`1234,50`),
+//               as Excel expects where the comma is the decimal separator.
+//   In both Excel dialects, text cells (and column titles) that Excel would run as a formula —
+//   starting with `=`, `+`, `-`, `@`, tab or CR — are prefixed with a single quote (OWASP's
+//   advice against CSV injection): `=1+2` is written `'=1+2`. Numbers, dates and the other
+//   non-text cells are never changed (`-2.5` stays `-2.5`).
+
+import CSV
+import Foundation
+
+public struct CSVRenderer: ReportRenderer {
+    public enum Dialect: String, Sendable, Hashable, CaseIterable {
+        case standard
+        case excel
+        case excelEU = "excel-eu"
+    }
+
+    public var dialect: Dialect
+
+    public init(dialect: Dialect = .standard) {
+        self.dialect = dialect
+    }
+
+    var writerOptions: CSVWriter.Options {
+        switch dialect {
+        case .standard: return CSVWriter.Options()
+        case .excel: return CSVWriter.Options(lineEnding: .crlf, byteOrderMark: true)
+        case .excelEU: return CSVWriter.Options(delimiter: UInt8(ascii: ";"), lineEnding: .crlf, byteOrderMark: true)
+        }
+    }
+
+    public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
+                                              to output: ReportOutput) throws {
+        try withOutputChannel(output) { channel in
+            do {
+                try write(document, rows: &rows, channel: channel)
+            } catch let error as CSVError {
+                guard case let .io(operation, code) = error.kind else { throw error }
+                throw ReportRenderError(file: channel.displayName, kind: .io(operation: operation, errno: code))
+            }
+        }
+    }
+
+    private func write<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
+                                              channel: OutputChannel) throws {
+        let writer = try CSVWriter(fileDescriptor: channel.fileDescriptor, displayName: channel.displayName,
+                                   closeWhenDone: false, options: writerOptions)
+        let neutralizes = dialect != .standard
+        let decimalSeparator = dialect == .excelEU ? UInt8(ascii: ",") : UInt8(ascii: ".")
+        let cells = CellText(timeZone: document.timeZone)
+        let formats = document.columns.map(\.format)
+
+        for column in document.columns {
+            try writer.writeField(neutralizes ? CSVRenderer.neutralized(column.title) : column.title)
+        }
+        try writer.endRecord()
+
+        var checked = CheckedRows<Rows>(declared: rows.rowCount, columnCount: formats.count, file: channel.displayName)
+        while let row = try checked.next(from: &rows) {
+            for i in row.indices {
+                if case let .text(text) = row[i] {
+                    try writer.writeField(neutralizes ? CSVRenderer.neutralized(text) : text)
+                } else {
+                    try writer.writeField(cells.plain(row[i], as: formats[i], decimalSeparator: decimalSeparator))
+                }
+            }
+            try writer.endRecord()
+        }
+        try writer.flush()
+    }
+
+    /// `text` with a leading single quote if a spreadsheet would take it for a formula.
+    static func neutralized(_ text: String) -> String {
+        guard let first = text.utf8.first else { return text }
+        switch first {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D:
+            return "'" + text
+        default:
+            return text
+        }
+    }
+}

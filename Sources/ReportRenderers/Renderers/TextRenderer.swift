@@ -1,0 +1,186 @@
+// The text format: for mail and terminals.
+//
+// The format (a contract; TextRendererTests hold it):
+//
+//     Unpaid orders                           title, underlined with `=`
+//     =============
+//     Orders that are not paid yet.           description, wrapped at the line width (if any)
+//                                             blank line
+//     Customer: Acme Ltd                      each parameter, `name: value`, in order
+//     Sort: due date, oldest first            the sort (if any)
+//     Generated 2026-11-21 21:00 UTC          generation time in the document's zone
+//                                             blank line
+//     Number  Customer  Due             Amount      column titles
+//     ------  --------  ----------  ----------      rules as wide as the columns
+//     A-1     Acme Ltd  2026-10-01    1,234.50      rows (values as CellText.swift shows them)
+//     A-3                           -10,000.00
+//     ------  --------  ----------  ----------      with total columns and at least one row:
+//     Total                          -8,765.50      the exact sums ("Total" in the first column
+//                                                   unless it has a total itself)
+//                                             blank line
+//     2 rows                                  `0 rows`, `1 row`, `2 rows`
+//
+// - Columns are separated by two spaces; numbers (integer, number, money, percent) are
+//   right-aligned, everything else left-aligned; no line ends with spaces.
+// - The table fits in `lineWidth` (78) columns where the data allows: only `text` columns are
+//   shortened, the widest first and never below 10 columns, and a shortened value ends with
+//   `...`. Numbers, codes and dates are never shortened, so a table of many of them is wider.
+// - Line breaks and tabs inside values show as spaces, control characters as `?`
+//   (TerminalText.swift); widths count terminal columns (an emoji is 2).
+// - No escape codes unless `useColor`: then the title, the column titles and the totals are bold.
+// - The rows are held in memory (as display strings) to size the columns: text reports are meant
+//   for mail and terminals, not for millions of rows.
+
+import Foundation
+
+public struct TextRenderer: ReportRenderer {
+    /// Bold title, column titles and totals (ANSI escapes). A command line sets it only when
+    /// standard output is a terminal and NO_COLOR is unset.
+    public var useColor: Bool
+    /// The width to fit the table in, where the data allows.
+    public var lineWidth: Int
+
+    /// Shortened text columns keep at least this many terminal columns.
+    static let minimumShortenedWidth = 10
+    static let separator = "  "
+
+    public init(useColor: Bool = false, lineWidth: Int = 78) {
+        self.useColor = useColor
+        self.lineWidth = lineWidth
+    }
+
+    public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
+                                              to output: ReportOutput) throws {
+        try withOutputChannel(output) { channel in
+            let text = try self.text(document, rows: &rows, file: channel.displayName)
+            let buffer = OutputBuffer(channel)
+            try buffer.write(text)
+            try buffer.flush()
+        }
+    }
+
+    /// The whole report as text.
+    func text<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows, file: String) throws -> String {
+        let cells = CellText(timeZone: document.timeZone)
+        let columns = document.columns
+
+        var checked = CheckedRows<Rows>(declared: rows.rowCount, columnCount: columns.count, file: file)
+        var table: [[String]] = []
+        var totals = [ColumnTotal](repeating: ColumnTotal(), count: columns.count)
+        while let row = try checked.next(from: &rows) {
+            var shown: [String] = []
+            shown.reserveCapacity(columns.count)
+            for (i, column) in columns.enumerated() {
+                shown.append(TerminalText.singleLine(cells.display(row[i], as: column.format)))
+                if column.hasTotal { totals[i].add(row[i]) }
+            }
+            table.append(shown)
+        }
+
+        var totalRow: [String]?
+        if !table.isEmpty, columns.contains(where: \.hasTotal) {
+            var values = columns.indices.map { i in
+                columns[i].hasTotal ? cells.displayNumber(totals[i].value, as: columns[i].format) : ""
+            }
+            if !columns[0].hasTotal { values[0] = "Total" }
+            totalRow = values
+        }
+
+        var lines = headerLines(document)
+        if !columns.isEmpty {
+            let titles = columns.map { TerminalText.singleLine($0.title) }
+            let widths = fittedWidths(columns: columns, rows: [titles] + table + (totalRow.map { [$0] } ?? []))
+            let rightAligned = columns.map(\.format.isNumeric)
+            func line(_ values: [String]) -> String {
+                var text = ""
+                for i in values.indices {
+                    if i > 0 { text += TextRenderer.separator }
+                    let value = TerminalText.truncated(values[i], toWidth: widths[i])
+                    text += TerminalText.padded(value, toWidth: widths[i], rightAligned: rightAligned[i])
+                }
+                while text.last == " " { text.removeLast() }
+                return text
+            }
+            let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: TextRenderer.separator)
+            lines.append(bold(line(titles)))
+            lines.append(rule)
+            for row in table { lines.append(line(row)) }
+            if let totalRow {
+                lines.append(rule)
+                lines.append(bold(line(totalRow)))
+            }
+            lines.append("")
+        }
+        lines.append(table.count == 1 ? "1 row" : "\(table.count) rows")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func headerLines(_ document: ReportDocument) -> [String] {
+        var lines: [String] = []
+        let title = TerminalText.singleLine(document.title)
+        if !title.isEmpty {
+            lines.append(bold(title))
+            lines.append(String(repeating: "=", count: min(TerminalText.width(title), lineWidth)))
+        }
+        if let description = document.description {
+            for paragraph in description.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+                lines.append(contentsOf: wrapped(TerminalText.singleLine(String(paragraph))))
+            }
+        }
+        lines.append("")
+        for parameter in document.parameters {
+            lines.append(TerminalText.singleLine("\(parameter.name): \(parameter.value)"))
+        }
+        if let sort = document.sortDescription {
+            lines.append("Sort: " + TerminalText.singleLine(sort))
+        }
+        let generated = LocalDateTime(document.generatedAt, timeZone: document.timeZone)
+        lines.append("Generated \(generated.minutesText) \(document.timeZone.reportLabel(at: document.generatedAt))")
+        lines.append("")
+        return lines
+    }
+
+    /// Natural widths (the widest value of each column), then text columns shortened, widest
+    /// first, until the line fits or they reach the minimum.
+    private func fittedWidths(columns: [ReportColumn], rows: [[String]]) -> [Int] {
+        var widths = [Int](repeating: 0, count: columns.count)
+        for row in rows {
+            for i in row.indices { widths[i] = max(widths[i], TerminalText.width(row[i])) }
+        }
+        let separators = TextRenderer.separator.count * (columns.count - 1)
+        guard widths.reduce(separators, +) > lineWidth else { return widths }
+
+        let minimum = TextRenderer.minimumShortenedWidth
+        let shrinkable = columns.indices.filter { columns[$0].format == .text && widths[$0] > minimum }
+        guard let widest = shrinkable.map({ widths[$0] }).max() else { return widths }
+        let fixed = columns.indices.filter { !shrinkable.contains($0) }.reduce(separators) { $0 + widths[$1] }
+        var cap = widest
+        while cap > minimum, fixed + shrinkable.reduce(0, { $0 + min(widths[$1], cap) }) > lineWidth {
+            cap -= 1
+        }
+        for i in shrinkable { widths[i] = min(widths[i], cap) }
+        return widths
+    }
+
+    /// Words of `text` in lines of at most `lineWidth` columns (a longer word stays whole).
+    private func wrapped(_ text: String) -> [String] {
+        guard TerminalText.width(text) > lineWidth else { return [text] }
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if TerminalText.width(candidate) > lineWidth, !current.isEmpty {
+                lines.append(current)
+                current = String(word)
+            } else {
+                current = candidate
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
+
+    private func bold(_ text: String) -> String {
+        useColor && !text.isEmpty ? "\u{1B}[1m" + text + "\u{1B}[0m" : text
+    }
+}

@@ -1,0 +1,110 @@
+// Dates and times as text, without DateFormatter.
+//
+// Why this file exists: report output is a contract and must not depend on the machine's locale
+// or calendar settings; and a report of 200,000 rows with a date-time column should not build a
+// formatter per cell. Dates are proleptic Gregorian (days from civil, after Howard Hinnant's
+// algorithms); date-times are shown in the document's time zone, at the offset that zone had then.
+
+import Foundation
+
+enum CalendarText {
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01.
+    static func date(days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// `2026-01-05`; years outside 0…9999 keep their sign and digits (`-0044-03-15`, `10000-01-01`).
+    static func isoDate(year: Int, month: Int, day: Int) -> String {
+        let yearText = year < 0 ? "-" + padded(-year, 4) : padded(year, 4)
+        return yearText + "-" + padded(month, 2) + "-" + padded(day, 2)
+    }
+
+    /// `+01:00`, `-03:30`, `+00:00` (seconds only when the offset has some: `+00:09:21`).
+    static func isoOffset(seconds: Int) -> String {
+        let sign = seconds < 0 ? "-" : "+"
+        let magnitude = abs(seconds)
+        var text = sign + padded(magnitude / 3600, 2) + ":" + padded(magnitude / 60 % 60, 2)
+        if magnitude % 60 != 0 { text += ":" + padded(magnitude % 60, 2) }
+        return text
+    }
+
+    static func padded(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}
+
+/// An instant as wall-clock time in a time zone.
+struct LocalDateTime: Sendable {
+    var year: Int, month: Int, day: Int
+    var hour: Int, minute: Int, second: Int
+    /// Seconds east of UTC at that instant.
+    var offset: Int
+
+    init(secondsSinceEpoch: Int64, timeZone: TimeZone) {
+        offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(secondsSinceEpoch)))
+        let local = secondsSinceEpoch + Int64(offset)
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        let secondOfDay = Int(local - days * 86_400)
+        (year, month, day) = CalendarText.date(days: Int(days))
+        hour = secondOfDay / 3600
+        minute = secondOfDay / 60 % 60
+        second = secondOfDay % 60
+    }
+
+    init(_ date: Date, timeZone: TimeZone) {
+        self.init(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)), timeZone: timeZone)
+    }
+
+    /// `2026-11-21`
+    var isoDate: String { CalendarText.isoDate(year: year, month: month, day: day) }
+
+    /// `2026-11-21 21:00`
+    var minutesText: String {
+        isoDate + " " + CalendarText.padded(hour, 2) + ":" + CalendarText.padded(minute, 2)
+    }
+
+    /// `2026-11-21T21:00:05+01:00` (ISO 8601 with the zone's offset; `+00:00` for UTC).
+    var iso8601: String {
+        isoDate + "T" + CalendarText.padded(hour, 2) + ":" + CalendarText.padded(minute, 2) + ":"
+            + CalendarText.padded(second, 2) + CalendarText.isoOffset(seconds: offset)
+    }
+}
+
+extension TimeZone {
+    private static let utcIdentifiers: Set<String> = [
+        "UTC", "GMT", "Etc/UTC", "Etc/GMT", "Etc/Universal", "Etc/Zulu", "Universal", "Zulu", "Etc/GMT0", "Etc/GMT+0",
+        "Etc/GMT-0", "GMT0", "GMT+0", "GMT-0", "UCT", "Etc/UCT", "Greenwich", "Etc/Greenwich",
+    ]
+
+    /// The identifier, with UTC's aliases (Foundation on Linux calls UTC `GMT`) shown as `UTC`.
+    var reportIdentifier: String {
+        TimeZone.utcIdentifiers.contains(identifier) && secondsFromGMT() == 0 ? "UTC" : identifier
+    }
+
+    /// `UTC` for UTC and its aliases; otherwise the identifier with the offset at `date`:
+    /// `Europe/Helsinki (UTC+02:00)`.
+    func reportLabel(at date: Date) -> String {
+        let identifier = reportIdentifier
+        if identifier == "UTC" { return identifier }
+        return "\(identifier) (UTC\(CalendarText.isoOffset(seconds: secondsFromGMT(for: date))))"
+    }
+}

@@ -1,0 +1,148 @@
+// Exact sums for totals.
+//
+// Why this file exists: a totals line must be the exact sum of the decimals shown above it, even
+// when they do not fit in an Int64 together (a column of amounts near `92233720368547758.07`)
+// and when scales differ. `ExactSum` is a small arbitrary-precision signed integer (base 10^9
+// limbs) at the largest scale seen; `ColumnTotal` adds cells of any kind to one.
+
+struct ExactSum: Sendable {
+    private static let base: UInt64 = 1_000_000_000
+    private static let powersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
+                                                100_000_000]
+
+    private var negative = false
+    /// Magnitude, least significant limb first; empty for zero.
+    private var limbs: [UInt32] = []
+    /// Decimals of the sum: the largest scale added so far.
+    private(set) var scale = 0
+
+    /// Adds `units × 10^-scale`.
+    mutating func add(units: Int64, scale unitsScale: Int) {
+        var other = ExactSum.limbs(of: units.magnitude)
+        var unitsScale = unitsScale
+        if unitsScale < 0 {
+            ExactSum.multiply(&other, byPowerOfTen: -unitsScale)
+            unitsScale = 0
+        }
+        if unitsScale > scale {
+            ExactSum.multiply(&limbs, byPowerOfTen: unitsScale - scale)
+            scale = unitsScale
+        } else if unitsScale < scale {
+            ExactSum.multiply(&other, byPowerOfTen: scale - unitsScale)
+        }
+        guard !other.isEmpty else { return }
+        let otherNegative = units < 0
+        if limbs.isEmpty {
+            limbs = other
+            negative = otherNegative
+        } else if negative == otherNegative {
+            ExactSum.addMagnitude(&limbs, other)
+        } else if ExactSum.compareMagnitudes(limbs, other) >= 0 {
+            ExactSum.subtractMagnitude(&limbs, other)
+            if limbs.isEmpty { negative = false }
+        } else {
+            var result = other
+            ExactSum.subtractMagnitude(&result, limbs)
+            limbs = result
+            negative = otherNegative
+        }
+    }
+
+    var decimalText: DecimalText {
+        guard let top = limbs.last else { return DecimalText(negative: false, digits: [UInt8(ascii: "0")], scale: scale) }
+        var digits = Array(String(top).utf8)
+        for limb in limbs.dropLast().reversed() {
+            let text = Array(String(limb).utf8)
+            digits.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 9 - text.count))
+            digits.append(contentsOf: text)
+        }
+        return DecimalText(negative: negative, digits: digits, scale: scale)
+    }
+
+    private static func limbs(of value: UInt64) -> [UInt32] {
+        var value = value
+        var result: [UInt32] = []
+        while value > 0 {
+            result.append(UInt32(value % base))
+            value /= base
+        }
+        return result
+    }
+
+    private static func multiply(_ limbs: inout [UInt32], byPowerOfTen power: Int) {
+        guard !limbs.isEmpty, power > 0 else { return }
+        let rest = power % 9
+        if rest > 0 {
+            let factor = powersOfTen[rest]
+            var carry: UInt64 = 0
+            for i in limbs.indices {
+                let value = UInt64(limbs[i]) * factor + carry
+                limbs[i] = UInt32(value % base)
+                carry = value / base
+            }
+            while carry > 0 {
+                limbs.append(UInt32(carry % base))
+                carry /= base
+            }
+        }
+        if power / 9 > 0 { limbs.insert(contentsOf: repeatElement(0, count: power / 9), at: 0) }
+    }
+
+    private static func addMagnitude(_ a: inout [UInt32], _ b: [UInt32]) {
+        var carry: UInt64 = 0
+        for i in 0..<max(a.count, b.count) {
+            let sum = (i < a.count ? UInt64(a[i]) : 0) + (i < b.count ? UInt64(b[i]) : 0) + carry
+            if i < a.count { a[i] = UInt32(sum % base) } else { a.append(UInt32(sum % base)) }
+            carry = sum / base
+        }
+        if carry > 0 { a.append(UInt32(carry)) }
+    }
+
+    /// a -= b, where |a| ≥ |b|.
+    private static func subtractMagnitude(_ a: inout [UInt32], _ b: [UInt32]) {
+        var borrow: Int64 = 0
+        for i in a.indices {
+            var difference = Int64(a[i]) - (i < b.count ? Int64(b[i]) : 0) - borrow
+            if difference < 0 {
+                difference += Int64(base)
+                borrow = 1
+            } else {
+                borrow = 0
+            }
+            a[i] = UInt32(difference)
+        }
+        while a.last == 0 { a.removeLast() }
+    }
+
+    private static func compareMagnitudes(_ a: [UInt32], _ b: [UInt32]) -> Int {
+        if a.count != b.count { return a.count < b.count ? -1 : 1 }
+        for i in a.indices.reversed() where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
+        return 0
+    }
+}
+
+/// The total of a column: integers and decimals summed exactly; if the column also holds doubles,
+/// the total is a double (the exact part converted once, plus the doubles). NaN and infinities,
+/// and cells that are not numbers, are left out.
+struct ColumnTotal: Sendable {
+    private var exact = ExactSum()
+    private var doubles = 0.0
+    private var hasDoubles = false
+
+    mutating func add(_ cell: ReportCell) {
+        switch cell {
+        case let .integer(value): exact.add(units: value, scale: 0)
+        case let .decimal(units, scale): exact.add(units: units, scale: scale)
+        case let .double(value) where value.isFinite:
+            doubles += value
+            hasDoubles = true
+        default: break
+        }
+    }
+
+    var value: DecimalText {
+        let sum = exact.decimalText
+        guard hasDoubles else { return sum }
+        return DecimalText(double: sum.doubleValue + doubles) ?? sum
+    }
+}

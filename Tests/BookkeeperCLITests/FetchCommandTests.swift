@@ -1,0 +1,111 @@
+import XCTest
+import TestSupport
+
+/// `bookkeeper fetch` end to end: predicates, sort keys, columns, formats, --count, --explain, errors.
+final class FetchCommandTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    var store: String { dir.file("books.sqlite") }
+
+    @discardableResult
+    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
+        let r = runCLI(["--store", store] + args, in: dir.path)
+        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
+        return r.stdout
+    }
+
+    override func setUp() {
+        dir = TemporaryDirectory()
+        ok("init")
+        for t in ["vip", "wholesale"] { ok("add", "Tag", "name=\(t)") }
+        ok("add", "Customer", "name=Müller GmbH", "code=C1", "tags=vip")
+        ok("add", "Customer", "name=Acme Ltd", "code=C2", "tags=vip,wholesale")
+        ok("add", "Customer", "name=Zeta \"Z\", Inc.")
+        ok("add", "Service", "name=Delivery")
+        ok("add", "Service", "name=Repair")
+        ok("add", "Order", "number=A-1", "date=2024-03-01", "customer=Acme Ltd", "made=yes")
+        ok("add", "Order", "number=A-2", "date=2024-02-01", "customer=Müller GmbH", "made=yes")
+        ok("add", "Order", "number=A-10", "date=2024-02-01", "made=yes", "paid=yes")
+        ok("add", "OrderRow", "order=A-1", "service=Delivery", "sum=600")
+        ok("add", "OrderRow", "order=A-1", "service=Repair", "price=450.25", "quantity=2")
+        ok("add", "OrderRow", "order=A-2", "service=Repair", "sum=99.99")
+    }
+
+    func testUnpaidOrdersByDateThenCustomer() {
+        XCTAssertEqual(ok("fetch", "Order", "--where", "made == YES AND paid == NO", "--sort", "date, customer.name",
+                          "--columns", "number, date, customer.name, rows.@sum.sum"), """
+            number  date        customer.name  rows.@sum.sum
+            ------  ----------  -------------  -------------
+            A-2     2024-02-01  Müller GmbH            99.99
+            A-1     2024-03-01  Acme Ltd             1500.50
+            2 objects
+
+            """)
+    }
+
+    func testParametersArgumentsAndCount() {
+        XCTAssertEqual(ok("fetch", "Customer", "--where", "name CONTAINS[cd] $q", "--param", "q=muller", "--columns", "name"),
+                       "name\n-----------\nMüller GmbH\n1 object\n")
+        XCTAssertEqual(ok("fetch", "Customer", "--where", "ANY tags.name == \"vip\"", "--count"), "2\n")
+        XCTAssertEqual(ok("fetch", "Order", "--where", "number BEGINSWITH %@ AND date > %@", "--arg", "A-", "--arg", "2024-02-15", "--count"), "1\n")
+        XCTAssertEqual(ok("fetch", "Order", "--where", "date < $TODAY", "--count"), "3\n")
+        XCTAssertEqual(ok("fetch", "Order", "--sort", "number desc natural", "--limit", "2", "--offset", "1", "--columns", "number", "--format", "csv"),
+                       "number\nA-2\nA-1\n")
+    }
+
+    func testCSVHasKeyPathHeadersScaledDecimalsAndEmptyNulls() {
+        XCTAssertEqual(ok("fetch", "Order", "--sort", "number natural", "--columns", "number,customer.name,rows.@count,rows.@sum.sum,rows.service.name,paid", "--format", "csv"), """
+            number,customer.name,rows.@count,rows.@sum.sum,rows.service.name,paid
+            A-1,Acme Ltd,2,1500.50,"Delivery, Repair",no
+            A-2,Müller GmbH,1,99.99,Repair,no
+            A-10,,0,0.00,,yes
+
+            """)
+        XCTAssertEqual(ok("fetch", "Customer", "--where", "code == nil", "--format", "csv"), "name,code,info\n\"Zeta \"\"Z\"\", Inc.\",,\n")
+    }
+
+    func testJSONIsAnArrayOfObjectsKeyedByKeyPath() throws {
+        let text = ok("fetch", "Order", "--where", "number IN {'A-1', 'A-10'}", "--columns", "number,customer.name,rows.@sum.sum,paid,date", "--format", "json")
+        XCTAssertEqual(text, """
+            [
+              {"number": "A-1", "customer.name": "Acme Ltd", "rows.@sum.sum": 1500.50, "paid": false, "date": "2024-03-01"},
+              {"number": "A-10", "customer.name": null, "rows.@sum.sum": 0.00, "paid": true, "date": "2024-02-01"}
+            ]
+
+            """)
+        let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
+        XCTAssertEqual(parsed?.count, 2)
+        XCTAssertEqual(ok("fetch", "Order", "--where", "FALSEPREDICATE", "--format", "json"), "[]\n")
+    }
+
+    func testExplainShowsOneStatementWithBoundArguments() {
+        XCTAssertEqual(ok("fetch", "Order", "--where", "rows.@sum.sum > 1000 AND customer.name BEGINSWITH[c] 'a'", "--columns", "number", "--explain"), """
+            SELECT t0."number" FROM "Order" t0 LEFT JOIN "Customer" t2 ON t2."id" = t0."customer_id" WHERE (COALESCE((SELECT SUM(t1."sum") FROM "OrderRow" t1 WHERE t1."order_id" = t0."id"), 0) > ?1 AND bk_beginswith(t2."name", ?2, 1)) ORDER BY t0."id" ASC
+              ?1 = 100000
+              ?2 = "a"
+
+            """)
+    }
+
+    func testErrorsNamePlaceAndRemedy() throws {
+        let before = try dumpStore(store)
+        let cases: [([String], String)] = [
+            (["fetch", "Customer", "--where", "nmae == 'x'"], "bookkeeper: where:1:1: unknown key \"nmae\" on Customer — did you mean \"name\"?"),
+            (["fetch", "Order", "--where", "made BEGINSWITH 'x'"], "bookkeeper: where:1:6: BEGINSWITH needs a string, but \"made\" is Boolean"),
+            (["fetch", "Customer", "--where", "tags == 'vip'"], "bookkeeper: where:1:1: \"tags\" is a to-many relationship — write ANY tags.name == …, or tags.@count"),
+            (["fetch", "Customer", "--where", "name == 42"], "bookkeeper: where:1:9: \"name\" is String, but 42 is a number"),
+            (["fetch", "Customer", "--where", "name BEGINSWTH 'x'"], "bookkeeper: where:1:6: expected a comparison operator after \"name\", found \"BEGINSWTH\"; did you mean BEGINSWITH?"),
+            (["fetch", "Order", "--sort", "dat"], "bookkeeper: sort:1:1: unknown key \"dat\" on Order — did you mean \"date\"?"),
+            (["fetch", "Order", "--columns", "number, customer.nam"], "bookkeeper: columns:1:10: unknown key \"nam\" on Customer — did you mean \"name\"?"),
+            (["fetch", "Ordr"], "bookkeeper: unknown entity \"Ordr\" — did you mean \"Order\"?"),
+        ]
+        for (args, message) in cases {
+            let r = runCLI(["--store", store] + args, in: dir.path)
+            XCTAssertEqual(r.status, 64, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, message + "\n", "\(args)")
+            XCTAssertEqual(r.stdout, "")
+        }
+        let injection = runCLI(["--store", store, "fetch", "Customer", "--where", "name == %@", "--arg", "x'; DROP TABLE Customer; --", "--count"], in: dir.path)
+        XCTAssertEqual(injection.stdout, "0\n")
+        XCTAssertEqual(try dumpStore(store), before)
+    }
+}
