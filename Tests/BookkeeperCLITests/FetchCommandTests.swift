@@ -77,6 +77,21 @@ final class FetchCommandTests: XCTestCase {
         XCTAssertEqual(ok("fetch", "Order", "--where", "FALSEPREDICATE", "--format", "json"), "[]\n")
     }
 
+    func testGroupedFetchGivesOneRowPerGroup() {
+        XCTAssertEqual(ok("fetch", "Order", "--group", "customer.name", "--columns", "customer.name, count, sum:rows.sum, count:rows",
+                          "--sort", "sum:rows.sum desc"), """
+            customer.name  count  sum:rows.sum  count:rows
+            -------------  -----  ------------  ----------
+            Acme Ltd           1       1500.50           2
+            Müller GmbH        1         99.99           1
+                               1          0.00           0
+            3 groups
+
+            """)
+        XCTAssertEqual(ok("fetch", "Order", "--group", "month(date)", "--columns", "month(date), count", "--format", "csv"),
+                       "month(date),count\n2024-02,2\n2024-03,1\n")
+    }
+
     func testExplainShowsOneStatementWithBoundArguments() {
         XCTAssertEqual(ok("fetch", "Order", "--where", "rows.@sum.sum > 1000 AND customer.name BEGINSWITH[c] 'a'", "--columns", "number", "--explain"), """
             SELECT t0."number" FROM "Order" t0 LEFT JOIN "Customer" t2 ON t2."id" = t0."customer_id" WHERE (COALESCE((SELECT SUM(t1."sum") FROM "OrderRow" t1 WHERE t1."order_id" = t0."id"), 0) > ?1 AND bk_beginswith(t2."name", ?2, 1)) ORDER BY t0."id" ASC

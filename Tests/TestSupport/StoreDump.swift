@@ -43,3 +43,24 @@ public func executeSQL(_ path: String, _ sql: String) throws {
     let queue = try DatabaseQueue(path: path)
     try queue.write { db in try db.execute(sql: sql) }
 }
+
+/// Runs one query on a store file and returns every row as text ("NULL" for NULL), for comparing with results.
+public func queryRows(_ path: String, _ sql: String) throws -> [[String]] {
+    var config = Configuration()
+    config.readonly = true
+    let queue = try DatabaseQueue(path: path, configuration: config)
+    return try queue.read { db in
+        try Row.fetchAll(db, sql: sql).map { row in
+            (0..<row.count).map { i in
+                let v: DatabaseValue = row[i]
+                switch v.storage {
+                case .null: return "NULL"
+                case .int64(let n): return String(n)
+                case .double(let d): return String(d)
+                case .string(let s): return s
+                case .blob(let data): return data.map { String(format: "%02x", $0) }.joined()
+                }
+            }
+        }
+    }
+}

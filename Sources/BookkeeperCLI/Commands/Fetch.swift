@@ -24,7 +24,9 @@ struct Fetch: StoreCommand {
     @Option(help: "Sort keys: \"KEYPATH [asc|desc] [natural|nocase], ...\".") var sort: String?
     @Option(help: "At most this many objects.") var limit: Int?
     @Option(help: "Skip this many objects first.") var offset: Int?
-    @Option(help: "Columns: \"KEYPATH, ...\" (default: the entity's attributes).") var columns: String?
+    @Option(help: "Columns: \"KEYPATH, ...\" (default: the entity's attributes); with --group also count, sum:KEYPATH, avg:, min:, max:.")
+    var columns: String?
+    @Option(help: "Group keys: \"KEYPATH or month(KEYPATH) or year(KEYPATH), ...\"; one row per group.") var group: String?
     @Option(name: .customLong("param"), help: ArgumentHelp("A $NAME value for the predicate.", valueName: "NAME=VALUE"))
     var parameters: [String] = []
     @Option(name: .customLong("arg"), help: ArgumentHelp("A value for the next %@ or %K placeholder.", valueName: "VALUE"))
@@ -48,7 +50,8 @@ struct Fetch: StoreCommand {
         let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort ?? ""),
                                    limit: limit, offset: offset, variables: variables, arguments: arguments)
         let columnList = columns.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        let plan = try FetchPlan(request, model: model, columns: columnList)
+        let groupList = group.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
         let store = try Store.open(at: options.storePath, model: model, readOnly: true)
         if explain {
             print(store.explain(plan, count ? .count : .columns))
@@ -84,7 +87,8 @@ struct Fetch: StoreCommand {
             var table = TextTable(headers: names, alignments: numeric)
             try store.fetchColumns(plan) { values in table.append(values.map { oneLine($0.description) }) }
             print(table.render())
-            print("\(table.rows.count) \(table.rows.count == 1 ? "object" : "objects")")
+            let noun = plan.isGrouped ? (table.rows.count == 1 ? "group" : "groups") : (table.rows.count == 1 ? "object" : "objects")
+            print("\(table.rows.count) \(noun)")
         }
     }
 }

@@ -60,6 +60,11 @@ package indirect enum BoundExpression: Hashable, Sendable {
     case aggregate(AggregateOperator, BoundCollection, value: ToOnePath?, Attribute?)
     /// `tags.name` as a fetched column: the values of every element, joined with ", ".
     case values(BoundCollection, ToOnePath, Attribute)
+    /// `month(date)` (`YYYY-MM` text) or `year(date)` (an integer) of a date or date-time expression.
+    case period(PeriodUnit, BoundExpression)
+    /// An aggregate over the objects of a group (grouped fetches only): `count`, `sum:rows.sum`.
+    /// `weight`, for an average over a to-many path, is the per-object element count to divide by.
+    case groupAggregate(AggregateOperator, BoundExpression?, weight: BoundExpression?)
 
     package var type: ExpressionType {
         switch self {
@@ -74,6 +79,13 @@ package indirect enum BoundExpression: Hashable, Sendable {
             case .sum, .min, .max: .attribute(a!.type)
             }
         case .values: .attribute(.string)
+        case .period(let unit, _): unit == .month ? .attribute(.string) : .attribute(.integer)
+        case .groupAggregate(let op, let e, _):
+            switch op {
+            case .count: .attribute(.integer)
+            case .avg: .attribute(.double)
+            case .sum, .min, .max: e?.type ?? .attribute(.integer)
+            }
         }
     }
 }
@@ -123,4 +135,9 @@ extension Value {
         case .binary: .binary
         }
     }
+}
+
+/// Calendar periods a date can be grouped by.
+package enum PeriodUnit: String, Hashable, Sendable, CaseIterable {
+    case month, year
 }

@@ -49,11 +49,14 @@ public struct FetchPlan: Sendable {
     package let sortKeys: [(SortKey, BoundExpression)]
     package let scopes: [Entity]
     package let model: Model
+    package let groupKeys: [BoundExpression]
+    /// Whether the plan has group keys or aggregate columns: one row per group rather than per object.
+    public let isGrouped: Bool
 
     /// Binds the request (and the columns, key paths separated by commas) against `model`.
     /// Throws `ModelError`, `PredicateSyntaxError`, `PredicateBindingError` or `SortError`.
-    public init(_ request: FetchRequest, model: Model, columns columnList: [String]? = nil,
-                columnsOrigin: String = "columns", sortOrigin: String = "sort") throws {
+    public init(_ request: FetchRequest, model: Model, columns columnList: [String]? = nil, groupBy: [String] = [],
+                columnsOrigin: String = "columns", sortOrigin: String = "sort", groupOrigin: String = "group") throws {
         let entity = try model.entity(request.entity)
         self.entity = entity
         self.request = request
@@ -72,45 +75,58 @@ public struct FetchPlan: Sendable {
             }
             predicate = nil
         }
-        var sortKeys: [(SortKey, BoundExpression)] = []
-        for descriptor in request.sortDescriptors {
-            let source = PredicateSourceText(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin))
-            binder.source = source
-            let path = try PredicateParser.parseKeyPath(source)
-            switch try binder.resolve(path) {
-            case .scalar(let e):
-                sortKeys.append((descriptor, e))
-            case .collection(let c, _, _):
-                let r = c.hops.first { $0.isToMany }!
-                throw binder.error("\"\(r.name)\" is a to-many relationship — sort by an aggregate such as \(r.name).@count",
-                                   at: path.range)
+        var groupKeys: [BoundExpression] = []
+        for text in groupBy {
+            let e = try binder.bindColumn(text, origin: PredicateSourceOrigin(name: groupOrigin))
+            if e.isGroupAggregate {
+                throw PredicateBindingError("group keys are key paths or periods such as month(date), not aggregates like \"\(text)\"",
+                                            at: .start, in: PredicateSourceText(text, origin: PredicateSourceOrigin(name: groupOrigin)))
             }
+            groupKeys.append(e)
         }
-        self.sortKeys = sortKeys
         var columns: [FetchColumn] = []
         for keyPath in columnList ?? entity.attributes.map(\.name) {
-            let source = PredicateSourceText(keyPath, origin: PredicateSourceOrigin(name: columnsOrigin))
-            binder.source = source
-            let path = try PredicateParser.parseKeyPath(source)
-            let expression: BoundExpression
-            switch try binder.resolve(path) {
-            case .scalar(let e): expression = e
-            case .collection(let c, let rest, let attribute):
-                // A to-many path as a column lists the values; without an attribute, the elements' natural keys.
-                let end = rest.last.map { model.entity(named: $0.destination)! } ?? model.entity(named: c.elementEntity)!
-                guard let a = attribute ?? end.naturalKey.flatMap(end.attribute(named:)) else {
-                    throw binder.error("\"\(keyPath)\" needs an attribute at its end, or an aggregate such as .@count", at: path.range)
-                }
-                expression = .values(c, ToOnePath(scope: c.elementScope, hops: rest), a)
-            }
+            let e = try binder.bindColumn(keyPath, origin: PredicateSourceOrigin(name: columnsOrigin))
             let type: AttributeType
-            switch expression.type {
+            switch e.type {
             case .attribute(let t): type = t
             case .object, .null: type = .integer
             }
-            columns.append(FetchColumn(keyPath: keyPath, type: type, expression: expression))
+            columns.append(FetchColumn(keyPath: keyPath.trimmingCharacters(in: .whitespaces), type: type, expression: e))
         }
+        let grouped = !groupKeys.isEmpty || columns.contains { $0.expression.isGroupAggregate }
+        if grouped {
+            for column in columns where !column.expression.isGroupAggregate && !groupKeys.contains(column.expression) {
+                throw PredicateBindingError(
+                    "\"\(column.keyPath)\" is neither a group key nor an aggregate — add it to the group keys, or aggregate it (count, sum:…, min:…)",
+                    at: .start, in: PredicateSourceText(column.keyPath, origin: PredicateSourceOrigin(name: columnsOrigin)))
+            }
+        }
+        var sortKeys: [(SortKey, BoundExpression)] = []
+        for descriptor in request.sortDescriptors {
+            let e = try binder.bindColumn(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin))
+            if case .values(let c, _, _) = e {
+                let r = c.hops.first { $0.isToMany }!
+                throw PredicateBindingError(
+                    "\"\(r.name)\" is a to-many relationship — sort by an aggregate such as \(r.name).@count",
+                    at: .start, in: PredicateSourceText(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin)))
+            }
+            if grouped && !e.isGroupAggregate && !groupKeys.contains(e) {
+                throw PredicateBindingError(
+                    "\"\(descriptor.keyPath)\" is neither a group key nor an aggregate, so it cannot sort groups",
+                    at: .start, in: PredicateSourceText(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin)))
+            }
+            if !grouped && e.isGroupAggregate {
+                throw PredicateBindingError(
+                    "\"\(descriptor.keyPath)\" aggregates a group, but the fetch is not grouped",
+                    at: .start, in: PredicateSourceText(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin)))
+            }
+            sortKeys.append((descriptor, e))
+        }
+        self.sortKeys = sortKeys
         self.columns = columns
+        self.groupKeys = groupKeys
+        self.isGrouped = grouped
         self.scopes = binder.scopes
     }
 
@@ -135,9 +151,10 @@ public struct FetchPlan: Sendable {
         switch selection {
         case .objects: select = "t0.*"
         case .columns: select = columns.map { compiler.scalar($0.expression, .stored, in: q) }.joined(separator: ", ")
-        case .count: select = limited ? "1" : "COUNT(*)"
+        case .count: select = (limited || isGrouped) && !(isGrouped && groupKeys.isEmpty) ? "1" : "COUNT(*)"
         }
         var order: [String] = []
+        let groupTerms = groupKeys.map { compiler.scalar($0, .stored, in: q) }
         if selection != .count || limited {
             for (descriptor, expression) in sortKeys {
                 var term = compiler.scalar(expression, .stored, in: q)
@@ -146,16 +163,18 @@ public struct FetchPlan: Sendable {
                 }
                 order.append(term + (descriptor.ascending ? " ASC" : " DESC"))
             }
-            order.append("t0.\"id\" ASC")
+            // Ties keep a stable order: by object ID, or for groups by their keys.
+            if isGrouped { order += groupTerms.map { "\($0) ASC" } } else { order.append("t0.\"id\" ASC") }
         }
         // Joins are added while compiling, so the body is read last.
         var sql = "SELECT \(select) \(q.body())"
+        if !groupTerms.isEmpty { sql += " GROUP BY " + groupTerms.joined(separator: ", ") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         if limited {
             sql += " LIMIT \(compiler.bind((request.limit ?? -1).databaseValue))"
             if let offset = request.offset { sql += " OFFSET \(compiler.bind(offset.databaseValue))" }
         }
-        if selection == .count && limited { sql = "SELECT COUNT(*) FROM (\(sql))" }
+        if selection == .count && (limited || isGrouped) { sql = "SELECT COUNT(*) FROM (\(sql))" }
         return (sql, compiler.arguments)
     }
 }

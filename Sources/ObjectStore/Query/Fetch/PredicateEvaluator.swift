@@ -130,7 +130,7 @@ package struct PredicateEvaluator {
             return target.rowID.map(Value.integer) ?? .integer(-Int64(target.serial))
         case .aggregate(let op, let c, let valuePath, let a):
             let elements = try self.elements(c, env)
-            if op == .count { return .integer(Int64(elements.count)) }
+            if op == .count && valuePath == nil { return .integer(Int64(elements.count)) }
             var values: [Value] = []
             for element in elements {
                 var inner = env
@@ -139,6 +139,15 @@ package struct PredicateEvaluator {
                 if !v.isNull { values.append(v) }
             }
             return aggregate(op, values, a!.type)
+        case .period(let unit, let inner):
+            switch try value(inner, env) {
+            case .date(let d): return unit == .month ? .string(String(d.description.prefix(7))) : .integer(Int64(d.year))
+            case .dateTime(let t): return unit == .month ? .string(String(t.description.prefix(7))) : .integer(Int64(t.day.year))
+            default: return .null
+            }
+        case .groupAggregate:
+            // Group aggregates exist only in grouped SQL fetches.
+            return .null
         case .values(let c, let valuePath, let a):
             var parts: [String] = []
             for element in try elements(c, env) {

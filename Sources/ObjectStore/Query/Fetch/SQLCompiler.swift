@@ -250,7 +250,7 @@ package final class SQLCompiler {
             if let valuePath, let a { value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))" }
             switch op {
             case .count:
-                return numeric("(SELECT COUNT(*) \(sub.body()))", .integer, domain)
+                return numeric("(SELECT COUNT(\(value)) \(sub.body()))", .integer, domain)
             case .sum:
                 let zero = a!.type == .double ? "0.0" : "0"
                 return numeric("COALESCE((SELECT SUM(\(value)) \(sub.body())), \(zero))", a!.type, domain)
@@ -261,12 +261,36 @@ package final class SQLCompiler {
             case .min, .max:
                 return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain)
             }
+        case .period(let unit, let inner):
+            let value = scalar(inner, .stored, in: q)
+            return unit == .month ? "substr(\(value), 1, 7)" : "CAST(substr(\(value), 1, 4) AS INTEGER)"
+        case .groupAggregate(let op, let inner, let weight):
+            guard let inner else { return "COUNT(*)" }
+            let value = scalar(inner, .stored, in: q)
+            let scale: Int
+            if case .attribute(let t) = inner.type { scale = PredicateBinder.scale(t) } else { scale = 0 }
+            switch op {
+            case .count: return "COUNT(\(value))"
+            case .sum:
+                let zero = inner.type == .attribute(.double) ? "0.0" : "0"
+                return numeric("COALESCE(SUM(\(value)), \(zero))", typeOf(inner), domain)
+            case .avg:
+                let average = weight.map { "(CAST(SUM(\(value)) AS REAL) / NULLIF(SUM(\(scalar($0, .stored, in: q))), 0))" } ?? "AVG(\(value))"
+                return scale == 0 ? average : "(\(average) / \(pow10(scale)))"
+            case .min, .max:
+                return numeric("\(op.rawValue.uppercased())(\(value))", typeOf(inner), domain)
+            }
         case .values(let c, let valuePath, let a):
             let sub = collectionQuery(c, in: q)
             let element = sub.scopeAliases[c.elementScope]!
             let value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
             return "(SELECT group_concat(v, ', ') FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
         }
+    }
+
+    private func typeOf(_ e: BoundExpression) -> AttributeType {
+        if case .attribute(let t) = e.type { return t }
+        return .integer
     }
 
     /// Scales a stored number for a domain: decimals to the exact domain's scale, or to REAL.
