@@ -110,7 +110,7 @@ final class FetchCommandTests: XCTestCase {
             (["fetch", "Customer", "--where", "name == 42"], "bookkeeper: where:1:9: \"name\" is String, but 42 is a number"),
             (["fetch", "Customer", "--where", "name BEGINSWTH 'x'"], "bookkeeper: where:1:6: expected a comparison operator after \"name\", found \"BEGINSWTH\"; did you mean BEGINSWITH?"),
             (["fetch", "Order", "--sort", "dat"], "bookkeeper: sort:1:1: unknown key \"dat\" on Order — did you mean \"date\"?"),
-            (["fetch", "Order", "--columns", "number, customer.nam"], "bookkeeper: columns:1:10: unknown key \"nam\" on Customer — did you mean \"name\"?"),
+            (["fetch", "Order", "--columns", "number, customer.nam"], "bookkeeper: columns:1:18: unknown key \"nam\" on Customer — did you mean \"name\"?"),
             (["fetch", "Ordr"], "bookkeeper: unknown entity \"Ordr\" — did you mean \"Order\"?"),
         ]
         for (args, message) in cases {

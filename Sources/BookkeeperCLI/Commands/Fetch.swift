@@ -49,8 +49,8 @@ struct Fetch: StoreCommand {
         }
         let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort ?? ""),
                                    limit: limit, offset: offset, variables: variables, arguments: arguments)
-        let columnList = columns.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        let groupList = group.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        let columnList = columns.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "columns")) }
+        let groupList = group.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "group")) } ?? []
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
         let store = try Store.open(at: options.storePath, model: model, readOnly: true)
         if explain {

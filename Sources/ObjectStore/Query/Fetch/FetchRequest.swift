@@ -37,6 +37,34 @@ public struct FetchColumn: Sendable {
     /// The type of the column's values (`.string` for a to-many list, `.integer` for `@count`, `.double` for `@avg`).
     public let type: AttributeType
     package let expression: BoundExpression
+    let term: FetchTerm
+}
+
+/// A column, group key or sort key as written, with where it was written (for error positions).
+public struct FetchTerm: Sendable, Hashable {
+    public var text: String
+    public var origin: PredicateSourceOrigin
+
+    public init(_ text: String, origin: PredicateSourceOrigin) {
+        let lead = text.prefix { $0 == " " }.count
+        self.text = text.trimmingCharacters(in: .whitespaces)
+        self.origin = PredicateSourceOrigin(name: origin.name, line: origin.line, column: origin.column + lead)
+    }
+
+    /// Splits `number, customer.name` at commas, each term keeping its column: `columns:1:9` points into the list.
+    public static func list(_ text: String, origin: PredicateSourceOrigin) -> [FetchTerm] {
+        var terms: [FetchTerm] = []
+        var column = origin.column
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            terms.append(FetchTerm(String(item), origin: PredicateSourceOrigin(name: origin.name, line: origin.line, column: column)))
+            column += item.count + 1
+        }
+        return terms.filter { !$0.text.isEmpty }
+    }
+
+    func error(_ message: String) -> PredicateBindingError {
+        PredicateBindingError(message, at: .start, in: PredicateSourceText(text, origin: origin))
+    }
 }
 
 /// A fetch request checked against a model: every key path resolved, every literal typed. It compiles to one
@@ -55,8 +83,16 @@ public struct FetchPlan: Sendable {
 
     /// Binds the request (and the columns, key paths separated by commas) against `model`.
     /// Throws `ModelError`, `PredicateSyntaxError`, `PredicateBindingError` or `SortError`.
-    public init(_ request: FetchRequest, model: Model, columns columnList: [String]? = nil, groupBy: [String] = [],
-                columnsOrigin: String = "columns", sortOrigin: String = "sort", groupOrigin: String = "group") throws {
+    /// Binds the request with columns and group keys given as plain text (errors say `columns:1:N`, `group:1:N`).
+    public init(_ request: FetchRequest, model: Model, columns columnList: [String]? = nil, groupBy: [String] = []) throws {
+        try self.init(request, model: model,
+                      columns: columnList.map { $0.map { FetchTerm($0, origin: PredicateSourceOrigin(name: "columns")) } },
+                      groupBy: groupBy.map { FetchTerm($0, origin: PredicateSourceOrigin(name: "group")) })
+    }
+
+    /// Binds the request with columns and group keys that know where they were written (a report file's line
+    /// and column), so errors point there.
+    public init(_ request: FetchRequest, model: Model, columns columnList: [FetchTerm]?, groupBy: [FetchTerm]) throws {
         let entity = try model.entity(request.entity)
         self.entity = entity
         self.request = request
@@ -76,50 +112,43 @@ public struct FetchPlan: Sendable {
             predicate = nil
         }
         var groupKeys: [BoundExpression] = []
-        for text in groupBy {
-            let e = try binder.bindColumn(text, origin: PredicateSourceOrigin(name: groupOrigin))
+        for term in groupBy {
+            let e = try binder.bindColumn(term.text, origin: term.origin)
             if e.isGroupAggregate {
-                throw PredicateBindingError("group keys are key paths or periods such as month(date), not aggregates like \"\(text)\"",
-                                            at: .start, in: PredicateSourceText(text, origin: PredicateSourceOrigin(name: groupOrigin)))
+                throw term.error("group keys are key paths or periods such as month(date), not aggregates like \"\(term.text)\"")
             }
             groupKeys.append(e)
         }
         var columns: [FetchColumn] = []
-        for keyPath in columnList ?? entity.attributes.map(\.name) {
-            let e = try binder.bindColumn(keyPath, origin: PredicateSourceOrigin(name: columnsOrigin))
+        for term in columnList ?? entity.attributes.map({ FetchTerm($0.name, origin: PredicateSourceOrigin(name: "columns")) }) {
+            let e = try binder.bindColumn(term.text, origin: term.origin)
             let type: AttributeType
             switch e.type {
             case .attribute(let t): type = t
             case .object, .null: type = .integer
             }
-            columns.append(FetchColumn(keyPath: keyPath.trimmingCharacters(in: .whitespaces), type: type, expression: e))
+            columns.append(FetchColumn(keyPath: term.text, type: type, expression: e, term: term))
         }
         let grouped = !groupKeys.isEmpty || columns.contains { $0.expression.isGroupAggregate }
         if grouped {
             for column in columns where !column.expression.isGroupAggregate && !groupKeys.contains(column.expression) {
-                throw PredicateBindingError(
-                    "\"\(column.keyPath)\" is neither a group key nor an aggregate — add it to the group keys, or aggregate it (count, sum:…, min:…)",
-                    at: .start, in: PredicateSourceText(column.keyPath, origin: PredicateSourceOrigin(name: columnsOrigin)))
+                throw column.term.error(
+                    "\"\(column.keyPath)\" is neither a group key nor an aggregate — add it to the group keys, or aggregate it (count, sum:…, min:…)")
             }
         }
         var sortKeys: [(SortKey, BoundExpression)] = []
         for descriptor in request.sortDescriptors {
-            let e = try binder.bindColumn(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin))
+            let term = FetchTerm(descriptor.keyPath, origin: descriptor.origin ?? PredicateSourceOrigin(name: "sort"))
+            let e = try binder.bindColumn(term.text, origin: term.origin)
             if case .values(let c, _, _) = e {
                 let r = c.hops.first { $0.isToMany }!
-                throw PredicateBindingError(
-                    "\"\(r.name)\" is a to-many relationship — sort by an aggregate such as \(r.name).@count",
-                    at: .start, in: PredicateSourceText(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin)))
+                throw term.error("\"\(r.name)\" is a to-many relationship — sort by an aggregate such as \(r.name).@count")
             }
             if grouped && !e.isGroupAggregate && !groupKeys.contains(e) {
-                throw PredicateBindingError(
-                    "\"\(descriptor.keyPath)\" is neither a group key nor an aggregate, so it cannot sort groups",
-                    at: .start, in: PredicateSourceText(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin)))
+                throw term.error("\"\(descriptor.keyPath)\" is neither a group key nor an aggregate, so it cannot sort groups")
             }
             if !grouped && e.isGroupAggregate {
-                throw PredicateBindingError(
-                    "\"\(descriptor.keyPath)\" aggregates a group, but the fetch is not grouped",
-                    at: .start, in: PredicateSourceText(descriptor.keyPath, origin: PredicateSourceOrigin(name: sortOrigin)))
+                throw term.error("\"\(descriptor.keyPath)\" aggregates a group, but the fetch is not grouped")
             }
             sortKeys.append((descriptor, e))
         }

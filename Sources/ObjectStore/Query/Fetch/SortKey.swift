@@ -20,11 +20,15 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     public var keyPath: String
     public var ascending: Bool
     public var comparison: Comparison
+    /// Where the key path was written, for error positions; nil for keys made in code.
+    public var origin: PredicateSourceOrigin?
 
-    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
+    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary,
+                origin: PredicateSourceOrigin? = nil) {
         self.keyPath = keyPath
         self.ascending = ascending
         self.comparison = comparison
+        self.origin = origin
     }
 
     public var description: String {
@@ -37,20 +41,23 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     /// Parses `date, customer.name desc natural` (each key: a key path, then `asc`/`desc` and
     /// `binary`/`nocase`/`natural` in any order). Errors name the source and column: `sort:1:15: …`.
     public static func parseList(_ text: String, origin: String = "sort") throws(SortError) -> [SortKey] {
-        try parseListWithColumns(text, origin: origin).map(\.0)
+        try parseList(text, origin: PredicateSourceOrigin(name: origin))
     }
 
-    /// The descriptors with the column where each key path starts, for errors in the key paths themselves.
-    static func parseListWithColumns(_ text: String, origin: String) throws(SortError) -> [(SortKey, Int)] {
-        func column(_ i: String.Index) -> Int { text.distance(from: text.startIndex, to: i) + 1 }
-        var result: [(SortKey, Int)] = []
+    /// Parses a list written at `origin` (a report file's line and column): errors, and the keys' own
+    /// errors later, point there.
+    public static func parseList(_ text: String, origin place: PredicateSourceOrigin) throws(SortError) -> [SortKey] {
+        let origin = place.name
+        func column(_ i: String.Index) -> Int { place.column + text.distance(from: text.startIndex, to: i) }
+        func at(_ i: String.Index) -> String { "\(origin):\(place.line):\(column(i))" }
+        var result: [SortKey] = []
         if text.allSatisfy(\.isWhitespace) { return [] }
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let words = item.split(separator: " ", omittingEmptySubsequences: true)
             guard let key = words.first else {
-                throw SortError(message: "\(origin):1:\(column(item.startIndex)): expected a key path")
+                throw SortError(message: "\(at(item.startIndex)): expected a key path")
             }
-            var descriptor = SortKey(String(key))
+            var descriptor = SortKey(String(key), origin: PredicateSourceOrigin(name: origin, line: place.line, column: column(key.startIndex)))
             for word in words.dropFirst() {
                 switch word.lowercased() {
                 case "asc", "ascending": descriptor.ascending = true
@@ -59,12 +66,12 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
                     guard let c = Comparison(rawValue: word.lowercased()) else {
                         let options = ["asc", "desc", "binary", "nocase", "natural"]
                         let suggestion = Suggestions.closest(to: String(word), in: options)
-                        throw SortError(message: "\(origin):1:\(column(word.startIndex)): unknown sort option \"\(word)\"\(Suggestions.didYouMean(suggestion)) (write asc or desc, and binary, nocase or natural)")
+                        throw SortError(message: "\(at(word.startIndex)): unknown sort option \"\(word)\"\(Suggestions.didYouMean(suggestion)) (write asc or desc, and binary, nocase or natural)")
                     }
                     descriptor.comparison = c
                 }
             }
-            result.append((descriptor, column(key.startIndex)))
+            result.append(descriptor)
         }
         return result
     }
