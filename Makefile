@@ -7,9 +7,9 @@ OUT ?= out
 STORE ?= $(OUT)/sample.sqlite
 BIN := .build/debug/bookkeeper
 # System packages the build and the tests need (Debian names).
-APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl
+APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time
 
-.PHONY: deps build run test clean
+.PHONY: deps build run test bench bench-fetch clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -34,6 +34,14 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Speed and memory against a reference measured in the same run (release build; see README "Speed").
+RELEASE_BIN := .build/release/bookkeeper
+bench: bench-fetch
+
+bench-fetch: deps
+	$(SWIFT) build -c release --product bookkeeper
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/fetch_bench.py
 
 clean:
 	rm -rf .build $(OUT)
