@@ -26,6 +26,13 @@ let package = Package(
         .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
         .target(name: "ReportRenderers", dependencies: ["CSV", "CXLSXWriter"]),
+        // Report definitions (YAML files in Reports/) and the engine that runs them: a fetch plan in, typed cells out
+        // to the renderers. Knows no domain. Reads the plan's rows through GRDB (one snapshot for count and rows).
+        .target(
+            name: "Reports",
+            dependencies: ["ObjectStore", "ReportRenderers", .product(name: "Yams", package: "Yams"),
+                           .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The domain: the bookkeeping model. Knows no SQL.
         .target(name: "Bookkeeping", dependencies: ["ObjectStore"]),
         // All command-line logic; the executable is a thin shell over it.
@@ -33,6 +40,7 @@ let package = Package(
             name: "BookkeeperCLI",
             dependencies: [
                 "ObjectStore", "Bookkeeping", "CSV",
+                "Reports", "ReportRenderers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -15,7 +15,8 @@ public struct Bookkeeper: ParsableCommand {
             \(ExitStatus.helpText)
             """,
         version: "0.1.0",
-        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self]
+        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self,
+                      ReportsCommand.self, ReportCommand.self]
     )
 
     @OptionGroup var global: GlobalOptions

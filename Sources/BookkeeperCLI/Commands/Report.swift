@@ -1,0 +1,205 @@
+import ArgumentParser
+import Foundation
+import ObjectStore
+import ReportRenderers
+import Reports
+
+struct ReportCommand: StoreCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Run a report (or every report) to text, CSV, JSON or XLSX.",
+        discussion: """
+            A report is a YAML definition in Reports/ (see `bookkeeper reports` and the README's Reports section): \
+            an entity, a predicate with typed parameters, sort and group keys, and columns with formats and totals.
+            Text goes to standard output unless --output is given; files are written whole or not at all. \
+            --all runs every report: text to standard output, or each to --output-dir DIR as NAME.EXT, or with \
+            --format xlsx --output FILE.xlsx into one workbook with a sheet per report.
+            Dates for parameters: YYYY-MM-DD, today, yesterday, start of month, end of last month, start of year, \
+            start of month - 11 months, today - 30 days, … ($BOOKKEEPER_TODAY fixes today, for tests and reruns).
+            Examples:
+              bookkeeper report unpaid-orders
+              bookkeeper report sales-by-month --param from=2026-01-01 --format xlsx --output sales.xlsx
+              bookkeeper report --all --format xlsx --output-dir out/reports
+            """)
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Argument(help: "The report's name (see `bookkeeper reports`), or the path of a definition file.")
+    var name: String?
+    @Flag(help: "Run every report.") var all = false
+    @Option(name: .customLong("param"), help: ArgumentHelp("A parameter's value (see `bookkeeper reports`).", valueName: "name=value"))
+    var parameters: [String] = []
+    @Option(help: "Output format.") var format: ReportFormat = .text
+    @Option(help: ArgumentHelp("The file to write (- for standard output).", valueName: "file"))
+    var output: String?
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each report to DIR/NAME.EXT (created if missing).", valueName: "dir"))
+    var outputDirectory: String?
+    @Option(name: .customLong("csv-dialect"),
+            help: "CSV for programs (standard), or for Excel: excel (byte-order mark, CRLF), excel-eu (also ; and decimal commas).")
+    var csvDialect: CSVRenderer.Dialect = .standard
+    @OptionGroup var definitions: ReportDirectoryOptions
+    @Flag(help: "Print each report's SQL and its arguments instead of running it.") var explain = false
+
+    func validate() throws {
+        if all && name != nil { throw ValidationError("give a report name or --all, not both") }
+        if !all && name == nil { throw ValidationError("name a report (see `bookkeeper reports`), or give --all") }
+        if output != nil && outputDirectory != nil { throw ValidationError("give --output or --output-dir, not both") }
+        if csvDialect != .standard && format != .csv { throw ValidationError("--csv-dialect applies to --format csv") }
+        guard !explain else { return }
+        if all, output != nil, format != .xlsx {
+            throw ValidationError("--all --output FILE writes one workbook: it needs --format xlsx (for other formats, --output-dir DIR)")
+        }
+        if all, output == nil, outputDirectory == nil, format != .text {
+            throw ValidationError("--all --format \(format.rawValue) writes one file per report: give --output-dir DIR")
+        }
+        if format == .xlsx, output == nil || output == "-", outputDirectory == nil, isatty(STDOUT_FILENO) != 0 {
+            throw ValidationError("XLSX is a binary file: give --output FILE.xlsx (or --output-dir DIR)")
+        }
+    }
+
+    func run() throws {
+        let clock = try ReportClock.current()
+        let arguments = try ParameterArguments(parsing: parameters)
+        let library = definitions.library
+
+        guard all else {
+            let definition = try definitions.definition(name!, in: library)
+            let report = try PreparedReport(definition, model: model, arguments: arguments, clock: clock)
+            if explain {
+                print(report.explanation)
+                return
+            }
+            let store = try openContext(readOnly: true).store
+            try report.render(from: store, with: renderer, to: try destination(for: definition.name))
+            return
+        }
+
+        // Every report. A --param must belong to at least one of them.
+        let entries = try library.entries()
+        guard !entries.isEmpty else {
+            throw ReportInputError("no report definitions found (looked in "
+                                   + library.directories.map(ReportLibrary.displayPath).joined(separator: ", ") + ")")
+        }
+        var failures = ReportFailures(total: entries.count)
+        var prepared: [PreparedReport] = []
+        var declared: Set<String> = []
+        var definitionsRead: [ReportDefinition] = []
+        for entry in entries {
+            do {
+                let definition = try ReportDefinition.load(path: entry.path, file: entry.file)
+                declared.formUnion(definition.parameters.map(\.name.value))
+                definitionsRead.append(definition)
+            } catch {
+                failures.record(error)
+            }
+        }
+        for name in arguments.names where !declared.contains(name) {
+            let suggestion = Suggestions.closest(to: name, in: Array(declared))
+            throw ReportUsageError("--param \(name): no report has a parameter \"\(name)\"\(Suggestions.didYouMean(suggestion))")
+        }
+        for definition in definitionsRead {
+            do {
+                prepared.append(try PreparedReport(definition, model: model, arguments: arguments, clock: clock, rejectUnknown: false))
+            } catch {
+                failures.record(error)
+            }
+        }
+        if explain {
+            for report in prepared { print("-- \(report.definition.name)\n\(report.explanation)") }
+            try failures.finish()
+            return
+        }
+        let store = try openContext(readOnly: true).store
+
+        if format == .xlsx, let output, output != "-" {
+            // One workbook: nothing is written unless every report is sound.
+            try failures.finish()
+            let workbook = try XLSXWorkbook(output: .file(path: output), title: "Bookkeeper reports")
+            for report in prepared { try report.add(to: workbook, from: store) }
+            try workbook.close()
+            return
+        }
+        for (i, report) in prepared.enumerated() {
+            do {
+                if outputDirectory == nil && i > 0 { FileHandle.standardOutput.write(Data("\n".utf8)) }
+                try report.render(from: store, with: renderer, to: try destination(for: report.definition.name))
+            } catch {
+                failures.record(error)
+            }
+        }
+        try failures.finish()
+    }
+
+    var renderer: any ReportRenderer {
+        let useColor = format == .text && output == nil && outputDirectory == nil && isatty(STDOUT_FILENO) != 0
+            && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        return format.renderer(csvDialect: csvDialect, useColor: useColor)
+    }
+
+    /// Standard output, --output, or DIR/NAME.EXT under --output-dir (creating DIR).
+    func destination(for reportName: String) throws -> ReportOutput {
+        if let outputDirectory {
+            do {
+                try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw ReportInputError("\(outputDirectory): cannot create the directory", category: .cannotCreateOutput)
+            }
+            return .file(path: (outputDirectory as NSString).appendingPathComponent("\(reportName).\(format.fileExtension)"))
+        }
+        return output.map(ReportOutput.init(path:)) ?? .standardOutput
+    }
+}
+
+/// `--reports DIR`, shared by `reports` and `report`.
+struct ReportDirectoryOptions: ParsableArguments {
+    @Option(name: .customLong("reports"),
+            help: ArgumentHelp("Also read definitions from this directory, before $BOOKKEEPER_REPORTS and the shipped Reports/ (repeatable).",
+                               valueName: "dir"))
+    var directories: [String] = []
+
+    var library: ReportLibrary { ReportLibrary.standard(extra: directories) }
+
+    /// A report by name, or a definition file given by path (`Reports/x.yaml`, `./mine.yaml`).
+    func definition(_ name: String, in library: ReportLibrary) throws -> ReportDefinition {
+        if name.contains("/") || name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+            return try ReportDefinition.load(path: name)
+        }
+        return try library.definition(named: name)
+    }
+}
+
+/// The failures of an `--all` run: each is printed when it happens, and the run goes on with the
+/// other reports; at the end the run fails with the first failure's exit status.
+struct ReportFailures {
+    let total: Int
+    private(set) var first: ErrorCategory?
+    private(set) var count = 0
+
+    init(total: Int) { self.total = total }
+
+    mutating func record(_ error: Error) {
+        count += 1
+        if let error = error as? CategorizedError {
+            for line in error.description.split(separator: "\n") { printError("bookkeeper: \(line)") }
+            first = first ?? error.category
+        } else {
+            printError("bookkeeper: \(error)")
+            first = first ?? .failure
+        }
+    }
+
+    func finish() throws {
+        guard let first else { return }
+        throw ReportsFailed(failed: count, total: total, category: first)
+    }
+}
+
+struct ReportsFailed: CategorizedError {
+    let failed: Int
+    let total: Int
+    let category: ErrorCategory
+    var description: String { "\(failed) of \(total) reports failed" }
+}
+
+extension ReportFormat: ExpressibleByArgument {}
+extension CSVRenderer.Dialect: ExpressibleByArgument {}

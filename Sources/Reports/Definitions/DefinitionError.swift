@@ -1,0 +1,54 @@
+// Errors in report definitions: one line each, naming the file, line and column, with a remedy
+// where there is one (`— did you mean "name"?`). They are bad configuration (exit status 78): the
+// operator fixes the file, not the command line.
+
+import ObjectStore
+
+/// A report definition that cannot be used: bad YAML, an unknown or missing key, a wrong type, a key
+/// path the model does not have, a total over a text column.
+public struct DefinitionError: CategorizedError, Equatable {
+    /// `Reports/x.yaml:4:8: unknown key "nmae" on Customer — did you mean "name"?`
+    public let message: String
+
+    public init(_ message: String, at place: SourcePlace) {
+        self.message = "\(place): \(message)"
+    }
+
+    public init(_ message: String, file: String) {
+        self.message = "\(file): \(message)"
+    }
+
+    /// An error that already names its place (the predicate parser's and binder's).
+    init(placed message: String) {
+        self.message = message
+    }
+
+    public var category: ErrorCategory { .configuration }
+    public var description: String { message }
+}
+
+/// A mistake on the command line about reports: an unknown report or parameter, a parameter value of
+/// the wrong type, a missing required parameter (exit status 64).
+public struct ReportUsageError: CategorizedError, Equatable {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var category: ErrorCategory { .usage }
+    public var description: String { message }
+}
+
+/// A report or definition directory that is not there (exit status 66), or a file that cannot be read.
+public struct ReportInputError: CategorizedError, Equatable {
+    public let message: String
+    public let category: ErrorCategory
+
+    public init(_ message: String, category: ErrorCategory = .missingInput) {
+        self.message = message
+        self.category = category
+    }
+
+    public var description: String { message }
+}

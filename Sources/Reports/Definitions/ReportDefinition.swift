@@ -1,0 +1,132 @@
+// A report definition as written in its YAML file, before it is checked against a model.
+//
+// Why this file exists: a report is a fetch request (entity, predicate, sort keys, group keys) plus
+// presentation (titles, formats, totals, a chart), declared in a file an operator can copy and edit
+// without rebuilding anything. Every value here remembers where it was written (`Placed`), so that
+// every later check — a key path against the model, a total naming a column that does not exist —
+// reports the file, line and column.
+//
+// The format (README "Reports" holds the reference; `ReportDefinition+YAML.swift` reads it):
+//
+//     title: Completed but unpaid orders              optional (default: the report's name)
+//     description: Orders made but not yet paid.      optional
+//     entity: Order                                   required
+//     where: made == YES AND paid == NO AND date <= $until
+//     params:                                         in the order they are shown
+//       until: { type: date, default: today, title: Until }
+//     sort: date, customer.name                       a string, or a list of keys
+//     group: [customer.name]                          a string, or a list of keys
+//     columns:                                        required, at least one
+//       - { key: date, title: Date }
+//       - { key: rows.@sum.sum, title: Total, format: money, width: 14 }
+//     totals: [Total]                                 column titles
+//     chart: { type: column, categories: Month, values: [Total], title: Sales }
+
+import Foundation
+
+/// A value with the place it was written: the file and the 1-based line and column (in characters).
+public struct Placed<Value: Sendable>: Sendable {
+    public var value: Value
+    public var place: SourcePlace
+
+    public init(_ value: Value, at place: SourcePlace) {
+        self.value = value
+        self.place = place
+    }
+}
+
+/// A place in a definition file.
+public struct SourcePlace: Sendable, Hashable, CustomStringConvertible {
+    /// The file as messages name it (relative to the working directory when inside it).
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    /// `Reports/x.yaml:4:8`
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// The text of a predicate, key path or key list, and where its first character is: what the
+/// predicate parser needs to report errors at the right place in the file.
+public struct SourceSnippet: Sendable, Hashable {
+    /// The text to parse. For a YAML scalar written over several lines this is the source region
+    /// itself (indentation included), so that positions on every line are those of the file.
+    public var text: String
+    public var place: SourcePlace
+
+    public init(_ text: String, at place: SourcePlace) {
+        self.text = text
+        self.place = place
+    }
+}
+
+public struct ReportDefinition: Sendable {
+    /// The file's base name without `.yaml`: `unpaid-orders`.
+    public var name: String
+    /// The file as messages name it.
+    public var file: String
+    public var title: Placed<String>?
+    public var description: Placed<String>?
+    public var entity: Placed<String>
+    public var predicate: SourceSnippet?
+    public var parameters: [ParameterDefinition]
+    public var sort: [SourceSnippet]
+    public var group: [SourceSnippet]
+    public var columns: [ColumnDefinition]
+    public var totals: [Placed<String>]
+    public var chart: ChartDefinition?
+    /// Where the whole definition starts (for errors about something missing).
+    public var place: SourcePlace
+
+    /// The title to show: the definition's, else the name.
+    public var displayTitle: String { title?.value ?? name }
+}
+
+/// A typed parameter: `until: { type: date, default: today }`.
+public struct ParameterDefinition: Sendable {
+    public var name: Placed<String>
+    public var type: Placed<ParameterType>
+    /// The default as written (`today`, `start of last month`, `2024-01-01`, `yes`); nil when the
+    /// parameter must be given with `--param`.
+    public var defaultValue: Placed<String>?
+    /// The label shown in report headers; nil for the name.
+    public var title: Placed<String>?
+
+    public var displayName: String { title?.value ?? name.value }
+}
+
+public enum ParameterType: String, Sendable, CaseIterable, CustomStringConvertible {
+    case date, string, number, boolean
+
+    public var description: String { rawValue }
+}
+
+/// One column: a key path (or a period or aggregate), its title and how its values are shown.
+public struct ColumnDefinition: Sendable {
+    public var key: SourceSnippet
+    public var title: Placed<String>?
+    /// `money`, `number`, `code`, …; nil to choose from the value type.
+    public var format: Placed<String>?
+    /// The XLSX column width in characters; nil to size it from the values.
+    public var width: Placed<Int>?
+    public var place: SourcePlace
+
+    public var displayTitle: String { title?.value ?? key.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+/// A chart drawn in XLSX output: `{ type: column, categories: Month, values: [Total] }`.
+public struct ChartDefinition: Sendable {
+    public var kind: Placed<String>
+    public var title: Placed<String>?
+    /// The title (or key) of the categories column.
+    public var categories: Placed<String>
+    /// The titles (or keys) of the value columns, one series each.
+    public var values: [Placed<String>]
+    public var place: SourcePlace
+}

@@ -1,0 +1,72 @@
+// Running a prepared report: one read transaction in which the rows are counted and then streamed
+// from a cursor into a renderer.
+//
+// Why the count and the rows share a transaction: XLSX in constant-memory mode sets its autofilter
+// before the first row, so renderers are told the number of rows up front and fail if the source
+// gives another number. Inside one transaction both statements see the same snapshot of the store,
+// so a nightly import writing at the same time cannot make them disagree. The rows are never all in
+// memory (the text renderer keeps their display strings to size its columns; the others stream).
+
+import GRDB
+import ObjectStore
+import ReportRenderers
+
+/// The rows of a report, read from an open cursor.
+struct StoreRowSource: ReportRowSource {
+    let rowCount: Int
+    let cursor: RowCursor
+    let decoders: [CellDecoder]
+
+    mutating func nextRow() throws -> [ReportCell]? {
+        guard let row = try cursor.next() else { return nil }
+        var cells: [ReportCell] = []
+        cells.reserveCapacity(decoders.count)
+        for i in decoders.indices {
+            cells.append(decoders[i].cell(row[i]))
+        }
+        return cells
+    }
+}
+
+extension PreparedReport {
+    /// Counts the rows and opens a cursor on them in one read transaction, then calls `body`.
+    func withRows<T>(in store: Store, _ body: (inout StoreRowSource) throws -> T) throws -> T {
+        let (countSQL, countArguments) = plan.sql(.count)
+        let (sql, arguments) = plan.sql(.columns)
+        return try store.read { db in
+            var result: T?
+            try db.inTransaction(.deferred) {
+                let count = try Int.fetchOne(db, sql: countSQL, arguments: StatementArguments(countArguments)) ?? 0
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+                var rows = StoreRowSource(rowCount: count, cursor: cursor, decoders: decoders)
+                result = try body(&rows)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    /// Renders the report from `store` to `output` (a file is written atomically).
+    public func render(from store: Store, with renderer: any ReportRenderer, to output: ReportOutput) throws {
+        try withRows(in: store) { rows in
+            try renderer.render(document, rows: &rows, to: output)
+        }
+    }
+
+    /// Adds the report as a worksheet of `workbook`; returns the sheet's name.
+    @discardableResult
+    public func add(to workbook: XLSXWorkbook, from store: Store) throws -> String {
+        try withRows(in: store) { rows in
+            try workbook.add(document, rows: &rows)
+        }
+    }
+
+    /// The cells of every row, in memory (for tests and small reports).
+    public func rows(from store: Store) throws -> [[ReportCell]] {
+        try withRows(in: store) { rows in
+            var all: [[ReportCell]] = []
+            while let row = try rows.nextRow() { all.append(row) }
+            return all
+        }
+    }
+}

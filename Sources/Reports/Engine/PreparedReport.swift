@@ -1,0 +1,177 @@
+// A definition bound to a model and to the values of one run: the fetch plan to execute and the
+// document the renderers need (titles, formats, totals, chart, parameters, sort in words).
+//
+// Binding is where a definition is checked against the model. Everything that can be wrong in the
+// file is found here, before a row is read, and reported at its line and column:
+// - the entity, each key path (predicate, sort, group, columns) — by ObjectStore's binder, which
+//   points into the file because every term is given its origin;
+// - `$NAME` variables: declared, and compared with values of their type (ReportParameters.swift);
+// - formats the values cannot have, duplicate titles, totals over text, chart columns.
+
+import Foundation
+import ObjectStore
+import ReportRenderers
+
+public struct PreparedReport: Sendable {
+    public let definition: ReportDefinition
+    public let plan: FetchPlan
+    public let document: ReportDocument
+    public let parameters: [(name: String, value: ParameterValue)]
+    /// How each column's stored values become cells.
+    let decoders: [CellDecoder]
+
+    /// Binds `definition` against `model` with the parameter values from `arguments` (else the
+    /// defaults). With `rejectUnknown`, a `--param` the report does not declare is an error.
+    /// Throws `DefinitionError` (the file is wrong) or `ReportUsageError` (the arguments are).
+    public init(_ definition: ReportDefinition, model: Model, arguments: ParameterArguments = ParameterArguments(),
+                clock: ReportClock, rejectUnknown: Bool = true) throws {
+        let values = try definition.parameterValues(arguments, today: clock.today, rejectUnknown: rejectUnknown)
+        try self.init(definition, model: model, values: values, clock: clock)
+    }
+
+    /// Checks a definition without running it: parameters take their defaults, or a stand-in value.
+    public static func check(_ definition: ReportDefinition, model: Model, clock: ReportClock) throws {
+        _ = try PreparedReport(definition, model: model, values: try definition.sampleParameterValues(today: clock.today),
+                               clock: clock)
+    }
+
+    private init(_ definition: ReportDefinition, model: Model, values: [(ParameterDefinition, ParameterValue)],
+                 clock: ReportClock) throws {
+        self.definition = definition
+        let file = definition.file
+        func origin(_ place: SourcePlace) -> PredicateSourceOrigin {
+            PredicateSourceOrigin(name: file, line: place.line, column: place.column)
+        }
+
+        // Entity.
+        let entity: Entity
+        do {
+            entity = try model.entity(definition.entity.value)
+        } catch {
+            throw DefinitionError("\(error)", at: definition.entity.place)
+        }
+
+        // Parameters become the predicate's variables; $TODAY follows the clock.
+        var variables: [String: String] = [:]
+        for (parameter, value) in values { variables[parameter.name.value] = value.variableText }
+        if !definition.parameters.contains(where: { $0.name.value.uppercased() == "TODAY" }) {
+            variables["TODAY"] = clock.today.description
+        }
+        let parameters = values.map { (name: $0.0.displayName, value: $0.1) }
+
+        // The fetch plan: every term with its place in the file.
+        let plan: FetchPlan
+        do {
+            if let predicate = definition.predicate, !predicate.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                let syntax = try PredicateSyntax(parsing: predicate.text, origin: origin(predicate.place))
+                try VariableCheck(definition: definition, model: model, entity: entity, syntax: syntax).run()
+            }
+            var sortKeys: [SortKey] = []
+            for snippet in definition.sort {
+                sortKeys += try SortKey.parseList(snippet.text, origin: origin(snippet.place))
+            }
+            let request = FetchRequest(entity: entity.name, predicate: definition.predicate?.text, sortDescriptors: sortKeys,
+                                       variables: variables,
+                                       predicateOrigin: definition.predicate.map { origin($0.place) } ?? PredicateSourceOrigin(name: file))
+            let groupTerms = definition.group.flatMap { FetchTerm.list($0.text, origin: origin($0.place)) }
+            let columnTerms = definition.columns.map { FetchTerm($0.key.text, origin: origin($0.key.place)) }
+            plan = try FetchPlan(request, model: model, columns: columnTerms, groupBy: groupTerms)
+        } catch let error as DefinitionError {
+            throw error
+        } catch let error as CategorizedError where !(error is ReportUsageError) {
+            // The binder's, parser's and sort errors already name the file, line and column.
+            throw DefinitionError(placed: error.description)
+        }
+
+        // Columns: titles, formats, widths.
+        var columns: [ReportColumn] = []
+        var decoders: [CellDecoder] = []
+        var titles: [String: SourcePlace] = [:]
+        for (definitionColumn, fetchColumn) in zip(definition.columns, plan.columns) {
+            let title = definitionColumn.displayTitle
+            if let first = titles[title] {
+                throw DefinitionError("two columns are titled \"\(title)\" (the other on line \(first.line)); titles name "
+                                      + "columns in totals and chart, and head the columns of every output",
+                                      at: definitionColumn.title?.place ?? definitionColumn.place)
+            }
+            titles[title] = definitionColumn.title?.place ?? definitionColumn.place
+            var isYear = false
+            if case .period(let unit, _) = fetchColumn.expression, unit == .year { isYear = true }
+            let format: ColumnFormat
+            if let named = definitionColumn.format {
+                guard let chosen = ColumnFormats.format(named: named.value) else {
+                    throw DefinitionError("unknown format \"\(named.value)\"", at: named.place)
+                }
+                guard ColumnFormats.fits(chosen, fetchColumn.type) else {
+                    throw DefinitionError("format \(chosen.rawValue) needs \(ColumnFormats.needs(chosen)), but "
+                                          + "\"\(fetchColumn.keyPath)\" is \(fetchColumn.type)", at: named.place)
+                }
+                format = chosen
+            } else {
+                format = ColumnFormats.defaultFormat(for: fetchColumn.type, isYear: isYear)
+            }
+            columns.append(ReportColumn(title: title, format: format, width: definitionColumn.width?.value))
+            decoders.append(CellDecoder(fetchColumn.type))
+        }
+
+        // Totals and chart name columns by title (or by key path).
+        func columnIndex(_ name: Placed<String>, for use: String) throws -> Int {
+            if let i = columns.firstIndex(where: { $0.title == name.value }) { return i }
+            if let i = plan.columns.firstIndex(where: { $0.keyPath == name.value }) { return i }
+            let suggestion = Suggestions.closest(to: name.value, in: columns.map(\.title))
+            throw DefinitionError("\(use) names no column \"\(name.value)\"\(Suggestions.didYouMean(suggestion)) (the columns are "
+                                  + columns.map { "\"\($0.title)\"" }.joined(separator: ", ") + ")", at: name.place)
+        }
+        for total in definition.totals {
+            let i = try columnIndex(total, for: "totals")
+            guard ColumnFormats.isNumeric(columns[i].format) else {
+                throw DefinitionError("totals: \"\(columns[i].title)\" is a \(columns[i].format.rawValue) column; only numbers add up",
+                                      at: total.place)
+            }
+            columns[i].total = true
+        }
+        var chart: ChartSpec?
+        if let spec = definition.chart {
+            let categories = try columnIndex(spec.categories, for: "chart categories")
+            var valueColumns: [Int] = []
+            for value in spec.values {
+                let i = try columnIndex(value, for: "chart values")
+                guard ColumnFormats.isNumeric(columns[i].format) else {
+                    throw DefinitionError("chart values: \"\(columns[i].title)\" is a \(columns[i].format.rawValue) column; a chart "
+                                          + "draws numbers", at: value.place)
+                }
+                valueColumns.append(i)
+            }
+            chart = ChartSpec(kind: ChartSpec.Kind(rawValue: spec.kind.value) ?? .column, title: spec.title?.value,
+                              categoriesColumn: categories, valueColumns: valueColumns)
+        }
+
+        self.plan = plan
+        self.parameters = parameters
+        self.decoders = decoders
+        document = ReportDocument(
+            name: definition.name, title: definition.displayTitle, description: definition.description?.value,
+            parameters: parameters.map { ($0.name, $0.value.description) },
+            sortDescription: PreparedReport.sortDescription(plan: plan, titles: columns.map(\.title)),
+            generatedAt: clock.now, timeZone: clock.timeZone, columns: columns, chart: chart)
+    }
+
+    /// The sort in words, by column titles where a column shows the key: `Date, Customer`,
+    /// `Total (descending)`.
+    static func sortDescription(plan: FetchPlan, titles: [String]) -> String? {
+        let keys = plan.request.sortDescriptors
+        guard !keys.isEmpty else { return nil }
+        return keys.map { key in
+            let title = plan.columns.firstIndex { $0.keyPath == key.keyPath }.map { titles[$0] } ?? key.keyPath
+            return key.ascending ? title : "\(title) (descending)"
+        }.joined(separator: ", ")
+    }
+
+    /// The SQL and its arguments, as `--explain` shows them (the count is the same query counted).
+    public var explanation: String {
+        let (sql, arguments) = plan.sql(.columns)
+        var lines = [sql]
+        for (i, argument) in arguments.enumerated() { lines.append("  ?\(i + 1) = \(argument)") }
+        return lines.joined(separator: "\n")
+    }
+}
