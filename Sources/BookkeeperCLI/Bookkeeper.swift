@@ -15,7 +15,7 @@ public struct Bookkeeper: ParsableCommand {
             \(ExitStatus.helpText)
             """,
         version: "0.1.0",
-        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self,
+        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self, Migrate.self,
                       ReportsCommand.self, ReportCommand.self]
     )
 
@@ -28,6 +28,8 @@ public struct Bookkeeper: ParsableCommand {
     public static func runAndExit(_ arguments: [String]? = nil) -> Never {
         do {
             var command = try parseAsRoot(arguments)
+            // The model (built-in, or extended by a model file) is settled before any store is touched.
+            if let storeCommand = command as? any StoreCommand { try ModelLocator.prepare(storeCommand.options) }
             try command.run()
             Foundation.exit(ExitStatus.success)
         } catch let error as CategorizedError {
@@ -50,11 +52,34 @@ protocol StoreCommand: ParsableCommand {
 extension StoreCommand {
     var options: GlobalOptions { local.merged(with: root.global) }
 
-    var model: Model { BookkeepingModel.model }
+    /// The built-in bookkeeping model, extended by the model file if there is one.
+    var model: Model { ModelLocator.current }
 
-    /// Opens the store (it must exist) and returns a fresh context over it.
-    func openContext(readOnly: Bool = false) throws -> ObjectContext {
+    /// Opens the store (it must exist), migrating additive model changes and saying so on stderr.
+    func openStore(readOnly: Bool = false) throws -> Store {
         let store = try Store.open(at: options.storePath, model: model, readOnly: readOnly)
-        return ObjectContext(store: store)
+        if let migration = store.migration {
+            printError("bookkeeper: \(store.path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
+                       + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
+        }
+        return store
+    }
+
+    /// Opens the store and returns a fresh context over it.
+    func openContext(readOnly: Bool = false) throws -> ObjectContext {
+        ObjectContext(store: try openStore(readOnly: readOnly))
+    }
+}
+
+/// The model this run uses, loaded once before the command runs.
+enum ModelLocator {
+    nonisolated(unsafe) private(set) static var current: Model = BookkeepingModel.model
+    nonisolated(unsafe) private(set) static var file: String?
+
+    static func prepare(_ options: GlobalOptions) throws {
+        guard let (path, explicit) = options.modelFile else { return }
+        if !explicit && !FileManager.default.fileExists(atPath: path) { return }
+        current = try ModelFile.load(path: path, extending: BookkeepingModel.model)
+        file = path
     }
 }

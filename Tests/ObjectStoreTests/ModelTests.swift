@@ -90,9 +90,9 @@ final class SchemaBuilderTests: XCTestCase {
             #"CREATE TABLE "Tag" ("id" INTEGER PRIMARY KEY, "name" TEXT) STRICT"#,
             #"CREATE TABLE "Customer_tags" ("Customer_id" INTEGER NOT NULL REFERENCES "Customer"("id") ON DELETE CASCADE, "Tag_id" INTEGER NOT NULL REFERENCES "Tag"("id") ON DELETE CASCADE, PRIMARY KEY ("Customer_id", "Tag_id")) STRICT, WITHOUT ROWID"#,
             #"CREATE UNIQUE INDEX "Customer_name_unique" ON "Customer"("name")"#,
-            #"CREATE INDEX "Customer_tags_Tag_id" ON "Customer_tags"("Tag_id", "Customer_id")"#,
-            #"CREATE INDEX "Order_day_index" ON "Order"("day")"#,
             #"CREATE INDEX "Order_customer_id" ON "Order"("customer_id")"#,
+            #"CREATE INDEX "Order_day_index" ON "Order"("day")"#,
+            #"CREATE INDEX "Customer_tags_Tag_id" ON "Customer_tags"("Tag_id", "Customer_id")"#,
         ])
     }
 }

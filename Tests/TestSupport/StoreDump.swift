@@ -64,3 +64,37 @@ public func queryRows(_ path: String, _ sql: String) throws -> [[String]] {
         }
     }
 }
+
+/// A fingerprint of every table's contents and the schema: equal exactly when `dumpStore` would be, but cheap
+/// enough for big stores.
+public func storeFingerprint(_ path: String) throws -> String {
+    var config = Configuration()
+    config.readonly = true
+    let queue = try DatabaseQueue(path: path, configuration: config)
+    return try queue.read { db in
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+            for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        }
+        var rows = 0
+        for sql in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name") { mix(sql.utf8) }
+        for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            mix(table.utf8)
+            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \"\(table)\" ORDER BY 1, 2")
+            while let row = try cursor.next() {
+                rows += 1
+                for i in 0..<row.count {
+                    let v: DatabaseValue = row[i]
+                    switch v.storage {
+                    case .null: mix([0])
+                    case .int64(let n): mix([1]); withUnsafeBytes(of: n) { mix($0) }
+                    case .double(let d): mix([2]); withUnsafeBytes(of: d) { mix($0) }
+                    case .string(let s): mix([3]); mix(s.utf8); mix([0])
+                    case .blob(let data): mix([4]); mix(data); mix([0])
+                    }
+                }
+            }
+        }
+        return "\(rows) rows, \(String(hash, radix: 16))"
+    }
+}

@@ -47,12 +47,13 @@ struct Fetch: StoreCommand {
             let eq = p.firstIndex(of: "=")!
             variables[String(p[..<eq])] = String(p[p.index(after: eq)...])
         }
-        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort ?? ""),
+        let defaultSort = try model.entity(entity).defaultSort
+        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
                                    limit: limit, offset: offset, variables: variables, arguments: arguments)
         let columnList = columns.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "columns")) }
         let groupList = group.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "group")) } ?? []
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
-        let store = try Store.open(at: options.storePath, model: model, readOnly: true)
+        let store = try openStore(readOnly: true)
         if explain {
             print(store.explain(plan, count ? .count : .columns))
             return

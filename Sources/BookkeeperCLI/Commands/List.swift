@@ -19,7 +19,8 @@ struct List: StoreCommand {
         var table = TextTable(
             headers: ["id"] + entity.attributes.map(\.name) + toOne.map(\.name),
             alignments: [.right] + entity.attributes.map { numeric($0.type) ? .right : .left } + toOne.map { _ in .left })
-        let objects = try context.objects(of: entity.name)
+        // The entity's default sort (from the model file), else object ID order.
+        let objects = try context.fetch(FetchRequest(entity: entity.name, sortDescriptors: try SortKey.parseList(entity.defaultSort ?? "")))
         for o in objects {
             var row = [String(o.rowID!)]
             row += entity.attributes.map { oneLine(o[$0.name].description) }

@@ -8,10 +8,16 @@ struct GlobalOptions: ParsableArguments {
                                             valueName: "path"))
     var store: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "A model file (YAML) extending the built-in model (default: $BOOKKEEPER_MODEL, else model.yaml beside the store).",
+        valueName: "file"))
+    var model: String?
+
     /// `other` fills what this one leaves unset (the root command's options under a subcommand's).
     func merged(with other: GlobalOptions) -> GlobalOptions {
         var merged = self
         merged.store = store ?? other.store
+        merged.model = model ?? other.model
         return merged
     }
 
@@ -19,5 +25,15 @@ struct GlobalOptions: ParsableArguments {
         if let store { return store }
         if let env = ProcessInfo.processInfo.environment["BOOKKEEPER_STORE"], !env.isEmpty { return env }
         return "bookkeeper.sqlite"
+    }
+}
+
+extension GlobalOptions {
+    /// The model file to use, and whether it was asked for (a missing file named explicitly is an error).
+    var modelFile: (path: String, explicit: Bool)? {
+        if let model { return (model, true) }
+        if let env = ProcessInfo.processInfo.environment["BOOKKEEPER_MODEL"], !env.isEmpty { return (env, true) }
+        let beside = URL(fileURLWithPath: storePath).deletingLastPathComponent().appendingPathComponent("model.yaml").path
+        return FileManager.default.fileExists(atPath: beside) ? (beside, false) : nil
     }
 }

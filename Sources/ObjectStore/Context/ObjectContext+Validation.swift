@@ -14,6 +14,7 @@ extension ObjectContext {
         }
 
         var uniqueSeen: [String: ManagedObject] = [:]
+        let evaluator = PredicateEvaluator(context: self)
         for o in objects {
             let e = o.entity
             for a in e.attributes {
@@ -54,6 +55,9 @@ extension ObjectContext {
             }
             if let rules = model.behaviours[e.name]?.validate {
                 for message in rules(o) { issue(o, nil, message) }
+            }
+            for (rule, message) in model.boundRules[e.name] ?? [] where try !evaluator.evaluate(rule, on: o) {
+                issue(o, nil, "\(o.label): \(message)")
             }
         }
         return issues

@@ -26,7 +26,7 @@ public protocol CategorizedError: Error, CustomStringConvertible {
 public enum ModelError: CategorizedError, Equatable {
     case unknownEntity(String, suggestion: String?)
     case unknownProperty(entity: String, key: String, suggestion: String?)
-    case invalidModel(String)
+    case invalidModel(String, located: Bool = false)
 
     public var category: ErrorCategory {
         switch self {
@@ -41,8 +41,9 @@ public enum ModelError: CategorizedError, Equatable {
             "unknown entity \"\(name)\"\(Suggestions.didYouMean(suggestion))"
         case .unknownProperty(let entity, let key, let suggestion):
             "unknown key \"\(key)\" on \(entity)\(Suggestions.didYouMean(suggestion))"
-        case .invalidModel(let message):
-            "invalid model: \(message)"
+        case .invalidModel(let message, let located):
+            // A message that already names its place (`model.yaml:7:12: …`) stands alone.
+            located ? message : "invalid model: \(message)"
         }
     }
 }

@@ -96,14 +96,21 @@ public struct Entity: Sendable, Hashable {
     public var naturalKey: String?
     public var attributes: [Attribute]
     public var relationships: [Relationship]
+    /// The order `list` and `fetch` use when none is given: sort keys as text (`closed desc, name`).
+    public var defaultSort: String?
+    /// Validation rules written as predicates: every saved object must satisfy each one.
+    public var rules: [ModelRule]
 
     public init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
-                attributes: [Attribute], relationships: [Relationship] = []) {
+                attributes: [Attribute], relationships: [Relationship] = [],
+                defaultSort: String? = nil, rules: [ModelRule] = []) {
         self.name = name
         self.kind = kind
         self.naturalKey = naturalKey
         self.attributes = attributes
         self.relationships = relationships
+        self.defaultSort = defaultSort
+        self.rules = rules
     }
 
     public func attribute(named name: String) -> Attribute? { attributes.first { $0.name == name } }
@@ -119,6 +126,27 @@ public protocol ObjectValues: AnyObject {
     var entity: Entity { get }
     /// An attribute's value (null when unset). The key must be an attribute of the entity.
     subscript(_ key: String) -> Value { get set }
+}
+
+/// A validation rule written as a predicate (`deposits == nil OR deposits >= 0`) with the message shown when an
+/// object breaks it.
+public struct ModelRule: Sendable, Hashable {
+    public var predicate: String
+    public var message: String
+    /// Where the predicate was written (a model file's line and column), for error positions. Not part of the model.
+    public var origin: PredicateSourceOrigin?
+
+    public init(_ predicate: String, message: String, origin: PredicateSourceOrigin? = nil) {
+        self.predicate = predicate
+        self.message = message
+        self.origin = origin
+    }
+
+    public static func == (a: ModelRule, b: ModelRule) -> Bool { a.predicate == b.predicate && a.message == b.message }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(predicate)
+        hasher.combine(message)
+    }
 }
 
 /// Per-entity behaviour a domain adds to the model: values derived before saving and extra validation rules.
@@ -141,9 +169,13 @@ public struct Model: Sendable {
     public let entities: [Entity]
     public let behaviours: [String: EntityBehaviour]
     private let index: [String: Int]
+    /// Each entity's rules, bound once: (predicate, message).
+    package private(set) var boundRules: [String: [(BoundPredicate, String)]] = [:]
 
     /// Builds a model and checks it: names, natural keys, and that each relationship's inverse exists and points back.
-    public init(entities: [Entity], behaviours: [String: EntityBehaviour] = [:]) throws(ModelError) {
+    /// `sortOrigins` says where each entity's default sort was written (a model file), for error positions.
+    public init(entities: [Entity], behaviours: [String: EntityBehaviour] = [:],
+                sortOrigins: [String: PredicateSourceOrigin] = [:]) throws(ModelError) {
         self.entities = entities
         self.behaviours = behaviours
         var index: [String: Int] = [:]
@@ -153,6 +185,34 @@ public struct Model: Sendable {
         }
         self.index = index
         try check()
+        try bindRulesAndSorts(sortOrigins)
+    }
+
+    /// Checks every rule and default sort against the model, and keeps the bound rules for validation.
+    private mutating func bindRulesAndSorts(_ sortOrigins: [String: PredicateSourceOrigin]) throws(ModelError) {
+        var bound: [String: [(BoundPredicate, String)]] = [:]
+        for e in entities {
+            for rule in e.rules {
+                let origin = rule.origin ?? PredicateSourceOrigin(name: "\(e.name) rule")
+                do {
+                    let plan = try FetchPlan(FetchRequest(entity: e.name, predicate: rule.predicate, predicateOrigin: origin),
+                                             model: self, columns: [])
+                    if let p = plan.predicate { bound[e.name, default: []].append((p, rule.message)) }
+                } catch {
+                    throw ModelError.invalidModel("\(error)", located: rule.origin != nil)
+                }
+            }
+            if let sort = e.defaultSort {
+                let origin = sortOrigins[e.name]
+                do {
+                    let keys = try SortKey.parseList(sort, origin: origin ?? PredicateSourceOrigin(name: "\(e.name) sort"))
+                    _ = try FetchPlan(FetchRequest(entity: e.name, sortDescriptors: keys), model: self, columns: [])
+                } catch {
+                    throw ModelError.invalidModel("\(error)", located: origin != nil)
+                }
+            }
+        }
+        boundRules = bound
     }
 
     public func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }

@@ -1,6 +1,7 @@
 // The SQLite schema generated from the model: one STRICT table per entity, foreign keys whose ON DELETE
 // mirrors the engine's delete rules (a backstop: the engine applies the rules itself first), a join table
 // per many-to-many relationship, and indexes on unique, indexed, natural-key and foreign-key columns.
+// Tables are described as `TableSpec`s so that migrations can compare the schema two models want.
 
 extension AttributeType {
     /// The STRICT column type. Decimals are scaled integers; dates and date-times are ISO text.
@@ -26,51 +27,107 @@ extension DeleteRule {
     }
 }
 
+/// One column as the model wants it.
+struct ColumnSpec: Hashable {
+    enum Role: Hashable {
+        case id
+        case attribute(Attribute)
+        case foreignKey(Relationship)
+        /// A join table's column holding the id of an object of `entity`.
+        case link(entity: String)
+    }
+
+    let name: String
+    /// The column definition after its name: `TEXT NOT NULL`, `INTEGER REFERENCES "Customer"("id") ON DELETE RESTRICT`.
+    let definition: String
+    let role: Role
+
+    var sql: String { "\(quoted(name)) \(definition)" }
+    var isNotNull: Bool { definition.contains("NOT NULL") }
+}
+
+/// One table as the model wants it, with its indexes.
+struct TableSpec: Hashable {
+    let name: String
+    /// The entity it stores, or nil for a join table.
+    let entity: String?
+    var columns: [ColumnSpec]
+    /// `PRIMARY KEY (…)` for a join table.
+    var tableConstraint: String?
+    var options: String
+    /// Index name → its CREATE statement.
+    var indexes: [String: String]
+
+    func createSQL(as tableName: String? = nil) -> String {
+        var parts = columns.map(\.sql)
+        if let tableConstraint { parts.append(tableConstraint) }
+        return "CREATE TABLE \(quoted(tableName ?? name)) (\(parts.joined(separator: ", "))) \(options)"
+    }
+
+    func column(named name: String) -> ColumnSpec? { columns.first { $0.name == name } }
+}
+
 public enum SchemaBuilder {
     /// The statements that create the whole schema, in order.
     public static func statements(for model: Model) -> [String] {
-        var tables: [String] = []
-        var indexes: [String] = []
-        var joinTables: [String: String] = [:]
+        let tables = self.tables(for: model)
+        let entityTables = tables.filter { $0.entity != nil }
+        let joinTables = tables.filter { $0.entity == nil }
+        return entityTables.map { $0.createSQL() } + joinTables.map { $0.createSQL() }
+            + entityTables.flatMap { t in t.indexes.sorted { $0.key < $1.key }.map(\.value) }
+            + joinTables.flatMap { t in t.indexes.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    /// Every table the model wants: the entities' in model order, then the join tables by name.
+    static func tables(for model: Model) -> [TableSpec] {
+        var entityTables: [TableSpec] = []
+        var joinTables: [String: TableSpec] = [:]
         for entity in model.entities {
             let table = quoted(entity.name)
-            var columns = ["\"id\" INTEGER PRIMARY KEY"]
+            var spec = TableSpec(name: entity.name, entity: entity.name,
+                                 columns: [ColumnSpec(name: "id", definition: "INTEGER PRIMARY KEY", role: .id)],
+                                 tableConstraint: nil, options: "STRICT", indexes: [:])
             for a in entity.attributes {
-                columns.append("\(quoted(a.name)) \(a.type.columnType)\(a.isRequired ? " NOT NULL" : "")")
+                spec.columns.append(ColumnSpec(name: a.name, definition: "\(a.type.columnType)\(a.isRequired ? " NOT NULL" : "")",
+                                               role: .attribute(a)))
                 if a.isUnique || a.name == entity.naturalKey {
-                    indexes.append("CREATE UNIQUE INDEX \(quoted("\(entity.name)_\(a.name)_unique")) ON \(table)(\(quoted(a.name)))")
+                    let name = "\(entity.name)_\(a.name)_unique"
+                    spec.indexes[name] = "CREATE UNIQUE INDEX \(quoted(name)) ON \(table)(\(quoted(a.name)))"
                 } else if a.isIndexed {
-                    indexes.append("CREATE INDEX \(quoted("\(entity.name)_\(a.name)_index")) ON \(table)(\(quoted(a.name)))")
+                    let name = "\(entity.name)_\(a.name)_index"
+                    spec.indexes[name] = "CREATE INDEX \(quoted(name)) ON \(table)(\(quoted(a.name)))"
                 }
             }
             for r in entity.relationships {
                 switch model.storage(of: r, in: entity) {
                 case .foreignKey(let column):
                     let inverse = model.inverse(of: r)
-                    var def = "\(quoted(column)) INTEGER\(r.isRequired ? " NOT NULL" : "")"
+                    var def = "INTEGER\(r.isRequired ? " NOT NULL" : "")"
                     if let action = inverse.deleteRule.foreignKeyAction {
                         def += " REFERENCES \(quoted(r.destination))(\"id\") ON DELETE \(action)"
                     }
-                    columns.append(def)
-                    let unique = !inverse.isToMany
-                    indexes.append("CREATE \(unique ? "UNIQUE " : "")INDEX \(quoted("\(entity.name)_\(column)")) ON \(table)(\(quoted(column)))")
+                    spec.columns.append(ColumnSpec(name: column, definition: def, role: .foreignKey(r)))
+                    let name = "\(entity.name)_\(column)"
+                    spec.indexes[name] = "CREATE \(inverse.isToMany ? "" : "UNIQUE ")INDEX \(quoted(name)) ON \(table)(\(quoted(column)))"
                 case .joinTable(let name, let own, let other):
                     guard joinTables[name] == nil else { continue }
-                    let inverse = model.inverse(of: r)
-                    _ = inverse
-                    joinTables[name] = """
-                        CREATE TABLE \(quoted(name)) (\
-                        \(quoted(own)) INTEGER NOT NULL REFERENCES \(quoted(entity.name))("id") ON DELETE CASCADE, \
-                        \(quoted(other)) INTEGER NOT NULL REFERENCES \(quoted(r.destination))("id") ON DELETE CASCADE, \
-                        PRIMARY KEY (\(quoted(own)), \(quoted(other)))) STRICT, WITHOUT ROWID
-                        """
-                    indexes.append("CREATE INDEX \(quoted("\(name)_\(other)")) ON \(quoted(name))(\(quoted(other)), \(quoted(own)))")
+                    let index = "\(name)_\(other)"
+                    joinTables[name] = TableSpec(
+                        name: name, entity: nil,
+                        columns: [
+                            ColumnSpec(name: own, definition: "INTEGER NOT NULL REFERENCES \(quoted(entity.name))(\"id\") ON DELETE CASCADE",
+                                       role: .link(entity: entity.name)),
+                            ColumnSpec(name: other, definition: "INTEGER NOT NULL REFERENCES \(quoted(r.destination))(\"id\") ON DELETE CASCADE",
+                                       role: .link(entity: r.destination)),
+                        ],
+                        tableConstraint: "PRIMARY KEY (\(quoted(own)), \(quoted(other)))", options: "STRICT, WITHOUT ROWID",
+                        indexes: [index: "CREATE INDEX \(quoted(index)) ON \(quoted(name))(\(quoted(other)), \(quoted(own)))"])
                 case .inverseForeignKey:
                     break
                 }
             }
-            tables.append("CREATE TABLE \(table) (\(columns.joined(separator: ", "))) STRICT")
+            entityTables.append(spec)
         }
-        return tables + joinTables.keys.sorted().map { joinTables[$0]! } + indexes
+        return entityTables + joinTables.keys.sorted().map { joinTables[$0]! }
     }
 }

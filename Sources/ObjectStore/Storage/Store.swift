@@ -15,6 +15,8 @@ public final class Store: @unchecked Sendable {
     public let model: Model
     public let isReadOnly: Bool
     let queue: DatabaseQueue
+    /// What opening the store migrated, if anything.
+    public internal(set) var migration: MigrationResult?
 
     private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue) {
         self.path = path
@@ -71,18 +73,55 @@ public final class Store: @unchecked Sendable {
         return Store(path: path, model: model, readOnly: false, queue: queue)
     }
 
-    /// Opens an existing store, checking that it is a bookkeeper store of a format and model this build can use.
-    public static func open(at path: String, model: Model, readOnly: Bool = false,
-                            busyTimeout: TimeInterval = 30) throws -> Store {
+    /// Opens an existing store, checking that it is a bookkeeper store of a format this build can use.
+    ///
+    /// When the store was written with another model, additive changes are migrated at once (after a backup copy
+    /// is made beside the store; `migration` tells what was done); changes that could lose data, or that the data
+    /// does not allow, throw a `MigrationError` listing each problem — see `bookkeeper migrate`. With `migrate`
+    /// false, any change throws. A read-only store, or one from a newer bookkeeper opened read-only, is usable
+    /// only when no schema change is needed.
+    public static func open(at path: String, model: Model, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
+                            migrate: Bool = true) throws -> Store {
+        let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout)
+        let format = Int(meta["format"]!)!
+        if format > formatVersion && !store.isReadOnly {
+            throw StoreError.newerFormat(path: path, found: format, supported: formatVersion)
+        }
+        if meta["model_hash"] != model.versionHash {
+            // A reader of a writable store still brings it up to date (additive changes only), so that tonight's
+            // report runs on last year's store; then it reads as asked.
+            if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path) && migrate {
+                let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
+                let migration = writer.migration
+                try writer.queue.close()
+                let reader = try open(at: path, model: model, readOnly: true, busyTimeout: busyTimeout, migrate: false)
+                reader.migration = migration
+                return reader
+            }
+            try store.reconcile(meta: meta, migrate: migrate && format <= formatVersion)
+        }
+        return store
+    }
+
+    /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model.
+    public static func openForMigration(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+        let (store, meta) = try openUnchecked(at: path, model: model, readOnly: false, busyTimeout: busyTimeout)
+        let format = Int(meta["format"]!)!
+        if format > formatVersion { throw StoreError.newerFormat(path: path, found: format, supported: formatVersion) }
+        if store.isReadOnly { throw StoreError.readOnly(path: path) }
+        return store
+    }
+
+    private static func openUnchecked(at path: String, model: Model, readOnly: Bool,
+                                      busyTimeout: TimeInterval) throws -> (Store, [String: String]) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw StoreError.missing(path: path)
         }
         if isDirectory.boolValue { throw StoreError.notAStore(path: path, reason: "it is a directory") }
         let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
-        let queue: DatabaseQueue
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
+            let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
             let meta = try queue.read { db -> [String: String] in
                 guard try db.tableExists(metaTable) else { return [:] }
                 var meta: [String: String] = [:]
@@ -91,15 +130,10 @@ public final class Store: @unchecked Sendable {
                 }
                 return meta
             }
-            guard let formatText = meta["format"], let format = Int(formatText) else {
+            guard let formatText = meta["format"], Int(formatText) != nil else {
                 throw StoreError.notAStore(path: path, reason: "it is an SQLite database without bookkeeper metadata")
             }
-            if format > formatVersion {
-                throw StoreError.newerFormat(path: path, found: format, supported: formatVersion)
-            }
-            if meta["model_hash"] != model.versionHash {
-                throw StoreError.modelMismatch(path: path)
-            }
+            return (Store(path: path, model: model, readOnly: readOnly, queue: queue), meta)
         } catch let error as DatabaseError {
             switch error.resultCode {
             case .SQLITE_NOTADB: throw StoreError.notAStore(path: path, reason: "the file is not an SQLite database")
@@ -109,7 +143,6 @@ public final class Store: @unchecked Sendable {
             default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }
-        return Store(path: path, model: model, readOnly: readOnly, queue: queue)
     }
 
     /// Runs `body` on the connection outside any transaction (for reads that see committed data).

@@ -31,7 +31,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .notAStore(let path, let reason):
             "\(path): not a bookkeeper store (\(reason))"
         case .newerFormat(let path, let found, let supported):
-            "\(path): written by a newer version of bookkeeper (store format \(found); this version reads up to \(supported))"
+            "\(path): written by a newer version of bookkeeper (store format \(found); this version reads up to \(supported)) — it can only be read, by reports and fetches"
         case .modelMismatch(let path):
             "\(path): the store was written with a different model"
         case .busy(let path, let detail):

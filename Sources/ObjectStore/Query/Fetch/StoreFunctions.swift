@@ -12,6 +12,12 @@ enum StoreFunctions {
             let flags = Int.fromDatabaseValue(values[1]) ?? 0
             return TextFolding.fold(text, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
         })
+        // Migrations convert a column's values exactly (see Value.converted); NULL when a value cannot be.
+        db.add(function: DatabaseFunction("bk_convert", argumentCount: 3, pure: true) { values in
+            guard let from = String.fromDatabaseValue(values[1]).flatMap(AttributeType.init(spec:)),
+                  let to = String.fromDatabaseValue(values[2]).flatMap(AttributeType.init(spec:)) else { return nil }
+            return Value(databaseValue: values[0], as: from).converted(to: to)?.databaseValue(for: to)
+        })
         let operators: [(String, PredicateOperator)] = [
             ("bk_beginswith", .beginsWith), ("bk_endswith", .endsWith), ("bk_contains", .contains),
             ("bk_like", .like), ("bk_matches", .matches),
@@ -25,5 +31,13 @@ enum StoreFunctions {
                 return StringOperators.apply(op, text, needle, options) ? 1 : 0
             })
         }
+    }
+}
+
+extension AttributeType {
+    /// Reads `decimal:2`, `integer`, … as written by the migration planner.
+    init?(spec: String) {
+        let parts = spec.split(separator: ":")
+        self.init(name: String(parts[0]), scale: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
     }
 }

@@ -1,0 +1,61 @@
+import ArgumentParser
+import ObjectStore
+
+struct Migrate: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring the store to the current model (the built-in one, extended by the model file).",
+        discussion: """
+            Additive changes (a new entity, attribute, relationship or index) are migrated when a store is opened; \
+            this command also does the ones that could lose data — removing or retyping an attribute, \
+            relationship or entity — when --allow-data-loss is given, and only once the data allows them: \
+            missing values for newly required attributes are given with --default, renamed names with --rename. \
+            A backup copy is kept beside the store, and the whole migration is one transaction.
+            """)
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Flag(help: "Show the plan (changes, problems and SQL) without changing anything.") var dryRun = false
+    @Flag(help: "Accept removing or retyping attributes, relationships and entities.") var allowDataLoss = false
+    @Option(name: .customLong("rename"), help: ArgumentHelp("A renamed entity (Old=New) or property (Entity.old=new).", valueName: "OLD=NEW"))
+    var renames: [String] = []
+    @Option(name: .customLong("default"), help: ArgumentHelp("A value for objects without one when an attribute becomes required.",
+                                                           valueName: "ENTITY.ATTRIBUTE=VALUE"))
+    var defaults: [String] = []
+
+    func validate() throws {
+        for r in renames where !r.contains("=") { throw ValidationError("--rename takes OLD=NEW, got \"\(r)\"") }
+        for d in defaults where !d.contains("=") || !d.split(separator: "=")[0].contains(".") {
+            throw ValidationError("--default takes ENTITY.ATTRIBUTE=VALUE, got \"\(d)\"")
+        }
+    }
+
+    func run() throws {
+        func pairs(_ list: [String]) -> [String: String] {
+            var d: [String: String] = [:]
+            for item in list {
+                let eq = item.firstIndex(of: "=")!
+                d[String(item[..<eq])] = String(item[item.index(after: eq)...])
+            }
+            return d
+        }
+        let migrationOptions = MigrationOptions(renames: pairs(renames), defaults: pairs(defaults), allowDataLoss: allowDataLoss)
+        let store = try Store.openForMigration(at: options.storePath, model: model)
+        let plan = try store.migrationPlan(migrationOptions)
+        if dryRun {
+            print(plan.text)
+            return
+        }
+        guard plan.modelChanged || !plan.steps.isEmpty else {
+            print("\(store.path) is up to date with the model")
+            return
+        }
+        guard plan.canApply(migrationOptions) else {
+            throw MigrationError(path: store.path, plan: plan, reason: plan.blockers.isEmpty
+                                 ? "the migration would lose data; nothing was changed"
+                                 : "the data does not allow the migration yet; nothing was changed")
+        }
+        let result = try store.applyMigration(plan)
+        print(plan.text.split(separator: "\n").filter { !$0.hasPrefix("SQL") && !$0.hasPrefix("  ") }.joined(separator: "\n"))
+        print("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
+    }
+}

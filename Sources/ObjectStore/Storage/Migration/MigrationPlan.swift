@@ -1,0 +1,92 @@
+import GRDB
+
+/// What the user says about a migration: names that changed, values for attributes that become required,
+/// and whether changes that lose data are accepted.
+public struct MigrationOptions: Sendable {
+    /// `Old` → `New` for entities, `Entity.old` → `new` for attributes and relationships (entity as in the new model).
+    public var renames: [String: String]
+    /// `Entity.attribute` → the value (as text) for objects that have none when the attribute becomes required.
+    public var defaults: [String: String]
+    /// Accept removing and retyping attributes, relationships and entities.
+    public var allowDataLoss: Bool
+
+    public init(renames: [String: String] = [:], defaults: [String: String] = [:], allowDataLoss: Bool = false) {
+        self.renames = renames
+        self.defaults = defaults
+        self.allowDataLoss = allowDataLoss
+    }
+}
+
+/// The way from the model a store was written with to the current one: the SQL, and what stands in its way.
+public struct MigrationPlan: Sendable {
+    /// One statement of the plan, with its bound arguments.
+    public struct Step: Sendable, CustomStringConvertible {
+        public let sql: String
+        public let arguments: [DatabaseValue]
+
+        public var description: String {
+            arguments.isEmpty ? sql + ";" : sql + ";  -- " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", ")
+        }
+    }
+
+    /// The changes in words: `add attribute Customer.vat`.
+    public internal(set) var changes: [String] = []
+    /// Changes that lose data, refused without `allowDataLoss`: `remove attribute Customer.fax (3 values)`.
+    public internal(set) var dataLoss: [String] = []
+    /// Data that must be fixed (or mapped with --default) first: `Customer.vat: 2 objects share "X" (Customer/1, Customer/4)`.
+    public internal(set) var blockers: [String] = []
+    public internal(set) var steps: [Step] = []
+
+    /// Whether the model changed at all (the recorded model differs, even if no SQL is needed).
+    public internal(set) var modelChanged = false
+
+    /// Whether it may run: nothing blocks, and data loss (if any) is accepted.
+    public func canApply(_ options: MigrationOptions) -> Bool {
+        blockers.isEmpty && (dataLoss.isEmpty || options.allowDataLoss)
+    }
+
+    /// Additive only: what opening a store migrates without asking.
+    public var isAutomatic: Bool { blockers.isEmpty && dataLoss.isEmpty }
+
+    /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
+    public var text: String {
+        var lines: [String] = []
+        if changes.isEmpty && steps.isEmpty { lines.append("the store is up to date with the model") }
+        for c in changes { lines.append("- \(c)") }
+        for d in dataLoss { lines.append("- loses data: \(d)") }
+        for b in blockers { lines.append("- blocked: \(b)") }
+        if !steps.isEmpty {
+            lines.append("SQL (one transaction, foreign keys checked at the end):")
+            lines += steps.map { "  \($0)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Why a store cannot be opened with the current model until it is migrated.
+public struct MigrationError: CategorizedError {
+    public let path: String
+    public let plan: MigrationPlan
+    public let reason: String
+
+    public init(path: String, plan: MigrationPlan, reason: String) {
+        self.path = path
+        self.plan = plan
+        self.reason = reason
+    }
+
+    public var category: ErrorCategory { .data }
+
+    /// One line per problem, then the remedy.
+    public var description: String {
+        var lines = ["\(path): \(reason)"]
+        lines += plan.dataLoss.map { "\(path): would lose data: \($0)" }
+        lines += plan.blockers.map { "\(path): blocked: \($0)" }
+        if !plan.blockers.isEmpty {
+            lines.append("\(path): fix the data above (or give --default Entity.attribute=VALUE for missing values), then run `bookkeeper migrate`")
+        } else if !plan.dataLoss.isEmpty {
+            lines.append("\(path): to accept this, run `bookkeeper migrate --allow-data-loss` (a backup copy is kept); `bookkeeper migrate --dry-run` shows the plan")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

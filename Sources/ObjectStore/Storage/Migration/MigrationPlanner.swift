@@ -1,0 +1,378 @@
+import Foundation
+import GRDB
+
+// The migration planner compares the schema the recorded model wants with the schema the current model wants,
+// table by table, and looks at the data where a change could lose it or fail:
+// - additive changes (a new entity, a new optional attribute or one with a default, a new relationship, a new
+//   index, a uniqueness the data already satisfies, loosening a requirement) are automatic: CREATE TABLE,
+//   ALTER TABLE ADD COLUMN, CREATE INDEX, or a table rebuild that keeps every value;
+// - removing or retyping an attribute, relationship or entity loses data and needs --allow-data-loss;
+// - a requirement that existing objects do not meet (NULLs for a newly required attribute, duplicates for a new
+//   uniqueness, values that do not convert to a new type) blocks until the data is fixed or mapped (--default).
+// A table is rebuilt the way SQLite recommends: create the new table, copy, drop the old, rename.
+
+enum MigrationPlanner {
+    static func plan(from old: Model, to new: Model, in db: Database, options: MigrationOptions) throws -> MigrationPlan {
+        var planner = Planner(old: old, new: new, db: db, options: options)
+        try planner.run()
+        return planner.plan
+    }
+}
+
+private struct Planner {
+    let old: Model
+    let new: Model
+    let db: Database
+    let options: MigrationOptions
+    var plan = MigrationPlan()
+    /// New entity name → old entity name.
+    var entityOrigin: [String: String] = [:]
+    var indexSteps: [MigrationPlan.Step] = []
+
+    init(old: Model, new: Model, db: Database, options: MigrationOptions) {
+        self.old = old
+        self.new = new
+        self.db = db
+        self.options = options
+        for (from, to) in options.renames where !from.contains(".") { entityOrigin[to] = from }
+    }
+
+    func oldName(ofEntity name: String) -> String { entityOrigin[name] ?? name }
+
+    /// The old name of a property of a (new) entity.
+    func oldName(ofProperty name: String, in entity: String) -> String {
+        for (from, to) in options.renames where from.hasPrefix(entity + ".") && to == name {
+            return String(from.dropFirst(entity.count + 1))
+        }
+        // Also accept Entity.old=Entity.new.
+        for (from, to) in options.renames where from.hasPrefix(entity + ".") && to == "\(entity).\(name)" {
+            return String(from.dropFirst(entity.count + 1))
+        }
+        return name
+    }
+
+    mutating func step(_ sql: String, _ arguments: [DatabaseValue] = []) {
+        plan.steps.append(MigrationPlan.Step(sql: sql, arguments: arguments))
+    }
+
+    mutating func run() throws {
+        plan.modelChanged = old.canonicalJSON != new.canonicalJSON
+        let oldTables = Dictionary(uniqueKeysWithValues: SchemaBuilder.tables(for: old).map { ($0.name, $0) })
+        let newTables = SchemaBuilder.tables(for: new)
+
+        // Renamed entities first, so that everything after works on the new names.
+        for (newName, oldName) in entityOrigin.sorted(by: { $0.key < $1.key }) {
+            guard old.entity(named: oldName) != nil else {
+                plan.blockers.append("--rename \(oldName)=\(newName): the store has no entity \(oldName)")
+                continue
+            }
+            guard new.entity(named: newName) != nil else {
+                plan.blockers.append("--rename \(oldName)=\(newName): the model has no entity \(newName)")
+                continue
+            }
+            step("ALTER TABLE \(quoted(oldName)) RENAME TO \(quoted(newName))")
+            plan.changes.append("rename entity \(oldName) to \(newName)")
+        }
+        for table in newTables where table.entity != nil {
+            let entity = new.entity(named: table.entity!)!
+            let from = oldName(ofEntity: entity.name)
+            guard let oldEntity = old.entity(named: from), let oldTable = oldTables[from] else {
+                step(table.createSQL())
+                indexSteps += table.indexes.sorted { $0.key < $1.key }.map { MigrationPlan.Step(sql: $0.value, arguments: []) }
+                plan.changes.append("add entity \(entity.name)")
+                continue
+            }
+            try compare(oldTable, oldEntity, table, entity)
+        }
+        try compareJoinTables(oldTables: oldTables, newTables: newTables.filter { $0.entity == nil })
+        for oldEntity in old.entities where !new.entities.contains(where: { oldName(ofEntity: $0.name) == oldEntity.name }) {
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(oldEntity.name))") ?? 0
+            plan.dataLoss.append("remove entity \(oldEntity.name) (\(count) object\(count == 1 ? "" : "s"))")
+            step("DROP TABLE \(quoted(oldEntity.name))")
+        }
+        plan.steps += indexSteps
+    }
+
+    // MARK: Entity tables
+
+    mutating func compare(_ oldTable: TableSpec, _ oldEntity: Entity, _ table: TableSpec, _ entity: Entity) throws {
+        let name = entity.name
+        let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(oldEntity.name))") ?? 0
+        var rebuild = false
+        var renames: [(String, String)] = []
+        var additions: [(ColumnSpec, String)] = []   // column, SQL default literal ("" for none)
+        var sources: [String: String] = [:]          // new column → SQL expression over the old table
+        var arguments: [DatabaseValue] = []
+        var used: Set<String> = ["id"]
+        sources["id"] = "\"id\""
+
+        func bound(_ v: DatabaseValue) -> String {
+            arguments.append(v)
+            return "?"
+        }
+
+        for column in table.columns {
+            switch column.role {
+            case .id, .link:
+                continue
+            case .attribute(let a):
+                let from = oldName(ofProperty: a.name, in: name)
+                guard let oldAttribute = oldEntity.attribute(named: from), let oldColumn = oldTable.column(named: from) else {
+                    try addColumn(column, attribute: a, entity: name, rows: rows, rebuild: &rebuild, additions: &additions,
+                                  sources: &sources, bound: bound)
+                    continue
+                }
+                used.insert(from)
+                if from != a.name {
+                    renames.append((from, a.name))
+                    plan.changes.append("rename attribute \(name).\(from) to \(a.name)")
+                }
+                var expression = quoted(from)
+                if oldAttribute.type != a.type {
+                    rebuild = true
+                    try retype(name, from, oldAttribute.type, a)
+                    expression = "bk_convert(\(quoted(from)), '\(Self.spec(oldAttribute.type))', '\(Self.spec(a.type))')"
+                }
+                if a.isRequired && !oldColumn.isNotNull {
+                    rebuild = true
+                    let nulls = try objectIDs(entity: oldEntity.name, where: "\(quoted(from)) IS NULL")
+                    if !nulls.ids.isEmpty {
+                        if let text = options.defaults["\(name).\(a.name)"] {
+                            guard let v = try? Value.parse(text, as: a.type) else {
+                                plan.blockers.append("--default \(name).\(a.name)=\(text): \"\(text)\" is not a \(a.type)")
+                                continue
+                            }
+                            expression = "COALESCE(\(expression), \(bound(v.databaseValue(for: a.type))))"
+                            plan.dataLoss.append("\(name).\(a.name) becomes required: \(nulls.count) object\(nulls.count == 1 ? "" : "s") without one get \"\(text)\"")
+                        } else {
+                            plan.blockers.append("\(name).\(a.name) is now required, but \(nulls.count) object\(nulls.count == 1 ? " has" : "s have") none (\(nulls.ids)) — set \(nulls.count == 1 ? "it" : "them"), or give --default \(name).\(a.name)=VALUE")
+                        }
+                    }
+                    plan.changes.append("\(name).\(a.name) becomes required")
+                } else if !a.isRequired && oldColumn.isNotNull {
+                    rebuild = true
+                    plan.changes.append("\(name).\(a.name) becomes optional")
+                }
+                if (a.isUnique || a.name == entity.naturalKey) && !(oldAttribute.isUnique || oldAttribute.name == oldEntity.naturalKey) {
+                    try checkDuplicates(name, a.name, column: from, table: oldEntity.name)
+                    plan.changes.append("\(name).\(a.name) becomes unique")
+                }
+                sources[a.name] = expression
+            case .foreignKey(let r):
+                let from = oldName(ofProperty: r.name, in: name)
+                if let oldRelationship = oldEntity.relationship(named: from),
+                   case .foreignKey(let oldColumnName) = old.storage(of: oldRelationship, in: oldEntity),
+                   oldRelationship.destination == oldName(ofEntity: r.destination),
+                   let oldColumn = oldTable.column(named: oldColumnName) {
+                    used.insert(oldColumnName)
+                    if oldColumnName != column.name { renames.append((oldColumnName, column.name)) }
+                    if oldColumn.definition != column.definition {
+                        rebuild = true
+                        if column.isNotNull && !oldColumn.isNotNull {
+                            let nulls = try objectIDs(entity: oldEntity.name, where: "\(quoted(oldColumnName)) IS NULL")
+                            if !nulls.ids.isEmpty {
+                                plan.blockers.append("\(name).\(r.name) is now required, but \(nulls.count) object\(nulls.count == 1 ? " has" : "s have") none (\(nulls.ids))")
+                            }
+                        }
+                        plan.changes.append("\(name).\(r.name) changes its constraints")
+                    }
+                    sources[column.name] = quoted(oldColumnName)
+                } else {
+                    plan.changes.append("add relationship \(name).\(r.name)")
+                    if column.isNotNull {
+                        rebuild = true
+                        if rows > 0 {
+                            plan.blockers.append("\(name).\(r.name) is new and required, but \(rows) existing object\(rows == 1 ? "" : "s") would have none")
+                        }
+                    } else {
+                        additions.append((column, ""))
+                    }
+                    sources[column.name] = "NULL"
+                }
+            }
+        }
+        for oldColumn in oldTable.columns where !used.contains(oldColumn.name) {
+            rebuild = true
+            let values = try Int.fetchOne(db, sql: "SELECT COUNT(\(quoted(oldColumn.name))) FROM \(quoted(oldEntity.name))") ?? 0
+            let what: String
+            switch oldColumn.role {
+            case .foreignKey(let r): what = "relationship \(name).\(r.name)"
+            default: what = "attribute \(name).\(oldColumn.name)"
+            }
+            plan.dataLoss.append("remove \(what) (\(values) value\(values == 1 ? "" : "s"))")
+        }
+        if rebuild {
+            let temporary = "_bk_new_\(name)"
+            let columns = table.columns.map(\.name)
+            step(table.createSQL(as: temporary))
+            step("INSERT INTO \(quoted(temporary)) (\(columns.map(quoted).joined(separator: ", "))) SELECT \(columns.map { sources[$0] ?? "NULL" }.joined(separator: ", ")) FROM \(quoted(name))", arguments)
+            step("DROP TABLE \(quoted(name))")
+            step("ALTER TABLE \(quoted(temporary)) RENAME TO \(quoted(name))")
+            indexSteps += table.indexes.sorted { $0.key < $1.key }.map { MigrationPlan.Step(sql: $0.value, arguments: []) }
+            return
+        }
+        for (from, to) in renames { step("ALTER TABLE \(quoted(name)) RENAME COLUMN \(quoted(from)) TO \(quoted(to))") }
+        for (column, defaultLiteral) in additions {
+            step("ALTER TABLE \(quoted(name)) ADD COLUMN \(column.sql)\(defaultLiteral.isEmpty ? "" : " DEFAULT \(defaultLiteral)")")
+        }
+        try compareIndexes(table, renamedFrom: oldEntity.name)
+    }
+
+    /// A column the old table lacks: added in place when SQLite allows it, else by a rebuild.
+    mutating func addColumn(_ column: ColumnSpec, attribute a: Attribute, entity: String, rows: Int, rebuild: inout Bool,
+                            additions: inout [(ColumnSpec, String)], sources: inout [String: String],
+                            bound: (DatabaseValue) -> String) throws {
+        plan.changes.append("add attribute \(entity).\(a.name)")
+        var fill: Value?
+        if case .value(let v)? = a.defaultValue { fill = v }
+        if a.defaultValue == .today { fill = .date(Day.today()) }
+        if a.defaultValue == .now { fill = .dateTime(Timestamp.now()) }
+        if let text = options.defaults["\(entity).\(a.name)"] {
+            guard let v = try? Value.parse(text, as: a.type) else {
+                plan.blockers.append("--default \(entity).\(a.name)=\(text): \"\(text)\" is not a \(a.type)")
+                return
+            }
+            fill = v
+        }
+        if a.isUnique && rows > 1 && fill != nil {
+            plan.blockers.append("\(entity).\(a.name) is new and unique, so \(rows) existing objects cannot all get \"\(fill!)\"")
+        }
+        if a.isRequired && fill == nil && rows > 0 {
+            plan.blockers.append("\(entity).\(a.name) is new and required, but \(rows) existing object\(rows == 1 ? "" : "s") would have none — give it a default in the model, or --default \(entity).\(a.name)=VALUE")
+        }
+        if let fill {
+            additions.append((column, Self.literal(fill.databaseValue(for: a.type))))
+            sources[a.name] = bound(fill.databaseValue(for: a.type))
+        } else {
+            if a.isRequired { rebuild = true } else { additions.append((column, "")) }
+            sources[a.name] = "NULL"
+        }
+    }
+
+    mutating func retype(_ entity: String, _ column: String, _ from: AttributeType, _ a: Attribute) throws {
+        let table = oldName(ofEntity: entity)
+        var failures: [String] = []
+        var count = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT \"id\", \(quoted(column)) FROM \(quoted(table)) WHERE \(quoted(column)) IS NOT NULL ORDER BY \"id\"")
+        while let row = try rows.next() {
+            let value = Value(databaseValue: row[1], as: from)
+            if value.converted(to: a.type) == nil {
+                count += 1
+                if failures.count < 5 { failures.append("\"\(value)\" in \(entity)/\(row[0] as Int64)") }
+            }
+        }
+        plan.dataLoss.append("change \(entity).\(a.name) from \(from) to \(a.type)")
+        if count > 0 {
+            plan.blockers.append("\(entity).\(a.name): \(count) value\(count == 1 ? " is" : "s are") not \(a.type) (\(failures.joined(separator: ", "))\(count > 5 ? ", …" : ""))")
+        }
+    }
+
+    mutating func checkDuplicates(_ entity: String, _ attribute: String, column: String, table: String) throws {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT \(quoted(column)), COUNT(*), group_concat("id") FROM \(quoted(table)) WHERE \(quoted(column)) IS NOT NULL
+            GROUP BY \(quoted(column)) HAVING COUNT(*) > 1 ORDER BY MIN("id") LIMIT 5
+            """)
+        for row in rows {
+            let value: DatabaseValue = row[0]
+            let ids = (row[2] as String).split(separator: ",").prefix(5).map { "\(entity)/\($0)" }.joined(separator: ", ")
+            plan.blockers.append("\(entity).\(attribute) becomes unique, but \(row[1] as Int) objects share \(value) (\(ids))")
+        }
+    }
+
+    func objectIDs(entity: String, where condition: String) throws -> (count: Int, ids: String) {
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(entity)) WHERE \(condition)") ?? 0
+        let ids = try Int64.fetchAll(db, sql: "SELECT \"id\" FROM \(quoted(entity)) WHERE \(condition) ORDER BY \"id\" LIMIT 5")
+        let newName = entityOrigin.first { $0.value == entity }?.key ?? entity
+        let text = ids.map { "\(newName)/\($0)" }.joined(separator: ", ") + (count > 5 ? ", …" : "")
+        return (count, text)
+    }
+
+    /// Drops indexes the model no longer wants and creates the ones it lacks (or whose definition changed).
+    mutating func compareIndexes(_ table: TableSpec, renamedFrom oldTable: String) throws {
+        let existing = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                                        arguments: [oldTable])
+        var present: [String: String] = [:]
+        for row in existing { present[row[0]] = row[1] }
+        for (name, sql) in present.sorted(by: { $0.key < $1.key }) {
+            let wanted = table.indexes[name]
+            if wanted == nil || Self.normalised(wanted!) != Self.normalised(sql.replacingOccurrences(of: quoted(oldTable), with: quoted(table.name))) {
+                step("DROP INDEX \(quoted(name))")
+                if wanted == nil, table.entity != nil { plan.changes.append("drop index \(name)") }
+            }
+        }
+        for (name, sql) in table.indexes.sorted(by: { $0.key < $1.key }) {
+            let current = present[name].map { Self.normalised($0.replacingOccurrences(of: quoted(oldTable), with: quoted(table.name))) }
+            if current != Self.normalised(sql) {
+                indexSteps.append(MigrationPlan.Step(sql: sql, arguments: []))
+                if present[name] == nil { plan.changes.append("add index \(name)") }
+            }
+        }
+    }
+
+    // MARK: Join tables
+
+    mutating func compareJoinTables(oldTables: [String: TableSpec], newTables: [TableSpec]) throws {
+        var usedOld: Set<String> = []
+        for table in newTables {
+            // The relationship this join table stores, in the new model and (through renames) in the old one.
+            let (ownColumn, otherColumn) = (table.columns[0], table.columns[1])
+            guard case .link(let ownEntity) = ownColumn.role, case .link(let otherEntity) = otherColumn.role,
+                  let entity = new.entity(named: ownEntity),
+                  let r = entity.relationships.first(where: { r in
+                      if case .joinTable(let t, _, _) = new.storage(of: r, in: entity) { return t == table.name }
+                      return false
+                  }) else { continue }
+            let oldEntityName = oldName(ofEntity: ownEntity)
+            let oldRelationshipName = oldName(ofProperty: r.name, in: ownEntity)
+            if let oldEntity = old.entity(named: oldEntityName), let oldR = oldEntity.relationship(named: oldRelationshipName),
+               case .joinTable(let oldTable, let oldOwn, let oldOther) = old.storage(of: oldR, in: oldEntity),
+               oldR.destination == oldName(ofEntity: otherEntity), oldTables[oldTable] != nil {
+                usedOld.insert(oldTable)
+                if oldTable == table.name && oldOwn == ownColumn.name && oldOther == otherColumn.name {
+                    try compareIndexes(table, renamedFrom: oldTable)
+                    continue
+                }
+                let temporary = "_bk_new_\(table.name)"
+                step(table.createSQL(as: temporary))
+                step("INSERT INTO \(quoted(temporary)) (\(quoted(ownColumn.name)), \(quoted(otherColumn.name))) SELECT \(quoted(oldOwn)), \(quoted(oldOther)) FROM \(quoted(oldTable))")
+                step("DROP TABLE \(quoted(oldTable))")
+                step("ALTER TABLE \(quoted(temporary)) RENAME TO \(quoted(table.name))")
+                indexSteps += table.indexes.sorted { $0.key < $1.key }.map { MigrationPlan.Step(sql: $0.value, arguments: []) }
+                plan.changes.append("rename the links of \(ownEntity).\(r.name)")
+            } else {
+                step(table.createSQL())
+                indexSteps += table.indexes.sorted { $0.key < $1.key }.map { MigrationPlan.Step(sql: $0.value, arguments: []) }
+                plan.changes.append("add relationship \(ownEntity).\(r.name) (many-to-many)")
+            }
+        }
+        for (name, _) in oldTables.sorted(by: { $0.key < $1.key }) where oldTables[name]!.entity == nil && !usedOld.contains(name) {
+            let links = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(name))") ?? 0
+            // A removed entity's join tables go with it; say so once, for the relationship.
+            plan.dataLoss.append("remove many-to-many links \(name) (\(links) link\(links == 1 ? "" : "s"))")
+            step("DROP TABLE \(quoted(name))")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// `decimal:2`, `integer`: how bk_convert names a type.
+    static func spec(_ type: AttributeType) -> String {
+        if case .decimal(let s) = type { return "decimal:\(s)" }
+        return type.name
+    }
+
+    /// A stored value as an SQL literal, for ALTER TABLE … DEFAULT (which cannot take parameters).
+    static func literal(_ v: DatabaseValue) -> String {
+        switch v.storage {
+        case .null: return "NULL"
+        case .int64(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+
+    static func normalised(_ sql: String) -> String {
+        sql.replacingOccurrences(of: " ", with: "").lowercased()
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension Value {
+    /// The value as another attribute type, exactly, or nil when it cannot be converted without loss:
+    /// numbers between integer and decimal scales only when nothing is rounded, anything to text, text parsed
+    /// strictly, booleans to and from 0/1, a date to a date-time at midnight UTC and back only at midnight.
+    public func converted(to type: AttributeType) -> Value? {
+        if isNull { return .null }
+        if fits(type) {
+            if case .decimal(let d) = self, case .decimal(let s) = type { return d.exactly(atScale: s).map(Value.decimal) }
+            return self
+        }
+        switch (self, type) {
+        case (_, .string):
+            return .string(description)
+        case (.integer(let i), .decimal(let s)):
+            return DecimalNumber(i).exactly(atScale: s).map(Value.decimal)
+        case (.decimal(let d), .integer):
+            return d.exactly(atScale: 0).map { .integer($0.units) }
+        case (.decimal(let d), .decimal(let s)):
+            return d.exactly(atScale: s).map(Value.decimal)
+        case (.integer(let i), .double):
+            return Double(exactly: i).map(Value.double)
+        case (.decimal(let d), .double):
+            let x = Double(d.units) / pow10(d.scale)
+            return DecimalNumber(exactly: String(x)).flatMap { $0 == d ? Value.double(x) : nil }
+        case (.double(let x), .integer):
+            return Int64(exactly: x).map(Value.integer)
+        case (.double(let x), .decimal(let s)):
+            guard x.isFinite, let d = DecimalNumber(exactly: Value.format(double: x)) else { return nil }
+            return d.exactly(atScale: s).map(Value.decimal)
+        case (.boolean(let b), .integer):
+            return .integer(b ? 1 : 0)
+        case (.integer(let i), .boolean):
+            return i == 0 || i == 1 ? .boolean(i == 1) : nil
+        case (.date(let d), .dateTime):
+            return .dateTime(Timestamp(secondsSinceEpoch: Int64(d.daysSinceEpoch) * 86400))
+        case (.dateTime(let t), .date):
+            return t.secondsSinceEpoch % 86400 == 0 ? .date(t.day) : nil
+        case (.string(let s), _):
+            return try? Value.parse(s, as: type)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import XCTest
+import TestSupport
+
+/// The model is the user's: model files, automatic and explicit migrations, yesterday's store.
+final class ModelEvolutionCommandTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    var store: String { dir.file("books.sqlite") }
+
+    override func setUp() {
+        dir = TemporaryDirectory()
+    }
+
+    @discardableResult
+    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
+        let r = runCLI(["--store", store] + args, in: dir.path)
+        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
+        return r.stdout
+    }
+
+    func run(_ args: String...) -> CLIResult { runCLI(["--store", store] + args, in: dir.path) }
+
+    static let banks = """
+        entities:
+          Bank:
+            kind: directory
+            key: cert
+            attributes:
+              name:     { type: string, required: true }
+              city:     { type: string }
+              cert:     { type: integer, unique: true, required: true }
+              closed:   { type: date }
+              deposits: { type: decimal, scale: 2 }
+            rules:
+              - { where: "deposits == nil OR deposits >= 0", message: "deposits cannot be negative" }
+            sort: closed desc, name
+          Customer:
+            attributes:
+              vat: { type: string, unique: true }
+            relationships:
+              bank: { to: Bank, inverse: customers, delete: nullify }
+          Invoice:
+            kind: document
+            attributes:
+              number: { type: string }
+              date:   { type: date, default: today }
+            relationships:
+              bank: { to: Bank, inverse: invoices, delete: nullify, inverse-delete: deny }
+          InvoiceLine:
+            kind: rows
+            attributes:
+              text:   { type: string }
+              amount: { type: decimal, scale: 2, required: true }
+            relationships:
+              invoice: { to: Invoice, inverse: lines, required: true, inverse-delete: cascade }
+        """
+
+    func testYesterdaysStoreOpensAndMigratesToAModelFile() throws {
+        try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("Tests/Fixtures/v1-store.sqlite").path, toPath: store)
+        XCTAssertEqual(ok("show", "Order", "A-1").split(separator: "\n").last, "rows      OrderRow/1", "the first schema's store opens as it is")
+        dir.write("model.yaml", Self.banks)
+        let list = run("list", "Customer")
+        XCTAssertEqual(list.status, 0, "\(list)")
+        XCTAssertTrue(list.stderr.hasPrefix("bookkeeper: \(store): migrated to the current model: add attribute Customer.vat; add relationship Customer.bank;"), list.stderr)
+        XCTAssertTrue(list.stdout.hasPrefix("id  name         code  info            vat  bank\n"), list.stdout)
+        XCTAssertEqual(ok("add", "Bank", "name=First Bank", "cert=101", "closed=2023-05-01", "deposits=5000"), "Bank/1\n")
+        ok("add", "Bank", "name=Second", "cert=7")
+        ok("set", "Customer", "Acme Ltd", "bank=101", "vat=DE123")
+        ok("add", "Invoice", "number=I-1", "date=2024-01-02", "bank=101")
+        ok("add", "InvoiceLine", "invoice=I-1", "text=Fees", "amount=12.50")
+        ok("add", "InvoiceLine", "invoice=I-1", "text=Interest", "amount=0.75")
+        XCTAssertEqual(ok("fetch", "Bank", "--where", "ANY customers.vat BEGINSWITH 'DE' AND invoices.lines.@sum.amount > 10",
+                          "--columns", "name, customers.name, invoices.@count, invoices.lines.@sum.amount"), """
+            name        customers.name  invoices.@count  invoices.lines.@sum.amount
+            ----------  --------------  ---------------  --------------------------
+            First Bank  Acme Ltd                      1                       13.25
+            1 object
+
+            """)
+        XCTAssertEqual(ok("list", "Bank"), """
+            id  name        city  cert  closed      deposits
+            --  ----------  ----  ----  ----------  --------
+             1  First Bank         101  2023-05-01   5000.00
+             2  Second               7
+            2 objects
+
+            """, "the entity's default sort: closed desc, name")
+        let rule = run("add", "Bank", "name=Third", "cert=9", "deposits=-1")
+        XCTAssertEqual(rule.status, 65)
+        XCTAssertEqual(rule.stderr, "bookkeeper: new Bank \"9\": deposits cannot be negative\n")
+        let deny = run("delete", "Bank", "101")
+        XCTAssertEqual(deny.status, 65)
+        XCTAssertEqual(deny.stderr, "bookkeeper: Bank/1 \"101\" cannot be deleted: 1 Invoice object refers to it (Invoice/1 \"I-1\") — Bank.invoices has delete rule Deny\n")
+        XCTAssertEqual(ok("delete", "Invoice", "I-1"), "deleted Invoice/1 and 2 dependants (InvoiceLine/1, InvoiceLine/2)\n")
+        XCTAssertTrue(ok("model", "--format", "json").contains("\"name\" : \"Bank\""))
+        XCTAssertEqual(try queryStore(store, "PRAGMA integrity_check"), ["ok"])
+    }
+
+    func testModelFileMistakesAreRefusedBeforeTheStoreIsTouched() throws {
+        ok("init")
+        let before = try dumpStore(store)
+        dir.write("model.yaml", "entities:\n  Bank:\n    kind: directory\n    attributes:\n      name: { type: strin }\n")
+        let r = run("list", "Customer")
+        XCTAssertEqual(r.status, 78)
+        XCTAssertEqual(r.stderr, "bookkeeper: model.yaml:5:21: unknown type \"strin\" — did you mean \"string\"? (types: string, integer, decimal, double, boolean, date, datetime, binary)\n".replacingOccurrences(of: "model.yaml", with: dir.file("model.yaml")))
+        XCTAssertEqual(try dumpStore(store), before)
+        let explicit = runCLI(["--store", store, "--model", "missing.yaml", "list", "Tag"], in: dir.path)
+        XCTAssertEqual(explicit.status, 66)
+        XCTAssertEqual(explicit.stderr, "bookkeeper: missing.yaml: no such model file\n")
+        let viaEnvironment = runCLI(["--store", store, "list", "Tag"], in: dir.path, environment: ["BOOKKEEPER_MODEL": dir.file("model.yaml")])
+        XCTAssertEqual(viaEnvironment.status, 78)
+    }
+
+    func testDataLosingChangesAreRefusedUntilMigrateIsToldSo() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n      tier: { type: string }\n")
+        ok("init")
+        ok("add", "Customer", "name=Acme", "fax=555", "tier=1")
+        ok("add", "Customer", "name=Bolt", "tier=x")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      tier: { type: integer, required: true }\n")
+        let before = try dumpStore(store)
+        let refused = run("list", "Customer")
+        XCTAssertEqual(refused.status, 65)
+        XCTAssertEqual(refused.stderr, """
+            bookkeeper: \(store): the model changed in ways that could lose data, so the store was not migrated
+            bookkeeper: \(store): would lose data: change Customer.tier from String to Integer
+            bookkeeper: \(store): would lose data: remove attribute Customer.fax (1 value)
+            bookkeeper: \(store): blocked: Customer.tier: 1 value is not Integer ("x" in Customer/2)
+            bookkeeper: \(store): fix the data above (or give --default Entity.attribute=VALUE for missing values), then run `bookkeeper migrate`
+
+            """)
+        XCTAssertEqual(try dumpStore(store), before)
+        let plan = ok("migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertTrue(plan.contains("- blocked: Customer.tier: 1 value is not Integer (\"x\" in Customer/2)\n"), plan)
+        XCTAssertTrue(plan.contains("INSERT INTO \"_bk_new_Customer\" (\"id\", \"name\", \"code\", \"info\", \"tier\") SELECT \"id\", \"name\", \"code\", \"info\", bk_convert(\"tier\", 'string', 'integer') FROM \"Customer\";"), plan)
+        let blocked = run("migrate", "--allow-data-loss")
+        XCTAssertEqual(blocked.status, 65)
+        XCTAssertTrue(blocked.stderr.hasPrefix("bookkeeper: \(store): the data does not allow the migration yet; nothing was changed\n"), blocked.stderr)
+        try executeSQL(store, "UPDATE Customer SET tier = '2' WHERE name = 'Bolt'")
+        let withoutFlag = run("migrate")
+        XCTAssertEqual(withoutFlag.status, 65)
+        XCTAssertTrue(withoutFlag.stderr.contains("run `bookkeeper migrate --allow-data-loss`"), withoutFlag.stderr)
+        let done = ok("migrate", "--allow-data-loss")
+        XCTAssertTrue(done.contains("migrated \(store) (backup: \(store).before-migration-"), done)
+        XCTAssertEqual(try queryRows(store, "SELECT name, tier FROM Customer ORDER BY id"), [["Acme", "1"], ["Bolt", "2"]])
+        XCTAssertEqual(ok("migrate"), "\(store) is up to date with the model\n")
+    }
+
+    func testRenamesAndDefaultsMapTheData() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n")
+        ok("init")
+        ok("add", "Customer", "name=Acme", "fax=555")
+        ok("add", "Customer", "name=Bolt")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      telefax: { type: string, required: true }\n")
+        XCTAssertEqual(run("list", "Customer").status, 65)
+        let r = run("migrate", "--rename", "Customer.fax=telefax", "--default", "Customer.telefax=none", "--allow-data-loss")
+        XCTAssertEqual(r.status, 0, "\(r)")
+        XCTAssertEqual(try queryRows(store, "SELECT name, telefax FROM Customer ORDER BY id"), [["Acme", "555"], ["Bolt", "none"]])
+    }
+
+    /// A migration killed at a random moment leaves the store exactly as it was, or fully migrated.
+    func testAMigrationKilledMidwayLeavesTheStoreAsItWas() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n")
+        ok("init")
+        try executeSQL(store, """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250000)
+            INSERT INTO Customer (name, code, fax) SELECT 'Customer ' || i, 'C' || i, '555-' || i FROM n
+            """)
+        let before = try storeFingerprint(store)
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: integer }\n")
+        for trial in 0..<2 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
+            process.arguments = ["--store", store, "migrate", "--allow-data-loss", "--rename", "Customer.fax=fax"]
+            process.currentDirectoryURL = dir.url
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(100_000 + trial * 200_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            XCTAssertEqual(try queryStore(store, "PRAGMA integrity_check"), ["ok"])
+            let after = try storeFingerprint(store)
+            XCTAssertEqual(after, before, "trial \(trial): blocked migrations must not change anything")
+        }
+        // The same, with a migration that can complete: the store is before or after, never between.
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string, required: true }\n")
+        for trial in 0..<5 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
+            process.arguments = ["--store", store, "migrate", "--allow-data-loss", "--default", "Customer.fax=-"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(100_000 + trial * 120_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            XCTAssertEqual(try queryStore(store, "PRAGMA integrity_check"), ["ok"])
+            let schema = try queryStore(store, "SELECT sql FROM sqlite_master WHERE name = 'Customer'")[0] ?? ""
+            let count = try queryStore(store, "SELECT COUNT(*) FROM Customer")
+            XCTAssertEqual(count, ["250000"], "trial \(trial)")
+            if schema.contains("\"fax\" TEXT NOT NULL") {
+                XCTAssertEqual(try queryStore(store, "SELECT value FROM _bookkeeper_meta WHERE key = 'migrated_at'").count, 1)
+                break
+            }
+            XCTAssertEqual(try storeFingerprint(store), before, "trial \(trial): not migrated means untouched")
+        }
+    }
+}
