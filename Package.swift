@@ -18,10 +18,22 @@ let package = Package(
         // The engine: model, validation, context, fetch + predicate -> SQL. Knows no domain.
         .target(
             name: "ObjectStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")]
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+                // The batch writer binds values through the SQLite C API (see Batch/SQLStatement.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // A fast, streaming RFC 4180 reader and writer (see Sources/CSV/CSVReader.swift for why it is hand-written).
         .target(name: "CSV"),
+        // SHA-256 from the system's libcrypto, for the import history (see Sources/Importer/Reading/SHA256.swift).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // CSV import and export jobs: mapping, conversion, errors with places, summaries. Knows no SQL.
+        .target(
+            name: "Importer",
+            dependencies: ["ObjectStore", "CSV", "CCrypto", .product(name: "Yams", package: "Yams")]
+        ),
         // libxlsxwriter (Debian's libxlsxwriter-dev 1.1.4); only the XLSX renderer imports it.
         .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
@@ -39,7 +51,7 @@ let package = Package(
         .target(
             name: "BookkeeperCLI",
             dependencies: [
-                "ObjectStore", "Bookkeeping", "CSV",
+                "ObjectStore", "Bookkeeping", "Importer", "CSV",
                 "Reports", "ReportRenderers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -49,6 +61,7 @@ let package = Package(
         .testTarget(name: "CSVTests", dependencies: ["CSV"]),
         .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
+        .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
     ]

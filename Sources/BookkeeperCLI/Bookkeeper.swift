@@ -16,6 +16,7 @@ public struct Bookkeeper: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self, Migrate.self,
+                      Import.self, Imports.self, Export.self,
                       ReportsCommand.self, ReportCommand.self]
     )
 

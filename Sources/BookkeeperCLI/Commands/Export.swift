@@ -1,0 +1,23 @@
+import ArgumentParser
+import Importer
+import ObjectStore
+
+struct Export: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export an entity as CSV that `bookkeeper import` reads back to the same store content.",
+        discussion: """
+            Columns are import key paths: attributes, to-one relationships by the target's natural key, \
+            many-to-many lists ("vip, wholesale"), and for a document its rows as rows.* columns, one line per row.
+            """)
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Argument(help: "The entity.") var entity: String
+    @Argument(help: ArgumentHelp("The CSV file to write (default: standard output).", valueName: "file")) var file: String = "-"
+
+    func run() throws {
+        let store = try Store.open(at: options.storePath, model: model, readOnly: true)
+        _ = try model.entity(entity)
+        try Exporter.export(store: store, entity: entity, to: file)
+    }
+}

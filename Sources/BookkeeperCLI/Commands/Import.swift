@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import Importer
+import ObjectStore
+
+extension OnError: ExpressibleByArgument {}
+extension SummaryFormat: ExpressibleByArgument {}
+
+struct Import: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import a CSV file into an entity: validated, in one transaction, safe to run twice.",
+        discussion: """
+            Header names map to attributes and key paths (exact, then any case; --map first): attributes by name, \
+            to-one relationships by the target's natural key (customer) or another unique attribute (customer.code), \
+            many-to-many relationships as lists (tags: "vip, wholesale"), and a document's rows as rows.* columns, one \
+            line per row with the document's own columns repeated. A row table (OrderRow) imported on its own \
+            replaces the rows of each document it names.
+            Records are upserted by natural key (--key names another unique attribute): new keys are inserted, \
+            changed records updated, unchanged ones left alone. Every import is recorded (see `bookkeeper imports`).
+            By default any error imports nothing; --on-error skip imports the good records and writes the bad lines, \
+            with a reason column, to --rejects. Exit status 65 whenever a record was rejected.
+
+            A profile (--profile FILE.yaml) holds the same options, keys named as the long options:
+              entity: Order
+              delimiter: ";"
+              decimal-comma: yes
+              date-format: "%d.%m.%Y"
+              null: [NULL]
+              map:
+                Kunde: customer.code
+                Artikel: rows.service
+            Options on the command line override the profile's.
+            """)
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+
+    @Argument(help: "The entity (Customer, Service, Tag, Order, OrderRow).") var entity: String
+    @Argument(help: ArgumentHelp("The CSV file; - reads standard input.", valueName: "file")) var file: String
+
+    @Option(help: ArgumentHelp("Options from a YAML profile.", valueName: "file.yaml")) var profile: String?
+    @Option(help: ArgumentHelp("The unique attribute that identifies records (default: the natural key).", valueName: "attr"))
+    var key: String?
+    @Option(name: .customLong("map"), help: ArgumentHelp("Map a CSV column to a key path (repeatable); an empty key path ignores the column.",
+                                                         valueName: "CSV column=keypath"))
+    var maps: [String] = []
+    @Flag(help: "Ignore columns that map to nothing (the summary lists them).") var ignoreUnknown = false
+    @Flag(help: "Create missing directory items that references name.") var createMissing = false
+    @Option(help: ArgumentHelp("Field delimiter: auto, \",\", \";\", tab or \"|\".", valueName: "delimiter")) var delimiter: String?
+    @Option(help: ArgumentHelp("Input encoding: auto, utf-8, windows-1252 or latin1.", valueName: "encoding")) var encoding: String?
+    @Option(help: ArgumentHelp("strftime-style date format, e.g. %d/%m/%Y or %d-%b-%y (default %Y-%m-%d).", valueName: "format"))
+    var dateFormat: String?
+    @Flag(help: "Decimals use a comma (1.234,50).") var decimalComma = false
+    @Option(name: .customLong("null"), help: ArgumentHelp("A cell text that means empty (repeatable), e.g. NULL.", valueName: "text"))
+    var nullTokens: [String] = []
+    @Option(help: ArgumentHelp("Separator of to-many lists (default \",\").", valueName: "separator")) var listSeparator: String?
+    @Option(help: "abort: any error imports nothing; skip: import the good records.") var onError: OnError?
+    @Option(help: ArgumentHelp("With --on-error skip: write rejected lines, plus a reason column, here.", valueName: "file"))
+    var rejects: String?
+    @Flag(help: "Validate everything and report what would be done; write nothing.") var dryRun = false
+    @Flag(help: "Print errors only.") var quiet = false
+    @Option(help: "Summary format: text or json (on stdout).") var summary: SummaryFormat?
+
+    /// The options the command line gives (nil where not given).
+    func commandLineOptions() throws -> ImportOptions {
+        var o = ImportOptions()
+        o.entity = entity
+        o.key = key
+        for m in maps {
+            guard let eq = m.firstIndex(of: "=") else {
+                throw ValidationError("--map \"\(m)\": expected \"CSV column=keypath\"")
+            }
+            o.addMap(column: String(m[..<eq]), keyPath: String(m[m.index(after: eq)...]))
+        }
+        o.ignoreUnknown = ignoreUnknown ? true : nil
+        o.createMissing = createMissing ? true : nil
+        o.delimiter = delimiter
+        o.encoding = encoding
+        o.dateFormat = dateFormat
+        o.decimalComma = decimalComma ? true : nil
+        o.nullTokens = nullTokens.isEmpty ? nil : nullTokens
+        o.listSeparator = listSeparator
+        o.onError = onError
+        o.rejects = rejects
+        o.dryRun = dryRun ? true : nil
+        o.quiet = quiet ? true : nil
+        o.summary = summary
+        return o
+    }
+
+    func validate() throws {
+        _ = try commandLineOptions()
+    }
+
+    func run() throws {
+        let given = try commandLineOptions()
+        var base = ImportOptions()
+        if let profile { base = try ImportProfile.load(path: profile) }
+        var merged = given.merged(over: base)
+        // The entity argument names what to import; a profile's entity must agree with it.
+        if let declared = base.entity, let profile {
+            let a = try model.entity(entity), b = try? model.entity(declared)
+            if a.name != b?.name {
+                throw ImportOptionError("\(profile): the profile is for \(declared), not \(a.name)", source: .commandLine)
+            }
+        }
+        merged.entity = entity
+        let settings = try ImportSettings(merged, entity: entity) { name in
+            let fromProfile: Bool
+            switch name {
+            case "map": fromProfile = given.map.isEmpty && !base.map.isEmpty
+            case "delimiter": fromProfile = given.delimiter == nil && base.delimiter != nil
+            case "encoding": fromProfile = given.encoding == nil && base.encoding != nil
+            case "date-format": fromProfile = given.dateFormat == nil && base.dateFormat != nil
+            case "list-separator": fromProfile = given.listSeparator == nil && base.listSeparator != nil
+            case "rejects": fromProfile = given.rejects == nil && given.onError == nil && profile != nil
+            default: fromProfile = false
+            }
+            return fromProfile ? .profile(profile!) : .commandLine
+        }
+        let store = try Store.open(at: options.storePath, model: model)
+        let job = ImportJob(store: store, path: file, settings: settings)
+        do {
+            let result = try job.run()
+            report(result, settings)
+        } catch let failure as ImportFailure {
+            if let s = failure.summary { report(s, settings) }
+            throw failure
+        }
+    }
+
+    func report(_ summary: ImportSummary, _ settings: ImportSettings) {
+        if settings.summary == .json {
+            print(summary.json())
+        } else if !settings.quiet {
+            print(summary.text(rowEntities: Set(model.entities.filter { $0.kind == .rows }.map(\.name))))
+        }
+    }
+}

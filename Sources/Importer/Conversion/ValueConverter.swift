@@ -1,0 +1,165 @@
+// Text from a CSV cell → a value of an attribute's type, for import. Strict: a value that does not fit is
+// an error, never coerced or truncated. Works on the cell's bytes (numbers, dates and booleans are ASCII),
+// so the hot path makes no String for them.
+//
+// - Decimal: exact, never through floating point: `1234.50`, `1,234.50`, `-3`; with `decimalComma`
+//   `1.234,50`. Grouping separators must stand every three digits; no more places than the scale.
+// - Integer: digits with an optional sign and the same grouping.
+// - Date: `dateFormat` (default YYYY-MM-DD); time parts are ignored for a Date. DateTime: with a format
+//   that has time parts, that format (UTC); otherwise ISO 8601.
+// - Boolean: yes/no, true/false, y/n, 1/0 in any case.
+// - String: the text as it is (codes keep their leading zeros, spaces are kept).
+// Numbers, dates and booleans may have spaces around them.
+
+import CSV
+import Foundation
+import ObjectStore
+
+/// Why a cell's text is not a value: `"31/02/2024" is not a date in format %d/%m/%Y`.
+public struct ConversionError: Error, Equatable, Sendable {
+    public let message: String
+}
+
+public struct ValueConverter: Sendable {
+    public var decimalComma: Bool
+    public var dateFormat: DateFormat?
+
+    public init(decimalComma: Bool = false, dateFormat: DateFormat? = nil) {
+        self.decimalComma = decimalComma
+        self.dateFormat = dateFormat
+    }
+
+    /// Converts the text of a non-empty cell (empty cells and null tokens are the caller's: they are null).
+    /// `text` makes the cell's String when needed (for strings and messages).
+    @inline(__always)
+    public func convert(_ bytes: UnsafeBufferPointer<UInt8>, as type: AttributeType,
+                        text: () -> String) throws(ConversionError) -> Value {
+        switch type {
+        case .string:
+            return .string(text())
+        case .decimal(let scale):
+            guard let (units, places) = number(trimmed(bytes), allowFraction: true) else {
+                throw fail(text(), "is not a decimal number\(decimalHint(bytes))")
+            }
+            let d = DecimalNumber(units: units, scale: places)
+            guard let scaled = d.exactly(atScale: scale) else {
+                if places > scale {
+                    throw fail(text(), "has more than \(scale) decimal place\(scale == 1 ? "" : "s")")
+                }
+                throw fail(text(), "is too large")
+            }
+            return .decimal(scaled)
+        case .integer:
+            guard let (units, _) = number(trimmed(bytes), allowFraction: false) else {
+                throw fail(text(), "is not an integer")
+            }
+            return .integer(units)
+        case .boolean:
+            let t = trimmed(bytes)
+            if let b = ValueConverter.boolean(t) { return .boolean(b) }
+            throw fail(text(), "is not a boolean (expected yes/no, true/false, y/n or 1/0)")
+        case .date:
+            let t = trimmed(bytes)
+            let format = dateFormat ?? .iso
+            guard let (day, _) = format.parse(t) else { throw fail(text(), "is not a date in format \(format)") }
+            return .date(day)
+        case .dateTime:
+            if let format = dateFormat, format.hasTime {
+                guard let (day, seconds) = format.parse(trimmed(bytes)) else {
+                    throw fail(text(), "is not a date and time in format \(format)")
+                }
+                return .dateTime(Timestamp(secondsSinceEpoch: Int64(day.daysSinceEpoch) * 86400 + Int64(seconds)))
+            }
+            let s = text().trimmingCharacters(in: .whitespaces)
+            guard let t = Timestamp(iso: s) else {
+                throw fail(text(), "is not a date and time (expected YYYY-MM-DDTHH:MM:SS with an optional Z or ±HH:MM)")
+            }
+            return .dateTime(t)
+        case .double, .binary:
+            do { return try Value.parse(text(), as: type) } catch { throw ConversionError(message: error.message) }
+        }
+    }
+
+    private func fail(_ text: String, _ reason: String) -> ConversionError {
+        ConversionError(message: "\"\(text)\" \(reason)")
+    }
+
+    /// A remedy for a number that did not parse: the other decimal separator convention.
+    private func decimalHint(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let t = trimmed(bytes)
+        let comma = t.contains(UInt8(ascii: ",")), point = t.contains(UInt8(ascii: "."))
+        if !decimalComma && comma {
+            return " — try --decimal-comma"
+        }
+        if decimalComma && point && !comma {
+            return " — with --decimal-comma the decimal separator is a comma"
+        }
+        return ""
+    }
+
+    static func boolean(_ t: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var lower: UInt64 = 0
+        guard t.count <= 5, t.count > 0 else { return nil }
+        for b in t { lower = lower << 8 | UInt64(b >= 65 && b <= 90 ? b | 0x20 : b) }
+        switch lower {
+        case 0x79_65_73, 0x79, 0x74_72_75_65, 0x31: return true            // yes y true 1
+        case 0x6E_6F, 0x6E, 0x66_61_6C_73_65, 0x30: return false          // no n false 0
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    func trimmed(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var s = 0, e = b.count
+        while s < e, b[s] == 32 || b[s] == 9 { s += 1 }
+        while e > s, b[e - 1] == 32 || b[e - 1] == 9 { e -= 1 }
+        if s == 0 && e == b.count { return b }
+        return UnsafeBufferPointer(rebasing: b[s..<e])
+    }
+
+    /// Parses `[+-]digits[grouped][.fraction]` exactly: (units, places). Nil when malformed or too large.
+    @inline(__always)
+    func number(_ b: UnsafeBufferPointer<UInt8>, allowFraction: Bool) -> (Int64, Int)? {
+        let point = decimalComma ? UInt8(ascii: ",") : UInt8(ascii: ".")
+        let group = decimalComma ? UInt8(ascii: ".") : UInt8(ascii: ",")
+        var i = 0
+        let n = b.count
+        guard n > 0 else { return nil }
+        var negative = false
+        if b[0] == UInt8(ascii: "-") || b[0] == UInt8(ascii: "+") {
+            negative = b[0] == UInt8(ascii: "-")
+            i = 1
+        }
+        var units: Int64 = 0
+        var digits = 0
+        var places = 0
+        var groupDigits = 0      // digits since the last grouping separator
+        var grouped = false
+        var inFraction = false
+        while i < n {
+            let c = b[i]
+            if c >= 48 && c <= 57 {
+                let (m, o1) = units.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(Int64(c - 48))
+                if o1 || o2 { return nil }
+                units = a
+                digits += 1
+                if inFraction { places += 1 } else { groupDigits += 1 }
+            } else if c == group && !inFraction {
+                // The first group has 1–3 digits, every later one exactly 3.
+                if digits == 0 || (grouped ? groupDigits != 3 : groupDigits > 3) { return nil }
+                grouped = true
+                groupDigits = 0
+            } else if c == point && !inFraction && allowFraction {
+                if grouped && groupDigits != 3 { return nil }
+                inFraction = true
+            } else {
+                return nil
+            }
+            i += 1
+        }
+        if grouped && !inFraction && groupDigits != 3 { return nil }
+        guard digits > 0, places <= DecimalNumber.maxScale else { return nil }
+        return (negative ? -units : units, places)
+    }
+}

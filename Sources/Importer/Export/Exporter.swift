@@ -1,0 +1,75 @@
+// `bookkeeper export ENTITY [FILE]`: CSV that `import` reads back to the same store content.
+//
+// The columns are the import's key paths: attributes by name, to-one relationships (by the target's
+// natural key, or `rel.attr` by another unique attribute), many-to-many relationships as lists joined
+// with ", ", and a document's rows as `rows.*` columns — one line per row with the document's own
+// columns repeated, one line with empty `rows.*` cells for a document without rows. Values are written
+// as import reads them by default: decimals at their scale, dates YYYY-MM-DD, booleans yes/no.
+// Limits: an empty string is written as an empty cell, which imports as empty (null); a key containing
+// the list separator cannot be told apart in a list.
+
+import CSV
+import ObjectStore
+
+public enum Exporter {
+    /// Writes every object of `entityName` to `path` (`-`: standard output); returns the number of lines.
+    @discardableResult
+    public static func export(store: Store, entity entityName: String, to path: String) throws -> Int {
+        let model = store.model
+        let entity = try model.entity(entityName)
+        let resolver = KeyPathResolver(model: model, entity: entity)
+        let writer: CSVWriter
+        do {
+            writer = try CSVWriter(path: path)
+        } catch let error as CSVError {
+            throw ImportInputError(message: error.description, category: .cannotCreateOutput)
+        }
+
+        func columns(_ e: Entity, prefix: String, excluding parent: String?) -> [(String, (ExportedObject) -> String)] {
+            var list: [(String, (ExportedObject) -> String)] = []
+            for (i, a) in e.attributes.enumerated() {
+                list.append((prefix + a.name, { $0.attributes[i].description }))
+            }
+            let (toOne, manyToMany) = model.exportedRelationships(of: e)
+            for r in toOne where r.name != parent {
+                let d = model.entity(named: r.destination)!
+                let key = model.referenceKey(of: d)
+                let path = key?.name == d.naturalKey ? r.name : "\(r.name).\(key?.name ?? "id")"
+                list.append((prefix + path, { $0.references[r.name]?.description ?? "" }))
+            }
+            for r in manyToMany {
+                let d = model.entity(named: r.destination)!
+                let key = model.referenceKey(of: d)
+                let path = key?.name == d.naturalKey ? r.name : "\(r.name).\(key?.name ?? "id")"
+                list.append((prefix + path, { ($0.links[r.name] ?? []).map(\.description).joined(separator: ", ") }))
+            }
+            return list
+        }
+
+        let own = columns(entity, prefix: "", excluding: nil)
+        var rowColumns: [(String, (ExportedObject) -> String)] = []
+        if let rr = resolver.rowsRelationship, let re = resolver.rowsEntity {
+            rowColumns = columns(re, prefix: "\(rr.name).", excluding: model.inverse(of: rr).name)
+        }
+        var lines = 0
+        do {
+            try writer.writeRecord(own.map(\.0) + rowColumns.map(\.0))
+            try store.forEachObject(of: entity.name, rows: resolver.rowsRelationship?.name) { object in
+                let ownCells = own.map { $0.1(object) }
+                if rowColumns.isEmpty || object.rows.isEmpty {
+                    try writer.writeRecord(ownCells + rowColumns.map { _ in "" })
+                    lines += 1
+                } else {
+                    for row in object.rows {
+                        try writer.writeRecord(ownCells + rowColumns.map { $0.1(row) })
+                        lines += 1
+                    }
+                }
+            }
+            try writer.close()
+        } catch let error as CSVError {
+            throw ImportInputError(message: error.description, category: .io)
+        }
+        return lines
+    }
+}

@@ -1,0 +1,237 @@
+// The three reading loops of an import (see ImportJob.swift for the shapes).
+
+import CSV
+import Foundation
+import ObjectStore
+
+extension ImportJob {
+    var expectedFields: Int { settings.columns?.count ?? mainColumns.count + rowColumns.count + 0 }
+
+    func reason(_ problems: [ImportIssue]) -> String {
+        problems.map(\.message).joined(separator: "; ")
+    }
+
+    /// Directories, and documents without rows: one record per line.
+    func importRecords(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
+        let r = try writer.record(entity.name)
+        let skip = settings.onError == .skip
+        var n = 0
+        while let record = try reader.next() {
+            n += 1
+            if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
+            if let problem = checkFieldCount(record, expected: fields) {
+                issues.add(problem)
+                if skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
+                continue
+            }
+            if skip { try writer.beginRecord() }
+            r.reset()
+            var problems = fill(r, from: record, columns: mainColumns, writer: writer)
+            if problems.isEmpty {
+                do {
+                    let (id, outcome) = try writer.upsert(r, by: key!)
+                    if outcome != .repeated { firstLines[id] = Int32(record.line) }
+                } catch {
+                    if isFatal(error) { throw error }
+                    problems = issues(of: error, record, columns: mainColumns)
+                }
+            }
+            if problems.isEmpty {
+                if skip { try writer.commitRecord() }
+                continue
+            }
+            for p in problems { issues.add(p) }
+            if skip {
+                try writer.rollbackRecord()
+                try reject([record.rawText], reason: reason(problems), entity: entity.name)
+            }
+        }
+        return n
+    }
+
+    /// Documents with their rows in one file: the lines of one document together form one unit.
+    func importDocuments(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
+        let rowsName = rowsEntity!.name
+        let cells = self.cells
+        let mainColumns = self.mainColumns, rowColumns = self.rowColumns, keyColumn = self.keyColumn
+        let own = try writer.record(entity.name)
+        let row = try writer.record(rowsName)
+        let skip = settings.onError == .skip
+        var n = 0
+
+        // The document being read: its key's bytes, its own cells' bytes (to check that later lines agree).
+        var open = false
+        var groupKey: [UInt8] = []
+        var ownBytes: [UInt8] = []
+        var ownRanges: [Range<Int>] = Array(repeating: 0..<0, count: mainColumns.count)
+        var parent: Int64?
+        var firstLine = 0
+        var failed = false
+        var failure = ""
+        var lines: [(raw: String, reason: String?)] = []
+        var rowLines = 0
+        var label: String { "\(entity.name) \"\(String(decoding: groupKey, as: UTF8.self))\"" }
+
+        func closeGroup() throws {
+            guard open else { return }
+            open = false
+            if let parent { writer.endRows(rowsName, of: parent) }
+            guard skip else { return }
+            if failed {
+                try writer.rollbackRecord()
+                rejectedCounts[entity.name, default: 0] += 1
+                rejectedCounts[rowsName, default: 0] += rowLines
+                if let rejects {
+                    for l in lines { try rejects.reject(l.raw, reason: l.reason ?? "rejected with \(label) (\(failure))") }
+                }
+            } else {
+                try writer.commitRecord()
+            }
+        }
+
+        while let record = try reader.next() {
+            n += 1
+            if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
+            if let problem = checkFieldCount(record, expected: fields) {
+                issues.add(problem)
+                if skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
+                continue
+            }
+            var problems: [ImportIssue] = []
+            let same = open && record.withBytes(ofField: keyColumn) { b in
+                b.count == groupKey.count && (b.count == 0 || groupKey.withUnsafeBufferPointer { memcmp(b.baseAddress!, $0.baseAddress!, b.count) == 0 })
+            }
+            if !same {
+                try closeGroup()
+                open = true
+                groupKey.removeAll(keepingCapacity: true)
+                record.withBytes(ofField: keyColumn) { groupKey.append(contentsOf: $0) }
+                ownBytes.removeAll(keepingCapacity: true)
+                for (k, c) in mainColumns.enumerated() {
+                    let start = ownBytes.count
+                    record.withBytes(ofField: c.index) { ownBytes.append(contentsOf: $0) }
+                    ownRanges[k] = start..<ownBytes.count
+                }
+                parent = nil
+                firstLine = record.line
+                failed = false
+                failure = ""
+                lines.removeAll(keepingCapacity: true)
+                rowLines = 0
+                if skip { try writer.beginRecord() }
+                own.reset()
+                problems = fill(own, from: record, columns: mainColumns, writer: writer)
+                if problems.isEmpty {
+                    do {
+                        let (id, outcome) = try writer.upsert(own, by: key!)
+                        if outcome != .repeated { firstLines[id] = Int32(record.line) }
+                        try writer.beginRows(rowsName, of: id)
+                        parent = id
+                    } catch {
+                        if isFatal(error) { throw error }
+                        problems = issues(of: error, record, columns: mainColumns)
+                    }
+                }
+            } else {
+                for (k, c) in mainColumns.enumerated() {
+                    let range = ownRanges[k]
+                    let agrees = ownBytes.withUnsafeBufferPointer { all in
+                        record.withBytes(ofField: c.index) { b in
+                            b.count == range.count && (b.count == 0 || memcmp(b.baseAddress!, all.baseAddress! + range.lowerBound, b.count) == 0)
+                        }
+                    }
+                    if !agrees {
+                        let first = String(decoding: ownBytes[ownRanges[k]], as: UTF8.self)
+                        problems.append(issue(record, c, "\"\(record[c.index])\" differs from line \(firstLine) (\"\(first)\"): the lines of \(label) must agree on its own columns"))
+                        break
+                    }
+                }
+            }
+            var hasRow = false
+            for c in rowColumns where c.index < record.count {
+                if !record.withBytes(ofField: c.index, { cells.isNull($0) }) { hasRow = true; break }
+            }
+            if hasRow {
+                rowLines += 1
+                row.reset()
+                var rowProblems = fill(row, from: record, columns: rowColumns, writer: writer)
+                if rowProblems.isEmpty, problems.isEmpty, let parent, !(skip && failed) {
+                    do {
+                        try writer.putRow(row, parent: parent)
+                    } catch {
+                        if isFatal(error) { throw error }
+                        rowProblems = issues(of: error, record, columns: rowColumns)
+                    }
+                }
+                problems += rowProblems
+            }
+            if !problems.isEmpty {
+                for p in problems { issues.add(p) }
+                if !failed { failure = "line \(record.line): \(problems[0].message)" }
+                failed = true
+            }
+            if skip { lines.append((record.rawText, problems.isEmpty ? nil : reason(problems))) }
+        }
+        try closeGroup()
+        return n
+    }
+
+    /// A row table on its own: each line names its document; a file's rows replace those of the documents it names.
+    func importRows(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
+        let row = try writer.record(entity.name)
+        let skip = settings.onError == .skip
+        let parentName = KeyPathResolver(model: model, entity: entity).parentRelationship?.name
+        let parentColumn = mainColumns.first { $0.target.property == parentName }
+        var lastParent: Int64?
+        var n = 0
+        while let record = try reader.next() {
+            n += 1
+            if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
+            if let problem = checkFieldCount(record, expected: fields) {
+                issues.add(problem)
+                if skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
+                continue
+            }
+            if skip { try writer.beginRecord() }
+            row.reset()
+            var problems = fill(row, from: record, columns: mainColumns, writer: writer)
+            if problems.isEmpty {
+                if let parentName, let parent = row.reference(parentName) {
+                    if parent != lastParent {
+                        if let lastParent { writer.endRows(entity.name, of: lastParent) }
+                        lastParent = parent
+                    }
+                    do {
+                        try writer.putRow(row, parent: parent)
+                    } catch {
+                        if isFatal(error) { throw error }
+                        problems = issues(of: error, record, columns: mainColumns)
+                    }
+                } else {
+                    problems = [issue(record, parentColumn, "\(entity.name).\(parentName ?? "document") is required")]
+                }
+            }
+            if problems.isEmpty {
+                if skip { try writer.commitRecord() }
+                continue
+            }
+            for p in problems { issues.add(p) }
+            if skip {
+                try writer.rollbackRecord()
+                try reject([record.rawText], reason: reason(problems), entity: entity.name)
+            }
+        }
+        if let lastParent { writer.endRows(entity.name, of: lastParent) }
+        return n
+    }
+}
+
+extension KeyPathResolver {
+    /// For a row table: its to-one relationship to its document.
+    var parentRelationship: Relationship? {
+        guard entity.kind == .rows else { return nil }
+        return entity.relationships.first { r in
+            !r.isToMany && model.entity(named: r.destination)?.kind == .document && model.inverse(of: r).isToMany
+        }
+    }
+}

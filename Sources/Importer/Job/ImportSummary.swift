@@ -1,0 +1,67 @@
+// What an import did, per entity, as text for people and JSON for pipelines (`--summary json`).
+// Both are contracts: scripts read them. Add fields; never rename one.
+
+import Foundation
+import ObjectStore
+
+public struct ImportSummary: Sendable, Codable, Equatable {
+    public struct EntityCounts: Sendable, Codable, Equatable {
+        public var entity: String
+        public var inserted = 0
+        public var updated = 0
+        public var unchanged = 0
+        public var deleted = 0
+        public var rejected = 0
+    }
+
+    public var file: String
+    public var entity: String
+    public var sha256: String?
+    public var dryRun: Bool
+    /// Data records read (the header not counted).
+    public var records: Int
+    public var seconds: Double
+    public var recordsPerSecond: Double
+    public var entities: [EntityCounts]
+    /// Columns ignored because they map to nothing (with --ignore-unknown).
+    public var ignoredColumns: [String]
+    public var rejected: Int
+    public var rejectsFile: String?
+    /// The errors shown (the first 20) and how many there were in all.
+    public var errors: [ImportIssue]
+    public var errorCount: Int
+
+    /// The entity's line, e.g. `Order  0 inserted, 0 updated, 50 unchanged, 0 rejected`.
+    func line(_ c: EntityCounts, width: Int, rowsEntity: Bool) -> String {
+        var s = c.entity.padding(toLength: width, withPad: " ", startingAt: 0)
+        s += "  \(c.inserted) inserted, \(c.updated) updated, \(c.unchanged) unchanged"
+        if rowsEntity || c.deleted > 0 { s += ", \(c.deleted) deleted" }
+        s += ", \(c.rejected) rejected"
+        return s
+    }
+
+    /// The summary for people, several lines.
+    /// `rowEntities`: the row tables, whose lines always show `deleted`.
+    public func text(rowEntities: Set<String> = []) -> String {
+        let perSecond = recordsPerSecond >= 1 ? String(Int(recordsPerSecond.rounded())) : String(format: "%.1f", recordsPerSecond)
+        var lines = ["\(file) → \(entity): \(records) record\(records == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(perSecond) records/s)"]
+        let width = entities.map(\.entity.count).max() ?? 0
+        for c in entities { lines.append("  " + line(c, width: width, rowsEntity: rowEntities.contains(c.entity))) }
+        if !ignoredColumns.isEmpty {
+            lines.append("ignored columns: " + ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", "))
+        }
+        if rejected > 0, let rejectsFile, !dryRun {
+            lines.append("\(rejected) rejected line\(rejected == 1 ? "" : "s") written to \(rejectsFile)")
+        }
+        if dryRun { lines.append("dry run: nothing was written") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The summary as one JSON object (keys sorted).
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try! encoder.encode(self)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

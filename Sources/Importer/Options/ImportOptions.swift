@@ -1,0 +1,179 @@
+// Every option of an import, as the command line and a YAML profile give it. Each is optional here,
+// so a profile and the command line can be merged: the command line wins (`merged(over:)`), and the
+// defaults apply last (`ImportSettings`).
+
+import CSV
+import ObjectStore
+
+/// What to do with a record that cannot be imported.
+public enum OnError: String, Sendable, CaseIterable, Codable {
+    /// Import nothing: the whole file is one transaction.
+    case abort
+    /// Import the good records; write each bad input line to the rejects file.
+    case skip
+}
+
+/// How the summary is printed.
+public enum SummaryFormat: String, Sendable, CaseIterable {
+    case text
+    case json
+}
+
+/// The options as given (nil: not given).
+public struct ImportOptions: Sendable, Equatable {
+    public var entity: String?
+    public var key: String?
+    /// CSV column → key path; an empty key path ignores the column.
+    public var map: [String: String] = [:]
+    /// The order `map` entries were given in (for messages).
+    public var mapOrder: [String] = []
+    public var ignoreUnknown: Bool?
+    public var createMissing: Bool?
+    public var delimiter: String?
+    public var encoding: String?
+    public var dateFormat: String?
+    public var decimalComma: Bool?
+    public var nullTokens: [String]?
+    public var listSeparator: String?
+    public var onError: OnError?
+    public var rejects: String?
+    public var dryRun: Bool?
+    public var quiet: Bool?
+    public var summary: SummaryFormat?
+    /// Column names for a file without a header line (profiles only).
+    public var columns: [String]?
+
+    public init() {}
+
+    /// Adds `--map "CSV column=keypath"` entries, later ones replacing earlier ones for the same column.
+    public mutating func addMap(column: String, keyPath: String) {
+        if map[column] == nil { mapOrder.append(column) }
+        map[column] = keyPath
+    }
+
+    /// These options where given, `base` (a profile) where not. Map entries merge per column.
+    public func merged(over base: ImportOptions) -> ImportOptions {
+        var m = base
+        m.entity = entity ?? base.entity
+        m.key = key ?? base.key
+        for column in mapOrder { m.addMap(column: column, keyPath: map[column]!) }
+        m.ignoreUnknown = ignoreUnknown ?? base.ignoreUnknown
+        m.createMissing = createMissing ?? base.createMissing
+        m.delimiter = delimiter ?? base.delimiter
+        m.encoding = encoding ?? base.encoding
+        m.dateFormat = dateFormat ?? base.dateFormat
+        m.decimalComma = decimalComma ?? base.decimalComma
+        m.nullTokens = nullTokens ?? base.nullTokens
+        m.listSeparator = listSeparator ?? base.listSeparator
+        m.onError = onError ?? base.onError
+        m.rejects = rejects ?? base.rejects
+        m.dryRun = dryRun ?? base.dryRun
+        m.quiet = quiet ?? base.quiet
+        m.summary = summary ?? base.summary
+        m.columns = columns ?? base.columns
+        return m
+    }
+}
+
+/// Where an option came from, so a bad value is reported as a usage error (command line) or a bad
+/// configuration (profile, with its file name).
+public enum OptionSource: Sendable, Equatable {
+    case commandLine
+    case profile(String)
+}
+
+/// An option that cannot be used: a bad value on the command line (exit 64) or in a profile (exit 78).
+public struct ImportOptionError: CategorizedError, Equatable {
+    public let message: String
+    public let category: ErrorCategory
+
+    public init(_ message: String, source: OptionSource) {
+        switch source {
+        case .commandLine:
+            self.message = message
+            category = .usage
+        case .profile(let file):
+            self.message = "\(file): \(message)"
+            category = .configuration
+        }
+    }
+
+    public init(message: String, category: ErrorCategory) {
+        self.message = message
+        self.category = category
+    }
+
+    public var description: String { message }
+}
+
+/// The options resolved, checked and defaulted: what an import job runs with.
+public struct ImportSettings: Sendable {
+    public var entity: String
+    public var key: String?
+    public var map: [String: String]
+    public var mapOrder: [String]
+    public var ignoreUnknown: Bool
+    public var createMissing: Bool
+    public var delimiter: CSVReader.Delimiter
+    public var encoding: CSVEncoding
+    public var dateFormat: DateFormat?
+    public var decimalComma: Bool
+    public var nullTokens: [String]
+    public var listSeparator: Character
+    public var onError: OnError
+    public var rejects: String?
+    public var dryRun: Bool
+    public var quiet: Bool
+    public var summary: SummaryFormat
+    public var columns: [String]?
+    /// Where each option came from, for messages about the mapping.
+    public var mapSource: OptionSource
+
+    /// Checks and defaults `options` (already merged). `source(name)` tells where an option came from.
+    public init(_ options: ImportOptions, entity: String, source: (String) -> OptionSource) throws(ImportOptionError) {
+        self.entity = entity
+        key = options.key
+        map = options.map
+        mapOrder = options.mapOrder
+        ignoreUnknown = options.ignoreUnknown ?? false
+        createMissing = options.createMissing ?? false
+        if let d = options.delimiter {
+            guard let parsed = CSVReader.Delimiter(label: d) else {
+                throw ImportOptionError("delimiter \"\(d)\" is not one of auto , ; tab | (or another single ASCII character)", source: source("delimiter"))
+            }
+            delimiter = parsed
+        } else {
+            delimiter = .auto
+        }
+        if let e = options.encoding {
+            guard let parsed = CSVEncoding(label: e) else {
+                throw ImportOptionError("encoding \"\(e)\" is not one of auto, utf-8, windows-1252, latin1", source: source("encoding"))
+            }
+            encoding = parsed
+        } else {
+            encoding = .auto
+        }
+        if let f = options.dateFormat {
+            do { dateFormat = try DateFormat(f) } catch {
+                throw ImportOptionError("date format \"\(f)\": \(error.message)", source: source("date-format"))
+            }
+        }
+        decimalComma = options.decimalComma ?? false
+        nullTokens = options.nullTokens ?? []
+        let separator = options.listSeparator ?? ","
+        guard separator.count == 1, let c = separator.first else {
+            throw ImportOptionError("list separator \"\(separator)\" must be one character", source: source("list-separator"))
+        }
+        listSeparator = c
+        onError = options.onError ?? .abort
+        rejects = options.rejects
+        if rejects != nil && onError != .skip {
+            throw ImportOptionError("--rejects needs --on-error skip (with abort, nothing is imported and nothing rejected)", source: source("rejects"))
+        }
+        dryRun = options.dryRun ?? false
+        quiet = options.quiet ?? false
+        summary = options.summary ?? .text
+        columns = options.columns
+        mapSource = source("map")
+    }
+}

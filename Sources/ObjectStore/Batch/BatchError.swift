@@ -1,0 +1,54 @@
+/// One problem with one record of a batch: the property at fault (nil for the whole record) and a message
+/// worded as the context's validation words it (`OrderRow.sum is required`).
+public struct BatchIssue: Sendable, Equatable, CustomStringConvertible {
+    /// The attribute or relationship name (of the record's entity), or nil.
+    public let key: String?
+    public let message: String
+
+    public init(key: String?, message: String) {
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Why a batch operation failed.
+public enum BatchError: CategorizedError, Equatable {
+    /// The record is invalid; nothing of it was written.
+    case invalid([BatchIssue])
+    /// A referenced object does not exist (and was not to be created).
+    case notFound(entity: String, key: String, value: String, suggestion: String?)
+    /// A key written earlier in this batch is given again with other values: the properties that differ.
+    case repeatedKey(entity: String, key: String, value: String, rowID: Int64, properties: [String])
+    /// The call does not fit the model (unknown key, a non-unique key, an entity without a key).
+    case usage(String)
+    case busy(path: String)
+    case readOnly(path: String)
+    /// A constraint SQLite enforced that validation did not foresee.
+    case constraint(String)
+    case sqlite(String)
+
+    public var category: ErrorCategory {
+        switch self {
+        case .invalid, .notFound, .constraint, .repeatedKey: .data
+        case .usage: .usage
+        case .busy: .temporaryFailure
+        case .readOnly: .cannotCreateOutput
+        case .sqlite: .io
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalid(let issues): issues.map(\.message).joined(separator: "\n")
+        case .notFound(let entity, let key, let value, let suggestion):
+            "\(entity) with \(key) \"\(value)\" not found\(Suggestions.didYouMean(suggestion))"
+        case .repeatedKey(let entity, let key, let value, _, let properties):
+            "\(entity) with \(key) \"\(value)\" was given earlier with other values (\(properties.joined(separator: ", ")))"
+        case .usage(let message), .constraint(let message), .sqlite(let message): message
+        case .busy(let path): "\(path): store is busy (another process is writing to it)"
+        case .readOnly(let path): "\(path): the store is read-only"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+// Many-to-many links (a customer's tags): a record that gives a relationship's list makes the stored
+// links exactly that list, adding and removing only the difference.
+
+extension BatchWriter {
+    /// Writes the links the record gives; returns whether any link was added or removed.
+    func writeLinks(_ r: BatchRecord, _ layout: EntityLayout, rowID: Int64, isNew: Bool) throws(BatchError) -> Bool {
+        var changed = false
+        for (k, m) in layout.manyToMany.enumerated() {
+            guard let wanted = r.links[k] else { continue }
+            let existing = isNew ? [] : try storedLinks(m, rowID)
+            let wantedSet = Set(wanted)
+            let insert = try connection.statement("INSERT OR IGNORE INTO \(quoted(m.table)) (\(quoted(m.ownColumn)), \(quoted(m.otherColumn))) VALUES (?, ?)")
+            for other in wanted where !existing.contains(other) {
+                insert.bind(1, rowID)
+                insert.bind(2, other)
+                try insert.execute()
+                changed = true
+            }
+            let delete = try connection.statement("DELETE FROM \(quoted(m.table)) WHERE \(quoted(m.ownColumn)) = ? AND \(quoted(m.otherColumn)) = ?")
+            for other in existing where !wantedSet.contains(other) {
+                delete.bind(1, rowID)
+                delete.bind(2, other)
+                try delete.execute()
+                changed = true
+            }
+        }
+        return changed
+    }
+
+    /// The relationships whose stored links differ from those the record gives.
+    func linkDifferences(_ r: BatchRecord, _ layout: EntityLayout, rowID: Int64) throws(BatchError) -> [String] {
+        var names: [String] = []
+        for (k, m) in layout.manyToMany.enumerated() {
+            guard let wanted = r.links[k] else { continue }
+            if Set(wanted) != (try storedLinks(m, rowID)) { names.append(m.relationship.name) }
+        }
+        return names
+    }
+
+    func storedLinks(_ m: EntityLayout.ManyToMany, _ rowID: Int64) throws(BatchError) -> Set<Int64> {
+        let s = try connection.statement("SELECT \(quoted(m.otherColumn)) FROM \(quoted(m.table)) WHERE \(quoted(m.ownColumn)) = ?")
+        s.bind(1, rowID)
+        defer { s.reset() }
+        var ids: Set<Int64> = []
+        while try s.step() { ids.insert(s.int64(0)!) }
+        return ids
+    }
+}

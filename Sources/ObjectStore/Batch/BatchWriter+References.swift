@@ -1,0 +1,198 @@
+// Key caches: how a batch finds the row ID behind a natural key or another unique attribute without
+// a query per record. They are the only memory of a batch that grows with the input.
+//
+// A cache of an entity whose table was empty when the batch began is *authoritative*: every row of it
+// was written by this batch and is in the cache, so a miss means "no such row" without asking SQLite.
+// Otherwise a miss asks SQLite once and remembers the answer.
+
+final class KeyCache {
+    let attributeIndex: Int
+    let column: String
+    let type: AttributeType
+    let authoritative: Bool
+    /// Text keys (the usual case) are kept by String: hashing an enum around the String costs more.
+    let isText: Bool
+    private var ids: [SQLValue: Int64] = [:]
+    private var texts: [String: Int64] = [:]
+
+    init(attributeIndex: Int, column: String, type: AttributeType, authoritative: Bool) {
+        self.attributeIndex = attributeIndex
+        self.column = column
+        self.type = type
+        self.authoritative = authoritative
+        isText = type == .string
+    }
+
+    @inline(__always)
+    subscript(key: SQLValue) -> Int64? {
+        get {
+            if isText, case .text(let s) = key { return texts[s] }
+            return ids[key]
+        }
+        set {
+            if isText, case .text(let s) = key { texts[s] = newValue } else { ids[key] = newValue }
+        }
+    }
+
+    @inline(__always)
+    func id(forText s: String) -> Int64? {
+        isText ? texts[s] : ids[.text(s)]
+    }
+}
+
+extension BatchWriter {
+    /// The cache of `layout`'s attribute number `index`, made on first use.
+    func keyCache(_ layout: EntityLayout, _ index: Int) throws(BatchError) -> KeyCache {
+        if let c = layout.caches[index] { return c }
+        let a = layout.entity.attributes[index]
+        let empty = layout.maxIDAtStart == 0
+        let cache = KeyCache(attributeIndex: index, column: a.name, type: a.type, authoritative: empty)
+        if empty {
+            // Everything in the table was written by this batch: load it, and the cache knows every row.
+            let s = try connection.statement("SELECT \(quoted(a.name)), \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) IS NOT NULL")
+            defer { s.reset() }
+            while try s.step() { cache[s.column(0)] = s.int64(1)! }
+        }
+        layout.caches[index] = cache
+        return cache
+    }
+
+    func cacheSet(_ cache: KeyCache, _ key: SQLValue, _ id: Int64?) {
+        if savepoint != nil {
+            let old = cache[key]
+            logUndo { cache[key] = old }
+        }
+        cache[key] = id
+    }
+
+    /// Records a newly inserted row in every cache of its entity.
+    func cacheInserted(_ r: BatchRecord, _ layout: EntityLayout, _ id: Int64) {
+        for cache in layout.caches.values {
+            let v = r.values[cache.attributeIndex]
+            if !v.isNull { cacheSet(cache, v.sqlValue(for: cache.type), id) }
+        }
+    }
+
+    /// Moves the cache entries of an updated row whose cached attributes changed.
+    func cacheUpdated(_ r: BatchRecord, _ stored: StoredRow) {
+        for cache in r.layout.caches.values {
+            let new = r.values[cache.attributeIndex].sqlValue(for: cache.type)
+            let old = stored.attributes[cache.attributeIndex]
+            guard new != old else { continue }
+            if old != .null, cache[old] == stored.id { cacheSet(cache, old, nil) }
+            if new != .null { cacheSet(cache, new, stored.id) }
+        }
+    }
+
+    /// A resolver for references to `entityName` by `key` (the natural key when nil): the fast way to resolve
+    /// many references, without looking the entity and its cache up each time.
+    public func referenceResolver(to entityName: String, by key: String? = nil,
+                                  createMissing: Bool = false) throws(BatchError) -> ReferenceResolver {
+        let layout = try layout(named: entityName)
+        let e = layout.entity
+        guard let keyName = key ?? e.naturalKey else {
+            throw .usage("\(e.name) objects have no natural key; name one by a unique attribute")
+        }
+        guard let index = layout.attributeIndex[keyName] else {
+            throw .usage("unknown key \"\(keyName)\" on \(e.name)")
+        }
+        guard e.attributes[index].isUnique || keyName == e.naturalKey else {
+            throw .usage("\(e.name).\(keyName) is not unique, so it cannot name one object")
+        }
+        return ReferenceResolver(writer: self, cache: try keyCache(layout, index), entity: e.name, key: keyName,
+                                 createMissing: createMissing)
+    }
+
+    /// The row ID of the `entityName` object whose attribute `key` (the natural key when nil; it must be
+    /// unique) equals `value`. When there is none: with `createMissing`, a directory item is created with
+    /// that value (and defaults), validated like any other; otherwise `BatchError.notFound`.
+    public func resolve(_ value: Value, in entityName: String, by key: String? = nil,
+                        createMissing: Bool = false) throws(BatchError) -> Int64 {
+        let layout = try layout(named: entityName)
+        let e = layout.entity
+        guard let keyName = key ?? e.naturalKey else {
+            throw .usage("\(e.name) objects have no natural key; name one by a unique attribute")
+        }
+        guard let index = layout.attributeIndex[keyName] else {
+            throw .usage("unknown key \"\(keyName)\" on \(e.name)\(Suggestions.didYouMean(Suggestions.closest(to: keyName, in: e.attributes.map(\.name))))")
+        }
+        let a = e.attributes[index]
+        guard a.isUnique || keyName == e.naturalKey else {
+            throw .usage("\(e.name).\(keyName) is not unique, so it cannot name one object")
+        }
+        let cache = try keyCache(layout, index)
+        let sqlKey = value.sqlValue(for: a.type)
+        if let id = cache[sqlKey] { return id }
+        if !cache.authoritative {
+            let s = try connection.statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(keyName)) = ?")
+            s.bind(1, sqlKey)
+            let found = try s.step() ? s.int64(0) : nil
+            s.reset()
+            if let found {
+                cacheSet(cache, sqlKey, found)
+                return found
+            }
+        }
+        guard createMissing, e.kind == .directory else {
+            throw .notFound(entity: e.name, key: keyName, value: value.description,
+                            suggestion: try nearbyKey(value.description, layout, a))
+        }
+        let r = BatchRecord(layout: layout)
+        r.set(value, at: index)
+        applyDefaults(r, layout)
+        model.behaviours[e.name]?.willSave?(r)
+        let issues = try validate(r, layout, stored: nil, knownAbsent: index)
+        if !issues.isEmpty {
+            throw .invalid(issues.map {
+                BatchIssue(key: nil, message: "cannot create \(e.name) with \(keyName) \"\(value)\": \($0.message)")
+            })
+        }
+        let id = try insertRow(r, layout)
+        cacheInserted(r, layout, id)
+        count(e.name) { $0.inserted += 1 }
+        return id
+    }
+
+    /// A stored key close to a misspelt one, when the table is small enough to look through.
+    private func nearbyKey(_ text: String, _ layout: EntityLayout, _ a: Attribute) throws(BatchError) -> String? {
+        guard a.type == .string else { return nil }
+        let s = try connection.statement("SELECT \(quoted(a.name)) FROM \(layout.table) WHERE \(quoted(a.name)) IS NOT NULL LIMIT 10001")
+        defer { s.reset() }
+        var candidates: [String] = []
+        while try s.step() {
+            if case .text(let t) = s.column(0) { candidates.append(t) }
+        }
+        return candidates.count > 10_000 ? nil : Suggestions.closest(to: text, in: candidates)
+    }
+}
+
+/// Resolves references to one entity by one key (see `BatchWriter.referenceResolver(to:by:createMissing:)`).
+public final class ReferenceResolver {
+    unowned let writer: BatchWriter
+    let cache: KeyCache
+    let entity: String
+    let key: String
+    let createMissing: Bool
+
+    init(writer: BatchWriter, cache: KeyCache, entity: String, key: String, createMissing: Bool) {
+        self.writer = writer
+        self.cache = cache
+        self.entity = entity
+        self.key = key
+        self.createMissing = createMissing
+    }
+
+    /// The row ID of the object whose key is `value` (created when missing, if asked).
+    @inline(__always)
+    public func id(for value: Value) throws(BatchError) -> Int64 {
+        if let id = cache[value.sqlValue(for: cache.type)] { return id }
+        return try writer.resolve(value, in: entity, by: key, createMissing: createMissing)
+    }
+
+    /// The row ID of the object whose (text) key is `text`.
+    @inline(__always)
+    public func id(forText text: String) throws(BatchError) -> Int64 {
+        if let id = cache.id(forText: text) { return id }
+        return try writer.resolve(.string(text), in: entity, by: key, createMissing: createMissing)
+    }
+}

@@ -1,0 +1,166 @@
+// A document's row table (an order's rows), replaced by the rows a batch gives for it.
+//
+// Rows are matched by position: the n-th row given for a document is compared with the document's n-th
+// stored row (in row-ID order). An equal row is left alone, a different one is updated in place (it keeps
+// its row ID), rows beyond the stored ones are inserted, and stored rows beyond the given ones are deleted
+// when the batch finishes (`finishRows()`), because a document's rows may arrive in several stretches.
+// So giving a document the rows it already has writes nothing — not even new row IDs.
+//
+// Memory: a document's stored rows are loaded when its first row arrives and dropped at `endRows(of:)`;
+// what stays per document that existed before the batch is a small cursor.
+
+struct RowCursor {
+    /// Stored rows after `lastID` still to be compared (loaded lazily), and the next one's index.
+    var pending: [StoredRow]?
+    var position = 0
+    /// Rows given so far, and the ID of the last row kept, updated or inserted for them.
+    var given = 0
+    var lastID: Int64 = 0
+    /// Whether stored rows may remain beyond `lastID` (to delete at the end).
+    var mayHaveLeftovers = true
+}
+
+extension BatchWriter {
+    /// The to-one relationship from a rows entity to its document, and the document's layout.
+    func parentRelationship(_ layout: EntityLayout) throws(BatchError) -> (index: Int, relationship: Relationship, layout: EntityLayout) {
+        if let known = layout.parent {
+            guard let known else { throw .usage("\(layout.entity.name) is not the row table of a document") }
+            return known
+        }
+        for (k, fk) in layout.toOne.enumerated() {
+            if let d = model.entity(named: fk.relationship.destination), d.kind == .document,
+               model.inverse(of: fk.relationship).isToMany {
+                let found = (k, fk.relationship, try self.layout(d))
+                layout.parent = .some(found)
+                return found
+            }
+        }
+        layout.parent = .some(nil)
+        throw .usage("\(layout.entity.name) is not the row table of a document")
+    }
+
+    /// Whether a document's rows need matching against stored ones: it existed before, and so did rows.
+    @inline(__always)
+    func hasStoredRows(_ rows: EntityLayout, _ parentLayout: EntityLayout, _ parent: Int64) -> Bool {
+        rows.maxIDAtStart > 0 && !isNew(parentLayout, parent)
+    }
+
+    /// Gives document `parent` (a row ID of the rows entity's document) its next row. The row's reference to
+    /// the document is set here. Returns what was done to the row.
+    @discardableResult
+    public func putRow(_ row: BatchRecord, parent: Int64) throws(BatchError) -> WriteOutcome {
+        let layout = row.layout
+        let e = layout.entity
+        let (pi, pr, parentLayout) = try parentRelationship(layout)
+        row.references[pi] = parent
+        row.referenceGiven[pi] = true
+        applyDefaults(row, layout)
+        layout.willSave?(row)
+        let issues = try validate(row, layout, stored: nil)
+        if !issues.isEmpty { throw .invalid(issues) }
+
+        if !hasStoredRows(layout, parentLayout, parent) {
+            _ = try insertRow(row, layout)
+            layout.counts.inserted += 1
+            return .inserted
+        }
+        var cursor = cursors[e.name]?[parent] ?? RowCursor()
+        let before = cursor
+        if cursor.pending == nil { cursor.pending = try storedRows(layout, pr, parent, after: cursor.lastID) }
+        let outcome: WriteOutcome
+        if cursor.position < cursor.pending!.count {
+            let stored = cursor.pending![cursor.position]
+            cursor.position += 1
+            cursor.lastID = stored.id
+            outcome = try updateRow(row, layout, stored: stored) ? .updated : .unchanged
+        } else {
+            cursor.lastID = try insertRow(row, layout)
+            outcome = .inserted
+        }
+        cursor.given += 1
+        setCursor(e.name, parent, cursor, before: before)
+        switch outcome {
+        case .inserted: layout.counts.inserted += 1
+        case .updated: layout.counts.updated += 1
+        default: layout.counts.unchanged += 1
+        }
+        if outcome != .unchanged { parentChanged(pr.destination, parent) }
+        return outcome
+    }
+
+    /// Marks that document `parent` is given rows in this batch, even none at all (so its stored rows are
+    /// deleted at the end). Call it for a document given with no rows.
+    public func beginRows(_ rowsEntity: String, of parent: Int64) throws(BatchError) {
+        let layout = try layout(named: rowsEntity)
+        let (_, _, parentLayout) = try parentRelationship(layout)
+        if !hasStoredRows(layout, parentLayout, parent) || cursors[rowsEntity]?[parent] != nil { return }
+        setCursor(rowsEntity, parent, RowCursor(), before: nil)
+    }
+
+    /// Done with `parent`'s rows for now: forgets the stored rows loaded for it (more may come later).
+    public func endRows(_ rowsEntity: String, of parent: Int64) {
+        guard var cursor = cursors[rowsEntity]?[parent], let pending = cursor.pending else { return }
+        let before = cursor
+        cursor.mayHaveLeftovers = cursor.position < pending.count
+        cursor.pending = nil
+        cursor.position = 0
+        setCursor(rowsEntity, parent, cursor, before: before)
+    }
+
+    /// Deletes the stored rows that no row given in this batch took the place of. Call once, at the end.
+    public func finishRows() throws(BatchError) {
+        for (rowsEntity, byParent) in cursors.sorted(by: { $0.key < $1.key }) {
+            let layout = try layout(named: rowsEntity)
+            let (pi, pr, _) = try parentRelationship(layout)
+            for r in layout.entity.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
+                throw .usage("\(rowsEntity).\(r.name) has delete rule \(r.deleteRule.displayName); a batch cannot replace such rows")
+            }
+            let s = try connection.statement("DELETE FROM \(layout.table) WHERE \(quoted(layout.toOne[pi].column)) = ? AND \"id\" > ?")
+            for (parent, cursor) in byParent.sorted(by: { $0.key < $1.key }) {
+                if let pending = cursor.pending, cursor.position >= pending.count { continue }
+                if cursor.pending == nil && !cursor.mayHaveLeftovers { continue }
+                s.bind(1, parent)
+                s.bind(2, cursor.lastID)
+                try s.execute()
+                let deleted = Int(connection.changes)
+                if deleted > 0 {
+                    count(rowsEntity) { $0.deleted += deleted }
+                    parentChanged(pr.destination, parent)
+                }
+            }
+        }
+        cursors = [:]
+    }
+
+    private func storedRows(_ layout: EntityLayout, _ pr: Relationship, _ parent: Int64, after lastID: Int64) throws(BatchError) -> [StoredRow] {
+        let column = layout.toOne.first { $0.relationship.name == pr.name }!.column
+        let s = try connection.statement("SELECT \(layout.selectList) FROM \(layout.table) WHERE \(quoted(column)) = ? AND \"id\" > ? ORDER BY \"id\"")
+        s.bind(1, parent)
+        s.bind(2, lastID)
+        defer { s.reset() }
+        var rows: [StoredRow] = []
+        while try s.step() { rows.append(row(from: s, layout)) }
+        return rows
+    }
+
+    private func setCursor(_ entity: String, _ parent: Int64, _ cursor: RowCursor, before: RowCursor?) {
+        if savepoint != nil { logUndo { self.cursors[entity, default: [:]][parent] = before } }
+        cursors[entity, default: [:]][parent] = cursor
+    }
+
+    func noteUnchangedParent(_ entity: String, _ id: Int64) {
+        if unchangedParents[entity, default: []].insert(id).inserted, savepoint != nil {
+            logUndo { self.unchangedParents[entity]?.remove(id) }
+        }
+    }
+
+    /// A document's rows changed: a document counted unchanged becomes updated.
+    func parentChanged(_ entity: String, _ id: Int64) {
+        guard unchangedParents[entity]?.remove(id) != nil else { return }
+        if savepoint != nil { logUndo { self.unchangedParents[entity]?.insert(id) } }
+        count(entity) {
+            $0.unchanged -= 1
+            $0.updated += 1
+        }
+    }
+}

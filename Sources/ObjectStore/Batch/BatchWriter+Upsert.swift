@@ -1,0 +1,99 @@
+// Upsert by key: a record whose key is new is inserted; a known key's row gets the values that changed
+// (only those the record gives); a row whose values are all equal is left alone — not even rewritten,
+// so importing the same file twice changes nothing.
+
+extension BatchWriter {
+    /// Inserts or updates `r` by the attribute `key` (which must be unique, and given). Returns the row ID and
+    /// what was done. A key already written earlier in this batch is `.repeated` when the values agree, and
+    /// an error naming the differing properties when they do not.
+    @discardableResult
+    public func upsert(_ r: BatchRecord, by key: String) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
+        let layout = r.layout
+        let e = layout.entity
+        guard let ki = layout.attributeIndex[key] else {
+            throw .usage("unknown key \"\(key)\" on \(e.name)\(Suggestions.didYouMean(Suggestions.closest(to: key, in: e.attributes.map(\.name))))")
+        }
+        let a = e.attributes[ki]
+        guard a.isUnique || e.naturalKey == key else {
+            throw .usage("\(e.name).\(key) is not unique, so it cannot identify records (choose a unique attribute)")
+        }
+        guard r.given[ki], !r.values[ki].isNull else {
+            throw .invalid([BatchIssue(key: key, message: "\(e.name).\(key) is required")])
+        }
+        guard r.values[ki].fits(a.type) else {
+            throw .invalid([BatchIssue(key: key, message: "\(e.name).\(key) \"\(r.values[ki])\" is not a \(a.type)")])
+        }
+        let keyValue = r.values[ki].sqlValue(for: a.type)
+        let cache = try keyCache(layout, ki)
+        var stored: StoredRow?
+        if let id = cache[keyValue] {
+            stored = try loadRow(layout, id: id)
+        } else if !cache.authoritative {
+            stored = try loadRow(layout, where: key, equals: keyValue)
+            if let stored { cacheSet(cache, keyValue, stored.id) }
+        }
+
+        guard let stored else {
+            applyDefaults(r, layout)
+            layout.willSave?(r)
+            let issues = try validate(r, layout, stored: nil, knownAbsent: ki)
+            if !issues.isEmpty { throw .invalid(issues) }
+            let id = try insertRow(r, layout)
+            cacheInserted(r, layout, id)
+            _ = try writeLinks(r, layout, rowID: id, isNew: true)
+            layout.counts.inserted += 1
+            return (id, .inserted)
+        }
+
+        applyStored(r, layout, stored)
+        layout.willSave?(r)
+        let issues = try validate(r, layout, stored: stored)
+        if !issues.isEmpty { throw .invalid(issues) }
+
+        if isNew(e.name, stored.id) || visited[e.name]?.contains(stored.id) == true {
+            var differing = differences(r, layout, stored)
+            differing += try linkDifferences(r, layout, rowID: stored.id)
+            if !differing.isEmpty {
+                throw .repeatedKey(entity: e.name, key: key, value: r.values[ki].description, rowID: stored.id, properties: differing)
+            }
+            return (stored.id, .repeated)
+        }
+
+        var changed = try updateRow(r, layout, stored: stored)
+        if changed { cacheUpdated(r, stored) }
+        changed = try writeLinks(r, layout, rowID: stored.id, isNew: false) || changed
+        markVisited(e.name, stored.id)
+        if changed {
+            layout.counts.updated += 1
+        } else {
+            layout.counts.unchanged += 1
+            if e.kind == .document { noteUnchangedParent(e.name, stored.id) }
+        }
+        return (stored.id, changed ? .updated : .unchanged)
+    }
+
+    /// Upserts by the entity's natural key.
+    @discardableResult
+    public func upsert(_ r: BatchRecord) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
+        guard let key = r.entity.naturalKey else { throw .usage("\(r.entity.name) has no natural key: name a unique attribute to upsert by") }
+        return try upsert(r, by: key)
+    }
+
+    /// The attributes and to-one relationships where the record differs from the stored row.
+    func differences(_ r: BatchRecord, _ layout: EntityLayout, _ stored: StoredRow) -> [String] {
+        var names: [String] = []
+        for (k, a) in layout.entity.attributes.enumerated() where r.values[k].sqlValue(for: a.type) != stored.attributes[k] {
+            names.append(a.name)
+        }
+        for (k, fk) in layout.toOne.enumerated() where r.references[k] != stored.references[k] {
+            names.append(fk.relationship.name)
+        }
+        return names
+    }
+
+    func markVisited(_ entity: String, _ id: Int64) {
+        if visited[entity, default: []].insert(id).inserted, savepoint != nil {
+            logUndo { self.visited[entity]?.remove(id) }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+// Validation of one record before it is written, worded as ObjectContext's save words it: required
+// values, types and scales, uniqueness against the store (which, inside the batch's transaction, also
+// holds what the batch wrote before), required to-one relationships, and the domain's rules.
+
+extension BatchWriter {
+    /// Every problem of the record. `stored` is the row it updates (nil for an insert); `knownAbsent` is an
+    /// attribute already known to be unique for this record (the key just looked up).
+    func validate(_ r: BatchRecord, _ layout: EntityLayout, stored: StoredRow?,
+                  knownAbsent: Int? = nil) throws(BatchError) -> [BatchIssue] {
+        var issues: [BatchIssue] = []
+        let e = layout.entity
+        for (k, a) in e.attributes.enumerated() {
+            let value = r.values[k]
+            if value.isNull {
+                if a.isRequired { issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) is required")) }
+                continue
+            }
+            if !value.fits(a.type) {
+                if case .decimal(let d) = value, case .decimal(let scale) = a.type {
+                    issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \(d) has more than \(scale) decimal place\(scale == 1 ? "" : "s")"))
+                } else {
+                    issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \"\(value)\" is not a \(a.type)"))
+                }
+                continue
+            }
+            if layout.checksUniqueness[k] && k != knownAbsent {
+                let v = value.sqlValue(for: a.type)
+                if let stored, stored.attributes[k] == v { continue }
+                let s = try connection.statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")
+                s.bind(1, v)
+                var holder: Int64?
+                while try s.step() {
+                    let id = s.int64(0)!
+                    if id != stored?.id { holder = id; break }
+                }
+                s.reset()
+                if let holder {
+                    let when = isNew(e.name, holder) ? ", written earlier in this batch" : ""
+                    issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \"\(value)\" already exists (\(e.name)/\(holder)\(when))"))
+                }
+            }
+        }
+        for (k, fk) in layout.toOne.enumerated() where fk.relationship.isRequired && r.references[k] == nil {
+            issues.append(BatchIssue(key: fk.relationship.name, message: "\(e.name).\(fk.relationship.name) is required"))
+        }
+        if let rules = layout.validateRule {
+            for message in rules(r) { issues.append(BatchIssue(key: nil, message: message)) }
+        }
+        return issues
+    }
+
+    /// The required attributes and to-one relationships of `entityName` that records giving only `attributes`
+    /// and `references` could never have: no default, and the domain's `willSave` does not derive them. Found by
+    /// trying: a probe record gets a placeholder for every given attribute and the defaults, then `willSave`.
+    public func missingRequired(_ entityName: String, attributes: Set<String>,
+                                references: Set<String>) throws(BatchError) -> [String] {
+        let layout = try layout(named: entityName)
+        let e = layout.entity
+        let probe = BatchRecord(layout: layout)
+        for (k, a) in e.attributes.enumerated() where attributes.contains(a.name) {
+            probe.set(BatchWriter.placeholder(for: a.type), at: k)
+        }
+        applyDefaults(probe, layout)
+        model.behaviours[e.name]?.willSave?(probe)
+        var missing: [String] = []
+        for (k, a) in e.attributes.enumerated() where a.isRequired && probe.values[k].isNull {
+            missing.append(a.name)
+        }
+        for fk in layout.toOne where fk.relationship.isRequired && !references.contains(fk.relationship.name) {
+            missing.append(fk.relationship.name)
+        }
+        return missing
+    }
+
+    static func placeholder(for type: AttributeType) -> Value {
+        switch type {
+        case .string: .string("x")
+        case .integer: .integer(1)
+        case .decimal(let scale): .decimal(DecimalNumber(units: 1, scale: scale))
+        case .double: .double(1)
+        case .boolean: .boolean(true)
+        case .date: .date(Day(year: 2000, month: 1, day: 1)!)
+        case .dateTime: .dateTime(Timestamp(secondsSinceEpoch: 0))
+        case .binary: .binary(.init([0]))
+        }
+    }
+}

@@ -1,0 +1,104 @@
+// How one entity's objects map to SQL in a batch: attribute and foreign-key column order, the
+// join tables of its many-to-many relationships, and the statements built from them. Built once per
+// entity per batch; every identifier in the SQL text comes from the model and is quoted.
+
+final class EntityLayout {
+    struct ToOne {
+        let relationship: Relationship
+        let column: String
+    }
+
+    struct ManyToMany {
+        let relationship: Relationship
+        let table: String
+        let ownColumn: String
+        let otherColumn: String
+    }
+
+    let entity: Entity
+    let attributeIndex: [String: Int]
+    /// To-one relationships whose foreign key is a column of this entity's table.
+    let toOne: [ToOne]
+    let toOneIndex: [String: Int]
+    let manyToMany: [ManyToMany]
+    let manyToManyIndex: [String: Int]
+    /// `"id", attributes..., foreign keys...`: the columns `selectSQL` returns, in that order.
+    let selectList: String
+    let insertSQL: String
+    /// The defaults an inserted object starts with (nil: none).
+    let defaults: [DefaultValue?]
+    /// Constant defaults, ready to use (nil for none, `today` and `now`).
+    let constantDefaults: [Value?]
+    let hasDynamicDefaults: Bool
+    /// Whether attribute k must be checked for uniqueness.
+    let checksUniqueness: [Bool]
+    let willSave: (@Sendable (any ObjectValues) -> Void)?
+    let validateRule: (@Sendable (any ObjectValues) -> [String])?
+
+    /// Attribute names, for the record's subscript (a linear search beats hashing for a handful).
+    let names: [String]
+
+    // State of this entity in one batch.
+    var insertStatement: SQLStatement?
+    /// The largest row ID when the batch began (0: the table was empty).
+    var maxIDAtStart: Int64 = 0
+    var counts = BatchCounts()
+    /// Key caches by attribute index.
+    var caches: [Int: KeyCache] = [:]
+    /// For a row table: its to-one relationship to its document (index in `toOne`), and the document's layout.
+    var parent: (index: Int, relationship: Relationship, layout: EntityLayout)??
+    /// Non-unique indexes dropped for the batch (the table was empty), with the SQL that makes them again.
+    var deferredIndexes: [(name: String, sql: String)]?
+
+    init(entity: Entity, model: Model) {
+        self.entity = entity
+        var index: [String: Int] = [:]
+        for (i, a) in entity.attributes.enumerated() { index[a.name] = i }
+        attributeIndex = index
+        var toOne: [ToOne] = []
+        var manyToMany: [ManyToMany] = []
+        for r in entity.relationships {
+            switch model.storage(of: r, in: entity) {
+            case .foreignKey(let column): toOne.append(ToOne(relationship: r, column: column))
+            case .joinTable(let table, let own, let other):
+                manyToMany.append(ManyToMany(relationship: r, table: table, ownColumn: own, otherColumn: other))
+            case .inverseForeignKey: break
+            }
+        }
+        self.toOne = toOne
+        self.manyToMany = manyToMany
+        toOneIndex = Dictionary(uniqueKeysWithValues: toOne.enumerated().map { ($1.relationship.name, $0) })
+        manyToManyIndex = Dictionary(uniqueKeysWithValues: manyToMany.enumerated().map { ($1.relationship.name, $0) })
+        let columns = entity.attributes.map { quoted($0.name) } + toOne.map { quoted($0.column) }
+        selectList = (["\"id\""] + columns).joined(separator: ", ")
+        insertSQL = "INSERT INTO \(quoted(entity.name)) (\(columns.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        defaults = entity.attributes.map(\.defaultValue)
+        names = entity.attributes.map(\.name)
+        constantDefaults = entity.attributes.map { a in
+            guard case .value(let v)? = a.defaultValue else { return nil }
+            if case .decimal(let d) = v, case .decimal(let scale) = a.type { return .decimal(d.exactly(atScale: scale) ?? d) }
+            return v
+        }
+        hasDynamicDefaults = entity.attributes.contains { $0.defaultValue == .today || $0.defaultValue == .now }
+        checksUniqueness = entity.attributes.map { $0.isUnique || $0.name == entity.naturalKey }
+        willSave = model.behaviours[entity.name]?.willSave
+        validateRule = model.behaviours[entity.name]?.validate
+    }
+
+    var table: String { quoted(entity.name) }
+
+    @inline(__always)
+    func index(of name: String) -> Int? {
+        for i in 0..<names.count where names[i] == name { return i }
+        return nil
+    }
+
+    func selectSQL(where column: String) -> String {
+        "SELECT \(selectList) FROM \(table) WHERE \(quoted(column)) = ?"
+    }
+
+    func selectSQL(whereID: Void = ()) -> String {
+        "SELECT \(selectList) FROM \(table) WHERE \"id\" = ?"
+    }
+}

@@ -1,0 +1,100 @@
+// The import history: one row per import that wrote to the store (file name, SHA-256 of its bytes, time,
+// counts), in the store's own table `_bookkeeper_imports`, written inside the import's transaction so
+// it is there exactly when the import is. Made on first use; a store that never imported has none.
+
+import Foundation
+import GRDB
+
+/// One import, as recorded.
+public struct ImportJournalEntry: Sendable, Equatable {
+    public var id: Int64?
+    public var file: String
+    public var sha256: String
+    /// When the import began (UTC).
+    public var startedAt: Timestamp
+    public var seconds: Double
+    public var entity: String
+    /// Data records read.
+    public var records: Int
+    public var rejected: Int
+    /// What was done, per entity.
+    public var counts: [String: BatchCounts]
+
+    public init(id: Int64? = nil, file: String, sha256: String, startedAt: Timestamp, seconds: Double, entity: String,
+                records: Int, rejected: Int, counts: [String: BatchCounts]) {
+        self.id = id
+        self.file = file
+        self.sha256 = sha256
+        self.startedAt = startedAt
+        self.seconds = seconds
+        self.entity = entity
+        self.records = records
+        self.rejected = rejected
+        self.counts = counts
+    }
+
+    /// Counts added over every entity.
+    public var total: BatchCounts {
+        counts.values.reduce(into: BatchCounts()) {
+            $0.inserted += $1.inserted
+            $0.updated += $1.updated
+            $0.unchanged += $1.unchanged
+            $0.deleted += $1.deleted
+        }
+    }
+}
+
+enum ImportJournal {
+    static let table = "_bookkeeper_imports"
+    static let createSQL = """
+        CREATE TABLE IF NOT EXISTS \(quoted(table)) (\
+        "id" INTEGER PRIMARY KEY, "file" TEXT NOT NULL, "sha256" TEXT NOT NULL, "started_at" TEXT NOT NULL, \
+        "seconds" REAL NOT NULL, "entity" TEXT NOT NULL, "records" INTEGER NOT NULL, "inserted" INTEGER NOT NULL, \
+        "updated" INTEGER NOT NULL, "unchanged" INTEGER NOT NULL, "deleted" INTEGER NOT NULL, \
+        "rejected" INTEGER NOT NULL, "counts" TEXT NOT NULL) STRICT
+        """
+}
+
+extension BatchWriter {
+    /// Records an import in the store's history, in this batch's transaction.
+    public func recordImport(_ entry: ImportJournalEntry) throws(BatchError) {
+        try connection.execute(ImportJournal.createSQL)
+        let s = try connection.statement("""
+            INSERT INTO \(quoted(ImportJournal.table)) ("file", "sha256", "started_at", "seconds", "entity", "records", \
+            "inserted", "updated", "unchanged", "deleted", "rejected", "counts") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let total = entry.total
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let counts = String(decoding: (try? encoder.encode(entry.counts)) ?? Data("{}".utf8), as: UTF8.self)
+        let values: [SQLValue] = [
+            .text(entry.file), .text(entry.sha256), .text(entry.startedAt.description), .real(entry.seconds),
+            .text(entry.entity), .integer(Int64(entry.records)), .integer(Int64(total.inserted)),
+            .integer(Int64(total.updated)), .integer(Int64(total.unchanged)), .integer(Int64(total.deleted)),
+            .integer(Int64(entry.rejected)), .text(counts),
+        ]
+        for (i, v) in values.enumerated() { s.bind(Int32(i + 1), v) }
+        try s.execute()
+    }
+}
+
+extension Store {
+    /// Every recorded import, oldest first.
+    public func importHistory() throws -> [ImportJournalEntry] {
+        try read { db in
+            guard try db.tableExists(ImportJournal.table) else { return [] }
+            return try Row.fetchAll(db, sql: """
+                SELECT "id", "file", "sha256", "started_at", "seconds", "entity", "records", "rejected", "counts" \
+                FROM \(quoted(ImportJournal.table)) ORDER BY "id"
+                """).map { row in
+                let countsText: String = row["counts"]
+                let counts = (try? JSONDecoder().decode([String: BatchCounts].self, from: Data(countsText.utf8))) ?? [:]
+                let started: String = row["started_at"]
+                return ImportJournalEntry(id: row["id"], file: row["file"], sha256: row["sha256"],
+                                          startedAt: Timestamp(iso: started) ?? Timestamp(secondsSinceEpoch: 0),
+                                          seconds: row["seconds"], entity: row["entity"], records: row["records"],
+                                          rejected: row["rejected"], counts: counts)
+            }
+        }
+    }
+}

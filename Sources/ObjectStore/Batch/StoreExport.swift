@@ -1,0 +1,129 @@
+// Reading every object of an entity for an export, in object ID order, with each to-one reference and
+// many-to-many link named by its target's key (natural key, else the first unique attribute) and, for a
+// document, its rows. One query per entity plus one per document for its rows and per object for links:
+// an export streams; it never holds more than one document.
+
+import GRDB
+
+/// One object as an export sees it.
+public struct ExportedObject: Sendable {
+    public var rowID: Int64
+    /// Attribute values, in the entity's attribute order.
+    public var attributes: [Value]
+    /// To-one relationship name → the target's key value (null when there is none).
+    public var references: [String: Value]
+    /// Many-to-many relationship name → the targets' key values, in object ID order.
+    public var links: [String: [Value]]
+    /// A document's rows (when asked for), in object ID order.
+    public var rows: [ExportedObject]
+}
+
+extension Model {
+    /// The attribute that names objects of `entity` in references: the natural key, else the first unique attribute.
+    public func referenceKey(of entity: Entity) -> Attribute? {
+        if let nk = entity.naturalKey, let a = entity.attribute(named: nk) { return a }
+        return entity.attributes.first { $0.isUnique }
+    }
+
+    /// The to-one relationships stored on `entity` and the many-to-many ones it owns (whose join table is
+    /// named after it, so each link is written once, on the side imported last): what an export writes.
+    public func exportedRelationships(of entity: Entity) -> (toOne: [Relationship], manyToMany: [Relationship]) {
+        var toOne: [Relationship] = [], manyToMany: [Relationship] = []
+        for r in entity.relationships {
+            switch storage(of: r, in: entity) {
+            case .foreignKey: toOne.append(r)
+            case .joinTable(let table, _, _) where table == "\(entity.name)_\(r.name)": manyToMany.append(r)
+            case .joinTable, .inverseForeignKey: break
+            }
+        }
+        return (toOne, manyToMany)
+    }
+}
+
+extension Store {
+    /// Calls `body` with every object of `entityName`, in object ID order; with `rows`, each document comes
+    /// with its rows (through the to-many relationship named `rows`).
+    public func forEachObject(of entityName: String, rows rowsRelationship: String? = nil,
+                              _ body: (ExportedObject) throws -> Void) throws {
+        let entity = try model.entity(entityName)
+        try read { db in
+            let main = try ObjectQuery(model: model, entity: entity, db: db, parentColumn: nil)
+            var rowsQuery: ObjectQuery?
+            if let name = rowsRelationship, let r = entity.relationship(named: name),
+               let d = model.entity(named: r.destination),
+               case .inverseForeignKey(_, let column) = model.storage(of: r, in: entity) {
+                rowsQuery = try ObjectQuery(model: model, entity: d, db: db, parentColumn: column)
+            }
+            let cursor = try Row.fetchCursor(main.statement)
+            while let row = try cursor.next() {
+                var object = try main.object(row, db)
+                if let rowsQuery {
+                    object.rows = try Row.fetchAll(rowsQuery.statement, arguments: [object.rowID]).map { try rowsQuery.object($0, db) }
+                }
+                try body(object)
+            }
+        }
+    }
+}
+
+/// The SELECT for one entity's objects with their references' keys, and the link queries.
+private struct ObjectQuery {
+    let entity: Entity
+    let statement: Statement
+    let toOne: [(Relationship, AttributeType)]
+    let links: [(Relationship, Statement, AttributeType)]
+
+    init(model: Model, entity: Entity, db: Database, parentColumn: String?) throws {
+        self.entity = entity
+        let (toOne, manyToMany) = model.exportedRelationships(of: entity)
+        var columns = ["t.\"id\""] + entity.attributes.map { "t.\(quoted($0.name))" }
+        var joins: [String] = []
+        var refTypes: [(Relationship, AttributeType)] = []
+        for (i, r) in toOne.enumerated() {
+            let d = model.entity(named: r.destination)!
+            guard let key = model.referenceKey(of: d), case .foreignKey(let column) = model.storage(of: r, in: entity) else {
+                throw BatchError.usage("\(entity.name).\(r.name): \(d.name) has no natural key or unique attribute to name it by")
+            }
+            let alias = "j\(i)"
+            joins.append("LEFT JOIN \(quoted(d.name)) \(alias) ON \(alias).\"id\" = t.\(quoted(column))")
+            columns.append("\(alias).\(quoted(key.name))")
+            refTypes.append((r, key.type))
+        }
+        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(entity.name)) t \(joins.joined(separator: " "))"
+        if let parentColumn { sql += " WHERE t.\(quoted(parentColumn)) = ?" }
+        sql += " ORDER BY t.\"id\""
+        statement = try db.makeStatement(sql: sql)
+        self.toOne = refTypes
+        var links: [(Relationship, Statement, AttributeType)] = []
+        for r in manyToMany {
+            let d = model.entity(named: r.destination)!
+            guard let key = model.referenceKey(of: d), case .joinTable(let table, let own, let other) = model.storage(of: r, in: entity) else {
+                throw BatchError.usage("\(entity.name).\(r.name): \(d.name) has no natural key or unique attribute to name it by")
+            }
+            let s = try db.makeStatement(sql: """
+                SELECT d.\(quoted(key.name)) FROM \(quoted(table)) j JOIN \(quoted(d.name)) d ON d."id" = j.\(quoted(other)) \
+                WHERE j.\(quoted(own)) = ? ORDER BY d."id"
+                """)
+            links.append((r, s, key.type))
+        }
+        self.links = links
+    }
+
+    func object(_ row: Row, _ db: Database) throws -> ExportedObject {
+        let id: Int64 = row[0]
+        var attributes: [Value] = []
+        for (i, a) in entity.attributes.enumerated() {
+            attributes.append(Value(databaseValue: row[i + 1], as: a.type))
+        }
+        var references: [String: Value] = [:]
+        let base = entity.attributes.count + 1
+        for (k, (r, type)) in toOne.enumerated() {
+            references[r.name] = Value(databaseValue: row[base + k], as: type)
+        }
+        var links: [String: [Value]] = [:]
+        for (r, s, type) in self.links {
+            links[r.name] = try DatabaseValue.fetchAll(s, arguments: [id]).map { Value(databaseValue: $0, as: type) }
+        }
+        return ExportedObject(rowID: id, attributes: attributes, references: references, links: links, rows: [])
+    }
+}

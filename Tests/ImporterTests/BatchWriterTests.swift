@@ -1,0 +1,248 @@
+import XCTest
+import Bookkeeping
+import GRDB
+import TestSupport
+@testable import ObjectStore
+
+/// The engine's bulk write path, on the bookkeeping model: upsert, references, links, a document's rows,
+/// validation equal to the context's, dry runs, per-record rollback and the deferred indexes.
+final class BatchWriterTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    var store: Store!
+
+    override func setUpWithError() throws {
+        dir = TemporaryDirectory()
+        store = try Store.create(at: dir.file("b.sqlite"), model: BookkeepingModel.model)
+    }
+
+    func rows(_ sql: String) throws -> [String] {
+        try queryStore(store.path, sql).map { $0 ?? "NULL" }
+    }
+
+    func customer(_ w: BatchWriter, _ name: String, code: String? = nil, info: String? = nil) throws -> BatchRecord {
+        let r = try w.record("Customer")
+        r["name"] = .string(name)
+        if let code { r["code"] = .string(code) }
+        if let info { r["info"] = .string(info) }
+        return r
+    }
+
+    func testUpsertInsertsUpdatesAndLeavesUnchangedRecordsAlone() throws {
+        try store.batch { w in
+            XCTAssertEqual(try w.upsert(try customer(w, "Acme", code: "C1")).outcome, .inserted)
+            XCTAssertEqual(try w.upsert(try customer(w, "Bolt")).outcome, .inserted)
+        }
+        let counts = try store.batch { w -> [String: BatchCounts] in
+            XCTAssertEqual(try w.upsert(try customer(w, "Acme", info: "new")).outcome, .updated, "code is not given: kept")
+            XCTAssertEqual(try w.upsert(try customer(w, "Bolt")).outcome, .unchanged)
+            return w.counts
+        }
+        XCTAssertEqual(counts["Customer"], BatchCounts(inserted: 0, updated: 1, unchanged: 1))
+        XCTAssertEqual(try rows("SELECT name || '|' || coalesce(code, '') || '|' || coalesce(info, '') FROM Customer ORDER BY id"),
+                       ["Acme|C1|new", "Bolt||"])
+    }
+
+    func testAKeyGivenTwiceMustAgree() throws {
+        try store.batch { w in
+            try w.upsert(try customer(w, "Acme", info: "x"))
+            XCTAssertEqual(try w.upsert(try customer(w, "Acme", info: "x")).outcome, .repeated)
+            XCTAssertThrowsError(try w.upsert(try customer(w, "Acme", info: "y"))) { e in
+                XCTAssertEqual("\(e)", "Customer with name \"Acme\" was given earlier with other values (info)")
+            }
+        }
+    }
+
+    func testValidationSpeaksAsTheContext() throws {
+        try store.batch { w in try w.upsert(try customer(w, "Acme", code: "C1")) }
+        try store.batch { w in
+            let r = try customer(w, "Bolt", code: "C1")
+            XCTAssertThrowsError(try w.upsert(r)) { e in
+                XCTAssertEqual("\(e)", "Customer.code \"C1\" already exists (Customer/1)")
+            }
+            let row = try w.record("OrderRow")
+            row["price"] = .decimal(DecimalNumber(units: 1005, scale: 3))
+            let order = try w.record("Order")
+            order["number"] = .string("A-1")
+            let id = try w.upsert(order).rowID
+            XCTAssertThrowsError(try w.putRow(row, parent: id)) { e in
+                XCTAssertEqual("\(e)", "OrderRow.price 1.005 has more than 2 decimal places\nOrderRow.service is required")
+            }
+        }
+    }
+
+    func testTheDomainRuleDerivesARowsSum() throws {
+        try store.batch { w in
+            let order = try w.record("Order")
+            order["number"] = .string("A-1")
+            order["date"] = .date(Day(year: 2024, month: 3, day: 1)!)
+            let id = try w.upsert(order).rowID
+            let row = try w.record("OrderRow")
+            row["quantity"] = .decimal(DecimalNumber(units: 1500, scale: 3))
+            row["price"] = .decimal(DecimalNumber(units: 1025, scale: 2))
+            row.setReference("service", to: try w.resolve(.string("Delivery"), in: "Service", createMissing: true))
+            try w.putRow(row, parent: id)
+        }
+        XCTAssertEqual(try rows("SELECT sum FROM OrderRow"), ["1538"], "1.5 × 10.25 = 15.375 → 15.38 (half to even)")
+    }
+
+    func testReferencesResolveByKeyOrAreCreatedOrMissing() throws {
+        try store.batch { w in
+            try w.upsert(try customer(w, "Acme Ltd", code: "C042"))
+            XCTAssertEqual(try w.resolve(.string("C042"), in: "Customer", by: "code"), 1)
+            XCTAssertThrowsError(try w.resolve(.string("Acme Ltf"), in: "Customer")) { e in
+                XCTAssertEqual("\(e)", "Customer with name \"Acme Ltf\" not found — did you mean \"Acme Ltd\"?")
+            }
+            XCTAssertThrowsError(try w.resolve(.string("C9"), in: "Customer", by: "code", createMissing: true)) { e in
+                XCTAssertEqual("\(e)", "cannot create Customer with code \"C9\": Customer.name is required")
+            }
+            XCTAssertEqual(try w.resolve(.string("Zed"), in: "Customer", createMissing: true), 2)
+            XCTAssertThrowsError(try w.resolve(.string("A-1"), in: "Order", createMissing: true)) { e in
+                XCTAssertEqual("\(e)", "Order with number \"A-1\" not found", "only directory items are created")
+            }
+            XCTAssertEqual(w.counts["Customer"]?.inserted, 2)
+        }
+    }
+
+    func testLinksAreMadeExactlyTheGivenList() throws {
+        func tag(_ w: BatchWriter, _ names: [String]) throws -> BatchRecord {
+            let r = try customer(w, "Acme")
+            r.setLinks("tags", to: try names.map { try w.resolve(.string($0), in: "Tag", createMissing: true) })
+            return r
+        }
+        try store.batch { w in try w.upsert(try tag(w, ["vip", "retail"])) }
+        XCTAssertEqual(try rows("SELECT Tag_id FROM Customer_tags ORDER BY Tag_id"), ["1", "2"])
+        let outcomes = try store.batch { w in
+            [try w.upsert(try tag(w, ["retail", "vip"])).outcome, try w.upsert(try customer(w, "Acme")).outcome]
+        }
+        XCTAssertEqual(outcomes, [.unchanged, .repeated], "order does not matter; not giving tags leaves them")
+        XCTAssertEqual(try store.batch { w in try w.upsert(try tag(w, ["retail", "wholesale"])).outcome }, .updated)
+        XCTAssertEqual(try rows("SELECT Tag_id FROM Customer_tags ORDER BY Tag_id"), ["2", "3"])
+    }
+
+    func order(_ w: BatchWriter, _ number: String, rows sums: [Int64]) throws {
+        let o = try w.record("Order")
+        o["number"] = .string(number)
+        o["date"] = .date(Day(year: 2024, month: 1, day: 2)!)
+        let id = try w.upsert(o).rowID
+        try w.beginRows("OrderRow", of: id)
+        let service = try w.resolve(.string("S"), in: "Service", createMissing: true)
+        let row = try w.record("OrderRow")
+        for s in sums {
+            row.reset()
+            row["sum"] = .decimal(DecimalNumber(units: s, scale: 2))
+            row.setReference("service", to: service)
+            try w.putRow(row, parent: id)
+        }
+        w.endRows("OrderRow", of: id)
+    }
+
+    func testADocumentsRowsAreReplacedByPositionKeepingIDsOfEqualRows() throws {
+        try store.batch { w in
+            try order(w, "A", rows: [100, 200, 300])
+            try order(w, "B", rows: [5])
+            try w.finishRows()
+        }
+        let before = try dumpStore(store.path)
+        var counts = try store.batch { w -> [String: BatchCounts] in
+            try order(w, "A", rows: [100, 200, 300])
+            try order(w, "B", rows: [5])
+            try w.finishRows()
+            return w.counts
+        }
+        XCTAssertEqual(counts["OrderRow"], BatchCounts(unchanged: 4))
+        XCTAssertEqual(counts["Order"], BatchCounts(unchanged: 2))
+        XCTAssertEqual(try dumpStore(store.path), before, "an equal re-import writes nothing")
+
+        counts = try store.batch { w -> [String: BatchCounts] in
+            try order(w, "A", rows: [100, 250])     // second row changes in place, third goes
+            try order(w, "B", rows: [5, 6])         // a row more
+            try w.finishRows()
+            return w.counts
+        }
+        XCTAssertEqual(counts["OrderRow"], BatchCounts(inserted: 1, updated: 1, unchanged: 2, deleted: 1))
+        XCTAssertEqual(counts["Order"], BatchCounts(updated: 2), "a document whose rows changed is updated")
+        XCTAssertEqual(try rows("SELECT id || ':' || order_id || ':' || sum FROM OrderRow ORDER BY id"),
+                       ["1:1:100", "2:1:250", "4:2:5", "5:2:6"])
+
+        counts = try store.batch { w -> [String: BatchCounts] in
+            try order(w, "A", rows: [])
+            try w.finishRows()
+            return w.counts
+        }
+        XCTAssertEqual(counts["OrderRow"]?.deleted, 2, "a document given without rows loses its rows")
+    }
+
+    func testRowsOfADocumentMayComeInSeveralStretches() throws {
+        try store.batch { w in
+            try order(w, "A", rows: [1, 2, 3])
+            try w.finishRows()
+        }
+        let before = try dumpStore(store.path)
+        try store.batch { w in
+            try order(w, "A", rows: [1])
+            try order(w, "A", rows: [2, 3])
+            try w.finishRows()
+        }
+        XCTAssertEqual(try dumpStore(store.path), before)
+    }
+
+    func testADryRunWritesNothingAndAThrowingBatchNeither() throws {
+        let before = try dumpStore(store.path)
+        try store.batch(dryRun: true) { w in try w.upsert(try customer(w, "Acme")) }
+        XCTAssertEqual(try dumpStore(store.path), before)
+        struct Stop: Error {}
+        XCTAssertThrowsError(try store.batch { w in
+            try w.upsert(try customer(w, "Acme"))
+            throw Stop()
+        })
+        XCTAssertEqual(try dumpStore(store.path), before)
+    }
+
+    func testARecordCanBeRolledBackAlone() throws {
+        let counts = try store.batch { w -> [String: BatchCounts] in
+            try w.upsert(try customer(w, "Keep"))
+            try w.beginRecord()
+            let r = try customer(w, "Drop")
+            r.setLinks("tags", to: [try w.resolve(.string("new"), in: "Tag", createMissing: true)])
+            try w.upsert(r)
+            try w.rollbackRecord()
+            try w.beginRecord()
+            XCTAssertEqual(try w.upsert(try customer(w, "Drop")).outcome, .inserted, "the cache forgot the rolled-back row")
+            try w.commitRecord()
+            return w.counts
+        }
+        XCTAssertEqual(counts["Customer"]?.inserted, 2)
+        XCTAssertNil(counts["Tag"])
+        XCTAssertEqual(try rows("SELECT name FROM Customer ORDER BY id"), ["Keep", "Drop"])
+        XCTAssertEqual(try rows("SELECT count(*) FROM Tag"), ["0"])
+    }
+
+    func testMissingRequiredKnowsDefaultsAndDerivedValues() throws {
+        try store.batch { w in
+            XCTAssertEqual(try w.missingRequired("Order", attributes: ["date"], references: []), ["number"])
+            XCTAssertEqual(try w.missingRequired("OrderRow", attributes: ["price"], references: ["order", "service"]), [],
+                           "sum comes from quantity × price")
+            XCTAssertEqual(try w.missingRequired("OrderRow", attributes: ["quantity"], references: ["order"]), ["sum", "service"])
+        }
+    }
+
+    func testIndexesDeferredForAnEmptyTableAreBackAfterwards() throws {
+        let schema = try rows("SELECT name || ' ' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+        try store.batch { w in try order(w, "A", rows: [1, 2]); try w.finishRows() }
+        XCTAssertEqual(try rows("SELECT name || ' ' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"), schema)
+        XCTAssertEqual(try rows("PRAGMA integrity_check"), ["ok"])
+        XCTAssertEqual(try rows("PRAGMA foreign_key_check"), [])
+    }
+
+    func testTheImportHistory() throws {
+        try store.batch { w in
+            try w.upsert(try customer(w, "Acme"))
+            try w.recordImport(ImportJournalEntry(file: "c.csv", sha256: "ab", startedAt: Timestamp(secondsSinceEpoch: 0),
+                                                  seconds: 0.5, entity: "Customer", records: 1, rejected: 0, counts: w.counts))
+        }
+        let history = try store.importHistory()
+        XCTAssertEqual(history.map(\.file), ["c.csv"])
+        XCTAssertEqual(history.first?.total, BatchCounts(inserted: 1))
+        XCTAssertEqual(history.first?.startedAt.description, "1970-01-01T00:00:00Z")
+    }
+}
