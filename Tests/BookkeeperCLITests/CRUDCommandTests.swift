@@ -207,9 +207,11 @@ final class CRUDCommandTests: XCTestCase {
         let newer = dir.file("newer.sqlite")
         XCTAssertEqual(runCLI(["--store", newer, "init"], in: dir.path).status, 0)
         try executeSQL(newer, "UPDATE _bookkeeper_meta SET value = '99' WHERE key = 'format'")
-        let fromNewer = runCLI(["--store", newer, "list", "Tag"], in: dir.path)
+        let fromNewer = runCLI(["--store", newer, "add", "Tag", "name=x"], in: dir.path)
         XCTAssertEqual(fromNewer.status, 65)
-        XCTAssertEqual(fromNewer.stderr, "bookkeeper: \(newer): written by a newer version of bookkeeper (store format 99; this version reads up to 1)\n")
+        XCTAssertEqual(fromNewer.stderr, "bookkeeper: \(newer): written by a newer version of bookkeeper (store format 99; this version reads up to 1) — it can only be read, by reports and fetches\n")
+        let readNewer = runCLI(["--store", newer, "list", "Tag"], in: dir.path)
+        XCTAssertEqual(readNewer.status, 0, "a newer store is still read: \(readNewer)")
 
         let directory = runCLI(["--store", dir.path, "list", "Tag"], in: dir.path)
         XCTAssertEqual(directory.status, 65)
