@@ -64,5 +64,7 @@ let package = Package(
         .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportRenderers", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"],
+                    exclude: ["Expected"]),
     ]
 )

@@ -314,7 +314,13 @@ private struct DefinitionReader {
         case let .parser(context, problem, mark, _): return at(mark, problem, context)
         case let .composer(context, problem, mark, _): return at(mark, problem, context)
         case let .duplicatedKeysInMapping(duplicates, context):
-            return DefinitionError("\(duplicates.map { "\"\($0)\"" }.joined(separator: ", ")) given twice", at: source.place(context.mark))
+            let key = duplicates.first ?? ""
+            let places = source.places(ofKey: key, from: context.mark.line)
+            if places.count >= 2 {
+                return DefinitionError("\"\(key)\" is given twice (first on line \(places[0].line))", at: places[1])
+            }
+            return DefinitionError("\(duplicates.map { "\"\($0)\"" }.joined(separator: ", ")) given twice in one mapping",
+                                   at: source.place(context.mark))
         default:
             return DefinitionError("not valid YAML: \(error)", file: source.file)
         }

@@ -16,6 +16,7 @@
 // no quoted string broken across lines); predicates ignore whitespace and line breaks, so both
 // parse alike and every position is the file's own.
 
+import Foundation
 import Yams
 
 struct YAMLSource {
@@ -49,6 +50,24 @@ struct YAMLSource {
     }
 
     func place(of node: Node) -> SourcePlace { place(node.mark) }
+
+    /// Where `key:` is written as a mapping key, from line `from` on (at a line's start after indentation
+    /// or `- `, or after `{` or `,` in a flow mapping): to point at the second of two equal keys.
+    func places(ofKey key: String, from: Int) -> [SourcePlace] {
+        var places: [SourcePlace] = []
+        for number in max(1, from)...max(1, lines.count) {
+            guard let text = line(number) else { continue }
+            var index = text.startIndex
+            while let range = text[index...].range(of: key + ":") {
+                let before = text[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+                if before.isEmpty || before == "-" || before.hasSuffix("{") || before.hasSuffix(",") {
+                    places.append(SourcePlace(file: file, line: number, column: text.distance(from: text.startIndex, to: range.lowerBound) + 1))
+                }
+                index = range.upperBound
+            }
+        }
+        return places
+    }
 
     /// The character column of libyaml's scalar column on a line.
     private func characterColumn(line: Int, scalarColumn: Int) -> Int {

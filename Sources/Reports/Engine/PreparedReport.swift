@@ -75,6 +75,9 @@ public struct PreparedReport: Sendable {
                                        predicateOrigin: definition.predicate.map { origin($0.place) } ?? PredicateSourceOrigin(name: file))
             let groupTerms = definition.group.flatMap { FetchTerm.list($0.text, origin: origin($0.place)) }
             let columnTerms = definition.columns.map { FetchTerm($0.key.text, origin: origin($0.key.place)) }
+            for term in groupTerms + columnTerms + sortKeys.map({ FetchTerm($0.keyPath, origin: $0.origin ?? origin(definition.place)) }) {
+                try PreparedReport.checkShape(of: term)
+            }
             plan = try FetchPlan(request, model: model, columns: columnTerms, groupBy: groupTerms)
         } catch let error as DefinitionError {
             throw error
@@ -154,6 +157,26 @@ public struct PreparedReport: Sendable {
             parameters: parameters.map { ($0.name, $0.value.description) },
             sortDescription: PreparedReport.sortDescription(plan: plan, titles: columns.map(\.title)),
             generatedAt: clock.now, timeZone: clock.timeZone, columns: columns, chart: chart)
+    }
+
+    /// A period or aggregate spelt wrong (`mnth(date)`, `smu:rows.sum`) gets a did-you-mean here; the
+    /// binder would read it as a malformed key path.
+    static func checkShape(of term: FetchTerm) throws {
+        let text = term.text
+        let place = SourcePlace(file: term.origin.name, line: term.origin.line, column: term.origin.column)
+        let word = String(text.drop { $0 == "@" }.prefix { $0.isLetter || $0 == "_" })
+        guard !word.isEmpty else { return }
+        let rest = text.drop { $0 == "@" }.dropFirst(word.count).drop { $0 == " " }
+        if rest.hasPrefix("("), !["month", "year"].contains(word.lowercased()) {
+            let suggestion = Suggestions.closest(to: word, in: ["month", "year"])
+            throw DefinitionError("unknown period \"\(word)(…)\"\(Suggestions.didYouMean(suggestion)) (the periods are month(KEYPATH) "
+                                  + "and year(KEYPATH))", at: place)
+        }
+        if rest.hasPrefix(":"), !["count", "sum", "avg", "min", "max"].contains(word.lowercased()) {
+            let suggestion = Suggestions.closest(to: word, in: ["count", "sum", "avg", "min", "max"])
+            throw DefinitionError("unknown aggregate \"\(word):\"\(Suggestions.didYouMean(suggestion)) (the aggregates are count, "
+                                  + "sum:KEYPATH, avg:, min: and max:)", at: place)
+        }
     }
 
     /// The sort in words, by column titles where a column shows the key: `Date, Customer`,

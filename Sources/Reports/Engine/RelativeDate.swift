@@ -6,9 +6,10 @@
 //            | ( "start" | "end" ) "of" [ "this" | "last" | "next" ] ( "week" | "month" | "quarter" | "year" )
 //     unit   = "day" | "days" | "week" | "weeks" | "month" | "months" | "year" | "years"
 //
-// Words in any case, spaces free around the sign. Weeks start on Monday (ISO 8601). Adding months or
-// years keeps the day of the month, or the month's last day when it has fewer days: `end of month -
-// 1 month` on 2026-11-21 is 2026-10-30 (write `end of last month` for 2026-10-31).
+// Words in any case; spaces optional around the sign and before the unit (`today-30days`). Weeks
+// start on Monday (ISO 8601). Adding months or years keeps the day of the month, or the month's last
+// day when it has fewer days: `end of month - 1 month` on 2026-11-21 is 2026-10-30 (write
+// `end of last month` for 2026-10-31).
 
 import ObjectStore
 
@@ -99,6 +100,9 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
                 if c == "+" || c == "-" {
                     if !current.isEmpty { tokens.append(current); current = "" }
                     tokens.append(String(c))
+                } else if let last = current.last, last.isNumber != c.isNumber {
+                    tokens.append(current)       // `30days`
+                    current = String(c)
                 } else {
                     current.append(c)
                 }

@@ -137,9 +137,10 @@ struct VariableCheck {
                 guard case .variable(let name, let range) = path.root, !scopeVariables.contains(name),
                       declared[name] == nil, name.uppercased() != "TODAY" else { return }
                 let suggestion = Suggestions.closest(to: name, in: Array(declared.keys))
-                problem = DefinitionError(
-                    "unknown parameter $\(name)\(Suggestions.didYouMean(suggestion)) — declare it under params: "
-                    + "(\(name): { type: date, default: today })", at: place(range.start))
+                let remedy = suggestion == nil ? " (declare it under params:, e.g. \(name): { type: date, default: today })"
+                    : " (parameters are declared under params:)"
+                problem = DefinitionError("unknown parameter $\(name)\(Suggestions.didYouMean(suggestion))\(remedy)",
+                                          at: place(range.start))
             case .valuePlaceholder(_, let range), .keyPathPlaceholder(_, let range):
                 problem = DefinitionError("%@ and %K are filled from the command line by `fetch --arg`; a report "
                                           + "uses parameters instead ($name, declared under params:)", at: place(range.start))

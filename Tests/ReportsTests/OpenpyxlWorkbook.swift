@@ -1,0 +1,137 @@
+// Reads an XLSX file back with an independent implementation: openpyxl, under Debian's /usr/bin/python3
+// (python3-openpyxl; the `python3` first on PATH may be another build without it). The same reader as
+// ReportRenderersTests' OpenpyxlReader.swift (test targets cannot share code outside TestSupport): it
+// describes the workbook as JSON — sheets, cells (type, value, cached value of formulas, number format,
+// bold), frozen pane, autofilter, column widths, charts, ignored errors, document properties.
+
+import Foundation
+import XCTest
+
+struct OpenpyxlWorkbook {
+    let json: [String: Any]
+
+    static let python = "/usr/bin/python3"
+
+    static let script = #"""
+    import datetime, json, re, sys, zipfile
+    import openpyxl
+
+    path = sys.argv[1]
+    formulas = openpyxl.load_workbook(path)
+    values = openpyxl.load_workbook(path, data_only=True)
+
+    def plain(value):
+        if isinstance(value, (datetime.datetime, datetime.date)):
+            return value.isoformat()
+        return value
+
+    def text_of(title):
+        if title is None or title.tx is None or title.tx.rich is None:
+            return None
+        return "".join(run.t for p in title.tx.rich.p for run in (p.r or []))
+
+    def ref(data):
+        if data is None:
+            return None
+        for attr in ("numRef", "strRef"):
+            r = getattr(data, attr, None)
+            if r is not None:
+                return r.f
+        return None
+
+    archive = zipfile.ZipFile(path)
+    result = {"sheets": formulas.sheetnames, "properties": {}, "worksheets": {}}
+    props = formulas.properties
+    result["properties"] = {
+        "title": props.title, "subject": props.subject, "comments": props.description,
+        "created": props.created.isoformat() if props.created else None,
+    }
+    for index, ws in enumerate(formulas.worksheets):
+        wsv = values[ws.title]
+        cells = {}
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.value is None:
+                    continue
+                cells[cell.coordinate] = {
+                    "type": type(cell.value).__name__,
+                    "value": plain(cell.value),
+                    "cached": plain(wsv[cell.coordinate].value),
+                    "format": cell.number_format,
+                    "bold": bool(cell.font and cell.font.b),
+                }
+        charts = []
+        for chart in ws._charts:
+            charts.append({
+                "type": chart.tagname,
+                "barDir": getattr(chart, "barDir", None),
+                "title": text_of(chart.title),
+                "series": [{"categories": ref(s.cat), "values": ref(s.val),
+                            "name": s.tx.strRef.f if s.tx is not None and s.tx.strRef is not None else None}
+                           for s in chart.series],
+            })
+        xml = archive.read("xl/worksheets/sheet%d.xml" % (index + 1)).decode("utf-8")
+        ignored = re.findall(r"<ignoredError [^>]*>", xml)
+        result["worksheets"][ws.title] = {
+            "freeze": ws.freeze_panes,
+            "autofilter": ws.auto_filter.ref,
+            "maxRow": ws.max_row,
+            "widths": {letter: dim.width for letter, dim in ws.column_dimensions.items() if dim.width},
+            "cells": cells,
+            "charts": charts,
+            "ignoredErrors": ignored,
+        }
+    print(json.dumps(result))
+    """#
+
+    /// Skips the test when /usr/bin/python3 cannot import openpyxl.
+    static func requireOpenpyxl() throws {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw XCTSkip("\(python) is missing: install python3-openpyxl (Debian) to check XLSX output")
+        }
+        let check = try run([python, "-c", "import openpyxl"])
+        if check.status != 0 {
+            throw XCTSkip("\(python) lacks openpyxl: install python3-openpyxl (Debian) to check XLSX output")
+        }
+    }
+
+    init(path: String) throws {
+        try OpenpyxlWorkbook.requireOpenpyxl()
+        let result = try OpenpyxlWorkbook.run([OpenpyxlWorkbook.python, "-c", OpenpyxlWorkbook.script, path])
+        guard result.status == 0 else {
+            throw NSError(domain: "openpyxl", code: Int(result.status),
+                          userInfo: [NSLocalizedDescriptionKey: "openpyxl failed: \(result.error)"])
+        }
+        json = try JSONSerialization.jsonObject(with: result.output) as? [String: Any] ?? [:]
+    }
+
+    var sheetNames: [String] { json["sheets"] as? [String] ?? [] }
+    var properties: [String: Any] { json["properties"] as? [String: Any] ?? [:] }
+
+    func sheet(_ name: String) -> [String: Any] {
+        (json["worksheets"] as? [String: Any])?[name] as? [String: Any] ?? [:]
+    }
+
+    func cells(_ sheetName: String) -> [String: [String: Any]] {
+        sheet(sheetName)["cells"] as? [String: [String: Any]] ?? [:]
+    }
+
+    func cell(_ sheetName: String, _ reference: String) -> [String: Any] {
+        cells(sheetName)[reference] ?? [:]
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, data, String(decoding: errorData, as: UTF8.self))
+    }
+}

@@ -1,0 +1,123 @@
+// Shipped reports as XLSX on SampleData/, read back with openpyxl: cell types (dates are dates, money
+// is numeric), values against SQL, number formats, the frozen header, the autofilter, the totals
+// formulas with their cached values, the chart, and every report in one workbook.
+
+import Foundation
+import ReportRenderers
+import Reports
+import TestSupport
+import XCTest
+
+final class ShippedReportXLSXTests: XCTestCase {
+    private func workbook(_ name: String, in directory: TemporaryDirectory) throws -> OpenpyxlWorkbook {
+        try OpenpyxlWorkbook.requireOpenpyxl()
+        let path = directory.file("\(name).xlsx")
+        try ShippedReports.prepared(name).render(from: SampleStore.open(), with: .xlsx(), to: .file(path: path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["\(name).xlsx"], "no temporary file left")
+        return try OpenpyxlWorkbook(path: path)
+    }
+
+    private func assertCell(_ workbook: OpenpyxlWorkbook, _ sheet: String, _ reference: String, type: String,
+                            value: Any? = nil, format: String? = nil, bold: Bool? = nil, cached: Any? = nil,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        let cell = workbook.cell(sheet, reference)
+        XCTAssertEqual(cell["type"] as? String, type, "\(reference) type", file: file, line: line)
+        if let value { XCTAssertEqual(cell["value"] as? NSObject, value as? NSObject, "\(reference) value", file: file, line: line) }
+        if let format { XCTAssertEqual(cell["format"] as? String, format, "\(reference) number format", file: file, line: line) }
+        if let bold { XCTAssertEqual(cell["bold"] as? Bool, bold, "\(reference) bold", file: file, line: line) }
+        if let cached { XCTAssertEqual(cell["cached"] as? NSObject, cached as? NSObject, "\(reference) cached value", file: file, line: line) }
+    }
+
+    func testUnpaidOrders() throws {
+        let directory = TemporaryDirectory()
+        let book = try workbook("unpaid-orders", in: directory)
+        let sheet = "unpaid-orders"
+        XCTAssertEqual(book.sheetNames, [sheet, "About"])
+        for (reference, title) in zip(["A1", "B1", "C1", "D1"], ["Date", "Customer", "Order", "Total"]) {
+            assertCell(book, sheet, reference, type: "str", value: title, bold: true)
+        }
+        XCTAssertEqual(book.sheet(sheet)["freeze"] as? String, "A2")
+        XCTAssertEqual(book.sheet(sheet)["autofilter"] as? String, "A1:D9")
+
+        // Every data row against SQL: dates are dates, names text, order numbers text (codes), totals numbers.
+        let expected = try queryRows(SampleStore.path(), """
+            SELECT o.date, c.name, o.number, (SELECT COALESCE(SUM(r.sum), 0) FROM OrderRow r WHERE r.order_id = o.id)
+            FROM "Order" o LEFT JOIN Customer c ON c.id = o.customer_id
+            WHERE o.made = 1 AND o.paid = 0 AND o.date <= '2026-11-21' ORDER BY o.date, c.name, o.id
+            """)
+        XCTAssertEqual(expected.count, 8)
+        for (i, row) in expected.enumerated() {
+            let r = i + 2
+            assertCell(book, sheet, "A\(r)", type: "datetime", value: row[0] + "T00:00:00", format: "yyyy-mm-dd")
+            assertCell(book, sheet, "B\(r)", type: "str", value: row[1])
+            assertCell(book, sheet, "C\(r)", type: "str", value: row[2])
+            let cents = Int(row[3])!
+            let cell = book.cell(sheet, "D\(r)")
+            XCTAssertTrue(["float", "int"].contains(cell["type"] as? String), "D\(r) is a number")
+            XCTAssertEqual(((cell["value"] as? NSNumber)?.doubleValue ?? .nan) * 100, Double(cents), accuracy: 0.001)
+            XCTAssertEqual(cell["format"] as? String, "#,##0.00")
+        }
+        XCTAssertEqual(book.sheet(sheet)["ignoredErrors"] as? [String],
+                       [#"<ignoredError sqref="A1:XFD1048576" numberStoredAsText="1"/>"#], "codes raise no number-as-text warning")
+
+        // Totals: SUBTOTAL(109, …), so filtering keeps them right, with the exact sum cached.
+        assertCell(book, sheet, "A10", type: "str", value: "Total", bold: true)
+        assertCell(book, sheet, "D10", type: "str", value: "=SUBTOTAL(109,D2:D9)", format: "#,##0.00", bold: true, cached: 7264.05)
+
+        // The About sheet and the document properties carry the title, parameters and generation time.
+        let about = book.cells("About").values.compactMap { $0["value"] as? String }
+        for text in ["Completed but unpaid orders", "Until", "2026-11-21", "2026-11-21 00:00 UTC", "Date, Customer"] {
+            XCTAssertTrue(about.contains(text), "About sheet lacks \(text): \(about)")
+        }
+        XCTAssertEqual(book.properties["title"] as? String, "Completed but unpaid orders")
+        XCTAssertEqual(book.properties["comments"] as? String, "Until: 2026-11-21\nSort: Date, Customer\nGenerated 2026-11-21 00:00 UTC")
+    }
+
+    func testSalesByMonthHasItsChart() throws {
+        let directory = TemporaryDirectory()
+        let book = try workbook("sales-by-month", in: directory)
+        let sheet = "sales-by-month"
+        assertCell(book, sheet, "A2", type: "str", value: "2025-12")
+        assertCell(book, sheet, "B2", type: "int", value: 5, format: "0")
+        assertCell(book, sheet, "C2", type: "float", value: 5692.25, format: "#,##0.00")
+        assertCell(book, sheet, "B11", type: "str", value: "=SUBTOTAL(109,B2:B10)", cached: 35)
+        assertCell(book, sheet, "C11", type: "str", value: "=SUBTOTAL(109,C2:C10)", cached: 31063.1)
+        let charts = book.sheet(sheet)["charts"] as? [[String: Any]] ?? []
+        XCTAssertEqual(charts.count, 1)
+        XCTAssertEqual(charts.first?["type"] as? String, "barChart")
+        XCTAssertEqual(charts.first?["barDir"] as? String, "col")
+        XCTAssertEqual(charts.first?["title"] as? String, "Sales by month")
+        let series = charts.first?["series"] as? [[String: Any]] ?? []
+        XCTAssertEqual(series.count, 1)
+        XCTAssertEqual(series.first?["categories"] as? String, "'sales-by-month'!$A$2:$A$10")
+        XCTAssertEqual(series.first?["values"] as? String, "'sales-by-month'!$C$2:$C$10")
+    }
+
+    func testCustomersDatesNullsAndCodes() throws {
+        let directory = TemporaryDirectory()
+        let book = try workbook("customers", in: directory)
+        let sheet = "customers"
+        assertCell(book, sheet, "B2", type: "str", value: "C001")
+        assertCell(book, sheet, "D2", type: "int", value: 3)
+        assertCell(book, sheet, "E2", type: "datetime", value: "2026-09-11T00:00:00", format: "yyyy-mm-dd")
+        // Hill Street School has no orders: no tags, no last order (empty cells), 0 ordered.
+        assertCell(book, sheet, "A8", type: "str", value: "Hill Street School")
+        XCTAssertNil(book.cells(sheet)["C8"])
+        XCTAssertNil(book.cells(sheet)["E8"])
+        assertCell(book, sheet, "F8", type: "int", value: 0, format: "#,##0.00")
+    }
+
+    func testEveryReportInOneWorkbook() throws {
+        try OpenpyxlWorkbook.requireOpenpyxl()
+        let directory = TemporaryDirectory()
+        let path = directory.file("all.xlsx")
+        let workbook = try XLSXWorkbook(output: .file(path: path), title: "Bookkeeper reports")
+        for name in ExpectedOutputs.names { try ShippedReports.prepared(name).add(to: workbook, from: SampleStore.open()) }
+        try workbook.close()
+        let book = try OpenpyxlWorkbook(path: path)
+        XCTAssertEqual(book.sheetNames, ExpectedOutputs.names + ["About"])
+        XCTAssertEqual(book.properties["title"] as? String, "Bookkeeper reports")
+        XCTAssertEqual(book.sheet("order-details")["autofilter"] as? String, "A1:G10")
+        XCTAssertEqual(book.sheet("sales-by-service")["freeze"] as? String, "A2")
+    }
+}
