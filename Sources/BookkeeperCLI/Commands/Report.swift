@@ -132,7 +132,7 @@ struct ReportCommand: StoreCommand {
 
     var renderer: any ReportRenderer {
         let useColor = format == .text && output == nil && outputDirectory == nil && isatty(STDOUT_FILENO) != 0
-            && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty   // no-color.org: set and not empty
         return format.renderer(csvDialect: csvDialect, useColor: useColor)
     }
 

@@ -3,6 +3,7 @@
 // operator fixes the file, not the command line.
 
 import ObjectStore
+import ReportRenderers
 
 /// A report definition that cannot be used: bad YAML, an unknown or missing key, a wrong type, a key
 /// path the model does not have, a total over a text column.
@@ -51,4 +52,14 @@ public struct ReportInputError: CategorizedError, Equatable {
     }
 
     public var description: String { message }
+}
+
+/// The renderers know nothing of exit statuses (they do not depend on ObjectStore); a report run
+/// maps their errors here: an output that cannot be created is 73, a failed write 74.
+extension ReportRenderError: CategorizedError {
+    public var category: ErrorCategory {
+        if message.hasPrefix("cannot create") { return .cannotCreateOutput }
+        if errno != nil || message.hasPrefix("cannot ") { return .io }
+        return .failure
+    }
 }

@@ -1,0 +1,243 @@
+// `bookkeeper reports` and `bookkeeper report` end to end, on SampleData/ imported with the shipped
+// profiles: the outputs against the expected files the engine tests use (Tests/ReportsTests/Expected),
+// parameters, --all to a folder and to one workbook, exit statuses and whole error messages, and files
+// that appear whole or not at all. Today is fixed with BOOKKEEPER_TODAY=2026-11-21 (TZ=UTC).
+
+import Foundation
+import TestSupport
+import XCTest
+
+final class ReportCommandTests: XCTestCase {
+    /// SampleData/ imported once for the whole class (reports only read the store).
+    nonisolated(unsafe) static var sample: (dir: TemporaryDirectory, store: String)?
+    static let environment = ["BOOKKEEPER_TODAY": "2026-11-21", "TZ": "UTC", "BOOKKEEPER_REPORTS": ""]
+    static let names = ["customers", "order-details", "sales-by-customer", "sales-by-month", "sales-by-service", "unpaid-orders"]
+
+    var dir: TemporaryDirectory!
+    var store: String { ReportCommandTests.sample!.store }
+    var expected: URL { packageRoot.appendingPathComponent("Tests/ReportsTests/Expected") }
+
+    override func setUpWithError() throws {
+        dir = TemporaryDirectory()
+        if ReportCommandTests.sample == nil {
+            let sampleDir = TemporaryDirectory("bookkeeper-report-cli")
+            let store = sampleDir.file("sample.sqlite")
+            let data = packageRoot.appendingPathComponent("SampleData")
+            XCTAssertEqual(runCLI(["--store", store, "init"]).status, 0)
+            for (entity, file) in [("Tag", "tags"), ("Service", "services"), ("Customer", "customers"), ("Order", "orders")] {
+                let r = runCLI(["--store", store, "import", entity, data.appendingPathComponent("\(file).csv").path,
+                                "--profile", data.appendingPathComponent("\(file).yaml").path])
+                XCTAssertEqual(r.status, 0, "import \(file): \(r)")
+            }
+            ReportCommandTests.sample = (sampleDir, store)
+        }
+    }
+
+    @discardableResult
+    func bk(_ args: [String], environment: [String: String] = [:]) -> CLIResult {
+        runCLI(["--store", store] + args, in: dir.path, environment: ReportCommandTests.environment.merging(environment) { $1 })
+    }
+
+    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
+        let r = bk(args)
+        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
+        XCTAssertEqual(r.stderr, "", file: file, line: line)
+        return r.stdout
+    }
+
+    func expectedText(_ file: String) throws -> String {
+        String(decoding: try Data(contentsOf: expected.appendingPathComponent(file)), as: UTF8.self)
+    }
+
+    func testReportsListsNamesTitlesAndParameters() {
+        XCTAssertEqual(ok("reports"), """
+            customers          Customers
+            order-details      Order details
+                                 --param from=DATE  default: start of last month (2026-10-01)
+                                 --param to=DATE    default: end of last month (2026-10-31)
+            sales-by-customer  Sales by customer
+                                 --param from=DATE  default: start of year (2026-01-01)
+                                 --param to=DATE    default: today (2026-11-21)
+            sales-by-month     Sales by month
+                                 --param from=DATE  default: start of month - 11 months (2025-12-01)
+                                 --param to=DATE    default: today (2026-11-21)
+            sales-by-service   Sales by service
+                                 --param from=DATE  default: start of year (2026-01-01)
+                                 --param to=DATE    default: today (2026-11-21)
+            unpaid-orders      Completed but unpaid orders
+                                 --param until=DATE  default: today (2026-11-21)
+
+            """)
+        XCTAssertTrue(ok("reports", "--format", "json").contains(
+            #"{"name": "unpaid-orders", "file": "\#(packageRoot.path)/Reports/unpaid-orders.yaml", "valid": true, "title": "Completed but unpaid orders", "description": "Orders that are made but not yet paid, oldest first.", "parameters": [{"name": "until", "type": "date", "default": "today", "value": "2026-11-21"}]}"#))
+    }
+
+    func testEveryReportInEveryStreamedFormatMatchesTheExpectedFiles() throws {
+        for name in ReportCommandTests.names {
+            XCTAssertEqual(ok("report", name), try expectedText("\(name).txt"), name)
+            XCTAssertEqual(ok("report", name, "--format", "csv"), try expectedText("\(name).csv"), name)
+            XCTAssertEqual(ok("report", name, "--format", "json"), try expectedText("\(name).json"), name)
+        }
+        XCTAssertEqual(ok("report", "sales-by-customer", "--format", "csv", "--csv-dialect", "excel-eu"),
+                       try expectedText("sales-by-customer.excel-eu.csv"))
+    }
+
+    func testParameters() throws {
+        let csv = ok("report", "unpaid-orders", "--param", "until=2026-09-11", "--format", "csv")
+        XCTAssertEqual(csv, """
+            Date,Customer,Order,Total
+            2026-06-30,Nakamura Trading,2026-031,580.55
+            2026-07-22,Item 10 Studio,2026-034,1540.00
+            2026-08-25,Café Olé,2026-039,1695.00
+            2026-09-01,Bäckerei Schön,2026-040,62.40
+            2026-09-11,Acme Ltd,2026-041,724.75
+
+            """)
+        let text = ok("report", "sales-by-month", "--param", "from=start of year", "--param", "to=end of last month")
+        XCTAssertTrue(text.contains("\nFrom: 2026-01-01\nTo: 2026-10-31\n"), text)
+        XCTAssertTrue(text.contains("\n2026-01  "), text)
+        XCTAssertFalse(text.contains("\n2025-12  "), text)
+    }
+
+    func testUsageErrors() {
+        func fails(_ args: [String], _ status: Int32, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+            let r = bk(args)
+            XCTAssertEqual(r.status, status, "\(args): \(r)", file: file, line: line)
+            XCTAssertEqual(r.stderr, message, file: file, line: line)
+            XCTAssertEqual(r.stdout, "", file: file, line: line)
+        }
+        fails(["report", "unpaid-ordres"], 64, #"bookkeeper: unknown report "unpaid-ordres" — did you mean "unpaid-orders"? (looked in \#(packageRoot.path)/Reports; `bookkeeper reports` lists them)"# + "\n")
+        fails(["report", "unpaid-orders", "--param", "unti=2026-01-01"], 64,
+              #"bookkeeper: --param unti: report unpaid-orders has no parameter "unti" — did you mean "until"? (it takes until)"# + "\n")
+        fails(["report", "unpaid-orders", "--param", "until=next friday"], 64,
+              #"bookkeeper: --param until: "next friday" is not a date (write YYYY-MM-DD, today, yesterday, start of month, end of last month, start of year, today - 30 days, …)"# + "\n")
+        fails(["report", "--all", "--param", "form=2026-01-01"], 64, #"bookkeeper: --param form: no report has a parameter "form" — did you mean "from"?"# + "\n")
+        fails(["report", "--all", "--format", "csv"], 64, """
+            Error: --all --format csv writes one file per report: give --output-dir DIR
+            Usage: bookkeeper report [<name>] [--all] [--param <name=value> ...] [--format <format>] [--output <file>] [--output-dir <dir>] [--csv-dialect <csv-dialect>] [--reports <dir> ...] [--explain]
+              See 'bookkeeper report --help' for more information.
+
+            """)
+        XCTAssertEqual(bk(["report"]).status, 64)
+        XCTAssertEqual(bk(["report", "customers", "--csv-dialect", "excel"]).status, 64)
+        let missing = runCLI(["--store", dir.file("none.sqlite"), "report", "customers"], in: dir.path, environment: ReportCommandTests.environment)
+        XCTAssertEqual(missing.status, 66, "\(missing)")
+    }
+
+    func testDefinitionErrorsAreBadConfiguration() throws {
+        let mine = TemporaryDirectory()
+        mine.write("broken.yaml", "title: Broken\nentity: Order\ncolumns:\n  - { key: customer.nmae, title: Customer }\n")
+        let path = mine.file("broken.yaml")
+        let r = bk(["report", "broken", "--reports", mine.path])
+        XCTAssertEqual(r.status, 78, "\(r)")
+        XCTAssertEqual(r.stderr, #"bookkeeper: \#(path):4:21: unknown key "nmae" on Customer — did you mean "name"?"# + "\n")
+        // `reports` checks every definition: it lists the sound ones and fails.
+        let listed = bk(["reports", "--reports", mine.path])
+        XCTAssertEqual(listed.status, 78)
+        XCTAssertTrue(listed.stdout.hasPrefix("broken             (invalid definition: \(path))\ncustomers          Customers\n"), listed.stdout)
+        XCTAssertEqual(listed.stderr, #"bookkeeper: \#(path):4:21: unknown key "nmae" on Customer — did you mean "name"?"#
+                       + "\nbookkeeper: 1 of 7 reports failed\n")
+        // --all runs the sound reports and fails at the end.
+        let out = dir.file("out")
+        let all = bk(["report", "--all", "--reports", mine.path, "--format", "csv", "--output-dir", out])
+        XCTAssertEqual(all.status, 78, "\(all)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ReportCommandTests.names.map { "\($0).csv" })
+        XCTAssertTrue(all.stderr.hasSuffix("bookkeeper: 1 of 7 reports failed\n"), all.stderr)
+        // A definition named by its path, relative to the working directory.
+        dir.write("mine.yaml", "entity: Service\nsort: name\ncolumns: [{ key: name, title: Service }, { key: rows.@count, title: Rows }]\ntotals: [Rows]\n")
+        XCTAssertTrue(ok("report", "mine.yaml", "--format", "csv").hasPrefix("Service,Rows\nConsulting,"))
+    }
+
+    func testAllToAFolderAndToOneWorkbook() throws {
+        let out = dir.file("reports")
+        XCTAssertEqual(ok("report", "--all", "--format", "csv", "--output-dir", out), "")
+        for name in ReportCommandTests.names {
+            XCTAssertEqual(String(decoding: try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(name).csv")), as: UTF8.self),
+                           try expectedText("\(name).csv"), name)
+        }
+        XCTAssertEqual(ok("report", "--all", "--format", "xlsx", "--output-dir", out), "")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".xlsx") }.count, 6)
+
+        let book = dir.file("all.xlsx")
+        XCTAssertEqual(ok("report", "--all", "--format", "xlsx", "--output", book), "")
+        let python = "/usr/bin/python3"
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: python)
+        check.arguments = ["-c", "import openpyxl, sys; wb = openpyxl.load_workbook(sys.argv[1]); print(wb.sheetnames); "
+                           + "print(wb['unpaid-orders']['D10'].value, wb['sales-by-month'].freeze_panes)", book]
+        let pipe = Pipe()
+        check.standardOutput = pipe
+        check.standardError = Pipe()
+        guard FileManager.default.isExecutableFile(atPath: python) else { throw XCTSkip("no \(python)") }
+        try check.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        guard check.terminationStatus == 0 else { throw XCTSkip("\(python) lacks openpyxl (python3-openpyxl)") }
+        XCTAssertEqual(output, """
+            ['customers', 'order-details', 'sales-by-customer', 'sales-by-month', 'sales-by-service', 'unpaid-orders', 'About']
+            =SUBTOTAL(109,D2:D9) A2
+
+            """)
+
+        // Every report as text to standard output, one after another.
+        let text = ok("report", "--all")
+        var joined = ""
+        for (i, name) in ReportCommandTests.names.enumerated() { joined += (i > 0 ? "\n" : "") + (try expectedText("\(name).txt")) }
+        XCTAssertEqual(text, joined)
+    }
+
+    func testFilesAppearWholeOrNotAtAll() throws {
+        let target = dir.write("unpaid.csv", "yesterday's report\n")
+        // The store is missing: the old file stays as it was, and nothing else is left beside it.
+        let missing = runCLI(["--store", dir.file("none.sqlite"), "report", "unpaid-orders", "--format", "csv", "--output", target],
+                             in: dir.path, environment: ReportCommandTests.environment)
+        XCTAssertEqual(missing.status, 66)
+        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "yesterday's report\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["unpaid.csv"])
+        // A folder that cannot be written: cannot create output.
+        let r = bk(["report", "unpaid-orders", "--output", dir.file("no/such/folder/x.txt")])
+        XCTAssertEqual(r.status, 73, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: \(dir.file("no/such/folder/x.txt")): cannot create (No such file or directory)\n")
+        // Success replaces it.
+        XCTAssertEqual(ok("report", "unpaid-orders", "--format", "csv", "--output", target), "")
+        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), try expectedText("unpaid-orders.csv"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["unpaid.csv"])
+    }
+
+    /// Bold title, column titles and totals on a terminal (run under `script`, which gives it one),
+    /// unless NO_COLOR is set; never in a pipe (every other test).
+    func testColourOnlyOnATerminal() throws {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("no \(script) to run on a terminal") }
+        func onTerminal(noColor: String) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: script)
+            process.arguments = ["-qec", "'\(bookkeeperBinary)' --store '\(store)' report unpaid-orders", "/dev/null"]
+            var environment = ProcessInfo.processInfo.environment.merging(ReportCommandTests.environment) { $1 }
+            environment["NO_COLOR"] = noColor
+            process.environment = environment
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, output)
+            return output.replacingOccurrences(of: "\r\n", with: "\n")
+        }
+        let coloured = try onTerminal(noColor: "")
+        XCTAssertTrue(coloured.hasPrefix("\u{1B}[1mCompleted but unpaid orders\u{1B}[0m\n"), coloured.debugDescription)
+        XCTAssertTrue(coloured.contains("\u{1B}[1mTotal                                   7,264.05\u{1B}[0m\n"), coloured)
+        XCTAssertEqual(try onTerminal(noColor: "1"), try expectedText("unpaid-orders.txt"))
+    }
+
+    func testExplainPrintsTheSQL() {
+        XCTAssertEqual(ok("report", "unpaid-orders", "--explain", "--param", "until=2026-01-31"), """
+            SELECT t0."date", t1."name", t0."number", COALESCE((SELECT SUM(t2."sum") FROM "OrderRow" t2 WHERE t2."order_id" = t0."id"), 0) FROM "Order" t0 LEFT JOIN "Customer" t1 ON t1."id" = t0."customer_id" WHERE ((t0."made" IS ?1 AND t0."paid" IS ?2) AND t0."date" <= ?3) ORDER BY t0."date" ASC, t1."name" ASC, t0."id" ASC
+              ?1 = 1
+              ?2 = 0
+              ?3 = "2026-01-31"
+
+            """)
+    }
+}
