@@ -15,7 +15,7 @@ public struct Bookkeeper: ParsableCommand {
             \(ExitStatus.helpText)
             """,
         version: "0.1.0",
-        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self, Migrate.self,
+        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self, Migrate.self, Backup.self, Check.self,
                       Import.self, Imports.self, Export.self,
                       ReportsCommand.self, ReportCommand.self]
     )
@@ -29,13 +29,20 @@ public struct Bookkeeper: ParsableCommand {
     public static func runAndExit(_ arguments: [String]? = nil) -> Never {
         do {
             var command = try parseAsRoot(arguments)
-            // The model (built-in, or extended by a model file) is settled before any store is touched.
-            if let storeCommand = command as? any StoreCommand { try ModelLocator.prepare(storeCommand.options) }
+            Interruption.install()
+            if let storeCommand = command as? any StoreCommand {
+                let options = storeCommand.options
+                Log.quiet = options.quiet
+                Log.verbose = options.verbose
+                Log.format = options.logFormat ?? .text
+                // The model (built-in, or extended by a model file) is settled before any store is touched.
+                try ModelLocator.prepare(options)
+            }
             try command.run()
             Foundation.exit(ExitStatus.success)
         } catch let error as CategorizedError {
             for line in error.description.split(separator: "\n", omittingEmptySubsequences: false) {
-                printError("bookkeeper: \(line)")
+                Log.error(String(line))
             }
             Foundation.exit(ExitStatus.code(for: error.category))
         } catch {
@@ -57,12 +64,15 @@ extension StoreCommand {
     var model: Model { ModelLocator.current }
 
     /// Opens the store (it must exist), migrating additive model changes and saying so on stderr.
-    func openStore(readOnly: Bool = false) throws -> Store {
-        let store = try Store.open(at: options.storePath, model: model, readOnly: readOnly)
+    func openStore(readOnly: Bool = false, activity: String? = nil) throws -> Store {
+        let store = try Store.open(at: options.storePath, model: model, readOnly: readOnly, busyTimeout: options.waitSeconds)
+        store.activity = activity ?? Self._commandName
         if let migration = store.migration {
-            printError("bookkeeper: \(store.path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
+            Log.notice("\(store.path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
                        + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
         }
+        if let file = ModelLocator.file { Log.debug("model file: \(file)") }
+        Log.debug("store: \(store.path)\(store.isReadOnly ? " (read-only)" : "")")
         return store
     }
 

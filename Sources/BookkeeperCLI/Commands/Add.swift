@@ -22,6 +22,6 @@ struct Add: StoreCommand {
         let object = try context.insert(entity)
         try context.apply(parsed, to: object)
         try context.save()
-        print(object.objectID!)
+        confirm(object.objectID!.description)
     }
 }

@@ -25,6 +25,6 @@ struct Delete: StoreCommand {
         if !cascaded.isEmpty {
             line += " and \(cascaded.count) dependant\(cascaded.count == 1 ? "" : "s") (\(cascaded.map(\.description).joined(separator: ", ")))"
         }
-        print(line)
+        confirm(line)
     }
 }

@@ -58,7 +58,6 @@ struct Import: StoreCommand {
     @Option(help: ArgumentHelp("With --on-error skip: write rejected lines, plus a reason column, here.", valueName: "file"))
     var rejects: String?
     @Flag(help: "Validate everything and report what would be done; write nothing.") var dryRun = false
-    @Flag(help: "Print errors only.") var quiet = false
     @Option(help: "Summary format: text or json (on stdout).") var summary: SummaryFormat?
 
     /// The options the command line gives (nil where not given).
@@ -83,7 +82,7 @@ struct Import: StoreCommand {
         o.onError = onError
         o.rejects = rejects
         o.dryRun = dryRun ? true : nil
-        o.quiet = quiet ? true : nil
+        o.quiet = options.quiet ? true : nil   // --quiet is a global option
         o.summary = summary
         return o
     }

@@ -14,10 +14,10 @@ struct Init: StoreCommand {
         let path = options.storePath
         if FileManager.default.fileExists(atPath: path) {
             _ = try Store.open(at: path, model: model, readOnly: true)
-            printError("bookkeeper: \(path) is already a store; nothing to do")
+            Log.notice("\(path) is already a store; nothing to do")
             return
         }
         _ = try Store.create(at: path, model: model)
-        print("created \(path)")
+        confirm("created \(path)")
     }
 }

@@ -39,14 +39,15 @@ struct Migrate: StoreCommand {
             return d
         }
         let migrationOptions = MigrationOptions(renames: pairs(renames), defaults: pairs(defaults), allowDataLoss: allowDataLoss)
-        let store = try Store.openForMigration(at: options.storePath, model: model)
+        let store = try Store.openForMigration(at: options.storePath, model: model, busyTimeout: options.waitSeconds)
+        store.activity = "migrate"
         let plan = try store.migrationPlan(migrationOptions)
         if dryRun {
             print(plan.text)
             return
         }
         guard plan.modelChanged || !plan.steps.isEmpty else {
-            print("\(store.path) is up to date with the model")
+            confirm("\(store.path) is up to date with the model")
             return
         }
         guard plan.canApply(migrationOptions) else {
@@ -55,7 +56,7 @@ struct Migrate: StoreCommand {
                                  : "the data does not allow the migration yet; nothing was changed")
         }
         let result = try store.applyMigration(plan)
-        print(plan.text.split(separator: "\n").filter { !$0.hasPrefix("SQL") && !$0.hasPrefix("  ") }.joined(separator: "\n"))
-        print("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
+        confirm(plan.text.split(separator: "\n").filter { !$0.hasPrefix("SQL") && !$0.hasPrefix("  ") }.joined(separator: "\n"))
+        confirm("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
     }
 }

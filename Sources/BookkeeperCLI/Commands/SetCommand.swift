@@ -26,6 +26,6 @@ struct SetCommand: StoreCommand {
         let object = try context.resolve(id, in: entity)
         try context.apply(parsed, to: object)
         let result = try context.save()
-        print(result.updated.isEmpty ? "\(object.objectID!) unchanged" : "updated \(object.objectID!)")
+        confirm(result.updated.isEmpty ? "\(object.objectID!) unchanged" : "updated \(object.objectID!)")
     }
 }

@@ -13,11 +13,28 @@ struct GlobalOptions: ParsableArguments {
         valueName: "file"))
     var model: String?
 
+    @Option(name: .long, help: ArgumentHelp("How long a writer waits for another to finish, in seconds (default 30).",
+                                            valueName: "seconds"))
+    var wait: Double?
+
+    @Flag(name: .shortAndLong, help: "Print errors only: nothing on success (for cron).")
+    var quiet = false
+
+    @Flag(name: .long, help: "Print details of what is done on stderr.")
+    var verbose = false
+
+    @Option(name: .long, help: "How messages on stderr are written.")
+    var logFormat: LogFormat?
+
     /// `other` fills what this one leaves unset (the root command's options under a subcommand's).
     func merged(with other: GlobalOptions) -> GlobalOptions {
         var merged = self
         merged.store = store ?? other.store
         merged.model = model ?? other.model
+        merged.wait = wait ?? other.wait
+        merged.quiet = quiet || other.quiet
+        merged.verbose = verbose || other.verbose
+        merged.logFormat = logFormat ?? other.logFormat
         return merged
     }
 
@@ -36,4 +53,9 @@ extension GlobalOptions {
         let beside = URL(fileURLWithPath: storePath).deletingLastPathComponent().appendingPathComponent("model.yaml").path
         return FileManager.default.fileExists(atPath: beside) ? (beside, false) : nil
     }
+}
+
+extension GlobalOptions {
+    /// The busy timeout for the store.
+    var waitSeconds: TimeInterval { max(0, wait ?? 30) }
 }

@@ -17,6 +17,8 @@ public final class Store: @unchecked Sendable {
     let queue: DatabaseQueue
     /// What opening the store migrated, if anything.
     public internal(set) var migration: MigrationResult?
+    /// What this process writes, in words (`import of orders.csv`), told to other writers that find the store busy.
+    public var activity: String?
 
     private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue) {
         self.path = path
@@ -138,7 +140,8 @@ public final class Store: @unchecked Sendable {
             switch error.resultCode {
             case .SQLITE_NOTADB: throw StoreError.notAStore(path: path, reason: "the file is not an SQLite database")
             case .SQLITE_CORRUPT: throw StoreError.notAStore(path: path, reason: "the database file is corrupt")
-            case .SQLITE_BUSY, .SQLITE_LOCKED: throw StoreError.busy(path: path, detail: error.message ?? "locked")
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                throw StoreError.busy(path: path, detail: Store.currentActivity(at: path) ?? "another process is writing to it")
             case .SQLITE_CANTOPEN: throw StoreError.notAStore(path: path, reason: "it cannot be opened")
             default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
@@ -157,6 +160,8 @@ public final class Store: @unchecked Sendable {
             try queue.inDatabase { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
+                    beginActivity()
+                    defer { endActivity() }
                     result = try body(db)
                     return .commit
                 }
@@ -165,13 +170,13 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    private func mapErrors<T>(_ body: () throws -> T) throws -> T {
+    func mapErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
-                throw StoreError.busy(path: path, detail: "another process is writing to it")
+                throw busyError()
             case .SQLITE_READONLY:
                 throw StoreError.readOnly(path: path)
             default:

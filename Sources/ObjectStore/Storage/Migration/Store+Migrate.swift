@@ -31,10 +31,12 @@ extension Store {
     @discardableResult
     public func applyMigration(_ plan: MigrationPlan, backup: Bool = true) throws -> MigrationResult {
         let backupPath = backup && !plan.steps.isEmpty ? try makeBackup(suffix: "before-migration") : nil
-        try queue.inDatabase { db in
+        try mapErrors { try queue.inDatabase { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             try db.inTransaction(.immediate) {
+                beginActivity()
+                defer { endActivity() }
                 for step in plan.steps {
                     try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments))
                 }
@@ -45,7 +47,7 @@ extension Store {
                 try recordModel(db)
                 return .commit
             }
-        }
+        } }
         let result = MigrationResult(plan: plan, backupPath: backupPath)
         migration = result
         return result

@@ -1,0 +1,19 @@
+import ArgumentParser
+import Foundation
+import ObjectStore
+
+struct Backup: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the store consistently, with SQLite's online backup, while others read or write it.",
+        discussion: "The copy is written beside FILE under a temporary name and renamed when complete.")
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+    @Argument(help: "Where to write the copy.") var file: String
+
+    func run() throws {
+        let store = try openStore(readOnly: true)
+        try store.backup(to: file)
+        confirm("backed up \(store.path) to \(file)")
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import ObjectStore
+
+struct Check: StoreCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the store: SQLite's integrity and foreign keys, and the model's own rules over every object.",
+        discussion: "Prints one line per problem and exits 65 when there is any; prints \"ok\" (unless --quiet) when there is none.")
+
+    @ParentCommand var root: Bookkeeper
+    @OptionGroup(visibility: .hidden) var local: GlobalOptions
+
+    func run() throws {
+        let store = try openStore(readOnly: true)
+        let problems = try store.check()
+        if problems.isEmpty {
+            confirm("ok: \(store.path) passed the integrity, foreign key and model checks")
+            return
+        }
+        throw CheckFailed(path: store.path, problems: problems)
+    }
+}
+
+struct CheckFailed: CategorizedError {
+    let path: String
+    let problems: [String]
+    var category: ErrorCategory { .data }
+    var description: String {
+        (problems.map { "\(path): \($0)" } + ["\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found"]).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT, SIGTERM and SIGHUP: say so on stderr and end with the signal (status 130, 143, 129 as a shell
+/// reports it). Nothing else is needed for the store: a write transaction that is not committed is rolled
+/// back by SQLite, and temporary output files are removed by the renderers' own handler, which runs first
+/// and then hands the signal on to this one.
+enum Interruption {
+    nonisolated(unsafe) private static var messages: [Int32: [UInt8]] = [:]
+
+    static func install() {
+        for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
+            var old = sigaction()
+            guard sigaction(signal, nil, &old) == 0 else { continue }
+            // Leave ignored signals ignored (nohup).
+            if old.sa_flags & Int32(SA_SIGINFO) == 0 && unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == 1 { continue }
+            messages[signal] = Array("bookkeeper: interrupted by \(name); nothing was committed by the unfinished step\n".utf8)
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = interrupted
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            _ = sigaction(signal, &action, nil)
+        }
+    }
+
+    fileprivate static func message(_ signal: Int32) -> [UInt8]? { messages[signal] }
+}
+
+private func interrupted(_ signal: Int32) {
+    if let message = Interruption.message(signal) {
+        message.withUnsafeBufferPointer { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = SIG_DFL
+    sigemptyset(&action.sa_mask)
+    _ = sigaction(signal, &action, nil)
+    _ = raise(signal)
+}

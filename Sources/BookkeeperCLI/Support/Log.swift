@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+
+/// How messages on stderr are written: `text` lines starting `bookkeeper: `, or one JSON object per line.
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+/// Messages go to stderr, never to stdout where results go. Errors are always written; notices (a migration,
+/// a file written, a confirmation) are left out with --quiet, so that cron mails only failures; details are
+/// written with --verbose.
+enum Log {
+    nonisolated(unsafe) static var quiet = false
+    nonisolated(unsafe) static var verbose = false
+    nonisolated(unsafe) static var format: LogFormat = .text
+
+    static func error(_ message: String) { write("error", message) }
+    static func warning(_ message: String) { if !quiet { write("warning", message) } }
+    static func notice(_ message: String) { if !quiet { write("notice", message) } }
+    static func debug(_ message: String) { if verbose { write("debug", message) } }
+
+    private static func write(_ level: String, _ message: String) {
+        switch format {
+        case .text:
+            let prefix = level == "warning" ? "bookkeeper: warning: " : "bookkeeper: "
+            printError(prefix + message)
+        case .json:
+            let time = ISO8601DateFormatter().string(from: Date())
+            printError("{\"time\": \(JSONText.string(time)), \"level\": \"\(level)\", \"message\": \(JSONText.string(message))}")
+        }
+    }
+}
+
+/// A confirmation on stdout (`created bookkeeper.sqlite`, `updated Customer/3`), left out with --quiet.
+func confirm(_ text: String) {
+    if !Log.quiet { print(text) }
+}
