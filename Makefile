@@ -30,6 +30,7 @@ run: build
 	$(BIN) --store $(STORE) init
 	$(BIN) --store $(STORE) model
 	$(BIN) --store $(STORE) list Customer
+	@$(MAKE) --no-print-directory run-reports
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -42,6 +43,25 @@ bench: bench-fetch
 bench-fetch: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/fetch_bench.py
+
+# Reports (README "Reports"): every shipped report on the sample store, text to the terminal, then XLSX into
+# $(REPORTS_OUT) (one file per report, and all-reports.xlsx with a sheet each). SampleData/ runs to November 2026,
+# so the reports read it as of SAMPLE_TODAY: "start of last month" and "today" then fall inside the data.
+REPORTS_OUT ?= $(OUT)/reports
+SAMPLE_TODAY ?= 2026-11-21
+.PHONY: run-reports bench-reports
+run-reports:
+	BOOKKEEPER_TODAY=$(SAMPLE_TODAY) $(BIN) --store $(STORE) report --all
+	BOOKKEEPER_TODAY=$(SAMPLE_TODAY) $(BIN) --store $(STORE) report --all --format xlsx --output-dir $(REPORTS_OUT)
+	BOOKKEEPER_TODAY=$(SAMPLE_TODAY) $(BIN) --store $(STORE) report --all --format xlsx --output $(REPORTS_OUT)/all-reports.xlsx
+	@echo "XLSX reports written to $(REPORTS_OUT)/"
+
+# The reports bench: unpaid-orders to XLSX against a C program (bench/reports/unpaid_orders.c), to text and CSV
+# against sqlite3's CSV output, on 200,000 orders.
+bench: bench-reports
+bench-reports: deps
+	$(SWIFT) build -c release --product bookkeeper
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/reports/reports_bench.py
 
 clean:
 	rm -rf .build $(OUT)

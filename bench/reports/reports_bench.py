@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""make bench, reports part: `unpaid-orders` on a store of 200,000 orders (1,000,000 rows), in the same run as
+two references:
+
+- XLSX: bench/reports/unpaid_orders.c, a minimal C program that runs the same SQL through libsqlite3 and writes
+  the same cells with libxlsxwriter (target: bookkeeper at most 1.2x its time);
+- text and CSV: `sqlite3`'s CSV output of the equivalent query written by hand (target: at most 1.5x).
+
+Prints each command's median wall time over RUNS runs, peak memory (/usr/bin/time -f %M) and the ratios, and
+checks that the outputs hold the same values (the XLSX cells read back with openpyxl, the CSV records compared).
+The store is filled with SQL (deterministically), so this bench does not depend on the importer.
+"""
+import csv, io, os, statistics, subprocess, sqlite3, sys, time
+from pathlib import Path
+
+BIN = os.environ.get("BIN", ".build/release/bookkeeper")
+WORK = Path(os.environ.get("WORK", "out/bench"))
+RUNS = int(os.environ.get("RUNS", "5"))
+CC = os.environ.get("CC", "cc")
+STORE = WORK / "reports-200k.sqlite"
+UNTIL = "2024-12-31"
+HERE = Path(__file__).resolve().parent
+
+# The same store as bench/fetch_bench.py: 20,000 customers, 500 services, 200,000 orders over 2024 (3/4 made,
+# 1/3 paid, 1 in 50 without a customer), 5 rows each.
+FILL = """
+PRAGMA synchronous = OFF;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+INSERT INTO Customer (id, name, code) SELECT i, 'Customer ' || i, printf('C%05d', i) FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+INSERT INTO Service (id, name, code) SELECT i, 'Service ' || i, printf('S%03d', i) FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+INSERT INTO "Order" (id, number, date, made, paid, customer_id)
+SELECT i, printf('O-%06d', i), date('2024-01-01', '+' || (i * 37 % 366) || ' days'), (i % 4) != 0, (i % 3) = 0,
+       CASE WHEN i % 50 = 0 THEN NULL ELSE 1 + (i * 7919) % 20000 END FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+INSERT INTO OrderRow (id, order_id, service_id, quantity, price, sum)
+SELECT i, 1 + (i - 1) / 5, 1 + (i * 31) % 500, 1000, NULL, 1000 + (i * 7717) % 100000 FROM n;
+COMMIT;
+"""
+
+# The report's query written by hand for sqlite3 (money as text with two decimals, as the CSV renderer writes it).
+HAND_SQL = f"""
+.headers on
+.mode csv
+SELECT o.date AS "Date", c.name AS "Customer", o.number AS "Order",
+       printf('%.2f', (SELECT COALESCE(SUM(r.sum), 0) FROM OrderRow r WHERE r.order_id = o.id) / 100.0) AS "Total"
+FROM "Order" o LEFT JOIN Customer c ON c.id = o.customer_id
+WHERE o.made = 1 AND o.paid = 0 AND o.date <= '{UNTIL}'
+ORDER BY o.date, c.name, o.id;
+"""
+
+REPORT = [BIN, "--store", str(STORE), "report", "unpaid-orders", "--param", f"until={UNTIL}"]
+
+
+def run(cmd, stdin=None, stdout=subprocess.DEVNULL):
+    """Wall seconds and peak RSS (KiB, from /usr/bin/time) of one run."""
+    stats = WORK / "time.txt"
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(stats)] + cmd, input=stdin, text=True,
+                          stdout=stdout, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}: {proc.stderr}")
+    return elapsed, int(stats.read_text().split()[-1])
+
+
+def median_run(cmd, stdin=None):
+    results = [run(cmd, stdin) for _ in range(RUNS)]
+    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def interleaved(a, b, stdin_b=None):
+    """Runs a and b alternately RUNS times each (so both see the same machine load); medians and peaks."""
+    ra, rb = [], []
+    for _ in range(RUNS):
+        ra.append(run(a))
+        rb.append(run(b, stdin_b))
+    med = lambda rs: (statistics.median(r[0] for r in rs), max(r[1] for r in rs))
+    return med(ra), med(rb)
+
+
+def xlsx_values(path):
+    """The unpaid-orders sheet's values, row by row, read back with openpyxl (Debian's /usr/bin/python3)."""
+    script = ("import openpyxl, sys, json\n"
+              "wb = openpyxl.load_workbook(sys.argv[1], read_only=True)\n"
+              "ws = wb['unpaid-orders']\n"
+              "n = 0\n"
+              "for row in ws.iter_rows(values_only=True):\n"
+              "    print(json.dumps([v.isoformat() if hasattr(v, 'isoformat') else v for v in row]))\n")
+    out = subprocess.run(["/usr/bin/python3", "-c", script, str(path)], check=True, capture_output=True, text=True)
+    return out.stdout
+
+
+def main():
+    WORK.mkdir(parents=True, exist_ok=True)
+    if not STORE.exists():
+        subprocess.run([BIN, "--store", str(STORE), "init"], check=True, stdout=subprocess.DEVNULL)
+        db = sqlite3.connect(STORE)
+        db.executescript(FILL)
+        db.close()
+    reference = WORK / "unpaid_orders"
+    subprocess.run([CC, "-O2", "-o", str(reference), str(HERE / "unpaid_orders.c"), "-lsqlite3", "-lxlsxwriter"], check=True)
+
+    ours_xlsx, ref_xlsx = WORK / "unpaid-orders.xlsx", WORK / "unpaid-orders-c.xlsx"
+    xlsx_cmd = REPORT + ["--format", "xlsx", "--output", str(ours_xlsx)]
+    c_cmd = [str(reference), str(STORE), UNTIL, str(ref_xlsx)]
+    subprocess.run(xlsx_cmd, check=True)
+    subprocess.run(c_cmd, check=True)
+    same_xlsx = xlsx_values(ours_xlsx) == xlsx_values(ref_xlsx)
+
+    ours_csv = subprocess.run(REPORT + ["--format", "csv"], check=True, capture_output=True, text=True).stdout
+    theirs_csv = subprocess.run(["sqlite3", str(STORE)], input=HAND_SQL, check=True, capture_output=True, text=True).stdout
+    # sqlite3 quotes every text field and ends lines with CRLF; compare the records, not the bytes.
+    same_csv = list(csv.reader(io.StringIO(ours_csv))) == list(csv.reader(io.StringIO(theirs_csv)))
+    rows = ours_csv.count("\n") - 1
+
+    (t_x, m_x), (t_c, m_c) = interleaved(xlsx_cmd, c_cmd)
+    (t_csv, m_csv), (t_sq, m_sq) = interleaved(REPORT + ["--format", "csv"], ["sqlite3", str(STORE)], HAND_SQL)
+    (t_txt, m_txt), _ = interleaved(REPORT + ["--format", "text"], ["true"])
+
+    print(f"reports: unpaid-orders on 200,000 orders, 1,000,000 rows; {rows:,} rows out; median of {RUNS} runs")
+    print(f"  XLSX  bookkeeper        {t_x:7.3f} s   peak {m_x / 1024:6.1f} MiB")
+    print(f"        C + libxlsxwriter {t_c:7.3f} s   peak {m_c / 1024:6.1f} MiB   same cells: {'yes' if same_xlsx else 'NO'}")
+    print(f"        ratio {t_x / t_c:.2f}x (target <= 1.20x)")
+    print(f"  CSV   bookkeeper        {t_csv:7.3f} s   peak {m_csv / 1024:6.1f} MiB")
+    print(f"        sqlite3 -csv      {t_sq:7.3f} s   peak {m_sq / 1024:6.1f} MiB   same records: {'yes' if same_csv else 'NO'}")
+    print(f"        ratio {t_csv / t_sq:.2f}x (target <= 1.50x)")
+    print(f"  text  bookkeeper        {t_txt:7.3f} s   peak {m_txt / 1024:6.1f} MiB")
+    print(f"        ratio to sqlite3 -csv {t_txt / t_sq:.2f}x (target <= 1.50x)")
+    if not (same_xlsx and same_csv):
+        sys.exit("the outputs differ")
+
+
+main()
