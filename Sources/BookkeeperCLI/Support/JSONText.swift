@@ -1,31 +1,11 @@
 import ObjectStore
+import ReportRenderers
 
 /// JSON text for values: numbers as numbers (decimals written exactly at their scale), dates as `YYYY-MM-DD`
-/// strings, booleans, null. The escaping follows RFC 8259 and also escapes U+2028/U+2029 for JavaScript readers.
+/// strings, booleans, null. Strings are escaped by the JSON report renderer's own escaper, so every JSON the
+/// tool writes escapes alike.
 enum JSONText {
-    static func string(_ s: String) -> String {
-        var out = "\""
-        out.reserveCapacity(s.utf8.count + 2)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func string(_ s: String) -> String { JSONString.quoted(s) }
 
     static func value(_ v: Value) -> String {
         switch v {

@@ -7,9 +7,9 @@
 // lines in JavaScript, and U+FEFF, which some readers drop as a byte-order mark. Everything else,
 // emoji included, is written as UTF-8.
 
-enum JSONString {
+package enum JSONString {
     /// `text` as a JSON string literal, quotes included.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count + 2)
         append(text, to: &bytes)
@@ -17,7 +17,7 @@ enum JSONString {
     }
 
     /// Appends `text` as a JSON string literal, quotes included.
-    static func append(_ text: String, to bytes: inout [UInt8]) {
+    package static func append(_ text: String, to bytes: inout [UInt8]) {
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         bytes.append(UInt8(ascii: "\""))
         let utf8 = Array(text.utf8)

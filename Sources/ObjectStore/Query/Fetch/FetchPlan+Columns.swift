@@ -38,14 +38,7 @@ extension PredicateBinder {
             let pathOrigin = PredicateSourceOrigin(name: origin.name, line: origin.line, column: origin.column + skip)
             return try groupAggregate(op, pathText, origin: pathOrigin)
         }
-        let source = PredicateSourceText(trimmed, origin: origin)
-        let path: PredicateKeyPath
-        do {
-            path = try PredicateParser.parseKeyPath(source)
-        } catch {
-            throw PredicateBindingError(error.message, hint: error.hint, at: error.position, in: source)
-        }
-        self.source = source
+        let path = try parseKeyPath(trimmed, origin: origin)
         switch try resolve(path) {
         case .scalar(let e):
             return e
@@ -59,15 +52,19 @@ extension PredicateBinder {
         }
     }
 
-    private mutating func scalarKeyPath(_ text: String, origin: PredicateSourceOrigin) throws(PredicateBindingError) -> BoundExpression {
+    /// Parses a key path written at `origin`, making it the source that later errors point into.
+    private mutating func parseKeyPath(_ text: String, origin: PredicateSourceOrigin) throws(PredicateBindingError) -> PredicateKeyPath {
         let source = PredicateSourceText(text, origin: origin)
         self.source = source
-        let path: PredicateKeyPath
         do {
-            path = try PredicateParser.parseKeyPath(source)
+            return try PredicateParser.parseKeyPath(source)
         } catch {
             throw PredicateBindingError(error.message, hint: error.hint, at: error.position, in: source)
         }
+    }
+
+    private mutating func scalarKeyPath(_ text: String, origin: PredicateSourceOrigin) throws(PredicateBindingError) -> BoundExpression {
+        let path = try parseKeyPath(text, origin: origin)
         switch try resolve(path) {
         case .scalar(let e): return e
         case .collection(let c, _, _):
@@ -77,14 +74,7 @@ extension PredicateBinder {
     }
 
     private mutating func groupAggregate(_ op: AggregateOperator, _ text: String, origin: PredicateSourceOrigin) throws(PredicateBindingError) -> BoundExpression {
-        let source = PredicateSourceText(text, origin: origin)
-        self.source = source
-        let path: PredicateKeyPath
-        do {
-            path = try PredicateParser.parseKeyPath(source)
-        } catch {
-            throw PredicateBindingError(error.message, hint: error.hint, at: error.position, in: source)
-        }
+        let path = try parseKeyPath(text, origin: origin)
         switch try resolve(path) {
         case .scalar(let e):
             if [.sum, .avg].contains(op), !e.type.isNumeric {
