@@ -7,9 +7,9 @@ OUT ?= out
 STORE ?= $(OUT)/sample.sqlite
 BIN := .build/debug/bookkeeper
 # System packages the build and the tests need (Debian names).
-APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time
+APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev
 
-.PHONY: deps build run test bench bench-fetch clean
+.PHONY: deps build run test bench bench-fetch bench-import clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -28,8 +28,14 @@ run: build
 	@mkdir -p $(OUT)
 	@rm -f $(STORE) $(STORE)-wal $(STORE)-shm
 	$(BIN) --store $(STORE) init
+	$(BIN) --store $(STORE) import Tag SampleData/tags.csv --profile SampleData/tags.yaml
+	$(BIN) --store $(STORE) import Service SampleData/services.csv --profile SampleData/services.yaml
+	$(BIN) --store $(STORE) import Customer SampleData/customers.csv --profile SampleData/customers.yaml
+	$(BIN) --store $(STORE) import Order SampleData/orders.csv --profile SampleData/orders.yaml
 	$(BIN) --store $(STORE) model
 	$(BIN) --store $(STORE) list Customer
+	$(BIN) --store $(STORE) list Order
+	$(BIN) --store $(STORE) imports
 	@$(MAKE) --no-print-directory run-reports
 
 test: deps
@@ -38,11 +44,17 @@ test: deps
 
 # Speed and memory against a reference measured in the same run (release build; see README "Speed").
 RELEASE_BIN := .build/release/bookkeeper
-bench: bench-fetch
+bench: bench-fetch bench-import
 
 bench-fetch: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/fetch_bench.py
+
+# The import bench builds its own release binary, in its own build folder.
+IMPORT_BENCH_BUILD := .build-bench-import
+bench-import: deps
+	$(SWIFT) build -c release --product bookkeeper --scratch-path $(IMPORT_BENCH_BUILD)
+	BIN=$(IMPORT_BENCH_BUILD)/release/bookkeeper WORK=$(OUT)/bench python3 bench/import_bench.py
 
 # Reports (README "Reports"): every shipped report on the sample store, text to the terminal, then XLSX into
 # $(REPORTS_OUT) (one file per report, and all-reports.xlsx with a sheet each). SampleData/ runs to November 2026,

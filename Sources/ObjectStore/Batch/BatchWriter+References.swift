@@ -49,7 +49,7 @@ extension BatchWriter {
         let cache = KeyCache(attributeIndex: index, column: a.name, type: a.type, authoritative: empty)
         if empty {
             // Everything in the table was written by this batch: load it, and the cache knows every row.
-            let s = try connection.statement("SELECT \(quoted(a.name)), \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) IS NOT NULL")
+            let s = try statement("SELECT \(quoted(a.name)), \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) IS NOT NULL")
             defer { s.reset() }
             while try s.step() { cache[s.column(0)] = s.int64(1)! }
         }
@@ -124,7 +124,7 @@ extension BatchWriter {
         let sqlKey = value.sqlValue(for: a.type)
         if let id = cache[sqlKey] { return id }
         if !cache.authoritative {
-            let s = try connection.statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(keyName)) = ?")
+            let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(keyName)) = ?")
             s.bind(1, sqlKey)
             let found = try s.step() ? s.int64(0) : nil
             s.reset()
@@ -156,7 +156,7 @@ extension BatchWriter {
     /// A stored key close to a misspelt one, when the table is small enough to look through.
     private func nearbyKey(_ text: String, _ layout: EntityLayout, _ a: Attribute) throws(BatchError) -> String? {
         guard a.type == .string else { return nil }
-        let s = try connection.statement("SELECT \(quoted(a.name)) FROM \(layout.table) WHERE \(quoted(a.name)) IS NOT NULL LIMIT 10001")
+        let s = try statement("SELECT \(quoted(a.name)) FROM \(layout.table) WHERE \(quoted(a.name)) IS NOT NULL LIMIT 10001")
         defer { s.reset() }
         var candidates: [String] = []
         while try s.step() {

@@ -115,7 +115,7 @@ extension BatchWriter {
             for r in layout.entity.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
                 throw .usage("\(rowsEntity).\(r.name) has delete rule \(r.deleteRule.displayName); a batch cannot replace such rows")
             }
-            let s = try connection.statement("DELETE FROM \(layout.table) WHERE \(quoted(layout.toOne[pi].column)) = ? AND \"id\" > ?")
+            let s = try statement("DELETE FROM \(layout.table) WHERE \(quoted(layout.toOne[pi].column)) = ? AND \"id\" > ?")
             for (parent, cursor) in byParent.sorted(by: { $0.key < $1.key }) {
                 if let pending = cursor.pending, cursor.position >= pending.count { continue }
                 if cursor.pending == nil && !cursor.mayHaveLeftovers { continue }
@@ -134,7 +134,7 @@ extension BatchWriter {
 
     private func storedRows(_ layout: EntityLayout, _ pr: Relationship, _ parent: Int64, after lastID: Int64) throws(BatchError) -> [StoredRow] {
         let column = layout.toOne.first { $0.relationship.name == pr.name }!.column
-        let s = try connection.statement("SELECT \(layout.selectList) FROM \(layout.table) WHERE \(quoted(column)) = ? AND \"id\" > ? ORDER BY \"id\"")
+        let s = try statement("SELECT \(layout.selectList) FROM \(layout.table) WHERE \(quoted(column)) = ? AND \"id\" > ? ORDER BY \"id\"")
         s.bind(1, parent)
         s.bind(2, lastID)
         defer { s.reset() }

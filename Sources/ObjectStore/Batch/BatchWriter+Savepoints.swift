@@ -12,22 +12,22 @@ extension BatchWriter {
     /// Starts a record that may be rolled back alone with `rollbackRecord()`.
     public func beginRecord() throws(BatchError) {
         precondition(savepoint == nil, "records do not nest")
-        try connection.execute("SAVEPOINT \"batch_record\"")
+        try execute("SAVEPOINT \"batch_record\"")
         savepoint = SavepointState(counts: layouts.mapValues(\.counts))
     }
 
     /// Keeps what the record wrote.
     public func commitRecord() throws(BatchError) {
         precondition(savepoint != nil, "no record begun")
-        try connection.execute("RELEASE \"batch_record\"")
+        try execute("RELEASE \"batch_record\"")
         savepoint = nil
     }
 
     /// Undoes everything since `beginRecord()`, in the store and in the writer's memory.
     public func rollbackRecord() throws(BatchError) {
         guard let state = savepoint else { preconditionFailure("no record begun") }
-        try connection.execute("ROLLBACK TO \"batch_record\"")
-        try connection.execute("RELEASE \"batch_record\"")
+        try execute("ROLLBACK TO \"batch_record\"")
+        try execute("RELEASE \"batch_record\"")
         for undo in state.undo.reversed() { undo() }
         for (name, c) in state.counts { layouts[name]?.counts = c }
         for (name, l) in layouts where state.counts[name] == nil { l.counts = BatchCounts() }

@@ -26,7 +26,7 @@ extension BatchWriter {
             if layout.checksUniqueness[k] && k != knownAbsent {
                 let v = value.sqlValue(for: a.type)
                 if let stored, stored.attributes[k] == v { continue }
-                let s = try connection.statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")
+                let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")
                 s.bind(1, v)
                 var holder: Int64?
                 while try s.step() {

@@ -39,7 +39,11 @@ final class EntityLayout {
     let names: [String]
 
     // State of this entity in one batch.
-    var insertStatement: SQLStatement?
+    /// The row ID the next insert gets, and the rows buffered for a multi-row INSERT (row ID first).
+    var nextID: Int64 = 1
+    var pending: [SQLValue] = []
+    var pendingRows = 0
+    var chunkStatement: SQLStatement?
     /// The largest row ID when the batch began (0: the table was empty).
     var maxIDAtStart: Int64 = 0
     var counts = BatchCounts()
@@ -87,6 +91,13 @@ final class EntityLayout {
     }
 
     var table: String { quoted(entity.name) }
+
+    /// `INSERT INTO t ("id", columns...) VALUES (?, ...), ...` for `rows` rows.
+    func insertSQL(rows: Int) -> String {
+        let columns = ["\"id\""] + entity.attributes.map { quoted($0.name) } + toOne.map { quoted($0.column) }
+        let one = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES " + Array(repeating: one, count: rows).joined(separator: ", ")
+    }
 
     @inline(__always)
     func index(of name: String) -> Int? {

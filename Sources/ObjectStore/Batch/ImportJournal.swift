@@ -58,8 +58,8 @@ enum ImportJournal {
 extension BatchWriter {
     /// Records an import in the store's history, in this batch's transaction.
     public func recordImport(_ entry: ImportJournalEntry) throws(BatchError) {
-        try connection.execute(ImportJournal.createSQL)
-        let s = try connection.statement("""
+        try execute(ImportJournal.createSQL)
+        let s = try statement("""
             INSERT INTO \(quoted(ImportJournal.table)) ("file", "sha256", "started_at", "seconds", "entity", "records", \
             "inserted", "updated", "unchanged", "deleted", "rejected", "counts") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Writes the bench's orders-with-rows CSV, deterministically (the same bytes on every run).
+
+usage: generate.py LINES FILE  — LINES/5 orders (rows per order cycle through 3 7 5 1 9 4 6 2 8 5, five on
+average), LINES/50 customers, 500 services; columns number,date,customer,made,paid,rows.service,rows.sum.
+"""
+import random, sys
+from datetime import date, timedelta
+
+lines = int(sys.argv[1])
+path = sys.argv[2]
+orders = lines // 5
+customers = lines // 50
+services = 500
+pattern = [3, 7, 5, 1, 9, 4, 6, 2, 8, 5]
+rng = random.Random(4)
+start = date(2024, 1, 1)
+written = 0
+with open(path, "w", newline="") as f:
+    out = ["number,date,customer,made,paid,rows.service,rows.sum\n"]
+    for i in range(orders):
+        n = pattern[i % 10]
+        if written + n > lines or i == orders - 1:
+            n = lines - written
+        number = f"B{i + 1:08d}"
+        day = (start + timedelta(days=i * 731 // orders)).isoformat()
+        customer = f"Customer {rng.randrange(customers) + 1:06d}"
+        made = "yes" if i % 7 else "no"
+        paid = "yes" if i % 3 else "no"
+        for _ in range(n):
+            service = f"Service {rng.randrange(services) + 1:03d}"
+            cents = rng.randrange(100, 1_000_000)
+            out.append(f"{number},{day},{customer},{made},{paid},{service},{cents // 100}.{cents % 100:02d}\n")
+        written += n
+        if len(out) > 50_000:
+            f.write("".join(out))
+            out = []
+    f.write("".join(out))

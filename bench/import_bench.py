@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""make bench, import part: `bookkeeper import Order FILE --create-missing` of a generated 1,000,000-line
+orders-with-rows CSV (200,000 orders, 20,000 customers, 500 services) into an empty store, against
+`sqlite3`'s own `.import` of the same file into one untyped table (WAL, synchronous=NORMAL), in the same run.
+
+Prints each command's median wall time over RUNS runs, peak memory (/usr/bin/time's maximum resident set),
+rows per second and the ratio (targets: ratio at most 1.5, peak memory under 100 MiB); then one import of a
+10,000,000-line file (BIG=0 skips it), checked against 11 times the 1M import's time.
+"""
+import os, re, statistics, subprocess, sys
+from pathlib import Path
+
+BIN = os.environ.get("BIN", ".build-bench-import/release/bookkeeper")
+WORK = Path(os.environ.get("WORK", "bench/work"))
+RUNS = int(os.environ.get("RUNS", "3"))
+LINES = int(os.environ.get("LINES", "1000000"))
+BIG = int(os.environ.get("BIG", "10000000"))
+HERE = Path(__file__).parent
+
+
+def data(lines):
+    path = WORK / f"orders-{lines}.csv"
+    if not path.exists():
+        print(f"generating {path} ({lines:,} lines)", flush=True)
+        subprocess.run([sys.executable, str(HERE / "generate.py"), str(lines), str(path)], check=True)
+    return path
+
+
+def timed(argv, stdin=None):
+    """(seconds, peak KiB) of one run, from /usr/bin/time."""
+    r = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M"] + argv, stdin=stdin, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    m = re.search(r"TIME ([\d.]+) (\d+)", r.stderr)
+    if r.returncode != 0 or not m:
+        sys.exit(f"failed: {' '.join(argv)}\n{r.stderr}")
+    return float(m.group(1)), int(m.group(2))
+
+
+def fresh(path):
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def sqlite_import(csv):
+    db = WORK / "sqlite-import.db"
+    fresh(db)
+    script = WORK / "sqlite-import.sql"
+    script.write_text("PRAGMA journal_mode=WAL;\nPRAGMA synchronous=NORMAL;\n"
+                      "CREATE TABLE t(number, date, customer, made, paid, \"rows.service\", \"rows.sum\");\n"
+                      f".import --csv --skip 1 {csv} t\n")
+    with open(script) as f:
+        return timed(["sqlite3", str(db)], stdin=f)
+
+
+def bookkeeper_import(csv):
+    store = WORK / "bookkeeper-import.sqlite"
+    fresh(store)
+    subprocess.run([BIN, "--store", str(store), "init"], check=True, stdout=subprocess.DEVNULL)
+    result = timed([BIN, "--store", str(store), "import", "Order", str(csv), "--create-missing", "--quiet"])
+    counts = subprocess.run(["sqlite3", str(store), "SELECT (SELECT count(*) FROM \"Order\") || ' orders, ' || "
+                             "(SELECT count(*) FROM OrderRow) || ' rows, ' || (SELECT count(*) FROM Customer) || "
+                             "' customers, ' || (SELECT count(*) FROM Service) || ' services'"],
+                            capture_output=True, text=True).stdout.strip()
+    return result, counts
+
+
+def main():
+    WORK.mkdir(parents=True, exist_ok=True)
+    csv = data(LINES)
+    size = csv.stat().st_size
+    print(f"input: {csv} ({LINES:,} lines, {size / 1e6:.0f} MB); {RUNS} runs each, alternating; median")
+    sq, bk = [], []
+    counts = ""
+    for _ in range(RUNS):
+        sq.append(sqlite_import(csv))
+        r, counts = bookkeeper_import(csv)
+        bk.append(r)
+    sq_t = statistics.median(t for t, _ in sq)
+    bk_t = statistics.median(t for t, _ in bk)
+    bk_mem = max(m for _, m in bk) / 1024
+    ratio = bk_t / sq_t
+    print(f"  sqlite3 .import (one untyped table)     {sq_t:6.2f} s  {max(m for _, m in sq) / 1024:6.1f} MiB peak  {LINES / sq_t:>10,.0f} rows/s")
+    print(f"  bookkeeper import Order --create-missing {bk_t:6.2f} s  {bk_mem:6.1f} MiB peak  {LINES / bk_t:>10,.0f} rows/s")
+    print(f"  store after import: {counts}")
+    print(f"  ratio {ratio:.2f} (target at most 1.5: {'met' if ratio <= 1.5 else 'NOT met'}); "
+          f"peak memory {bk_mem:.1f} MiB (target under 100: {'met' if bk_mem < 100 else 'NOT met'})")
+    if BIG:
+        big = data(BIG)
+        (t, m), counts = bookkeeper_import(big)
+        limit = bk_t * BIG / LINES * 1.1
+        print(f"  {BIG:,} lines: {t:.2f} s, {m / 1024:.1f} MiB peak, {BIG / t:,.0f} rows/s; {counts}")
+        print(f"  {t / bk_t:.1f}x the {LINES:,}-line time (target within {BIG // LINES * 1.1:.0f}x = {limit:.1f} s: "
+              f"{'met' if t <= limit else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
