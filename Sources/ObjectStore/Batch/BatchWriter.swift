@@ -70,9 +70,12 @@ public final class BatchWriter {
 
     var savepoint: SavepointState?
 
+    let inserter: BackgroundInserter
+
     init(store: Store, connection: SQLConnection) {
         self.store = store
         self.connection = connection
+        inserter = BackgroundInserter(connection: connection)
     }
 
     /// A fresh record of `entityName` to fill and write (reuse it with `reset()`).
@@ -146,9 +149,10 @@ public final class BatchWriter {
     /// Inserts the record's values (all attributes and foreign keys) and returns the new row ID.
     ///
     /// The row ID is assigned here (the next after the largest, as SQLite would) and the row is buffered:
-    /// rows go to SQLite in multi-row INSERTs of `insertChunk` rows, which halves SQLite's per-statement
-    /// work on a bulk load. Every other statement of the batch first writes out what is buffered
-    /// (`statement(_:)`, `execute(_:)`), so reads always see every row written before them.
+    /// rows go to SQLite in multi-row INSERTs of up to 256 rows, which halves SQLite's per-statement work on
+    /// a bulk load, and on a second thread (`BackgroundInserter`), so SQLite inserts while this thread reads
+    /// and checks the next records. Every other statement of the batch first writes out what is buffered
+    /// and waits for it (`statement(_:)`, `execute(_:)`), so reads always see every row written before them.
     func insertRow(_ r: BatchRecord, _ layout: EntityLayout) throws(BatchError) -> Int64 {
         if layout.deferredIndexes == nil { try deferIndexes(layout) }
         let id = layout.nextID
@@ -163,49 +167,39 @@ public final class BatchWriter {
         }
         layout.pendingRows += 1
         pendingRows += 1
-        if layout.pendingRows == BatchWriter.insertChunk { try flush(layout) }
+        if layout.pendingRows == layout.chunkRows { try flush(layout) }
         return id
     }
 
-    static let insertChunk = 64
-
-    /// Writes out the rows buffered for one entity.
+    /// Writes out (hands to the background inserter) the rows buffered for one entity.
     func flush(_ layout: EntityLayout) throws(BatchError) {
         let n = layout.pendingRows
         guard n > 0 else { return }
-        let s: SQLStatement
-        if n == BatchWriter.insertChunk, let chunk = layout.chunkStatement {
-            s = chunk
-        } else {
-            s = try connection.statement(layout.insertSQL(rows: n))
-            if n == BatchWriter.insertChunk { layout.chunkStatement = s }
-        }
-        var i: Int32 = 1
-        for v in layout.pending {
-            s.bind(i, v)
-            i += 1
-        }
-        layout.pending.removeAll(keepingCapacity: true)
+        var values: [SQLValue] = inserter.spareBuffer()
+        swap(&values, &layout.pending)
         layout.pendingRows = 0
         pendingRows -= n
-        try s.execute()
+        try inserter.submit(BackgroundInserter.Job(layout: layout, values: values, rows: n))
     }
 
-    /// Writes out every buffered row.
+    /// Writes out every buffered row and waits until SQLite has them all.
     func flushAll() throws(BatchError) {
-        guard pendingRows > 0 else { return }
-        for l in layouts.values.sorted(by: { $0.entity.name < $1.entity.name }) where l.pendingRows > 0 { try flush(l) }
+        if pendingRows > 0 {
+            for l in layouts.values.sorted(by: { $0.entity.name < $1.entity.name }) where l.pendingRows > 0 { try flush(l) }
+        }
+        try inserter.drain()
     }
 
-    /// A prepared statement, after writing out the buffered rows.
+    /// A prepared statement, after writing out the buffered rows. (Every use of the connection outside the
+    /// background inserter goes through here or `execute(_:)`, so the two never use it at once.)
     func statement(_ sql: String) throws(BatchError) -> SQLStatement {
-        if pendingRows > 0 { try flushAll() }
+        try flushAll()
         return try connection.statement(sql)
     }
 
     /// Runs SQL text, after writing out the buffered rows.
     func execute(_ sql: String) throws(BatchError) {
-        if pendingRows > 0 { try flushAll() }
+        try flushAll()
         try connection.execute(sql)
     }
 
@@ -294,7 +288,10 @@ public final class BatchWriter {
         }
     }
 
+    /// Stops the background inserter (dropping what it has not written: the batch failed) and finalizes
+    /// the statements, before the transaction ends.
     func close() {
+        inserter.stop()
         connection.finalizeAll()
     }
 }

@@ -43,7 +43,8 @@ final class EntityLayout {
     var nextID: Int64 = 1
     var pending: [SQLValue] = []
     var pendingRows = 0
-    var chunkStatement: SQLStatement?
+    /// Rows per multi-row INSERT: up to 256, within SQLite's limit of bound values per statement.
+    lazy var chunkRows: Int = max(1, min(256, 30_000 / (1 + entity.attributes.count + toOne.count)))
     /// The largest row ID when the batch began (0: the table was empty).
     var maxIDAtStart: Int64 = 0
     var counts = BatchCounts()
