@@ -150,16 +150,22 @@ final class ReportCommandTests: XCTestCase {
 
     func testAllToAFolderAndToOneWorkbook() throws {
         let out = dir.file("reports")
-        XCTAssertEqual(ok("report", "--all", "--format", "csv", "--output-dir", out), "")
+        let counts = ["customers": 20, "order-details": 9, "sales-by-customer": 17, "sales-by-month": 9, "sales-by-service": 10,
+                      "unpaid-orders": 8]
+        func wrote(_ ext: String) -> String {
+            ReportCommandTests.names.map { "wrote \(out)/\($0).\(ext) (\(counts[$0]!) rows)\n" }.joined()
+        }
+        XCTAssertEqual(ok("report", "--all", "--format", "csv", "--output-dir", out), wrote("csv"))
         for name in ReportCommandTests.names {
             XCTAssertEqual(String(decoding: try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(name).csv")), as: UTF8.self),
                            try expectedText("\(name).csv"), name)
         }
-        XCTAssertEqual(ok("report", "--all", "--format", "xlsx", "--output-dir", out), "")
+        XCTAssertEqual(ok("report", "--all", "--format", "xlsx", "--output-dir", out), wrote("xlsx"))
+        XCTAssertEqual(ok("--quiet", "report", "--all", "--format", "xlsx", "--output-dir", out), "", "--quiet: nothing on success")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".xlsx") }.count, 6)
 
         let book = dir.file("all.xlsx")
-        XCTAssertEqual(ok("report", "--all", "--format", "xlsx", "--output", book), "")
+        XCTAssertEqual(ok("report", "--all", "--format", "xlsx", "--output", book), "wrote \(book) (6 reports)\n")
         let python = "/usr/bin/python3"
         let check = Process()
         check.executableURL = URL(fileURLWithPath: python)
@@ -199,7 +205,7 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(r.status, 73, "\(r)")
         XCTAssertEqual(r.stderr, "bookkeeper: \(dir.file("no/such/folder/x.txt")): cannot create (No such file or directory)\n")
         // Success replaces it.
-        XCTAssertEqual(ok("report", "unpaid-orders", "--format", "csv", "--output", target), "")
+        XCTAssertEqual(ok("report", "unpaid-orders", "--format", "csv", "--output", target), "wrote \(target) (8 rows)\n")
         XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), try expectedText("unpaid-orders.csv"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["unpaid.csv"])
     }

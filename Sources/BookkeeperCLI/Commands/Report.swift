@@ -70,7 +70,9 @@ struct ReportCommand: StoreCommand {
                 return
             }
             let store = try openContext(readOnly: true).store
-            try report.render(from: store, with: renderer, to: try destination(for: definition.name))
+            let output = try destination(for: definition.name)
+            let count = try report.render(from: store, with: renderer, to: output)
+            wrote(output, count)
             return
         }
 
@@ -117,17 +119,24 @@ struct ReportCommand: StoreCommand {
             let workbook = try XLSXWorkbook(output: .file(path: output), title: "Bookkeeper reports")
             for report in prepared { try report.add(to: workbook, from: store) }
             try workbook.close()
+            confirm("wrote \(output) (\(prepared.count) reports)")
             return
         }
         for (i, report) in prepared.enumerated() {
             do {
                 if outputDirectory == nil && i > 0 { FileHandle.standardOutput.write(Data("\n".utf8)) }
-                try report.render(from: store, with: renderer, to: try destination(for: report.definition.name))
+                let output = try destination(for: report.definition.name)
+                wrote(output, try report.render(from: store, with: renderer, to: output))
             } catch {
                 failures.record(error)
             }
         }
         try failures.finish()
+    }
+
+    /// `wrote out/reports/x.xlsx (8 rows)` on stdout for a file (left out with --quiet); nothing for stdout.
+    func wrote(_ output: ReportOutput, _ rows: Int) {
+        if case .file(let path) = output { confirm("wrote \(path) (\(rows == 1 ? "1 row" : "\(rows) rows"))") }
     }
 
     var renderer: any ReportRenderer {
@@ -180,10 +189,10 @@ struct ReportFailures {
     mutating func record(_ error: Error) {
         count += 1
         if let error = error as? CategorizedError {
-            for line in error.description.split(separator: "\n") { printError("bookkeeper: \(line)") }
+            for line in error.description.split(separator: "\n") { Log.error(String(line)) }
             first = first ?? error.category
         } else {
-            printError("bookkeeper: \(error)")
+            Log.error("\(error)")
             first = first ?? .failure
         }
     }
