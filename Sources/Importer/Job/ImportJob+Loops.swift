@@ -125,7 +125,7 @@ extension ImportJob {
                     do {
                         let (id, outcome) = try writer.upsert(own, by: key!)
                         if outcome != .repeated { firstLines[id] = Int32(record.line) }
-                        try writer.beginRows(rowsName, of: id)
+                        try writer.beginRows(like: row, of: id)
                         parent = id
                     } catch {
                         if isFatal(error) { throw error }

@@ -44,12 +44,14 @@ public final class ImportJob {
         let resolver: ReferenceResolver?
         /// Whether references are by a string key (no conversion needed).
         let textKey: Bool
+        /// References already resolved, by the cell's bytes (see ByteKeyCache).
+        let memo: ByteKeyCache?
         /// Whether the attribute has a default: an empty cell then means "not given" (the default for a new
         /// record, the stored value for an existing one), not "clear".
         var hasDefault = false
 
         init(index: Int, name: String, target: ColumnTarget, attributeIndex: Int = 0, type: AttributeType = .string,
-             propertyIndex: Int = 0, resolver: ReferenceResolver? = nil, textKey: Bool = false) {
+             propertyIndex: Int = 0, resolver: ReferenceResolver? = nil, textKey: Bool = false, memo: ByteKeyCache? = nil) {
             self.index = index
             self.name = name
             self.target = target
@@ -58,6 +60,7 @@ public final class ImportJob {
             self.propertyIndex = propertyIndex
             self.resolver = resolver
             self.textKey = textKey
+            self.memo = memo
         }
     }
 
@@ -297,10 +300,13 @@ public final class ImportJob {
             switch c.target {
             case .attribute: return c
             case .reference(let rel, let destination, let key, let keyType, _):
+                // A memo only where no record of this import can change or take back the key.
+                let memo = keyType == .string && settings.onError == .abort && destination != entity.name
+                    && destination != rowsEntity?.name
                 return Column(index: c.index, name: c.name, target: c.target, type: keyType,
                               propertyIndex: record.index(ofReference: rel) ?? 0,
                               resolver: try writer.referenceResolver(to: destination, by: key, createMissing: settings.createMissing),
-                              textKey: keyType == .string)
+                              textKey: keyType == .string, memo: memo ? ByteKeyCache() : nil)
             case .links(let rel, let destination, let key, let keyType, _):
                 return Column(index: c.index, name: c.name, target: c.target, type: keyType,
                               propertyIndex: record.index(ofLinks: rel) ?? 0,
@@ -381,6 +387,17 @@ public final class ImportJob {
                     if value.isNull && c.hasDefault { continue }
                     r.set(value, at: c.attributeIndex)
                 case .reference:
+                    if let memo = c.memo {
+                        let id: Int64? = try record.withBytes(ofField: c.index) { bytes in
+                            if cells.isNull(bytes) { return nil }
+                            if let id = memo.lookup(bytes) { return id }
+                            let id = try c.resolver!.id(forText: record[c.index])
+                            memo.insert(bytes, id: id)
+                            return id
+                        }
+                        r.setReference(at: c.propertyIndex, to: id)
+                        continue
+                    }
                     guard let t = text(record, c.index, cells) else { r.setReference(at: c.propertyIndex, to: nil); continue }
                     let id = c.textKey ? try c.resolver!.id(forText: t) : try reference(t, keyType: c.type, c.resolver!)
                     r.setReference(at: c.propertyIndex, to: id)

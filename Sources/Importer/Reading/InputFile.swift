@@ -79,7 +79,7 @@ final class InputFile: @unchecked Sendable {
         if fd < 0 {
             let code = errno
             throw ImportInputError(message: "\(path): cannot open: \(String(cString: strerror(code)))",
-                                   category: code == ENOENT ? .missingInput : .io)
+                                   category: code == ENOENT || code == EACCES ? .missingInput : .io)   // sysexits: 66 is missing or unreadable
         }
         descriptor = fd
         var info = stat()

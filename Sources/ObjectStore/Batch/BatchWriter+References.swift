@@ -54,6 +54,7 @@ extension BatchWriter {
             while try s.step() { cache[s.column(0)] = s.int64(1)! }
         }
         layout.caches[index] = cache
+        layout.cacheList.append(cache)
         return cache
     }
 
@@ -67,7 +68,7 @@ extension BatchWriter {
 
     /// Records a newly inserted row in every cache of its entity.
     func cacheInserted(_ r: BatchRecord, _ layout: EntityLayout, _ id: Int64) {
-        for cache in layout.caches.values {
+        for cache in layout.cacheList {
             let v = r.values[cache.attributeIndex]
             if !v.isNull { cacheSet(cache, v.sqlValue(for: cache.type), id) }
         }

@@ -22,20 +22,24 @@ struct RowCursor {
 
 extension BatchWriter {
     /// The to-one relationship from a rows entity to its document, and the document's layout.
-    func parentRelationship(_ layout: EntityLayout) throws(BatchError) -> (index: Int, relationship: Relationship, layout: EntityLayout) {
-        if let known = layout.parent {
-            guard let known else { throw .usage("\(layout.entity.name) is not the row table of a document") }
-            return known
-        }
-        for (k, fk) in layout.toOne.enumerated() {
-            if let d = model.entity(named: fk.relationship.destination), d.kind == .document,
-               model.inverse(of: fk.relationship).isToMany {
-                let found = (k, fk.relationship, try self.layout(d))
-                layout.parent = .some(found)
-                return found
+    @inline(__always)
+    func parentLink(_ layout: EntityLayout) throws(BatchError) -> ParentLink {
+        if let known = layout.parent, let known { return known }
+        return try findParentLink(layout)
+    }
+
+    private func findParentLink(_ layout: EntityLayout) throws(BatchError) -> ParentLink {
+        if layout.parent == nil {
+            for (k, fk) in layout.toOne.enumerated() {
+                if let d = model.entity(named: fk.relationship.destination), d.kind == .document,
+                   model.inverse(of: fk.relationship).isToMany {
+                    let found = ParentLink(index: k, relationship: fk.relationship, layout: try self.layout(d))
+                    layout.parent = .some(found)
+                    return found
+                }
             }
+            layout.parent = .some(nil)
         }
-        layout.parent = .some(nil)
         throw .usage("\(layout.entity.name) is not the row table of a document")
     }
 
@@ -51,9 +55,10 @@ extension BatchWriter {
     public func putRow(_ row: BatchRecord, parent: Int64) throws(BatchError) -> WriteOutcome {
         let layout = row.layout
         let e = layout.entity
-        let (pi, pr, parentLayout) = try parentRelationship(layout)
-        row.references[pi] = parent
-        row.referenceGiven[pi] = true
+        let link = try parentLink(layout)
+        let parentLayout = link.layout
+        row.references[link.index] = parent
+        row.referenceGiven[link.index] = true
         applyDefaults(row, layout)
         layout.willSave?(row)
         let issues = try validate(row, layout, stored: nil)
@@ -66,7 +71,7 @@ extension BatchWriter {
         }
         var cursor = cursors[e.name]?[parent] ?? RowCursor()
         let before = cursor
-        if cursor.pending == nil { cursor.pending = try storedRows(layout, pr, parent, after: cursor.lastID) }
+        if cursor.pending == nil { cursor.pending = try storedRows(layout, link.relationship, parent, after: cursor.lastID) }
         let outcome: WriteOutcome
         if cursor.position < cursor.pending!.count {
             let stored = cursor.pending![cursor.position]
@@ -84,22 +89,30 @@ extension BatchWriter {
         case .updated: layout.counts.updated += 1
         default: layout.counts.unchanged += 1
         }
-        if outcome != .unchanged { parentChanged(pr.destination, parent) }
+        if outcome != .unchanged { parentChanged(parentLayout.entity.name, parent) }
         return outcome
     }
 
     /// Marks that document `parent` is given rows in this batch, even none at all (so its stored rows are
     /// deleted at the end). Call it for a document given with no rows.
     public func beginRows(_ rowsEntity: String, of parent: Int64) throws(BatchError) {
-        let layout = try layout(named: rowsEntity)
-        let (_, _, parentLayout) = try parentRelationship(layout)
-        if !hasStoredRows(layout, parentLayout, parent) || cursors[rowsEntity]?[parent] != nil { return }
-        setCursor(rowsEntity, parent, RowCursor(), before: nil)
+        try beginRows(layout(named: rowsEntity), of: parent)
+    }
+
+    /// `beginRows` for the entity of `row` (a record made for the rows entity).
+    public func beginRows(like row: BatchRecord, of parent: Int64) throws(BatchError) {
+        try beginRows(row.layout, of: parent)
+    }
+
+    func beginRows(_ layout: EntityLayout, of parent: Int64) throws(BatchError) {
+        let parentLayout = try parentLink(layout).layout
+        if !hasStoredRows(layout, parentLayout, parent) || cursors[layout.entity.name]?[parent] != nil { return }
+        setCursor(layout.entity.name, parent, RowCursor(), before: nil)
     }
 
     /// Done with `parent`'s rows for now: forgets the stored rows loaded for it (more may come later).
     public func endRows(_ rowsEntity: String, of parent: Int64) {
-        guard var cursor = cursors[rowsEntity]?[parent], let pending = cursor.pending else { return }
+        guard !cursors.isEmpty, var cursor = cursors[rowsEntity]?[parent], let pending = cursor.pending else { return }
         let before = cursor
         cursor.mayHaveLeftovers = cursor.position < pending.count
         cursor.pending = nil
@@ -111,7 +124,8 @@ extension BatchWriter {
     public func finishRows() throws(BatchError) {
         for (rowsEntity, byParent) in cursors.sorted(by: { $0.key < $1.key }) {
             let layout = try layout(named: rowsEntity)
-            let (pi, pr, _) = try parentRelationship(layout)
+            let link = try parentLink(layout)
+            let (pi, pr) = (link.index, link.relationship)
             for r in layout.entity.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
                 throw .usage("\(rowsEntity).\(r.name) has delete rule \(r.deleteRule.displayName); a batch cannot replace such rows")
             }

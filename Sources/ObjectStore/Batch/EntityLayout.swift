@@ -50,8 +50,10 @@ final class EntityLayout {
     var counts = BatchCounts()
     /// Key caches by attribute index.
     var caches: [Int: KeyCache] = [:]
-    /// For a row table: its to-one relationship to its document (index in `toOne`), and the document's layout.
-    var parent: (index: Int, relationship: Relationship, layout: EntityLayout)??
+    /// For a row table: its to-one relationship to its document (nil inside: not a row table).
+    var parent: ParentLink??
+    /// The key caches as a list, for inserts (which must update every one).
+    var cacheList: [KeyCache] = []
     /// Non-unique indexes dropped for the batch (the table was empty), with the SQL that makes them again.
     var deferredIndexes: [(name: String, sql: String)]?
 
@@ -112,5 +114,18 @@ final class EntityLayout {
 
     func selectSQL(whereID: Void = ()) -> String {
         "SELECT \(selectList) FROM \(table) WHERE \"id\" = ?"
+    }
+}
+
+/// A row table's link to its document: the foreign key's index in `toOne`, the relationship, the document's layout.
+final class ParentLink {
+    let index: Int
+    let relationship: Relationship
+    let layout: EntityLayout
+
+    init(index: Int, relationship: Relationship, layout: EntityLayout) {
+        self.index = index
+        self.relationship = relationship
+        self.layout = layout
     }
 }
