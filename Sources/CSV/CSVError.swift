@@ -31,6 +31,16 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case fieldCountMismatch(found: Int, expected: Int, expectedIsHeader: Bool)
         /// A system call failed: `operation` is `open`, `read`, `write` or `close`.
         case io(operation: String, errno: Int32)
+        /// The input is not text in an encoding the reader knows (found when it is opened).
+        case notText(NotText)
+    }
+
+    /// Why an input is not CSV text.
+    public enum NotText: Sendable, Equatable {
+        /// It starts with the byte-order mark of an encoding the reader does not read (`UTF-16 (little-endian)`).
+        case byteOrderMark(String)
+        /// A NUL byte at this input offset, among the first bytes read; `isZip` when it starts as a ZIP archive.
+        case nulByte(offset: Int64, isZip: Bool)
     }
 
     /// The display name of the input or output, as the caller passed it.
@@ -82,6 +92,13 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .io(operation, code):
             let reason = String(cString: strerror(code))
             return "cannot \(operation): \(reason)"
+        case let .notText(.byteOrderMark(encoding)):
+            return "not CSV text: the file begins with a \(encoding) byte-order mark — save it as UTF-8 (or convert it: iconv -f UTF-16 -t UTF-8)"
+        case let .notText(.nulByte(offset, isZip)):
+            if isZip {
+                return "not CSV text: a ZIP archive (an .xlsx workbook?) — export the sheet as CSV"
+            }
+            return "not CSV text: a NUL byte at offset \(offset) — a binary file, or UTF-16 without a byte-order mark?"
         }
     }
 

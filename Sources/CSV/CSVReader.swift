@@ -229,6 +229,7 @@ public final class CSVReader {
             hadByteOrderMark = true
             position = 3
         }
+        if let error = notTextError() { throw fail(error) }
 
         switch options.encoding {
         case .utf8:
@@ -403,6 +404,26 @@ public final class CSVReader {
     // MARK: Errors and positions
 
     /// Remembers a final error, so later calls throw it again.
+    /// Input that is not text in any encoding we read, judged from the first bytes read: a UTF-16 or UTF-32
+    /// byte-order mark, or a NUL byte. Windows-1252 gives every byte a character, so "not UTF-8 and not
+    /// Windows-1252" cannot be decided byte by byte; but no UTF-8 or Windows-1252 export contains a NUL, while
+    /// UTF-16 text and binary files (PNG, ZIP and so XLSX, executables) are full of them.
+    private func notTextError() -> CSVError? {
+        let bytes = UnsafeBufferPointer(start: buffer, count: end)
+        let marks: [(prefix: [UInt8], name: String)] = [
+            ([0x00, 0x00, 0xFE, 0xFF], "UTF-32 (big-endian)"), ([0xFF, 0xFE, 0x00, 0x00], "UTF-32 (little-endian)"),
+            ([0xFE, 0xFF], "UTF-16 (big-endian)"), ([0xFF, 0xFE], "UTF-16 (little-endian)"),
+        ]
+        for mark in marks where bytes.starts(with: mark.prefix) {
+            return CSVError(file: displayName, line: 0, kind: .notText(.byteOrderMark(mark.name)))
+        }
+        if let nul = bytes.firstIndex(of: 0) {
+            let isZip = bytes.starts(with: [0x50, 0x4B, 0x03, 0x04])
+            return CSVError(file: displayName, line: 0, kind: .notText(.nulByte(offset: bufferOffset + Int64(nul), isZip: isZip)))
+        }
+        return nil
+    }
+
     func fail(_ error: CSVError) -> CSVError {
         finalError = error
         return error

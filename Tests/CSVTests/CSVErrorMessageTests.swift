@@ -65,8 +65,11 @@ final class CSVErrorMessageTests: XCTestCase {
     func testAGigabyteLineFailsFastWithBoundedMemory() throws {
         let directory = try temporaryDirectory(for: self)
         let path = directory.appendingPathComponent("big.csv").path
+        // 17 MiB of text, then a hole up to 1 GiB (NUL bytes at the start would make it "not CSV text").
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         XCTAssertGreaterThanOrEqual(fd, 0)
+        let text = [UInt8](repeating: UInt8(ascii: "x"), count: 17 << 20)
+        XCTAssertEqual(text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, text.count)
         XCTAssertEqual(ftruncate(fd, 1 << 30), 0)
         close(fd)
         for encoding in [CSVEncoding.auto, .utf8, .windows1252] {
