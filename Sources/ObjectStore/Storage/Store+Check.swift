@@ -1,16 +1,38 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension Store {
     /// Every problem found in the store, one line each (empty when all is well): SQLite's integrity check,
     /// broken foreign keys, dangling references of No Action relationships, stored values that are not of
     /// their attribute's type, and objects that break the model's rules.
     public func check(limit: Int = 20) throws -> [String] {
+        // SQLite's integrity check gives one row of text per damaged b-tree, several problems a line each.
+        var integrity: [String] = []
+        try read { db in
+            for text in try String.fetchAll(db, sql: "PRAGMA integrity_check") where text != "ok" {
+                for line in text.split(separator: "\n") where !line.hasPrefix("*** in database") {
+                    integrity.append("integrity: \(line)")
+                }
+            }
+        }
+        if integrity.count > limit {
+            integrity = Array(integrity.prefix(limit)) + ["integrity: … and \(integrity.count - limit) more"]
+        }
+        if integrity.isEmpty {
+            return try modelChecks(limit: limit)
+        }
+        // The other checks read every row, and stop at the damage.
+        do {
+            return try integrity + modelChecks(limit: limit)
+        } catch {
+            return integrity + ["the other checks stopped at the damage (\(error))"]
+        }
+    }
+
+    private func modelChecks(limit: Int) throws -> [String] {
         var problems: [String] = []
         try read { db in
-            for line in try String.fetchAll(db, sql: "PRAGMA integrity_check") where line != "ok" {
-                problems.append("integrity: \(line)")
-            }
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 let table: String = row[0], rowID: Int64? = row[1], parent: String = row[2]
                 problems.append("\(rowID.map { "\(table)/\($0)" } ?? "a link in \(table)") refers to a \(parent) that does not exist")
@@ -83,6 +105,12 @@ extension Store {
             throw error
         } catch let error as DatabaseError {
             try? FileManager.default.removeItem(atPath: temporary)
+            // A write that failed (a full disk, a file-size limit) is an I/O error, named by SQLite's text for the
+            // extended code: the backup's own message is often "not an error".
+            let primary = error.resultCode
+            if primary == .SQLITE_IOERR || primary == .SQLITE_FULL {
+                throw StoreError.sqlite("\(target): cannot write the copy (\(String(cString: sqlite3_errstr(error.extendedResultCode.rawValue))))")
+            }
             throw StoreError.cannotCreate(path: target, reason: error.message ?? "\(error.resultCode)")
         }
     }

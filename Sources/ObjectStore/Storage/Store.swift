@@ -123,14 +123,20 @@ public final class Store: @unchecked Sendable {
         if isDirectory.boolValue { throw StoreError.notAStore(path: path, reason: "it is a directory") }
         let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
-            let meta = try queue.read { db -> [String: String] in
-                guard try db.tableExists(metaTable) else { return [:] }
-                var meta: [String: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(quoted(metaTable))") {
-                    meta[row[0]] = row[1]
-                }
-                return meta
+            var queue: DatabaseQueue
+            var meta: [String: String]
+            do {
+                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
+                meta = try readMeta(queue)
+            } catch let error as DatabaseError where readOnly && error.resultCode == .SQLITE_READONLY
+                        && !FileManager.default.fileExists(atPath: path + "-wal") {
+                // A store in WAL mode that this user may only read, in a folder it cannot write (another user's
+                // store, read by reports): SQLite cannot create the shared-memory file beside it, so it refuses
+                // even to read. No connection has the store open (there is no -wal file), so the file is read as
+                // immutable, without locks. (When its owner has it open, the -wal and -shm files exist and the
+                // ordinary read-only open above works, with locks.)
+                queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
+                meta = try readMeta(queue)
             }
             guard let formatText = meta["format"], Int(formatText) != nil else {
                 throw StoreError.notAStore(path: path, reason: "it is an SQLite database without bookkeeper metadata")
@@ -146,6 +152,24 @@ public final class Store: @unchecked Sendable {
             default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }
+    }
+
+    private static func readMeta(_ queue: DatabaseQueue) throws -> [String: String] {
+        try queue.read { db -> [String: String] in
+            guard try db.tableExists(metaTable) else { return [:] }
+            var meta: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(quoted(metaTable))") {
+                meta[row[0]] = row[1]
+            }
+            return meta
+        }
+    }
+
+    /// `file:/abs/path?immutable=1` (SQLite is built with URI file names: SQLITE_USE_URI).
+    private static func immutableURI(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
     }
 
     /// Runs `body` on the connection outside any transaction (for reads that see committed data).
@@ -179,6 +203,8 @@ public final class Store: @unchecked Sendable {
                 throw busyError()
             case .SQLITE_READONLY:
                 throw StoreError.readOnly(path: path)
+            case .SQLITE_CORRUPT:
+                throw StoreError.sqlite("\(path): \(error.message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup")
             default:
                 throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
