@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bookkeeping
+import CSV
 import Foundation
 import ObjectStore
 
@@ -39,12 +40,18 @@ public struct Bookkeeper: ParsableCommand {
                 try ModelLocator.prepare(options)
             }
             try command.run()
+            try StandardOutput.flushPrinted()
             Foundation.exit(ExitStatus.success)
         } catch let error as CategorizedError {
             for line in error.description.split(separator: "\n", omittingEmptySubsequences: false) {
                 Log.error(String(line))
             }
             Foundation.exit(ExitStatus.code(for: error.category))
+        } catch let error as CSVError {
+            // CSV written to standard output (fetch --format csv): a failed write is an I/O error.
+            Log.error(error.description)
+            if case .io = error.kind { Foundation.exit(ExitStatus.ioError) }
+            Foundation.exit(ExitStatus.dataError)
         } catch {
             exit(withError: error)
         }

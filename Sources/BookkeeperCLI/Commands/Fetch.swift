@@ -71,16 +71,16 @@ struct Fetch: StoreCommand {
             try writer.close()
         case .json:
             var out = StandardOutput()
-            out.write("[")
+            try out.write("[")
             var first = true
             try store.fetchColumns(plan) { values in
                 var fields: [String] = []
                 for (name, value) in zip(names, values) { fields.append("\(JSONText.string(name)): \(JSONText.value(value))") }
-                out.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
+                try out.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
                 first = false
             }
-            out.write(first ? "]\n" : "\n]\n")
-            out.flush()
+            try out.write(first ? "]\n" : "\n]\n")
+            try out.flush()
         case .text:
             let numeric = plan.columns.map { c -> TextTable.Alignment in
                 switch c.type { case .integer, .decimal, .double: .right; default: .left }
@@ -91,20 +91,5 @@ struct Fetch: StoreCommand {
             let noun = plan.isGrouped ? (table.rows.count == 1 ? "group" : "groups") : (table.rows.count == 1 ? "object" : "objects")
             print("\(table.rows.count) \(noun)")
         }
-    }
-}
-
-/// Buffered standard output for streamed results.
-struct StandardOutput {
-    private var buffer: [UInt8] = []
-
-    mutating func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        FileHandle.standardOutput.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -117,7 +117,9 @@ struct Import: StoreCommand {
             }
             return fromProfile ? .profile(profile!) : .commandLine
         }
-        let store = try Store.open(at: options.storePath, model: model)
+        // Through openStore: --wait is the busy timeout, and a writer that finds the store busy is told
+        // "import of orders.csv by pid N since HH:MM:SS".
+        let store = try openStore(activity: "import of " + (file == "-" ? "standard input" : (file as NSString).lastPathComponent))
         let job = ImportJob(store: store, path: file, settings: settings)
         do {
             let result = try job.run()

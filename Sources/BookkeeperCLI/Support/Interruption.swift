@@ -11,6 +11,9 @@ enum Interruption {
     nonisolated(unsafe) private static var messages: [Int32: [UInt8]] = [:]
 
     static func install() {
+        // A file-size limit (`ulimit -f`, a full quota) must be an error we report, not a silent death: with
+        // SIGXFSZ ignored, the write that crosses it fails with EFBIG, reported with the file's name (status 74).
+        signal(SIGXFSZ, SIG_IGN)
         for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
             var old = sigaction()
             guard sigaction(signal, nil, &old) == 0 else { continue }

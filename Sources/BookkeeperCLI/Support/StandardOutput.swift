@@ -1,0 +1,52 @@
+import Foundation
+import ObjectStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Results go to stdout, and a result that did not reach its file is a failure, not a success: a full disk,
+// a file-size limit (`ulimit -f`; SIGXFSZ is ignored, see Interruption) or /dev/full must end with a
+// one-line message and status 74, never with status 0 and a truncated file, nor with a crash.
+
+/// Standard output could not be written.
+struct StandardOutputError: CategorizedError {
+    let errno: Int32
+    var category: ErrorCategory { .io }
+    var description: String { "standard output: cannot write (\(String(cString: strerror(errno))))" }
+}
+
+/// Buffered standard output for streamed results, written with write(2) so that a failure is an error.
+struct StandardOutput {
+    private var buffer: [UInt8] = []
+
+    mutating func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    mutating func flush() throws {
+        try buffer.withUnsafeBytes { bytes in
+            guard var base = bytes.baseAddress else { return }
+            var left = bytes.count
+            while left > 0 {
+                let n = Glibc.write(STDOUT_FILENO, base, left)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StandardOutputError(errno: errno)
+                }
+                base += n
+                left -= n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes what `print` left in the C library's buffers; throws if any of it could not be written. (All
+    /// streams: Swift 6 does not let us name `stdout`. A write that failed earlier left its bytes in the buffer,
+    /// so this fails too.)
+    static func flushPrinted() throws {
+        if fflush(nil) != 0 {
+            throw StandardOutputError(errno: errno == 0 ? EIO : errno)
+        }
+    }
+}
