@@ -33,6 +33,11 @@ final class ReportCommandTests: XCTestCase {
         }
     }
 
+    override class func tearDown() {
+        sample = nil      // removes the sample store's folder
+        super.tearDown()
+    }
+
     @discardableResult
     func bk(_ args: [String], environment: [String: String] = [:]) -> CLIResult {
         runCLI(["--store", store] + args, in: dir.path, environment: ReportCommandTests.environment.merging(environment) { $1 })

@@ -25,6 +25,8 @@ enum SampleStore {
         let path = directory.file("sample.sqlite")
         try load(into: path)
         built = (path, directory)
+        // Removed when the test process ends (the value is never released otherwise).
+        atexit { SampleStore.built = nil }
         return path
     }
 

@@ -18,7 +18,8 @@ struct ReportCommand: StoreCommand {
             start of month - 11 months, today - 30 days, … ($BOOKKEEPER_TODAY fixes today, for tests and reruns).
             Examples:
               bookkeeper report unpaid-orders
-              bookkeeper report sales-by-month --param from=2026-01-01 --format xlsx --output sales.xlsx
+              bookkeeper report sales-by-month --param from=2026-01-01
+              bookkeeper report sales-by-month --format xlsx --output sales.xlsx
               bookkeeper report --all --format xlsx --output-dir out/reports
             """)
 
