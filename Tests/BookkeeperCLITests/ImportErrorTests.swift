@@ -195,6 +195,8 @@ final class ImportErrorTests: ImportTestCase {
         XCTAssertEqual(r.status, 65)
         XCTAssertEqual(counts(r.stdout, "Order"), "1 inserted, 0 updated, 0 unchanged, 1 rejected")
         XCTAssertEqual(counts(r.stdout, "OrderRow"), "1 inserted, 0 updated, 0 unchanged, 0 deleted, 2 rejected")
+        XCTAssertTrue(r.stdout.contains("2 rejected lines written to r.csv"), r.stdout)
+        XCTAssertEqual(r.stderr.split(separator: "\n").last, "bookkeeper: 2 records rejected (written to r.csv); the others were imported")
         XCTAssertEqual(try query("SELECT number FROM \"Order\""), ["B-1"])
         XCTAssertEqual(try String(contentsOfFile: dir.file("r.csv"), encoding: .utf8), """
             number,date,rows.service,rows.sum,reason

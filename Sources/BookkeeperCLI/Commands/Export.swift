@@ -16,7 +16,7 @@ struct Export: StoreCommand {
     @Argument(help: ArgumentHelp("The CSV file to write (default: standard output).", valueName: "file")) var file: String = "-"
 
     func run() throws {
-        let store = try Store.open(at: options.storePath, model: model, readOnly: true)
+        let store = try openStore(readOnly: true)
         _ = try model.entity(entity)
         try Exporter.export(store: store, entity: entity, to: file)
     }

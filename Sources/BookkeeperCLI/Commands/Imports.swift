@@ -13,7 +13,7 @@ struct Imports: StoreCommand {
     @Option(help: "Output format.") var format: Format = .text
 
     func run() throws {
-        let store = try Store.open(at: options.storePath, model: model, readOnly: true)
+        let store = try openStore(readOnly: true)
         let history = try store.importHistory()
         switch format {
         case .json:

@@ -81,6 +81,7 @@ extension ImportJob {
                 try writer.rollbackRecord()
                 rejectedCounts[entity.name, default: 0] += 1
                 rejectedCounts[rowsName, default: 0] += rowLines
+                rejectedLines += lines.count
                 if let rejects {
                     for l in lines { try rejects.reject(l.raw, reason: l.reason ?? "rejected with \(label) (\(failure))") }
                 }

@@ -99,8 +99,11 @@ public final class ImportJob {
     var keyColumn = 0
     var headerless = false
     var rejectedCounts: [String: Int] = [:]
+    /// Input records rejected (a document's lines all count).
+    var rejectedLines = 0
     var rejects: RejectsWriter?
-    var firstLines: [Int64: Int32] = [:]
+    /// The line where each record (by row ID) was first given, for messages about a key given again.
+    var firstLines = LineBook()
 
     /// Runs the import. Returns the summary; throws `ImportFailure` when records were rejected (after
     /// committing the good ones with --on-error skip) or nothing was imported, and the input and store
@@ -187,6 +190,7 @@ public final class ImportJob {
         do {
             try store.batch(dryRun: settings.dryRun) { writer in
                 try prepare(writer)
+                firstLines = LineBook(firstNewRowID: try writer.firstNewRowID(of: entity.name))
                 try checkRequired(writer, mapping: mapping)
                 do {
                     switch shape {
@@ -207,7 +211,7 @@ public final class ImportJob {
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
                     try writer.recordImport(ImportJournalEntry(
                         file: file, sha256: sha, startedAt: started, seconds: seconds, entity: entity.name,
-                        records: records, rejected: rejectedCounts.values.reduce(0, +), counts: counts))
+                        records: records, rejected: rejectedLines, counts: counts))
                 }
             }
         } catch is AbortImport {
@@ -228,7 +232,7 @@ public final class ImportJob {
         progress?.finish()
 
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
-        let rejected = rejectedCounts.values.reduce(0, +)
+        let rejected = rejectedLines
         if let rejects {
             if rejects.count > 0 { try rejects.close() } else { rejects.discard() }
         }
@@ -261,7 +265,7 @@ public final class ImportJob {
                              records: records, seconds: seconds,
                              recordsPerSecond: seconds > 0 ? Double(records) / seconds : 0,
                              entities: entities, ignoredColumns: unknown,
-                             rejected: rejectedCounts.values.reduce(0, +),
+                             rejected: rejectedLines,
                              rejectsFile: (rejects?.count ?? 0) > 0 ? settings.rejects : nil,
                              errors: issues.shown, errorCount: issues.total)
     }
@@ -462,6 +466,7 @@ public final class ImportJob {
 
     func reject(_ raws: [String], reason: String, entity: String, count: Int = 1) throws {
         rejectedCounts[entity, default: 0] += count
+        rejectedLines += raws.count
         guard let rejects else { return }
         for raw in raws { try rejects.reject(raw, reason: reason) }
     }
@@ -470,5 +475,36 @@ public final class ImportJob {
         guard record.count != expected else { return nil }
         let e = CSVError(file: file, line: record.line, kind: .fieldCountMismatch(found: record.count, expected: expected, expectedIsHeader: !headerless))
         return ImportIssue(line: record.line, record: record.number, message: e.message)
+    }
+}
+
+/// Lines by row ID, compactly: rows inserted by this import have consecutive IDs, so their lines are an array
+/// (4 bytes a record, where a dictionary took about 40); rows that existed before go to a dictionary.
+struct LineBook {
+    var base: Int64 = .max
+    var lines: [Int32] = []
+    var others: [Int64: Int32] = [:]
+
+    init(firstNewRowID: Int64 = .max) {
+        base = firstNewRowID
+    }
+
+    subscript(id: Int64) -> Int32? {
+        get {
+            if id >= base {
+                let i = Int(id - base)
+                return i < lines.count && lines[i] != 0 ? lines[i] : nil
+            }
+            return others[id]
+        }
+        set {
+            if id >= base {
+                let i = Int(id - base)
+                if i >= lines.count { lines.append(contentsOf: repeatElement(0, count: i + 1 - lines.count)) }
+                lines[i] = newValue ?? 0
+            } else {
+                others[id] = newValue
+            }
+        }
     }
 }

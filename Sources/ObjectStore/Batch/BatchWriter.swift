@@ -101,6 +101,11 @@ public final class BatchWriter {
         return try layout(e)
     }
 
+    /// The row ID the first object of `entityName` inserted by this batch gets; later ones count up from it.
+    public func firstNewRowID(of entityName: String) throws(BatchError) -> Int64 {
+        try layout(named: entityName).maxIDAtStart + 1
+    }
+
     /// Whether the row was inserted by this batch.
     @inline(__always)
     func isNew(_ entity: String, _ id: Int64) -> Bool { id > (layouts[entity]?.maxIDAtStart ?? 0) }
