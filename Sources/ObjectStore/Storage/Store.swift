@@ -123,10 +123,13 @@ public final class Store: @unchecked Sendable {
         if isDirectory.boolValue { throw StoreError.notAStore(path: path, reason: "it is a directory") }
         let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
         do {
+            // Checked through a read-only connection first: a writer's connection puts the file in WAL mode and
+            // GRDB makes sure its WAL file exists (by creating and dropping a table), which would write to a file
+            // that is not ours.
             var queue: DatabaseQueue
             var meta: [String: String]
             do {
-                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
+                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
                 meta = try readMeta(queue)
             } catch let error as DatabaseError where readOnly && error.resultCode == .SQLITE_READONLY
                         && !FileManager.default.fileExists(atPath: path + "-wal") {
@@ -140,6 +143,10 @@ public final class Store: @unchecked Sendable {
             }
             guard let formatText = meta["format"], Int(formatText) != nil else {
                 throw StoreError.notAStore(path: path, reason: "it is an SQLite database without bookkeeper metadata")
+            }
+            if !readOnly {
+                try queue.close()
+                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
             }
             return (Store(path: path, model: model, readOnly: readOnly, queue: queue), meta)
         } catch let error as DatabaseError {

@@ -145,7 +145,7 @@ public final class XLSXWorkbook {
                 "the report has \(columns.count) columns; a worksheet holds at most \(XLSXWorkbook.maximumColumns)"))
         }
         let sheetName = sheetNames.name(for: document.name)
-        guard let sheet = workbook_add_worksheet(workbook, sheetName) else {
+        guard let sheet = TemporaryFileCleanup.withSignalsBlocked({ workbook_add_worksheet(workbook, sheetName) }) else {
             throw ReportRenderError(file: displayName, kind: .xlsx(operation: "add the worksheet \(sheetName)",
                                                                    message: noTemporaryFile))
         }
@@ -217,11 +217,16 @@ public final class XLSXWorkbook {
         do {
             try writeAboutSheet()
             setProperties()
+            try checkRowFiles()
         } catch {
             discard()
             throw error
         }
-        let result = workbook_close(workbook)   // frees the workbook, whatever the result
+        // libxlsxwriter makes its temporary files (tmp.XXXXXXXXXX, in our tmpdir: the target's folder) with
+        // tmpfileplus, which unlinks each right after creating it; a SIGINT/SIGTERM/SIGHUP between the two would
+        // leave it beside the report. So the cleanup signals wait while libxlsxwriter assembles the workbook
+        // (and adds a worksheet, whose row file is one of them); they are acted on as soon as it is done.
+        let result = TemporaryFileCleanup.withSignalsBlocked { workbook_close(workbook) }   // frees the workbook, whatever the result
         self.workbook = nil
         sheets.removeAll()
         freeCStrings()
@@ -236,6 +241,19 @@ public final class XLSXWorkbook {
         case .standardOutput:
             defer { file.discard() }
             try copyToStandardOutput()
+        }
+    }
+
+    /// libxlsxwriter writes each worksheet's rows to a temporary file (constant-memory mode) and does not check
+    /// those writes: on a full disk or past `ulimit -f` it would assemble a workbook that silently lacks rows,
+    /// and report success. The stream's error flag tells; a flush gives the reason.
+    private func checkRowFiles() throws {
+        for sheet in sheets {
+            guard let rows = sheet.pointee.optimize_tmpfile else { continue }
+            errno = 0
+            if fflush(rows) != 0 || ferror(rows) != 0 {
+                throw ReportRenderError(file: displayName, kind: .io(operation: "write", errno: errno == 0 ? EIO : errno))
+            }
         }
     }
 
@@ -402,7 +420,7 @@ public final class XLSXWorkbook {
     }
 
     private func writeAboutSheet() throws {
-        guard let sheet = workbook_add_worksheet(workbook, XLSXSheetNames.aboutSheet) else {
+        guard let sheet = TemporaryFileCleanup.withSignalsBlocked({ workbook_add_worksheet(workbook, XLSXSheetNames.aboutSheet) }) else {
             throw ReportRenderError(file: displayName, kind: .xlsx(operation: "add the About sheet", message: noTemporaryFile))
         }
         sheets.append(sheet)
