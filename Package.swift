@@ -39,11 +39,10 @@ let package = Package(
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
         .target(name: "ReportRenderers", dependencies: ["CSV", "CXLSXWriter"]),
         // Report definitions (YAML files in Reports/) and the engine that runs them: a fetch plan in, typed cells out
-        // to the renderers. Knows no domain. Reads the plan's rows through GRDB (one snapshot for count and rows).
+        // to the renderers. Knows no domain and no SQL: rows come from the store (one snapshot for count and rows).
         .target(
             name: "Reports",
-            dependencies: ["ObjectStore", "ReportRenderers", .product(name: "Yams", package: "Yams"),
-                           .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ObjectStore", "ReportRenderers", .product(name: "Yams", package: "Yams")]
         ),
         // The domain: the bookkeeping model. Knows no SQL.
         .target(name: "Bookkeeping", dependencies: ["ObjectStore"]),
@@ -59,7 +58,7 @@ let package = Package(
         .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
         .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
         .testTarget(name: "CSVTests", dependencies: ["CSV"]),
-        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV"]),
+        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "TestSupport"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
         .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),

@@ -2,6 +2,7 @@
 // directory, copied out and removed.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import ReportRenderers
 

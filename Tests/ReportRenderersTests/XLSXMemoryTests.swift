@@ -3,6 +3,7 @@
 // memory. Figures are printed as `XLSX rows=… peakRSS=…KiB seconds=… rows/s=…`.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import ReportRenderers
 

@@ -3,6 +3,7 @@
 // charts, several reports in one workbook.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import ReportRenderers
 

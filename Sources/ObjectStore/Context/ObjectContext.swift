@@ -42,7 +42,7 @@ public final class ObjectContext {
                 } else {
                     values[a.name] = v
                 }
-            case .today?: values[a.name] = .date(Day.today())
+            case .today?: values[a.name] = .date(Day.current())
             case .now?: values[a.name] = .dateTime(Timestamp.now())
             case nil: break
             }

@@ -46,6 +46,19 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
         return Day(year: c.year!, month: c.month!, day: c.day!)!
     }
 
+    /// Today for this run: `BOOKKEEPER_TODAY` (`YYYY-MM-DD`, or an ISO date-time) when set — for tests, and for
+    /// re-running a past night's jobs — else the system clock in the process's time zone. `$TODAY` in
+    /// predicates, `default: today` and the reports' relative dates all count from it.
+    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> Day {
+        if let text = environment["BOOKKEEPER_TODAY"], !text.isEmpty {
+            if let day = Day(iso: text) { return day }
+            if let moment = Timestamp(iso: text) {
+                return today(now: Date(timeIntervalSince1970: TimeInterval(moment.secondsSinceEpoch)))
+            }
+        }
+        return today()
+    }
+
     /// Days since 1970-01-01 (negative before), for arithmetic.
     public var daysSinceEpoch: Int {
         // Howard Hinnant's days_from_civil.

@@ -7,7 +7,6 @@
 // millions of cells. A stored value of an unexpected kind (written by another tool) is shown as it
 // is rather than dropped.
 
-import GRDB
 import ObjectStore
 import ReportRenderers
 
@@ -35,11 +34,11 @@ enum CellDecoder: Sendable {
     }
 
     @inline(__always)
-    func cell(_ value: DatabaseValue) -> ReportCell {
-        switch value.storage {
+    func cell(_ value: StoredValue) -> ReportCell {
+        switch value {
         case .null:
             return .null
-        case .int64(let i):
+        case .integer(let i):
             switch self {
             case .integer: return .integer(i)
             case .decimal(let scale): return .decimal(units: i, scale: scale)
@@ -47,9 +46,9 @@ enum CellDecoder: Sendable {
             case .double: return .double(Double(i))
             case .text, .date, .dateTime, .binary: return .text(String(i))
             }
-        case .double(let d):
+        case .real(let d):
             return self == .text ? .text(String(d)) : .double(d)
-        case .string(let s):
+        case .text(let s):
             switch self {
             case .date: return CellDecoder.date(s) ?? .text(s)
             case .dateTime:

@@ -8,14 +8,13 @@
 // memory for CSV, JSON and XLSX; the text renderer keeps every row to size its columns, so for text the
 // cells are read first, which counts them without the count statement.
 
-import GRDB
 import ObjectStore
 import ReportRenderers
 
 /// The rows of a report, read from an open cursor.
 struct StoreRowSource: ReportRowSource {
     let rowCount: Int
-    let cursor: RowCursor
+    var cursor: StoredRowCursor
     let decoders: [CellDecoder]
 
     mutating func nextRow() throws -> [ReportCell]? {
@@ -32,18 +31,9 @@ struct StoreRowSource: ReportRowSource {
 extension PreparedReport {
     /// Counts the rows and opens a cursor on them in one read transaction, then calls `body`.
     func withRows<T>(in store: Store, _ body: (inout StoreRowSource) throws -> T) throws -> T {
-        let (countSQL, countArguments) = plan.sql(.count)
-        let (sql, arguments) = plan.sql(.columns)
-        return try store.read { db in
-            var result: T?
-            try db.inTransaction(.deferred) {
-                let count = try Int.fetchOne(db, sql: countSQL, arguments: StatementArguments(countArguments)) ?? 0
-                let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-                var rows = StoreRowSource(rowCount: count, cursor: cursor, decoders: decoders)
-                result = try body(&rows)
-                return .commit
-            }
-            return result!
+        try store.withRows(plan, counted: true) { count, cursor in
+            var rows = StoreRowSource(rowCount: count ?? 0, cursor: cursor, decoders: decoders)
+            return try body(&rows)
         }
     }
 
@@ -73,9 +63,7 @@ extension PreparedReport {
 
     /// The cells of every row, in memory: one statement, no count.
     public func rows(from store: Store) throws -> [[ReportCell]] {
-        let (sql, arguments) = plan.sql(.columns)
-        return try store.read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+        try store.withRows(plan, counted: false) { _, cursor in
             var rows = StoreRowSource(rowCount: 0, cursor: cursor, decoders: decoders)
             var all: [[ReportCell]] = []
             while let row = try rows.nextRow() { all.append(row) }

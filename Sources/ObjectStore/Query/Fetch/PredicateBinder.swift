@@ -236,7 +236,7 @@ package struct PredicateBinder {
 
     private func variableText(_ name: String) -> String? {
         if let v = variables[name] { return v }
-        if name.uppercased() == "TODAY" { return Day.today().description }
+        if name.uppercased() == "TODAY" { return Day.current().description }
         return nil
     }
 

@@ -225,7 +225,7 @@ private struct Planner {
         plan.changes.append("add attribute \(entity).\(a.name)")
         var fill: Value?
         if case .value(let v)? = a.defaultValue { fill = v }
-        if a.defaultValue == .today { fill = .date(Day.today()) }
+        if a.defaultValue == .today { fill = .date(Day.current()) }
         if a.defaultValue == .now { fill = .dateTime(Timestamp.now()) }
         if let text = options.defaults["\(entity).\(a.name)"] {
             guard let v = try? Value.parse(text, as: a.type) else {

@@ -1,16 +1,16 @@
-// Reads an XLSX file back with an independent implementation: openpyxl, under Debian's
-// /usr/bin/python3 (python3-openpyxl; the `python3` first on PATH may be another build without
-// it). The script describes the workbook as JSON: sheets, cells (type, value, cached value of
-// formulas, number format, bold), frozen pane, autofilter, column widths, charts, ignored errors,
-// document properties.
+// Reads an XLSX file back with an independent implementation: openpyxl, under Debian's /usr/bin/python3
+// (python3-openpyxl; the `python3` first on PATH may be another build without it). It describes the workbook
+// as JSON — sheets, cells (type, value, cached value of formulas, number format, bold), frozen pane,
+// autofilter, column widths, charts, ignored errors, document properties. Used by the renderer and the
+// report tests alike.
 
 import Foundation
 import XCTest
 
-struct OpenpyxlWorkbook {
-    let json: [String: Any]
+public struct OpenpyxlWorkbook {
+    public let json: [String: Any]
 
-    static let python = "/usr/bin/python3"
+    public static let python = "/usr/bin/python3"
 
     static let script = #"""
     import datetime, json, re, sys, zipfile
@@ -85,7 +85,7 @@ struct OpenpyxlWorkbook {
     """#
 
     /// Skips the test when /usr/bin/python3 cannot import openpyxl.
-    static func requireOpenpyxl() throws {
+    public static func requireOpenpyxl() throws {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw XCTSkip("\(python) is missing: install python3-openpyxl (Debian) to check XLSX output")
         }
@@ -95,7 +95,7 @@ struct OpenpyxlWorkbook {
         }
     }
 
-    init(path: String) throws {
+    public init(path: String) throws {
         try OpenpyxlWorkbook.requireOpenpyxl()
         let result = try OpenpyxlWorkbook.run([OpenpyxlWorkbook.python, "-c", OpenpyxlWorkbook.script, path])
         guard result.status == 0 else {
@@ -105,22 +105,22 @@ struct OpenpyxlWorkbook {
         json = try JSONSerialization.jsonObject(with: result.output) as? [String: Any] ?? [:]
     }
 
-    var sheetNames: [String] { json["sheets"] as? [String] ?? [] }
-    var properties: [String: Any] { json["properties"] as? [String: Any] ?? [:] }
+    public var sheetNames: [String] { json["sheets"] as? [String] ?? [] }
+    public var properties: [String: Any] { json["properties"] as? [String: Any] ?? [:] }
 
-    func sheet(_ name: String) -> [String: Any] {
+    public func sheet(_ name: String) -> [String: Any] {
         (json["worksheets"] as? [String: Any])?[name] as? [String: Any] ?? [:]
     }
 
-    func cells(_ sheetName: String) -> [String: [String: Any]] {
+    public func cells(_ sheetName: String) -> [String: [String: Any]] {
         sheet(sheetName)["cells"] as? [String: [String: Any]] ?? [:]
     }
 
-    func cell(_ sheetName: String, _ reference: String) -> [String: Any] {
+    public func cell(_ sheetName: String, _ reference: String) -> [String: Any] {
         cells(sheetName)[reference] ?? [:]
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+    public static func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
