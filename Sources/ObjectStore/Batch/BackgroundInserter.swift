@@ -28,7 +28,7 @@ final class BackgroundInserter: @unchecked Sendable {
     private var statements: [ObjectIdentifier: [Int: SQLStatement]] = [:]
 
     /// Jobs waiting at most: bounds the memory of rows handed over but not yet written.
-    static let queueLimit = 4
+    static let queueLimit = 64
 
     init(connection: SQLConnection) {
         self.connection = connection

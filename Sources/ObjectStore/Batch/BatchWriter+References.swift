@@ -100,7 +100,7 @@ extension BatchWriter {
         guard e.attributes[index].isUnique || keyName == e.naturalKey else {
             throw .usage("\(e.name).\(keyName) is not unique, so it cannot name one object")
         }
-        return ReferenceResolver(writer: self, cache: try keyCache(layout, index), entity: e.name, key: keyName,
+        return ReferenceResolver(writer: self, cache: try keyCache(layout, index), layout: layout, keyIndex: index,
                                  createMissing: createMissing)
     }
 
@@ -121,7 +121,15 @@ extension BatchWriter {
         guard a.isUnique || keyName == e.naturalKey else {
             throw .usage("\(e.name).\(keyName) is not unique, so it cannot name one object")
         }
-        let cache = try keyCache(layout, index)
+        return try resolve(value, layout, index, try keyCache(layout, index), createMissing: createMissing)
+    }
+
+    /// `resolve` with the look-ups done (the reference resolver's way in).
+    func resolve(_ value: Value, _ layout: EntityLayout, _ index: Int, _ cache: KeyCache,
+                 createMissing: Bool) throws(BatchError) -> Int64 {
+        let e = layout.entity
+        let a = e.attributes[index]
+        let keyName = a.name
         let sqlKey = value.sqlValue(for: a.type)
         if let id = cache[sqlKey] { return id }
         if !cache.authoritative {
@@ -171,15 +179,15 @@ extension BatchWriter {
 public final class ReferenceResolver {
     unowned let writer: BatchWriter
     let cache: KeyCache
-    let entity: String
-    let key: String
+    let layout: EntityLayout
+    let keyIndex: Int
     let createMissing: Bool
 
-    init(writer: BatchWriter, cache: KeyCache, entity: String, key: String, createMissing: Bool) {
+    init(writer: BatchWriter, cache: KeyCache, layout: EntityLayout, keyIndex: Int, createMissing: Bool) {
         self.writer = writer
         self.cache = cache
-        self.entity = entity
-        self.key = key
+        self.layout = layout
+        self.keyIndex = keyIndex
         self.createMissing = createMissing
     }
 
@@ -187,13 +195,13 @@ public final class ReferenceResolver {
     @inline(__always)
     public func id(for value: Value) throws(BatchError) -> Int64 {
         if let id = cache[value.sqlValue(for: cache.type)] { return id }
-        return try writer.resolve(value, in: entity, by: key, createMissing: createMissing)
+        return try writer.resolve(value, layout, keyIndex, cache, createMissing: createMissing)
     }
 
     /// The row ID of the object whose (text) key is `text`.
     @inline(__always)
     public func id(forText text: String) throws(BatchError) -> Int64 {
         if let id = cache.id(forText: text) { return id }
-        return try writer.resolve(.string(text), in: entity, by: key, createMissing: createMissing)
+        return try writer.resolve(.string(text), layout, keyIndex, cache, createMissing: createMissing)
     }
 }

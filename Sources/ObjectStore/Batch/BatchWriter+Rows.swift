@@ -9,7 +9,7 @@
 // Memory: a document's stored rows are loaded when its first row arrives and dropped at `endRows(of:)`;
 // what stays per document that existed before the batch is a small cursor.
 
-struct RowCursor {
+struct DocumentRowsCursor {
     /// Stored rows after `lastID` still to be compared (loaded lazily), and the next one's index.
     var pending: [StoredRow]?
     var position = 0
@@ -69,7 +69,7 @@ extension BatchWriter {
             layout.counts.inserted += 1
             return .inserted
         }
-        var cursor = cursors[e.name]?[parent] ?? RowCursor()
+        var cursor = cursors[e.name]?[parent] ?? DocumentRowsCursor()
         let before = cursor
         if cursor.pending == nil { cursor.pending = try storedRows(layout, link.relationship, parent, after: cursor.lastID) }
         let outcome: WriteOutcome
@@ -107,7 +107,7 @@ extension BatchWriter {
     func beginRows(_ layout: EntityLayout, of parent: Int64) throws(BatchError) {
         let parentLayout = try parentLink(layout).layout
         if !hasStoredRows(layout, parentLayout, parent) || cursors[layout.entity.name]?[parent] != nil { return }
-        setCursor(layout.entity.name, parent, RowCursor(), before: nil)
+        setCursor(layout.entity.name, parent, DocumentRowsCursor(), before: nil)
     }
 
     /// Done with `parent`'s rows for now: forgets the stored rows loaded for it (more may come later).
@@ -157,7 +157,7 @@ extension BatchWriter {
         return rows
     }
 
-    private func setCursor(_ entity: String, _ parent: Int64, _ cursor: RowCursor, before: RowCursor?) {
+    private func setCursor(_ entity: String, _ parent: Int64, _ cursor: DocumentRowsCursor, before: DocumentRowsCursor?) {
         if savepoint != nil { logUndo { self.cursors[entity, default: [:]][parent] = before } }
         cursors[entity, default: [:]][parent] = cursor
     }

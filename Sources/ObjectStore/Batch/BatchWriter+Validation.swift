@@ -8,14 +8,16 @@ extension BatchWriter {
     func validate(_ r: BatchRecord, _ layout: EntityLayout, stored: StoredRow?,
                   knownAbsent: Int? = nil) throws(BatchError) -> [BatchIssue] {
         var issues: [BatchIssue] = []
-        let e = layout.entity
-        for (k, a) in e.attributes.enumerated() {
+        let e = layout.entity  // (only read on the way to a message)
+        for k in 0..<r.count {
             let value = r.values[k]
+            let type = layout.types[k]
             if value.isNull {
-                if a.isRequired { issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) is required")) }
+                if layout.required[k] { issues.append(BatchIssue(key: layout.names[k], message: "\(e.name).\(layout.names[k]) is required")) }
                 continue
             }
-            if !value.fits(a.type) {
+            if !value.fits(type) {
+                let a = e.attributes[k]
                 if case .decimal(let d) = value, case .decimal(let scale) = a.type {
                     issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \(d) has more than \(scale) decimal place\(scale == 1 ? "" : "s")"))
                 } else {
@@ -24,6 +26,7 @@ extension BatchWriter {
                 continue
             }
             if layout.checksUniqueness[k] && k != knownAbsent {
+                let a = e.attributes[k]
                 let v = value.sqlValue(for: a.type)
                 if let stored, stored.attributes[k] == v { continue }
                 let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")

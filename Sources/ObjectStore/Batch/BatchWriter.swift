@@ -58,7 +58,7 @@ public final class BatchWriter {
     /// Rows that existed before and were written (or found unchanged) by key in this batch.
     var visited: [String: Set<Int64>] = [:]
     /// Rows replacement state, per rows entity and parent row ID (only parents that existed before).
-    var cursors: [String: [Int64: RowCursor]] = [:]
+    var cursors: [String: [Int64: DocumentRowsCursor]] = [:]
     /// Documents counted `unchanged` whose rows may still change: per document entity.
     var unchangedParents: [String: Set<Int64>] = [:]
     /// What the batch did so far, per entity.
@@ -97,6 +97,7 @@ public final class BatchWriter {
     }
 
     func layout(named name: String) throws(BatchError) -> EntityLayout {
+        if let l = layouts[name] { return l }
         guard let e = model.entity(named: name) else { throw .usage("unknown entity \"\(name)\"") }
         return try layout(e)
     }
@@ -161,18 +162,25 @@ public final class BatchWriter {
     func insertRow(_ r: BatchRecord, _ layout: EntityLayout) throws(BatchError) -> Int64 {
         if layout.deferredIndexes == nil { try deferIndexes(layout) }
         let id = layout.nextID
-        layout.nextID += 1
+        layout.nextID = id + 1
         if savepoint != nil { logUndo { layout.nextID = id } }
-        layout.pending.append(.integer(id))
-        for (k, a) in layout.entity.attributes.enumerated() {
-            layout.pending.append(r.values[k].sqlValue(for: a.type))
+        // The buffer is moved into a local while the row is appended: one access to the class's property
+        // instead of one per value (each is a runtime exclusivity check).
+        var pending: [SQLValue] = []
+        swap(&pending, &layout.pending)
+        pending.append(.integer(id))
+        let types = layout.types
+        for k in 0..<r.count {
+            pending.append(r.values[k].sqlValue(for: types[k]))
         }
-        for k in 0..<layout.toOne.count {
-            layout.pending.append(r.references[k].map(SQLValue.integer) ?? .null)
+        for k in 0..<r.referenceCount {
+            pending.append(r.references[k].map(SQLValue.integer) ?? .null)
         }
-        layout.pendingRows += 1
+        swap(&pending, &layout.pending)
+        let rows = layout.pendingRows + 1
+        layout.pendingRows = rows
         pendingRows += 1
-        if layout.pendingRows == layout.chunkRows { try flush(layout) }
+        if rows == layout.chunkRows { try flush(layout) }
         return id
     }
 
@@ -212,10 +220,10 @@ public final class BatchWriter {
     func updateRow(_ r: BatchRecord, _ layout: EntityLayout, stored: StoredRow) throws(BatchError) -> Bool {
         var assignments: [String] = []
         var values: [SQLValue] = []
-        for (k, a) in layout.entity.attributes.enumerated() {
-            let v = r.values[k].sqlValue(for: a.type)
+        for k in 0..<r.count {
+            let v = r.values[k].sqlValue(for: layout.types[k])
             if v != stored.attributes[k] {
-                assignments.append("\(quoted(a.name)) = ?")
+                assignments.append("\(quoted(layout.names[k])) = ?")
                 values.append(v)
             }
         }
@@ -285,8 +293,8 @@ public final class BatchWriter {
 
     /// Gives the attributes and references the record does not give their stored values (an update).
     func applyStored(_ r: BatchRecord, _ layout: EntityLayout, _ stored: StoredRow) {
-        for (k, a) in layout.entity.attributes.enumerated() where !r.given[k] {
-            r.values[k] = stored.attributes[k].value(as: a.type)
+        for k in 0..<r.count where !r.given[k] {
+            r.values[k] = stored.attributes[k].value(as: layout.types[k])
         }
         for k in 0..<layout.toOne.count where !r.referenceGiven[k] {
             r.references[k] = stored.references[k]

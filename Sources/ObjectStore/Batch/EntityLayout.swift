@@ -37,6 +37,10 @@ final class EntityLayout {
 
     /// Attribute names, for the record's subscript (a linear search beats hashing for a handful).
     let names: [String]
+    /// Attribute types and required flags, by index: the hot loops read these rather than copy `Attribute`
+    /// values (each copy retains the name and the default).
+    let types: [AttributeType]
+    let required: [Bool]
 
     // State of this entity in one batch.
     /// The row ID the next insert gets, and the rows buffered for a multi-row INSERT (row ID first).
@@ -82,6 +86,8 @@ final class EntityLayout {
             + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         defaults = entity.attributes.map(\.defaultValue)
         names = entity.attributes.map(\.name)
+        types = entity.attributes.map(\.type)
+        required = entity.attributes.map(\.isRequired)
         constantDefaults = entity.attributes.map { a in
             guard case .value(let v)? = a.defaultValue else { return nil }
             if case .decimal(let d) = v, case .decimal(let scale) = a.type { return .decimal(d.exactly(atScale: scale) ?? d) }
