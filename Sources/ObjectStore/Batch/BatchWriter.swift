@@ -53,6 +53,12 @@ public final class BatchWriter {
     let connection: SQLConnection
 
     var layouts: [String: EntityLayout] = [:]
+    /// A hint for bulk loads: rows of new documents arrive document by document, in the order the documents
+    /// were inserted (the one-file form of an import). The index on a row table's document column is then
+    /// kept up as rows come, each entry an append on the inserting thread, instead of being rebuilt at the
+    /// end on this one. Without the hint it is rebuilt: rows in another order would make scattered inserts.
+    public var rowsArriveInDocumentOrder = false
+
     /// Rows buffered for multi-row inserts, over all entities.
     var pendingRows = 0
     /// Rows that existed before and were written (or found unchanged) by key in this batch.
@@ -271,6 +277,20 @@ public final class BatchWriter {
             }
         }
         s.reset()
+        // The index on the document column of a row table stays when rows come in document order (see the hint).
+        if rowsArriveInDocumentOrder, layout.entity.kind == .rows, let link = try? parentLink(layout) {
+            let column = layout.toOne[link.index].column
+            let info = try statement("SELECT \"name\" FROM pragma_index_info(?)")
+            var others: [(String, String)] = []
+            for (name, sql) in found {
+                info.bind(1, .text(name))
+                var columns: [SQLValue] = []
+                while try info.step() { columns.append(info.column(0)) }
+                info.reset()
+                if columns != [.text(column)] { others.append((name, sql)) }
+            }
+            found = others
+        }
         for (name, _) in found { try execute("DROP INDEX \(quoted(name))") }
         layout.deferredIndexes = found
     }
