@@ -44,14 +44,16 @@ public final class ImportJob {
         let resolver: ReferenceResolver?
         /// Whether references are by a string key (no conversion needed).
         let textKey: Bool
-        /// References already resolved, by the cell's bytes (see ByteKeyCache).
-        let memo: ByteKeyCache?
+        /// References already resolved, by the cell's bytes: a service named on a million lines costs no String
+        /// and no look-up through the engine per line. Not used with --on-error skip, where a rolled-back record
+        /// may take back a row ID the memo would keep.
+        let memo: ByteKeyTable?
         /// Whether the attribute has a default: an empty cell then means "not given" (the default for a new
         /// record, the stored value for an existing one), not "clear".
         var hasDefault = false
 
         init(index: Int, name: String, target: ColumnTarget, attributeIndex: Int = 0, type: AttributeType = .string,
-             propertyIndex: Int = 0, resolver: ReferenceResolver? = nil, textKey: Bool = false, memo: ByteKeyCache? = nil) {
+             propertyIndex: Int = 0, resolver: ReferenceResolver? = nil, textKey: Bool = false, memo: ByteKeyTable? = nil) {
             self.index = index
             self.name = name
             self.target = target
@@ -311,7 +313,7 @@ public final class ImportJob {
                 return Column(index: c.index, name: c.name, target: c.target, type: keyType,
                               propertyIndex: record.index(ofReference: rel) ?? 0,
                               resolver: try writer.referenceResolver(to: destination, by: key, createMissing: settings.createMissing),
-                              textKey: keyType == .string, memo: memo ? ByteKeyCache() : nil)
+                              textKey: keyType == .string, memo: memo ? ByteKeyTable() : nil)
             case .links(let rel, let destination, let key, let keyType, _):
                 return Column(index: c.index, name: c.name, target: c.target, type: keyType,
                               propertyIndex: record.index(ofLinks: rel) ?? 0,
@@ -395,9 +397,9 @@ public final class ImportJob {
                     if let memo = c.memo {
                         let id: Int64? = try record.withBytes(ofField: c.index) { bytes in
                             if cells.isNull(bytes) { return nil }
-                            if let id = memo.lookup(bytes) { return id }
+                            if let id = memo.get(bytes) { return id }
                             let id = try c.resolver!.id(forText: record[c.index])
-                            memo.insert(bytes, id: id)
+                            memo.set(bytes, id)
                             return id
                         }
                         r.setReference(at: c.propertyIndex, to: id)

@@ -13,7 +13,7 @@ final class KeyCache {
     /// Text keys (the usual case) are kept by String: hashing an enum around the String costs more.
     let isText: Bool
     private var ids: [SQLValue: Int64] = [:]
-    private var texts: [String: Int64] = [:]
+    private let texts = ByteKeyTable()
 
     init(attributeIndex: Int, column: String, type: AttributeType, authoritative: Bool) {
         self.attributeIndex = attributeIndex
@@ -26,17 +26,17 @@ final class KeyCache {
     @inline(__always)
     subscript(key: SQLValue) -> Int64? {
         get {
-            if isText, case .text(let s) = key { return texts[s] }
+            if isText, case .text(let s) = key { return texts.get(s) }
             return ids[key]
         }
         set {
-            if isText, case .text(let s) = key { texts[s] = newValue } else { ids[key] = newValue }
+            if isText, case .text(let s) = key { texts.set(s, newValue) } else { ids[key] = newValue }
         }
     }
 
     @inline(__always)
     func id(forText s: String) -> Int64? {
-        isText ? texts[s] : ids[.text(s)]
+        isText ? texts.get(s) : ids[.text(s)]
     }
 }
 

@@ -1,0 +1,30 @@
+import XCTest
+@testable import ObjectStore
+
+/// The key caches' hash table: keys by their bytes, updates, removals, growth past many rehashes.
+final class ByteKeyTableTests: XCTestCase {
+    func testGetSetRemoveAndGrowth() {
+        let t = ByteKeyTable()
+        XCTAssertNil(t.get("Acme"))
+        t.set("Acme", 1)
+        t.set("", 2)
+        t.set("Café", 3)
+        XCTAssertEqual(t.get("Acme"), 1)
+        XCTAssertEqual(t.get(""), 2, "the empty key is a key")
+        XCTAssertEqual(t.get("Café"), 3)
+        XCTAssertNil(t.get("acme"))
+        t.set("Acme", 7)
+        XCTAssertEqual(t.get("Acme"), 7)
+        t.set("Acme", nil)
+        XCTAssertNil(t.get("Acme"))
+        XCTAssertEqual(t.count, 2)
+        t.set("Acme", 8)
+        XCTAssertEqual(t.get("Acme"), 8)
+        for i in 0..<100_000 { t.set("key \(i)", Int64(i + 10)) }
+        XCTAssertEqual(t.count, 100_003)
+        for i in stride(from: 0, to: 100_000, by: 997) { XCTAssertEqual(t.get("key \(i)"), Int64(i + 10)) }
+        XCTAssertNil(t.get("key 100000"))
+        let bytes: [UInt8] = Array("key 42".utf8)
+        XCTAssertEqual(bytes.withUnsafeBufferPointer { t.get($0) }, 52, "looked up by bytes without a String")
+    }
+}
