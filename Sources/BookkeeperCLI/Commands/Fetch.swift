@@ -51,6 +51,10 @@ struct Fetch: StoreCommand {
         let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
                                    limit: limit, offset: offset, variables: variables, arguments: arguments)
         let columnList = columns.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "columns")) }
+        // Nothing but commas and spaces compiled to `SELECT  FROM …` (found by the predicate fuzzer).
+        if let columnList, columnList.allSatisfy({ $0.text.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw NoColumns()
+        }
         let groupList = group.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "group")) } ?? []
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
         let store = try openStore(readOnly: true)
@@ -92,4 +96,10 @@ struct Fetch: StoreCommand {
             print("\(table.rows.count) \(noun)")
         }
     }
+}
+
+/// `--columns` with no key path in it.
+struct NoColumns: CategorizedError {
+    var category: ErrorCategory { .usage }
+    var description: String { "columns:1:1: --columns needs at least one key path" }
 }

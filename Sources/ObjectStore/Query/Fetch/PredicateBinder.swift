@@ -265,7 +265,7 @@ package struct PredicateBinder {
             }
         case .string(let s, let range):
             switch type {
-            case .null, .attribute(.string): return .string(s)
+            case .null, .attribute(.string): return try text(s, at: range)
             case .attribute(.date), .attribute(.dateTime):
                 return try typed(s, as: type, against: other, at: range)
             default: throw mismatch(other, type, "\"\(s)\" is a string", range)
@@ -273,7 +273,10 @@ package struct PredicateBinder {
         case .commandLineValue(let s, _, let range):
             return try typed(s, as: type, against: other, at: range)
         case .keyPath(let path):
-            let name = path.bareVariable!
+            // In a list ({0, Int}) a key path is not a value (found by the predicate fuzzer: this was a crash).
+            guard let name = path.bareVariable else {
+                throw error("expected a value, found the key path \"\(text(path.range))\"; a list holds values and $variables", at: path.range)
+            }
             guard let value = variableText(name) else { throw unknownVariable(name, path.range) }
             return try typed(value, as: type, against: other, at: path.range)
         default:
@@ -281,10 +284,19 @@ package struct PredicateBinder {
         }
     }
 
+    /// A string value. SQLite's C interface, as GRDB uses it, ends text at a NUL, so a NUL would make SQL and the
+    /// in-memory evaluator disagree (found by the predicate fuzzer): refused.
+    private func text(_ s: String, at range: SourceRange) throws(PredicateBindingError) -> Value {
+        if s.utf8.contains(0) {
+            throw error("\(String(reflecting: s)) contains a NUL character (\\0), which text in the store cannot hold", at: range)
+        }
+        return .string(s)
+    }
+
     /// Text from the command line (`--arg`, `--param`) as a value of the type it is compared with.
     private func typed(_ text: String, as type: ExpressionType, against other: String, at range: SourceRange) throws(PredicateBindingError) -> Value {
         switch type {
-        case .null, .attribute(.string): return .string(text)
+        case .null, .attribute(.string): return try self.text(text, at: range)
         case .attribute(.integer), .attribute(.decimal):
             if let i = Int64(text) { return .integer(i) }
             if let d = DecimalNumber(exactly: text) { return .decimal(d) }
