@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "bookkeeper", targets: ["bookkeeper"]),
+        // For the fuzz targets in Fuzz/ (a separate package, built with -sanitize=fuzzer; see `make fuzz`).
+        .library(name: "BookkeeperFuzzHarness", targets: ["FuzzHarness"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -57,6 +59,9 @@ let package = Package(
         ),
         .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
         .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
+        // What each fuzz target does with one input; Fuzz/ wraps it for libFuzzer, FuzzRegressionTests replays inputs.
+        .target(name: "FuzzHarness", dependencies: ["CSV", "ObjectStore", "Bookkeeping", "Reports"], path: "Tests/FuzzHarness"),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"], exclude: ["Inputs"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV"]),
         .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "TestSupport"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),

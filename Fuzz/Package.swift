@@ -1,0 +1,21 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// libFuzzer targets for bookkeeper (issue 6): the CSV reader, the predicate parser and binder (against the
+// bookkeeping model, run through SQL and the evaluator), and the report-definition loader. A package of its
+// own, so that the main package's `swift build` and `swift test` never see -sanitize=fuzzer. Build and run
+// with `make fuzz` at the top (it passes -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library).
+// Each target is a thin wrapper around a function of Tests/FuzzHarness, which the main package's
+// FuzzRegressionTests also run on every input that ever crashed.
+let package = Package(
+    name: "BookkeeperFuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Bookkeeper", path: ".."),
+    ],
+    targets: [
+        .executableTarget(name: "FuzzCSV", dependencies: [.product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]),
+        .executableTarget(name: "FuzzPredicate", dependencies: [.product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]),
+        .executableTarget(name: "FuzzReportDefinition", dependencies: [.product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]),
+    ]
+)

@@ -1,0 +1,51 @@
+// The fuzz targets' inputs in the normal test suite (issue 6, "every crash found becomes a regression
+// test"): every input a fuzzer crashed on (Inputs/<target>/), and the seed corpus `make fuzz` starts from
+// (SampleData/, Reports/, ../shared/datasets/csv-spectrum, Fuzz/Corpus/), through the same functions the
+// libFuzzer executables call. A crash here is a crash there.
+
+import FuzzHarness
+import Foundation
+import XCTest
+
+final class FuzzRegressionTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func files(_ folder: String, _ extensions: Set<String>? = nil) -> [URL] {
+        let url = Self.root.appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.sorted().filter { $0 != "README.md" && (extensions == nil || extensions!.contains(($0 as NSString).pathExtension)) }
+            .map { url.appendingPathComponent($0) }
+    }
+
+    func bytes(_ url: URL) -> [UInt8] { Array((try? Data(contentsOf: url)) ?? Data()) }
+
+    func testCrashInputs() {
+        var count = 0
+        for url in files("Tests/FuzzRegressionTests/Inputs/csv") { FuzzHarness.csv(bytes(url)); count += 1 }
+        for url in files("Tests/FuzzRegressionTests/Inputs/predicate") { FuzzHarness.predicate(bytes(url)); count += 1 }
+        for url in files("Tests/FuzzRegressionTests/Inputs/report-definition") { FuzzHarness.reportDefinition(bytes(url)); count += 1 }
+        print("fuzz regression inputs: \(count) run without a crash")
+    }
+
+    /// Every seed, as `make fuzz` gives it to the fuzzers (CSV files behind each of a few option bytes). Most
+    /// must get through to the end (read and written back; bound and run both ways; loaded and run), or the
+    /// fuzzers would start from inputs that stop early.
+    func testSeedCorpus() {
+        var csvFiles = files("SampleData", ["csv"]) + files("Fuzz/Corpus/csv")
+        let spectrum = Self.root.deletingLastPathComponent().appendingPathComponent("shared/datasets/csv-spectrum/csvs")
+        csvFiles += ((try? FileManager.default.contentsOfDirectory(atPath: spectrum.path)) ?? []).sorted().map { spectrum.appendingPathComponent($0) }
+        var csvAccepted = 0
+        for url in csvFiles where FuzzHarness.csv([0x00] + bytes(url)) == .accepted { csvAccepted += 1 }
+        for url in csvFiles {
+            for selector: UInt8 in [0x21, 0x4A, 0x93, 0xFF] { FuzzHarness.csv([selector] + bytes(url)) }
+        }
+        let predicates = files("Fuzz/Corpus/predicate")
+        let predicatesAccepted = predicates.filter { FuzzHarness.predicate(bytes($0)) == .accepted }
+        let reports = files("Reports", ["yaml"]) + files("Fuzz/Corpus/report-definition")
+        let reportsAccepted = reports.filter { FuzzHarness.reportDefinition(bytes($0)) == .accepted }
+        XCTAssertEqual(csvAccepted, csvFiles.count)
+        XCTAssertEqual(predicatesAccepted.count, predicates.count, "\(Set(predicates).subtracting(predicatesAccepted).map(\.lastPathComponent).sorted())")
+        XCTAssertEqual(reportsAccepted.count, reports.count, "\(Set(reports).subtracting(reportsAccepted).map(\.lastPathComponent).sorted())")
+        print("fuzz seed corpus: \(csvFiles.count) CSV files × 5 option bytes, \(predicates.count) predicates, \(reports.count) report definitions")
+    }
+}
