@@ -164,7 +164,7 @@ extension ImportJob {
                         rowProblems = issues(of: error, record, columns: rowColumns)
                     }
                 }
-                problems += rowProblems
+                if !rowProblems.isEmpty { problems += rowProblems }
             }
             if !problems.isEmpty {
                 for p in problems { issues.add(p) }
