@@ -27,7 +27,8 @@ public enum FuzzHarness {
 
     // MARK: CSV
 
-    /// The first byte picks the reader's options; the rest is the input.
+    /// The first byte picks the reader's options and source (memory, or a file descriptor, which the reader may
+    /// pre-scan for the encoding); the rest is the input.
     @discardableResult
     public static func csv(_ bytes: [UInt8]) -> Outcome {
         guard let selector = bytes.first else { return .rejected }
@@ -43,7 +44,17 @@ public enum FuzzHarness {
         var records: [[String]] = []
         var complete = false
         do {
-            let reader = try CSVReader(data: input, displayName: "fuzz.csv", options: options)
+            let reader: CSVReader
+            if selector & 6 == 6 {
+                // Delimiters 6 and 7 (comma, auto) read through a file descriptor, of a file in the fixture's folder.
+                let fd = open(fixture.directory + "/input.csv", O_RDWR | O_CREAT | O_TRUNC, 0o600)
+                guard fd >= 0 else { fatalError("cannot open a temporary file: \(errno)") }
+                _ = input.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                _ = lseek(fd, 0, SEEK_SET)
+                reader = try CSVReader(fileDescriptor: fd, displayName: "fuzz.csv", closeWhenDone: true, options: options)
+            } else {
+                reader = try CSVReader(data: input, displayName: "fuzz.csv", options: options)
+            }
             var lastLine = 0
             reading: while true {
                 do {
