@@ -11,10 +11,12 @@
 import Foundation
 
 package final class ByteKeyTable {
+    /// 24 bytes: the low half of the hash (to skip most mismatches without touching the arena), where the key
+    /// is in the arena, and the row ID.
     private struct Slot {
-        var hash: UInt64
-        var offset: Int
-        var length: Int     // -1: empty
+        var hash: UInt32
+        var length: Int32   // -1: empty
+        var offset: UInt32
         var id: Int64       // 0: removed (row IDs start at 1)
     }
 
@@ -32,7 +34,7 @@ package final class ByteKeyTable {
 
     package init() {
         let slots = UnsafeMutablePointer<Slot>.allocate(capacity: 256)
-        slots.initialize(repeating: Slot(hash: 0, offset: 0, length: -1, id: 0), count: 256)
+        slots.initialize(repeating: Slot(hash: 0, length: -1, offset: 0, id: 0), count: 256)
         state = .allocate(capacity: 1)
         state.initialize(to: State(slots: slots, mask: 255, arena: .allocate(capacity: 4096), arenaCount: 0,
                                    arenaCapacity: 4096, used: 0, count: 0))
@@ -62,8 +64,8 @@ package final class ByteKeyTable {
         while true {
             let slot = s.slots[i]
             if slot.length < 0 { return (i, false) }
-            if slot.hash == h, slot.length == bytes.count,
-               bytes.count == 0 || memcmp(s.arena + slot.offset, bytes.baseAddress!, bytes.count) == 0 {
+            if slot.hash == UInt32(truncatingIfNeeded: h), Int(slot.length) == bytes.count,
+               bytes.count == 0 || memcmp(s.arena + Int(slot.offset), bytes.baseAddress!, bytes.count) == 0 {
                 return (i, true)
             }
             i = (i + 1) & s.mask
@@ -90,6 +92,7 @@ package final class ByteKeyTable {
             return
         }
         guard let id else { return }
+        precondition(state.pointee.arenaCount + bytes.count < Int(UInt32.max), "a key cache of more than 4 GiB of keys")
         if (state.pointee.used + 1) * 4 > (state.pointee.mask + 1) * 3 {
             grow()
             i = find(bytes, h).index
@@ -105,7 +108,7 @@ package final class ByteKeyTable {
         let offset = state.pointee.arenaCount
         if let base = bytes.baseAddress, bytes.count > 0 { (state.pointee.arena + offset).update(from: base, count: bytes.count) }
         state.pointee.arenaCount += bytes.count
-        state.pointee.slots[i] = Slot(hash: h, offset: offset, length: bytes.count, id: id)
+        state.pointee.slots[i] = Slot(hash: UInt32(truncatingIfNeeded: h), length: Int32(bytes.count), offset: UInt32(offset), id: id)
         state.pointee.used += 1
         state.pointee.count += 1
     }
@@ -125,10 +128,12 @@ package final class ByteKeyTable {
         let oldCount = state.pointee.mask + 1
         let count = oldCount * 2
         let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
-        slots.initialize(repeating: Slot(hash: 0, offset: 0, length: -1, id: 0), count: count)
+        slots.initialize(repeating: Slot(hash: 0, length: -1, offset: 0, id: 0), count: count)
         let mask = count - 1
         for k in 0..<oldCount where old[k].length >= 0 {
-            var i = Int(truncatingIfNeeded: old[k].hash) & mask
+            // The slot keeps 32 bits of the hash; the table's index uses the low bits, so they suffice until a
+            // table of 2^32 slots.
+            var i = Int(old[k].hash) & mask
             while slots[i].length >= 0 { i = (i + 1) & mask }
             slots[i] = old[k]
         }
