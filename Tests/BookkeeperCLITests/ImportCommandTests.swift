@@ -116,6 +116,30 @@ final class ImportCommandTests: ImportTestCase {
         XCTAssertEqual(try query("SELECT name FROM Tag ORDER BY id"), ["vip", "retail"])
     }
 
+    /// The progress bar is drawn on a terminal (under `script`, which gives the import one) and never into a pipe.
+    func testProgressBarOnlyOnATerminal() throws {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("no \(script) to run on a terminal") }
+        ok("init")
+        csv("t.csv", "name\n" + (1...20_000).map { "tag \($0)\n" }.joined())
+        let piped = bk("import", "Tag", "t.csv")
+        XCTAssertEqual(piped.status, 0)
+        XCTAssertEqual(piped.stderr, "", "nothing on stderr when it is not a terminal")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        process.arguments = ["-qec", "'\(bookkeeperBinary)' --store '\(store)' import Tag '\(dir.file("t.csv"))' --dry-run", "/dev/null"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, output)
+        XCTAssertTrue(output.contains("%") && output.contains(" records/s\u{1B}[K"), output.debugDescription)
+        XCTAssertTrue(output.contains("\r\u{1B}[K"), "the bar is cleared before the summary")
+        XCTAssertTrue(output.contains("Tag  0 inserted, 0 updated, 20000 unchanged, 0 rejected"), output)
+    }
+
     // MARK: Options
 
     func testKeyUpsertsByAnotherUniqueAttribute() throws {
@@ -200,6 +224,17 @@ final class ImportCommandTests: ImportTestCase {
         XCTAssertEqual(bk("import", "Order", "o.csv", "--encoding", "ebcdic").status, 64)
         XCTAssertEqual(bk("import", "Order", "o.csv", "--date-format", "%d.%m").stderr,
                        "bookkeeper: date format \"%d.%m\": needs a year, a month and a day (%Y or %y, %m or %b, %d)\n")
+    }
+
+    func testTabPipeAndLatin1() throws {
+        ok("init")
+        try Data(Array("name\tinfo\nCaf".utf8) + [0xE9] + Array("\tx;y\n".utf8)).write(to: URL(fileURLWithPath: dir.file("t.tsv")))
+        ok("import", "Customer", "t.tsv", "--delimiter", "tab", "--encoding", "latin1")
+        XCTAssertEqual(try query("SELECT name || '|' || info FROM Customer"), ["Café|x;y"])
+        ok("import", "Customer", csv("p.csv", "name|info\nBolt|a,b\n"), "--delimiter", "|")
+        XCTAssertEqual(try query("SELECT info FROM Customer WHERE name = 'Bolt'"), ["a,b"])
+        ok("import", "Customer", csv("s.csv", "name|info\nCog|c\n"))
+        XCTAssertEqual(try query("SELECT info FROM Customer WHERE name = 'Cog'"), ["c"], "| found by sniffing")
     }
 
     func testListSeparator() throws {
