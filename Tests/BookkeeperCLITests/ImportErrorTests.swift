@@ -33,8 +33,7 @@ final class ImportErrorTests: ImportTestCase {
         ok("import", "Customer", "c.csv")
         csv("o.csv", "number,date\nA-1,\"multi\nline\"\nA-2,bad\n")
         XCTAssertEqual(try fails(65, "import", "Order", "o.csv"), """
-            bookkeeper: o.csv:2:5: column "date": "multi
-            bookkeeper: line" is not a date in format %Y-%m-%d
+            bookkeeper: o.csv:2:5: column "date": "multi\\nline" is not a date in format %Y-%m-%d
             bookkeeper: o.csv:4:5: column "date": "bad" is not a date in format %Y-%m-%d (record 3)
 
             """ + nothing)

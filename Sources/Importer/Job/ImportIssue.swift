@@ -19,7 +19,11 @@ public struct ImportIssue: Sendable, Equatable, Codable {
         self.line = line
         self.column = column
         self.record = record != line ? record : nil
-        self.message = message
+        // One line each: a value with a line break (a quoted field may have one) is shown with \n.
+        self.message = message.contains(where: \.isNewline)
+            ? message.replacingOccurrences(of: "\r\n", with: "\\r\\n").replacingOccurrences(of: "\n", with: "\\n")
+                .replacingOccurrences(of: "\r", with: "\\r")
+            : message
     }
 
     /// `FILE:LINE[:COLUMN]: message[ (record N)]`
