@@ -75,5 +75,45 @@ bench-reports: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/reports/reports_bench.py
 
+# The long runs of the reliability proofs (README "Running from cron"): SIGKILL at STRESS_TRIALS random moments of
+# a bigger import, the overlapping-jobs test STRESS_CONCURRENCY times, and the predicate differential test with
+# more seeds. Prints what it tried; STRESS_SEED (default: the time) makes a run repeatable.
+STRESS_SCRATCH ?= .build
+STRESS_TRIALS ?= 500
+STRESS_ORDERS ?= 2000
+STRESS_SEED ?= $(shell date +%s)
+STRESS_CONCURRENCY ?= 10
+STRESS_DIFF_SEEDS ?= 1 2 3 4 5 6
+STRESS_DIFF_COUNT ?= 3000
+.PHONY: stress fuzz
+stress: deps
+	$(SWIFT) build --build-tests --scratch-path $(STRESS_SCRATCH)
+	@mkdir -p $(OUT)
+	@log=$(OUT)/stress.log; set -o pipefail; \
+	BOOKKEEPER_CRASH_TRIALS=$(STRESS_TRIALS) BOOKKEEPER_CRASH_ORDERS=$(STRESS_ORDERS) BOOKKEEPER_CRASH_SEED=$(STRESS_SEED) \
+	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityCrashTests > $$log 2>&1 \
+	  && grep -h "^SIGKILL crash test" $$log \
+	  || { grep -h "error:" $$log | head -20; echo "stress: the SIGKILL test failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
+	@log=$(OUT)/stress.log; for i in $$(seq $(STRESS_CONCURRENCY)); do \
+	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityConcurrencyTests > $$log 2>&1 \
+	    && { printf "run $$i: "; grep -h "^concurrency test" $$log; } \
+	    || { grep -h "error:" $$log | head -20; echo "stress: concurrency run $$i failed; see $$log"; exit 1; }; \
+	done
+	@log=$(OUT)/stress.log; for seed in $(STRESS_DIFF_SEEDS); do \
+	  BOOKKEEPER_DIFF_SEED=$$seed BOOKKEEPER_DIFF_COUNT=$(STRESS_DIFF_COUNT) $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) \
+	    --filter PredicateDifferentialTests/testGeneratedPredicatesAndSorts > $$log 2>&1 \
+	    && echo "predicate differential: seed $$seed, $(STRESS_DIFF_COUNT) generated predicates with sorts, limits and offsets: SQL and the evaluator agree" \
+	    || { grep -h "error:" $$log | head -20; echo "stress: the differential test disagreed (seed $$seed); see $$log"; exit 1; }; \
+	done
+
+# Fuzzing (README "Fuzzing"): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and
+# AddressSanitizer), each for FUZZ_SECONDS; prints executions and crashes found, and exits 1 on a crash (saved
+# into Tests/FuzzRegressionTests/Inputs, which `make test` replays).
+FUZZ_SECONDS ?= 60
+FUZZ_SCRATCH ?= Fuzz/.build
+fuzz: deps
+	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) -Xswiftc -sanitize=fuzzer,address
+	BIN_DIR=$(FUZZ_SCRATCH)/debug FUZZ_SECONDS=$(FUZZ_SECONDS) python3 Fuzz/run.py
+
 clean:
 	rm -rf .build $(OUT)
