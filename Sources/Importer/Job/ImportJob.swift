@@ -230,6 +230,13 @@ public final class ImportJob {
                 throw ImportFailure(lines: issues.rendered(file: file) + (finalError as! ImportFailure).lines
                                     + ["nothing was imported"], category: (finalError as! ImportFailure).category)
             }
+            if let failure = error as? ImportFailure { throw failure }
+            if let batch = error as? BatchError {
+                // SQLite's own failure inside the batch (I/O, a constraint): the transaction was rolled back.
+                // (The store's errors, such as busy, pass as they are: one line, their own status.)
+                throw ImportFailure(lines: issues.rendered(file: file) + [batch.description, "nothing was imported"],
+                                    category: batch.category)
+            }
             throw error
         }
         progress?.finish()
@@ -462,7 +469,9 @@ public final class ImportJob {
     func isFatal(_ error: Error) -> Bool {
         guard let batch = error as? BatchError else { return true }
         switch batch {
-        case .invalid, .notFound, .constraint, .repeatedKey: return false
+        // A constraint SQLite enforced is not one record's: validation foresees them all, and rows reach SQLite in
+        // chunks on another thread, so it could not be placed. It ends the import.
+        case .invalid, .notFound, .repeatedKey: return false
         default: return true
         }
     }
