@@ -230,13 +230,8 @@ public final class ImportJob {
                 throw ImportFailure(lines: issues.rendered(file: file) + (finalError as! ImportFailure).lines
                                     + ["nothing was imported"], category: (finalError as! ImportFailure).category)
             }
-            if let failure = error as? ImportFailure { throw failure }
-            if let batch = error as? BatchError {
-                // SQLite's own failure inside the batch (I/O, a constraint): the transaction was rolled back.
-                // (The store's errors, such as busy, pass as they are: one line, their own status.)
-                throw ImportFailure(lines: issues.rendered(file: file) + [batch.description, "nothing was imported"],
-                                    category: batch.category)
-            }
+            // The store's and SQLite's own failures (busy, I/O, a damaged file, a constraint) pass as they are:
+            // one line with their own status; the transaction was rolled back.
             throw error
         }
         progress?.finish()
