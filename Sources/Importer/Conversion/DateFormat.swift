@@ -9,24 +9,24 @@
 
 import ObjectStore
 
-public struct DateFormat: Sendable, Equatable, CustomStringConvertible {
+package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
     enum Part: Sendable, Equatable {
         case literal(UInt8)
         case year4, year2, month, day, monthAbbreviation, monthName, hour24, hour12, ampm, minute, second
     }
 
-    public struct PatternError: Error, Equatable {
-        public let message: String
+    package struct PatternError: Error, Equatable {
+        package let message: String
     }
 
-    public let pattern: String
+    package let pattern: String
     let parts: [Part]
     /// Whether the pattern has time parts.
-    public let hasTime: Bool
+    package let hasTime: Bool
 
-    public static let iso = try! DateFormat("%Y-%m-%d")
+    package static let iso = try! DateFormat("%Y-%m-%d")
 
-    public init(_ pattern: String) throws(PatternError) {
+    package init(_ pattern: String) throws(PatternError) {
         self.pattern = pattern
         var parts: [Part] = []
         var bytes = Array(pattern.utf8)[...]
@@ -76,14 +76,14 @@ public struct DateFormat: Sendable, Equatable, CustomStringConvertible {
         hasTime = parts.contains { [.hour24, .hour12, .minute, .second].contains($0) }
     }
 
-    public var description: String { pattern }
+    package var description: String { pattern }
 
     static let monthAbbreviations: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].map { Array($0.utf8) }
     static let monthNames: [[UInt8]] = ["january", "february", "march", "april", "may", "june", "july", "august",
                                         "september", "october", "november", "december"].map { Array($0.utf8) }
 
     /// The day and the seconds into it, or nil when the text does not match or is not a real date.
-    public func parse(_ text: UnsafeBufferPointer<UInt8>) -> (day: Day, seconds: Int)? {
+    package func parse(_ text: UnsafeBufferPointer<UInt8>) -> (day: Day, seconds: Int)? {
         var i = 0
         let n = text.count
         var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0

@@ -16,15 +16,15 @@ import Foundation
 import ObjectStore
 
 /// Why a cell's text is not a value: `"31/02/2024" is not a date in format %d/%m/%Y`.
-public struct ConversionError: Error, Equatable, Sendable {
-    public let message: String
+package struct ConversionError: Error, Equatable, Sendable {
+    package let message: String
 }
 
-public struct ValueConverter: Sendable {
-    public var decimalComma: Bool
-    public var dateFormat: DateFormat?
+package struct ValueConverter: Sendable {
+    package var decimalComma: Bool
+    package var dateFormat: DateFormat?
 
-    public init(decimalComma: Bool = false, dateFormat: DateFormat? = nil) {
+    package init(decimalComma: Bool = false, dateFormat: DateFormat? = nil) {
         self.decimalComma = decimalComma
         self.dateFormat = dateFormat
     }
@@ -32,7 +32,7 @@ public struct ValueConverter: Sendable {
     /// Converts the text of a non-empty cell (empty cells and null tokens are the caller's: they are null).
     /// `text` makes the cell's String when needed (for strings and messages).
     @inline(__always)
-    public func convert(_ bytes: UnsafeBufferPointer<UInt8>, as type: AttributeType,
+    package func convert(_ bytes: UnsafeBufferPointer<UInt8>, as type: AttributeType,
                         text: () -> String) throws(ConversionError) -> Value {
         switch type {
         case .string:

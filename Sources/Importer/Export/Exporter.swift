@@ -11,10 +11,10 @@
 import CSV
 import ObjectStore
 
-public enum Exporter {
+package enum Exporter {
     /// Writes every object of `entityName` to `path` (`-`: standard output); returns the number of lines.
     @discardableResult
-    public static func export(store: Store, entity entityName: String, to path: String) throws -> Int {
+    package static func export(store: Store, entity entityName: String, to path: String) throws -> Int {
         let model = store.model
         let entity = try model.entity(entityName)
         let resolver = KeyPathResolver(model: model, entity: entity)

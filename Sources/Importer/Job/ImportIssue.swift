@@ -6,16 +6,16 @@
 import ObjectStore
 
 /// One problem with one place in the input.
-public struct ImportIssue: Sendable, Equatable, Codable {
+package struct ImportIssue: Sendable, Equatable, Codable {
     /// 1-based physical line; 0 when the problem has no line (the end of the import).
-    public let line: Int
+    package let line: Int
     /// 1-based character column of the field at fault, when one is.
-    public let column: Int?
+    package let column: Int?
     /// 1-based record number (the header is record 1), when it differs from `line`.
-    public let record: Int?
-    public let message: String
+    package let record: Int?
+    package let message: String
 
-    public init(line: Int, column: Int? = nil, record: Int? = nil, message: String) {
+    package init(line: Int, column: Int? = nil, record: Int? = nil, message: String) {
         self.line = line
         self.column = column
         self.record = record != line ? record : nil
@@ -27,7 +27,7 @@ public struct ImportIssue: Sendable, Equatable, Codable {
     }
 
     /// `FILE:LINE[:COLUMN]: message[ (record N)]`
-    public func rendered(file: String) -> String {
+    package func rendered(file: String) -> String {
         var place = file
         if line > 0 {
             place += ":\(line)"
@@ -40,19 +40,19 @@ public struct ImportIssue: Sendable, Equatable, Codable {
 }
 
 /// An import that failed: every line of `description` is one message. The category gives the exit status.
-public struct ImportFailure: CategorizedError {
-    public let lines: [String]
-    public let category: ErrorCategory
+package struct ImportFailure: CategorizedError {
+    package let lines: [String]
+    package let category: ErrorCategory
     /// The summary of what was done (counts with --on-error skip; nil when nothing could start).
-    public let summary: ImportSummary?
+    package let summary: ImportSummary?
 
-    public init(lines: [String], category: ErrorCategory, summary: ImportSummary? = nil) {
+    package init(lines: [String], category: ErrorCategory, summary: ImportSummary? = nil) {
         self.lines = lines
         self.category = category
         self.summary = summary
     }
 
-    public var description: String { lines.joined(separator: "\n") }
+    package var description: String { lines.joined(separator: "\n") }
 }
 
 /// Collects issues, keeping the first `shownLimit` and counting the rest.

@@ -15,14 +15,14 @@ import CSV
 import Foundation
 import ObjectStore
 
-public final class ImportJob {
-    public let store: Store
-    public let settings: ImportSettings
+package final class ImportJob {
+    package let store: Store
+    package let settings: ImportSettings
     /// The input path as given (`-` is standard input).
-    public let path: String
+    package let path: String
     var model: Model { store.model }
 
-    public init(store: Store, path: String, settings: ImportSettings) {
+    package init(store: Store, path: String, settings: ImportSettings) {
         self.store = store
         self.path = path
         self.settings = settings
@@ -110,7 +110,7 @@ public final class ImportJob {
     /// Runs the import. Returns the summary; throws `ImportFailure` when records were rejected (after
     /// committing the good ones with --on-error skip) or nothing was imported, and the input and store
     /// errors as they are.
-    public func run(progressEnabled: Bool = true) throws -> ImportSummary {
+    package func run(progressEnabled: Bool = true) throws -> ImportSummary {
         let started = Timestamp.now()
         let clock = DispatchTime.now().uptimeNanoseconds
         file = path == "-" ? "-" : path

@@ -4,32 +4,32 @@
 import Foundation
 import ObjectStore
 
-public struct ImportSummary: Sendable, Codable, Equatable {
-    public struct EntityCounts: Sendable, Codable, Equatable {
-        public var entity: String
-        public var inserted = 0
-        public var updated = 0
-        public var unchanged = 0
-        public var deleted = 0
-        public var rejected = 0
+package struct ImportSummary: Sendable, Codable, Equatable {
+    package struct EntityCounts: Sendable, Codable, Equatable {
+        package var entity: String
+        package var inserted = 0
+        package var updated = 0
+        package var unchanged = 0
+        package var deleted = 0
+        package var rejected = 0
     }
 
-    public var file: String
-    public var entity: String
-    public var sha256: String?
-    public var dryRun: Bool
+    package var file: String
+    package var entity: String
+    package var sha256: String?
+    package var dryRun: Bool
     /// Data records read (the header not counted).
-    public var records: Int
-    public var seconds: Double
-    public var recordsPerSecond: Double
-    public var entities: [EntityCounts]
+    package var records: Int
+    package var seconds: Double
+    package var recordsPerSecond: Double
+    package var entities: [EntityCounts]
     /// Columns ignored because they map to nothing (with --ignore-unknown).
-    public var ignoredColumns: [String]
-    public var rejected: Int
-    public var rejectsFile: String?
+    package var ignoredColumns: [String]
+    package var rejected: Int
+    package var rejectsFile: String?
     /// The errors shown (the first 20) and how many there were in all.
-    public var errors: [ImportIssue]
-    public var errorCount: Int
+    package var errors: [ImportIssue]
+    package var errorCount: Int
 
     /// The entity's line, e.g. `Order  0 inserted, 0 updated, 50 unchanged, 0 rejected`.
     func line(_ c: EntityCounts, width: Int, rowsEntity: Bool) -> String {
@@ -42,7 +42,7 @@ public struct ImportSummary: Sendable, Codable, Equatable {
 
     /// The summary for people, several lines.
     /// `rowEntities`: the row tables, whose lines always show `deleted`.
-    public func text(rowEntities: Set<String> = []) -> String {
+    package func text(rowEntities: Set<String> = []) -> String {
         let perSecond = recordsPerSecond >= 1 ? String(Int(recordsPerSecond.rounded())) : String(format: "%.1f", recordsPerSecond)
         var lines = ["\(file) → \(entity): \(records) record\(records == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(perSecond) records/s)"]
         let width = entities.map(\.entity.count).max() ?? 0
@@ -58,7 +58,7 @@ public struct ImportSummary: Sendable, Codable, Equatable {
     }
 
     /// The summary as one JSON object (keys sorted).
-    public func json() -> String {
+    package func json() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try! encoder.encode(self)

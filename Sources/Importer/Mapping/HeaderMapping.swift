@@ -7,16 +7,16 @@
 
 import ObjectStore
 
-public struct HeaderMapping: Sendable {
+package struct HeaderMapping: Sendable {
     /// Per column: what it fills, or nil (ignored).
-    public let targets: [ColumnTarget?]
+    package let targets: [ColumnTarget?]
     /// Column names as trimmed.
-    public let names: [String]
+    package let names: [String]
     /// Columns that map to nothing and are ignored (with ignoreUnknown).
-    public let unknown: [String]
+    package let unknown: [String]
 
     /// Trims spaces, tabs, non-breaking spaces and byte-order marks from both ends.
-    public static func trim(_ name: String) -> String {
+    package static func trim(_ name: String) -> String {
         let junk: Set<Unicode.Scalar> = [" ", "\t", "\u{A0}", "\u{FEFF}", "\u{202F}"]
         var scalars = Substring(name).unicodeScalars[...]
         while let f = scalars.first, junk.contains(f) { scalars = scalars.dropFirst() }
@@ -25,18 +25,18 @@ public struct HeaderMapping: Sendable {
     }
 
     /// One problem found while mapping, with the exit category it calls for.
-    public struct Problem: Sendable, Equatable {
-        public let message: String
-        public let category: ErrorCategory
+    package struct Problem: Sendable, Equatable {
+        package let message: String
+        package let category: ErrorCategory
     }
 
     /// Every problem found while mapping.
-    public struct Problems: Error, Sendable {
-        public let list: [Problem]
+    package struct Problems: Error, Sendable {
+        package let list: [Problem]
     }
 
     /// Maps `header` for `resolver`'s entity. Returns the mapping or every problem found.
-    public static func make(header: [String], resolver: KeyPathResolver, map: [String: String], mapOrder: [String],
+    package static func make(header: [String], resolver: KeyPathResolver, map: [String: String], mapOrder: [String],
                             mapSource: OptionSource, ignoreUnknown: Bool) -> Result<HeaderMapping, Problems> {
         let names = header.map(trim)
         var problems: [Problem] = []

@@ -6,7 +6,7 @@
 import ObjectStore
 
 /// What one column fills.
-public enum ColumnTarget: Sendable, Equatable {
+package enum ColumnTarget: Sendable, Equatable {
     /// An attribute of the imported entity (or, with `inRows`, of its row table).
     case attribute(name: String, type: AttributeType, inRows: Bool)
     /// A to-one relationship, looked up by `key` of the destination (its natural key when nil).
@@ -14,14 +14,14 @@ public enum ColumnTarget: Sendable, Equatable {
     /// A many-to-many relationship: a list of keys.
     case links(relationship: String, destination: String, key: String?, keyType: AttributeType, inRows: Bool)
 
-    public var inRows: Bool {
+    package var inRows: Bool {
         switch self {
         case .attribute(_, _, let r), .reference(_, _, _, _, let r), .links(_, _, _, _, let r): r
         }
     }
 
     /// The property the column fills (attribute or relationship name, without `rows.`).
-    public var property: String {
+    package var property: String {
         switch self {
         case .attribute(let n, _, _), .reference(let n, _, _, _, _), .links(let n, _, _, _, _): n
         }
@@ -29,14 +29,14 @@ public enum ColumnTarget: Sendable, Equatable {
 }
 
 /// Resolves key paths against the model for one imported entity.
-public struct KeyPathResolver: Sendable {
-    public let model: Model
-    public let entity: Entity
+package struct KeyPathResolver: Sendable {
+    package let model: Model
+    package let entity: Entity
     /// The document's row relationship (`rows`), when the entity is a document with a row table.
-    public let rowsRelationship: Relationship?
-    public let rowsEntity: Entity?
+    package let rowsRelationship: Relationship?
+    package let rowsEntity: Entity?
 
-    public init(model: Model, entity: Entity) {
+    package init(model: Model, entity: Entity) {
         self.model = model
         self.entity = entity
         var rows: Relationship?
@@ -50,7 +50,7 @@ public struct KeyPathResolver: Sendable {
     }
 
     /// Every key path a header may name directly (for matching and suggestions).
-    public var candidates: [String] {
+    package var candidates: [String] {
         var paths = properties(of: entity, excluding: nil)
         if let rr = rowsRelationship, let re = rowsEntity {
             paths += properties(of: re, excluding: model.inverse(of: rr).name).map { "\(rr.name).\($0)" }
@@ -64,12 +64,12 @@ public struct KeyPathResolver: Sendable {
         }.map(\.name)
     }
 
-    public struct ResolutionError: Error, Equatable {
-        public let message: String
+    package struct ResolutionError: Error, Equatable {
+        package let message: String
     }
 
     /// The target of `path`, or an error saying why it names nothing importable.
-    public func resolve(_ path: String) throws(ResolutionError) -> ColumnTarget {
+    package func resolve(_ path: String) throws(ResolutionError) -> ColumnTarget {
         let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if let rr = rowsRelationship, let re = rowsEntity, parts.count > 1, parts[0] == rr.name {
             return try resolve(Array(parts.dropFirst()), in: re, inRows: true, whole: path,

@@ -6,7 +6,7 @@ import CSV
 import ObjectStore
 
 /// What to do with a record that cannot be imported.
-public enum OnError: String, Sendable, CaseIterable, Codable {
+package enum OnError: String, Sendable, CaseIterable, Codable {
     /// Import nothing: the whole file is one transaction.
     case abort
     /// Import the good records; write each bad input line to the rejects file.
@@ -14,45 +14,45 @@ public enum OnError: String, Sendable, CaseIterable, Codable {
 }
 
 /// How the summary is printed.
-public enum SummaryFormat: String, Sendable, CaseIterable {
+package enum SummaryFormat: String, Sendable, CaseIterable {
     case text
     case json
 }
 
 /// The options as given (nil: not given).
-public struct ImportOptions: Sendable, Equatable {
-    public var entity: String?
-    public var key: String?
+package struct ImportOptions: Sendable, Equatable {
+    package var entity: String?
+    package var key: String?
     /// CSV column → key path; an empty key path ignores the column.
-    public var map: [String: String] = [:]
+    package var map: [String: String] = [:]
     /// The order `map` entries were given in (for messages).
-    public var mapOrder: [String] = []
-    public var ignoreUnknown: Bool?
-    public var createMissing: Bool?
-    public var delimiter: String?
-    public var encoding: String?
-    public var dateFormat: String?
-    public var decimalComma: Bool?
-    public var nullTokens: [String]?
-    public var listSeparator: String?
-    public var onError: OnError?
-    public var rejects: String?
-    public var dryRun: Bool?
-    public var quiet: Bool?
-    public var summary: SummaryFormat?
+    package var mapOrder: [String] = []
+    package var ignoreUnknown: Bool?
+    package var createMissing: Bool?
+    package var delimiter: String?
+    package var encoding: String?
+    package var dateFormat: String?
+    package var decimalComma: Bool?
+    package var nullTokens: [String]?
+    package var listSeparator: String?
+    package var onError: OnError?
+    package var rejects: String?
+    package var dryRun: Bool?
+    package var quiet: Bool?
+    package var summary: SummaryFormat?
     /// Column names for a file without a header line (profiles only).
-    public var columns: [String]?
+    package var columns: [String]?
 
-    public init() {}
+    package init() {}
 
     /// Adds `--map "CSV column=keypath"` entries, later ones replacing earlier ones for the same column.
-    public mutating func addMap(column: String, keyPath: String) {
+    package mutating func addMap(column: String, keyPath: String) {
         if map[column] == nil { mapOrder.append(column) }
         map[column] = keyPath
     }
 
     /// These options where given, `base` (a profile) where not. Map entries merge per column.
-    public func merged(over base: ImportOptions) -> ImportOptions {
+    package func merged(over base: ImportOptions) -> ImportOptions {
         var m = base
         m.entity = entity ?? base.entity
         m.key = key ?? base.key
@@ -77,17 +77,17 @@ public struct ImportOptions: Sendable, Equatable {
 
 /// Where an option came from, so a bad value is reported as a usage error (command line) or a bad
 /// configuration (profile, with its file name).
-public enum OptionSource: Sendable, Equatable {
+package enum OptionSource: Sendable, Equatable {
     case commandLine
     case profile(String)
 }
 
 /// An option that cannot be used: a bad value on the command line (exit 64) or in a profile (exit 78).
-public struct ImportOptionError: CategorizedError, Equatable {
-    public let message: String
-    public let category: ErrorCategory
+package struct ImportOptionError: CategorizedError, Equatable {
+    package let message: String
+    package let category: ErrorCategory
 
-    public init(_ message: String, source: OptionSource) {
+    package init(_ message: String, source: OptionSource) {
         switch source {
         case .commandLine:
             self.message = message
@@ -98,39 +98,39 @@ public struct ImportOptionError: CategorizedError, Equatable {
         }
     }
 
-    public init(message: String, category: ErrorCategory) {
+    package init(message: String, category: ErrorCategory) {
         self.message = message
         self.category = category
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// The options resolved, checked and defaulted: what an import job runs with.
-public struct ImportSettings: Sendable {
-    public var entity: String
-    public var key: String?
-    public var map: [String: String]
-    public var mapOrder: [String]
-    public var ignoreUnknown: Bool
-    public var createMissing: Bool
-    public var delimiter: CSVReader.Delimiter
-    public var encoding: CSVEncoding
-    public var dateFormat: DateFormat?
-    public var decimalComma: Bool
-    public var nullTokens: [String]
-    public var listSeparator: Character
-    public var onError: OnError
-    public var rejects: String?
-    public var dryRun: Bool
-    public var quiet: Bool
-    public var summary: SummaryFormat
-    public var columns: [String]?
+package struct ImportSettings: Sendable {
+    package var entity: String
+    package var key: String?
+    package var map: [String: String]
+    package var mapOrder: [String]
+    package var ignoreUnknown: Bool
+    package var createMissing: Bool
+    package var delimiter: CSVReader.Delimiter
+    package var encoding: CSVEncoding
+    package var dateFormat: DateFormat?
+    package var decimalComma: Bool
+    package var nullTokens: [String]
+    package var listSeparator: Character
+    package var onError: OnError
+    package var rejects: String?
+    package var dryRun: Bool
+    package var quiet: Bool
+    package var summary: SummaryFormat
+    package var columns: [String]?
     /// Where each option came from, for messages about the mapping.
-    public var mapSource: OptionSource
+    package var mapSource: OptionSource
 
     /// Checks and defaults `options` (already merged). `source(name)` tells where an option came from.
-    public init(_ options: ImportOptions, entity: String, source: (String) -> OptionSource) throws(ImportOptionError) {
+    package init(_ options: ImportOptions, entity: String, source: (String) -> OptionSource) throws(ImportOptionError) {
         self.entity = entity
         key = options.key
         map = options.map

@@ -16,14 +16,14 @@ import Foundation
 import ObjectStore
 import Yams
 
-public enum ImportProfile {
+package enum ImportProfile {
     /// Every key a profile may have.
-    public static let keys = ["entity", "key", "map", "ignore-unknown", "create-missing", "delimiter", "encoding",
+    package static let keys = ["entity", "key", "map", "ignore-unknown", "create-missing", "delimiter", "encoding",
                               "date-format", "decimal-comma", "null", "list-separator", "on-error", "rejects",
                               "dry-run", "quiet", "summary", "columns"]
 
     /// Reads the profile at `path`: a missing file is missing input (66), a bad one a bad configuration (78).
-    public static func load(path: String) throws -> ImportOptions {
+    package static func load(path: String) throws -> ImportOptions {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ImportInputError(message: "\(path): no such profile", category: .missingInput)
         }
@@ -34,7 +34,7 @@ public enum ImportProfile {
     }
 
     /// Parses profile text; `file` names it in messages.
-    public static func parse(_ text: String, file: String) throws(ImportOptionError) -> ImportOptions {
+    package static func parse(_ text: String, file: String) throws(ImportOptionError) -> ImportOptions {
         func fail(_ message: String, _ mark: Mark?) -> ImportOptionError {
             let place = mark.map { "\(file):\($0.line):\($0.column)" } ?? file
             return ImportOptionError(message: "\(place): \(message)", category: .configuration)

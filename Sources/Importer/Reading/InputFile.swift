@@ -13,16 +13,16 @@ import Glibc
 #endif
 
 /// A problem with an input or output file, categorised for the exit status (66, 73, 74).
-public struct ImportInputError: CategorizedError, Equatable {
-    public let message: String
-    public let category: ErrorCategory
+package struct ImportInputError: CategorizedError, Equatable {
+    package let message: String
+    package let category: ErrorCategory
 
-    public init(message: String, category: ErrorCategory) {
+    package init(message: String, category: ErrorCategory) {
         self.message = message
         self.category = category
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 final class InputFile: @unchecked Sendable {

@@ -9,20 +9,20 @@
 
 import CCrypto
 
-public struct SHA256Hasher {
+package struct SHA256Hasher {
     private var context = SHA256_CTX()
 
-    public init() {
+    package init() {
         SHA256_Init(&context)
     }
 
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         SHA256_Update(&context, base, bytes.count)
     }
 
     /// The digest as 64 lowercase hex digits.
-    public mutating func finish() -> String {
+    package mutating func finish() -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         SHA256_Final(&digest, &context)
         let hex: [UInt8] = Array("0123456789abcdef".utf8)

@@ -1,20 +1,20 @@
 /// One problem with one record of a batch: the property at fault (nil for the whole record) and a message
 /// worded as the context's validation words it (`OrderRow.sum is required`).
-public struct BatchIssue: Sendable, Equatable, CustomStringConvertible {
+package struct BatchIssue: Sendable, Equatable, CustomStringConvertible {
     /// The attribute or relationship name (of the record's entity), or nil.
-    public let key: String?
-    public let message: String
+    package let key: String?
+    package let message: String
 
-    public init(key: String?, message: String) {
+    package init(key: String?, message: String) {
         self.key = key
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Why a batch operation failed.
-public enum BatchError: CategorizedError, Equatable {
+package enum BatchError: CategorizedError, Equatable {
     /// The record is invalid; nothing of it was written.
     case invalid([BatchIssue])
     /// A referenced object does not exist (and was not to be created).
@@ -29,7 +29,7 @@ public enum BatchError: CategorizedError, Equatable {
     case constraint(String)
     case sqlite(String)
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .invalid, .notFound, .constraint, .repeatedKey: .data
         case .usage: .usage
@@ -39,7 +39,7 @@ public enum BatchError: CategorizedError, Equatable {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalid(let issues): issues.map(\.message).joined(separator: "\n")
         case .notFound(let entity, let key, let value, let suggestion):

@@ -7,8 +7,8 @@
 /// (`reset()`), so a million-row import allocates a handful of them, not a million. (Its storage is
 /// raw memory allocated once: array properties of a class cost an exclusivity check and a uniqueness
 /// check on every write, which showed up in the bench profile.)
-public final class BatchRecord: ObjectValues {
-    public let entity: Entity
+package final class BatchRecord: ObjectValues {
+    package let entity: Entity
     let layout: EntityLayout
     let count: Int
     let referenceCount: Int
@@ -48,7 +48,7 @@ public final class BatchRecord: ObjectValues {
     }
 
     /// Forgets every value, reference and link.
-    public func reset() {
+    package func reset() {
         for i in 0..<count {
             values[i] = .null
             given[i] = false
@@ -61,9 +61,9 @@ public final class BatchRecord: ObjectValues {
     }
 
     /// The position of an attribute, for `set(_:at:)`; nil when the entity has no such attribute.
-    public func index(ofAttribute name: String) -> Int? { layout.attributeIndex[name] }
+    package func index(ofAttribute name: String) -> Int? { layout.attributeIndex[name] }
 
-    public subscript(_ key: String) -> Value {
+    package subscript(_ key: String) -> Value {
         get {
             guard let i = layout.index(of: key) else { preconditionFailure("\(entity.name) has no attribute \(key)") }
             return values[i]
@@ -77,13 +77,13 @@ public final class BatchRecord: ObjectValues {
 
     /// Gives attribute number `index` (see `index(ofAttribute:)`) a value.
     @inline(__always)
-    public func set(_ value: Value, at index: Int) {
+    package func set(_ value: Value, at index: Int) {
         values[index] = value
         given[index] = true
     }
 
     /// Gives a to-one relationship its target's row ID (nil: none).
-    public func setReference(_ relationship: String, to rowID: Int64?) {
+    package func setReference(_ relationship: String, to rowID: Int64?) {
         guard let i = layout.toOneIndex[relationship] else {
             preconditionFailure("\(entity.name).\(relationship) is not a to-one relationship stored on \(entity.name)")
         }
@@ -91,7 +91,7 @@ public final class BatchRecord: ObjectValues {
     }
 
     /// Gives a many-to-many relationship exactly these targets (row IDs).
-    public func setLinks(_ relationship: String, to rowIDs: [Int64]) {
+    package func setLinks(_ relationship: String, to rowIDs: [Int64]) {
         guard let i = layout.manyToManyIndex[relationship] else {
             preconditionFailure("\(entity.name).\(relationship) is not a many-to-many relationship")
         }
@@ -99,29 +99,29 @@ public final class BatchRecord: ObjectValues {
     }
 
     /// The position of a to-one relationship stored on this entity, for `setReference(at:to:)`.
-    public func index(ofReference name: String) -> Int? { layout.toOneIndex[name] }
+    package func index(ofReference name: String) -> Int? { layout.toOneIndex[name] }
 
     /// The position of a many-to-many relationship, for `setLinks(at:to:)`.
-    public func index(ofLinks name: String) -> Int? { layout.manyToManyIndex[name] }
+    package func index(ofLinks name: String) -> Int? { layout.manyToManyIndex[name] }
 
     @inline(__always)
-    public func setReference(at index: Int, to rowID: Int64?) {
+    package func setReference(at index: Int, to rowID: Int64?) {
         references[index] = rowID
         referenceGiven[index] = true
     }
 
     @inline(__always)
-    public func setLinks(at index: Int, to rowIDs: [Int64]) {
+    package func setLinks(at index: Int, to rowIDs: [Int64]) {
         links[index] = rowIDs
     }
 
     /// The row ID a to-one relationship was given (nil: none, or not given).
-    public func reference(_ relationship: String) -> Int64? {
+    package func reference(_ relationship: String) -> Int64? {
         layout.toOneIndex[relationship].flatMap { references[$0] }
     }
 
     /// Whether the record gives attribute `name` a value.
-    public func gives(_ name: String) -> Bool {
+    package func gives(_ name: String) -> Bool {
         layout.attributeIndex[name].map { given[$0] } ?? false
     }
 }

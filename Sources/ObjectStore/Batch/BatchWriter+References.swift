@@ -87,7 +87,7 @@ extension BatchWriter {
 
     /// A resolver for references to `entityName` by `key` (the natural key when nil): the fast way to resolve
     /// many references, without looking the entity and its cache up each time.
-    public func referenceResolver(to entityName: String, by key: String? = nil,
+    package func referenceResolver(to entityName: String, by key: String? = nil,
                                   createMissing: Bool = false) throws(BatchError) -> ReferenceResolver {
         let layout = try layout(named: entityName)
         let e = layout.entity
@@ -107,7 +107,7 @@ extension BatchWriter {
     /// The row ID of the `entityName` object whose attribute `key` (the natural key when nil; it must be
     /// unique) equals `value`. When there is none: with `createMissing`, a directory item is created with
     /// that value (and defaults), validated like any other; otherwise `BatchError.notFound`.
-    public func resolve(_ value: Value, in entityName: String, by key: String? = nil,
+    package func resolve(_ value: Value, in entityName: String, by key: String? = nil,
                         createMissing: Bool = false) throws(BatchError) -> Int64 {
         let layout = try layout(named: entityName)
         let e = layout.entity
@@ -176,7 +176,7 @@ extension BatchWriter {
 }
 
 /// Resolves references to one entity by one key (see `BatchWriter.referenceResolver(to:by:createMissing:)`).
-public final class ReferenceResolver {
+package final class ReferenceResolver {
     unowned let writer: BatchWriter
     let cache: KeyCache
     let layout: EntityLayout
@@ -193,14 +193,14 @@ public final class ReferenceResolver {
 
     /// The row ID of the object whose key is `value` (created when missing, if asked).
     @inline(__always)
-    public func id(for value: Value) throws(BatchError) -> Int64 {
+    package func id(for value: Value) throws(BatchError) -> Int64 {
         if let id = cache[value.sqlValue(for: cache.type)] { return id }
         return try writer.resolve(value, layout, keyIndex, cache, createMissing: createMissing)
     }
 
     /// The row ID of the object whose (text) key is `text`.
     @inline(__always)
-    public func id(forText text: String) throws(BatchError) -> Int64 {
+    package func id(forText text: String) throws(BatchError) -> Int64 {
         if let id = cache.id(forText: text) { return id }
         return try writer.resolve(.string(text), layout, keyIndex, cache, createMissing: createMissing)
     }

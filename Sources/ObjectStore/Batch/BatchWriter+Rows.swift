@@ -52,7 +52,7 @@ extension BatchWriter {
     /// Gives document `parent` (a row ID of the rows entity's document) its next row. The row's reference to
     /// the document is set here. Returns what was done to the row.
     @discardableResult
-    public func putRow(_ row: BatchRecord, parent: Int64) throws(BatchError) -> WriteOutcome {
+    package func putRow(_ row: BatchRecord, parent: Int64) throws(BatchError) -> WriteOutcome {
         let layout = row.layout
         let e = layout.entity
         let link = try parentLink(layout)
@@ -95,12 +95,12 @@ extension BatchWriter {
 
     /// Marks that document `parent` is given rows in this batch, even none at all (so its stored rows are
     /// deleted at the end). Call it for a document given with no rows.
-    public func beginRows(_ rowsEntity: String, of parent: Int64) throws(BatchError) {
+    package func beginRows(_ rowsEntity: String, of parent: Int64) throws(BatchError) {
         try beginRows(layout(named: rowsEntity), of: parent)
     }
 
     /// `beginRows` for the entity of `row` (a record made for the rows entity).
-    public func beginRows(like row: BatchRecord, of parent: Int64) throws(BatchError) {
+    package func beginRows(like row: BatchRecord, of parent: Int64) throws(BatchError) {
         try beginRows(row.layout, of: parent)
     }
 
@@ -111,7 +111,7 @@ extension BatchWriter {
     }
 
     /// Done with `parent`'s rows for now: forgets the stored rows loaded for it (more may come later).
-    public func endRows(_ rowsEntity: String, of parent: Int64) {
+    package func endRows(_ rowsEntity: String, of parent: Int64) {
         guard !cursors.isEmpty, var cursor = cursors[rowsEntity]?[parent], let pending = cursor.pending else { return }
         let before = cursor
         cursor.mayHaveLeftovers = cursor.position < pending.count
@@ -121,7 +121,7 @@ extension BatchWriter {
     }
 
     /// Deletes the stored rows that no row given in this batch took the place of. Call once, at the end.
-    public func finishRows() throws(BatchError) {
+    package func finishRows() throws(BatchError) {
         for (rowsEntity, byParent) in cursors.sorted(by: { $0.key < $1.key }) {
             let layout = try layout(named: rowsEntity)
             let link = try parentLink(layout)

@@ -10,21 +10,21 @@ struct SavepointState {
 
 extension BatchWriter {
     /// Starts a record that may be rolled back alone with `rollbackRecord()`.
-    public func beginRecord() throws(BatchError) {
+    package func beginRecord() throws(BatchError) {
         precondition(savepoint == nil, "records do not nest")
         try execute("SAVEPOINT \"batch_record\"")
         savepoint = SavepointState(counts: layouts.mapValues(\.counts))
     }
 
     /// Keeps what the record wrote.
-    public func commitRecord() throws(BatchError) {
+    package func commitRecord() throws(BatchError) {
         precondition(savepoint != nil, "no record begun")
         try execute("RELEASE \"batch_record\"")
         savepoint = nil
     }
 
     /// Undoes everything since `beginRecord()`, in the store and in the writer's memory.
-    public func rollbackRecord() throws(BatchError) {
+    package func rollbackRecord() throws(BatchError) {
         guard let state = savepoint else { preconditionFailure("no record begun") }
         try execute("ROLLBACK TO \"batch_record\"")
         try execute("RELEASE \"batch_record\"")

@@ -7,7 +7,7 @@ extension BatchWriter {
     /// what was done. A key already written earlier in this batch is `.repeated` when the values agree, and
     /// an error naming the differing properties when they do not.
     @discardableResult
-    public func upsert(_ r: BatchRecord, by key: String) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
+    package func upsert(_ r: BatchRecord, by key: String) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
         let layout = r.layout
         let e = layout.entity
         guard let ki = layout.attributeIndex[key] else {
@@ -74,7 +74,7 @@ extension BatchWriter {
 
     /// Upserts by the entity's natural key.
     @discardableResult
-    public func upsert(_ r: BatchRecord) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
+    package func upsert(_ r: BatchRecord) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
         guard let key = r.entity.naturalKey else { throw .usage("\(r.entity.name) has no natural key: name a unique attribute to upsert by") }
         return try upsert(r, by: key)
     }

@@ -55,7 +55,7 @@ extension BatchWriter {
     /// The required attributes and to-one relationships of `entityName` that records giving only `attributes`
     /// and `references` could never have: no default, and the domain's `willSave` does not derive them. Found by
     /// trying: a probe record gets a placeholder for every given attribute and the defaults, then `willSave`.
-    public func missingRequired(_ entityName: String, attributes: Set<String>,
+    package func missingRequired(_ entityName: String, attributes: Set<String>,
                                 references: Set<String>) throws(BatchError) -> [String] {
         let layout = try layout(named: entityName)
         let e = layout.entity

@@ -15,24 +15,24 @@ import Foundation
 import GRDB
 
 /// What a batch did to one entity.
-public struct BatchCounts: Sendable, Equatable, Codable {
-    public var inserted = 0
-    public var updated = 0
-    public var unchanged = 0
-    public var deleted = 0
+package struct BatchCounts: Sendable, Equatable, Codable {
+    package var inserted = 0
+    package var updated = 0
+    package var unchanged = 0
+    package var deleted = 0
 
-    public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
+    package init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
         self.inserted = inserted
         self.updated = updated
         self.unchanged = unchanged
         self.deleted = deleted
     }
 
-    public var isEmpty: Bool { inserted == 0 && updated == 0 && unchanged == 0 && deleted == 0 }
+    package var isEmpty: Bool { inserted == 0 && updated == 0 && unchanged == 0 && deleted == 0 }
 }
 
 /// What writing one record did.
-public enum WriteOutcome: Sendable, Equatable {
+package enum WriteOutcome: Sendable, Equatable {
     case inserted
     case updated
     case unchanged
@@ -47,9 +47,9 @@ struct StoredRow {
     var references: [Int64?]
 }
 
-public final class BatchWriter {
-    public let store: Store
-    public var model: Model { store.model }
+package final class BatchWriter {
+    package let store: Store
+    package var model: Model { store.model }
     let connection: SQLConnection
 
     var layouts: [String: EntityLayout] = [:]
@@ -57,7 +57,7 @@ public final class BatchWriter {
     /// were inserted (the one-file form of an import). The index on a row table's document column is then
     /// kept up as rows come, each entry an append on the inserting thread, instead of being rebuilt at the
     /// end on this one. Without the hint it is rebuilt: rows in another order would make scattered inserts.
-    public var rowsArriveInDocumentOrder = false
+    package var rowsArriveInDocumentOrder = false
 
     /// Rows buffered for multi-row inserts, over all entities.
     var pendingRows = 0
@@ -68,7 +68,7 @@ public final class BatchWriter {
     /// Documents counted `unchanged` whose rows may still change: per document entity.
     var unchangedParents: [String: Set<Int64>] = [:]
     /// What the batch did so far, per entity.
-    public var counts: [String: BatchCounts] {
+    package var counts: [String: BatchCounts] {
         var all: [String: BatchCounts] = [:]
         for (name, l) in layouts where !l.counts.isEmpty { all[name] = l.counts }
         return all
@@ -85,7 +85,7 @@ public final class BatchWriter {
     }
 
     /// A fresh record of `entityName` to fill and write (reuse it with `reset()`).
-    public func record(_ entityName: String) throws(BatchError) -> BatchRecord {
+    package func record(_ entityName: String) throws(BatchError) -> BatchRecord {
         guard let entity = model.entity(named: entityName) else { throw .usage("unknown entity \"\(entityName)\"") }
         return BatchRecord(layout: try layout(entity))
     }
@@ -109,7 +109,7 @@ public final class BatchWriter {
     }
 
     /// The row ID the first object of `entityName` inserted by this batch gets; later ones count up from it.
-    public func firstNewRowID(of entityName: String) throws(BatchError) -> Int64 {
+    package func firstNewRowID(of entityName: String) throws(BatchError) -> Int64 {
         try layout(named: entityName).maxIDAtStart + 1
     }
 
@@ -333,7 +333,7 @@ extension Store {
     /// Runs `body` with a `BatchWriter` inside one immediate write transaction: committed when `body` returns,
     /// rolled back when it throws — or always rolled back when `dryRun`, so a dry run validates and counts
     /// everything and writes nothing.
-    public func batch<T>(dryRun: Bool = false, _ body: (BatchWriter) throws -> T) throws -> T {
+    package func batch<T>(dryRun: Bool = false, _ body: (BatchWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.readOnly(path: path) }
         do {
             return try queue.inDatabase { db in

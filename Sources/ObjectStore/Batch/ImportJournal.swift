@@ -6,21 +6,21 @@ import Foundation
 import GRDB
 
 /// One import, as recorded.
-public struct ImportJournalEntry: Sendable, Equatable {
-    public var id: Int64?
-    public var file: String
-    public var sha256: String
+package struct ImportJournalEntry: Sendable, Equatable {
+    package var id: Int64?
+    package var file: String
+    package var sha256: String
     /// When the import began (UTC).
-    public var startedAt: Timestamp
-    public var seconds: Double
-    public var entity: String
+    package var startedAt: Timestamp
+    package var seconds: Double
+    package var entity: String
     /// Data records read.
-    public var records: Int
-    public var rejected: Int
+    package var records: Int
+    package var rejected: Int
     /// What was done, per entity.
-    public var counts: [String: BatchCounts]
+    package var counts: [String: BatchCounts]
 
-    public init(id: Int64? = nil, file: String, sha256: String, startedAt: Timestamp, seconds: Double, entity: String,
+    package init(id: Int64? = nil, file: String, sha256: String, startedAt: Timestamp, seconds: Double, entity: String,
                 records: Int, rejected: Int, counts: [String: BatchCounts]) {
         self.id = id
         self.file = file
@@ -34,7 +34,7 @@ public struct ImportJournalEntry: Sendable, Equatable {
     }
 
     /// Counts added over every entity.
-    public var total: BatchCounts {
+    package var total: BatchCounts {
         counts.values.reduce(into: BatchCounts()) {
             $0.inserted += $1.inserted
             $0.updated += $1.updated
@@ -57,7 +57,7 @@ enum ImportJournal {
 
 extension BatchWriter {
     /// Records an import in the store's history, in this batch's transaction.
-    public func recordImport(_ entry: ImportJournalEntry) throws(BatchError) {
+    package func recordImport(_ entry: ImportJournalEntry) throws(BatchError) {
         try execute(ImportJournal.createSQL)
         let s = try statement("""
             INSERT INTO \(quoted(ImportJournal.table)) ("file", "sha256", "started_at", "seconds", "entity", "records", \
@@ -80,7 +80,7 @@ extension BatchWriter {
 
 extension Store {
     /// Every recorded import, oldest first.
-    public func importHistory() throws -> [ImportJournalEntry] {
+    package func importHistory() throws -> [ImportJournalEntry] {
         try read { db in
             guard try db.tableExists(ImportJournal.table) else { return [] }
             return try Row.fetchAll(db, sql: """

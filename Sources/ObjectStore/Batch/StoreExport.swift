@@ -6,28 +6,28 @@
 import GRDB
 
 /// One object as an export sees it.
-public struct ExportedObject: Sendable {
-    public var rowID: Int64
+package struct ExportedObject: Sendable {
+    package var rowID: Int64
     /// Attribute values, in the entity's attribute order.
-    public var attributes: [Value]
+    package var attributes: [Value]
     /// To-one relationship name → the target's key value (null when there is none).
-    public var references: [String: Value]
+    package var references: [String: Value]
     /// Many-to-many relationship name → the targets' key values, in object ID order.
-    public var links: [String: [Value]]
+    package var links: [String: [Value]]
     /// A document's rows (when asked for), in object ID order.
-    public var rows: [ExportedObject]
+    package var rows: [ExportedObject]
 }
 
 extension Model {
     /// The attribute that names objects of `entity` in references: the natural key, else the first unique attribute.
-    public func referenceKey(of entity: Entity) -> Attribute? {
+    package func referenceKey(of entity: Entity) -> Attribute? {
         if let nk = entity.naturalKey, let a = entity.attribute(named: nk) { return a }
         return entity.attributes.first { $0.isUnique }
     }
 
     /// The to-one relationships stored on `entity` and the many-to-many ones it owns (whose join table is
     /// named after it, so each link is written once, on the side imported last): what an export writes.
-    public func exportedRelationships(of entity: Entity) -> (toOne: [Relationship], manyToMany: [Relationship]) {
+    package func exportedRelationships(of entity: Entity) -> (toOne: [Relationship], manyToMany: [Relationship]) {
         var toOne: [Relationship] = [], manyToMany: [Relationship] = []
         for r in entity.relationships {
             switch storage(of: r, in: entity) {
@@ -43,7 +43,7 @@ extension Model {
 extension Store {
     /// Calls `body` with every object of `entityName`, in object ID order; with `rows`, each document comes
     /// with its rows (through the to-many relationship named `rows`).
-    public func forEachObject(of entityName: String, rows rowsRelationship: String? = nil,
+    package func forEachObject(of entityName: String, rows rowsRelationship: String? = nil,
                               _ body: (ExportedObject) throws -> Void) throws {
         let entity = try model.entity(entityName)
         try read { db in
