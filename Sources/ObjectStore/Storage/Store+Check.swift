@@ -1,6 +1,9 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Store {
     /// Every problem found in the store, one line each (empty when all is well): SQLite's integrity check,
@@ -99,6 +102,14 @@ extension Store {
             try destination.close()
             guard rename(temporary, target) == 0 else {
                 throw StoreError.cannotCreate(path: target, reason: String(cString: strerror(errno)))
+            }
+            // The copy was synced when its connection committed; sync the folder too, so the rename survives a crash.
+            let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if folder >= 0 {
+                defer { Glibc.close(folder) }
+                if fsync(folder) != 0 {
+                    throw StoreError.sqlite("\(target): cannot sync its folder (\(String(cString: strerror(errno))))")
+                }
             }
         } catch let error as StoreError {
             try? FileManager.default.removeItem(atPath: temporary)
