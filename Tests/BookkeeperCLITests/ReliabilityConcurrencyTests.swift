@@ -160,6 +160,14 @@ final class ReliabilityConcurrencyTests: XCTestCase {
                         late.stderr)
         XCTAssertGreaterThanOrEqual(waited, 0.5, "it waited --wait seconds before giving up")
         XCTAssertEqual(late.stdout, "")
+        // For a log collector: one JSON object, on one line, with the same message.
+        let json = runCLI(["--store", store, "--wait", "0", "--log-format", "json", "import", "Tag", "tags.csv"], in: dir.path)
+        XCTAssertEqual(json.status, 75)
+        XCTAssertEqual(json.stderr.split(separator: "\n").count, 1, json.stderr)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: String]
+        XCTAssertEqual(object?["level"], "error")
+        XCTAssertEqual(object?["message"].map { "bookkeeper: " + $0 + "\n" }?.replacingOccurrences(of: #"since \d\d:\d\d:\d\d"#, with: "since T", options: .regularExpression),
+                       late.stderr.replacingOccurrences(of: #"since \d\d:\d\d:\d\d"#, with: "since T", options: .regularExpression))
         // Every kind of writer gets the same answer; readers are not held up.
         for args in [["add", "Tag", "name=x"], ["delete", "Tag", "vip"], ["migrate"]] {
             let r = runCLI(["--store", store, "--wait", "0"] + args, in: dir.path)

@@ -153,8 +153,9 @@ final class ReliabilityStoreTests: XCTestCase {
         }
         let imported = bk(["import", "Order", "orders.csv"])
         XCTAssertEqual(imported.status, 74, "\(imported)")
-        XCTAssertEqual(imported.stderr.split(separator: "\n").count, 1, imported.stderr)
-        XCTAssertTrue(imported.stderr.hasPrefix("bookkeeper: \(store): database disk image is malformed"), imported.stderr)
+        let importLines = imported.stderr.split(separator: "\n")
+        XCTAssertTrue(importLines.first?.hasPrefix("bookkeeper: \(store): database disk image is malformed") ?? false, imported.stderr)
+        XCTAssertTrue(importLines.count == 1 || (importLines.count == 2 && importLines[1] == "bookkeeper: nothing was imported"), imported.stderr)
         XCTAssertEqual(pages(), damaged, "nothing was written to the damaged store's pages")
         // What does not touch the damaged page still works.
         XCTAssertEqual(bk(["list", "Tag"]).status, 0)
