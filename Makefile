@@ -76,8 +76,9 @@ bench-reports: deps
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/reports/reports_bench.py
 
 # The long runs of the reliability proofs (README "Running from cron"): SIGKILL at STRESS_TRIALS random moments of
-# a bigger import, the overlapping-jobs test STRESS_CONCURRENCY times, and the predicate differential test with
-# more seeds. Prints what it tried; STRESS_SEED (default: the time) makes a run repeatable.
+# a bigger import, the overlapping-jobs test STRESS_CONCURRENCY times, the predicate differential test with more
+# seeds, and STRESS_ROUNDTRIPS random stores through export and import. Prints what it tried; STRESS_SEED (default:
+# the time) makes a run repeatable.
 STRESS_SCRATCH ?= .build
 STRESS_TRIALS ?= 500
 STRESS_ORDERS ?= 2000
@@ -85,6 +86,7 @@ STRESS_SEED ?= $(shell date +%s)
 STRESS_CONCURRENCY ?= 10
 STRESS_DIFF_SEEDS ?= 1 2 3 4 5 6
 STRESS_DIFF_COUNT ?= 3000
+STRESS_ROUNDTRIPS ?= 30
 .PHONY: stress fuzz
 stress: deps
 	$(SWIFT) build --build-tests --scratch-path $(STRESS_SCRATCH)
@@ -105,6 +107,10 @@ stress: deps
 	    && echo "predicate differential: seed $$seed, $(STRESS_DIFF_COUNT) generated predicates with sorts, limits and offsets: SQL and the evaluator agree" \
 	    || { grep -h "error:" $$log | head -20; echo "stress: the differential test disagreed (seed $$seed); see $$log"; exit 1; }; \
 	done
+	@log=$(OUT)/stress.log; BOOKKEEPER_ROUNDTRIP_ROUNDS=$(STRESS_ROUNDTRIPS) BOOKKEEPER_ROUNDTRIP_SEED=$(STRESS_SEED) \
+	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityRoundTripTests > $$log 2>&1 \
+	  && echo "export and import: $(STRESS_ROUNDTRIPS) random stores with hostile text (seed $(STRESS_SEED)) exported, imported into new stores: the same objects, the same bytes exported" \
+	  || { grep -h "error:" $$log | head -20; echo "stress: the export/import round trip failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
 
 # Fuzzing (README "Fuzzing"): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and
 # AddressSanitizer), each for FUZZ_SECONDS; prints executions and crashes found, and exits 1 on a crash (saved
