@@ -185,12 +185,15 @@ public enum FuzzHarness {
 
     // MARK: The store
 
+    static let fixtureDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("bookkeeper-fuzz-\(getpid())").path
+
     /// A small store of the bookkeeping model with awkward values: NULLs, accents and case variants, numbers
     /// inside names, an order without customer or rows, equal sums. Made once per process.
     public static let fixture: (store: Store, directory: String) = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookkeeper-fuzz-\(getpid())").path
+        let directory = fixtureDirectory
         try? FileManager.default.removeItem(atPath: directory)
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: FuzzHarness.fixtureDirectory) }
         let store = try! Store.create(at: directory + "/fixture.sqlite", model: BookkeepingModel.model)
         let context = ObjectContext(store: store)
         func add(_ entity: String, _ assignments: [String]) {
