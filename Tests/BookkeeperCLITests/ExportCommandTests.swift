@@ -63,7 +63,7 @@ final class ExportCommandTests: ImportTestCase {
         XCTAssertEqual(bk("export", "Tga").stderr, "bookkeeper: unknown entity \"Tga\" — did you mean \"Tag\"?\n")
         let r = bk("export", "Tag", "nodir/t.csv")
         XCTAssertEqual(r.status, 73)
-        XCTAssertEqual(r.stderr, "bookkeeper: nodir/t.csv: cannot open: No such file or directory\n")
+        XCTAssertEqual(r.stderr, "bookkeeper: nodir/t.csv: cannot create (No such file or directory)\n", "as for every output file")
     }
 
     /// The objects only: without the store's own tables (its metadata holds its creation time; its history, imports).

@@ -157,7 +157,7 @@ final class ReliabilityBadFileTests: XCTestCase {
     // MARK: Outputs
 
     func testAnOutputFolderThatDoesNotExist() throws {
-        try fails(73, ["export", "Order", "no/such/folder/orders.csv"], "bookkeeper: no/such/folder/orders.csv: cannot open: No such file or directory\n")
+        try fails(73, ["export", "Order", "no/such/folder/orders.csv"], "bookkeeper: no/such/folder/orders.csv: cannot create (No such file or directory)\n")
         try fails(73, ["backup", "no/such/folder/books.sqlite"],
                   "bookkeeper: no/such/folder/books.sqlite: cannot create the store (no such directory \(dir.file("no/such/folder")))\n")
         try fails(73, ["report", "customers", "--format", "csv", "--output", "no/such/folder/customers.csv"],
@@ -177,7 +177,7 @@ final class ReliabilityBadFileTests: XCTestCase {
         let cases: [([String], Int32, String)] = [
             (["report", "customers", "--format", "csv", "--output", "out/customers.csv"], 73,
              "bookkeeper: out/customers.csv: cannot create (Permission denied)\n"),
-            (["export", "Order", "out/orders.csv"], 73, "bookkeeper: out/orders.csv: cannot open: Permission denied\n"),
+            (["export", "Order", "out/orders.csv"], 73, "bookkeeper: out/orders.csv: cannot create (Permission denied)\n"),
             (["backup", "out/books.sqlite"], 73, "bookkeeper: out/books.sqlite: cannot create the store (unable to open database file)\n"),
         ]
         for (args, status, message) in cases {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Importer
 import ObjectStore
+import ReportRenderers
 
 struct Export: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +19,19 @@ struct Export: StoreCommand {
     func run() throws {
         let store = try openStore(readOnly: true)
         _ = try model.entity(entity)
-        try Exporter.export(store: store, entity: entity, to: file)
+        guard file != "-" else {
+            try Exporter.export(store: store, entity: entity, to: file)
+            return
+        }
+        // Written to a temporary file beside the target, synced and renamed when complete: a failed or
+        // interrupted export never leaves a half-written file (the temporary one is removed).
+        let output = try AtomicFile(path: file)
+        do {
+            try Exporter.export(store: store, entity: entity, to: file, fileDescriptor: output.fileDescriptor)
+            try output.commit()
+        } catch {
+            output.discard()
+            throw error
+        }
     }
 }
