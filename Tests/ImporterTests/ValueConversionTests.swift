@@ -22,6 +22,11 @@ final class ValueConversionTests: XCTestCase {
 
     func decimal(_ units: Int64, _ scale: Int) -> Value { .decimal(DecimalNumber(units: units, scale: scale)) }
 
+    func testTextWithANulByteIsRefused() {
+        XCTAssertEqual(failure("bad\u{0}tail", .string), "the value contains a NUL byte, which text in the store cannot hold")
+        XCTAssertEqual(try? convert("  007 ", .string), .string("  007 "))
+    }
+
     func testDecimalsAreExactWithPointAndGrouping() throws {
         XCTAssertEqual(try convert("1234.50", .decimal(scale: 2)), decimal(123450, 2))
         XCTAssertEqual(try convert("1,234.50", .decimal(scale: 2)), decimal(123450, 2))

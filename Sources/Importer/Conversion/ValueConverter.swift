@@ -8,7 +8,7 @@
 // - Date: `dateFormat` (default YYYY-MM-DD); time parts are ignored for a Date. DateTime: with a format
 //   that has time parts, that format (UTC); otherwise ISO 8601.
 // - Boolean: yes/no, true/false, y/n, 1/0 in any case.
-// - String: the text as it is (codes keep their leading zeros, spaces are kept).
+// - String: the text as it is (codes keep their leading zeros, spaces are kept); a NUL byte is refused.
 // Numbers, dates and booleans may have spaces around them.
 
 import CSV
@@ -36,6 +36,11 @@ package struct ValueConverter: Sendable {
                         text: () -> String) throws(ConversionError) -> Value {
         switch type {
         case .string:
+            // SQLite's C interface, as the store uses it, ends text at a NUL byte: refuse it rather than lose
+            // the rest of the value.
+            if let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil {
+                throw ConversionError(message: "the value contains a NUL byte, which text in the store cannot hold")
+            }
             return .string(text())
         case .decimal(let scale):
             guard let (units, places) = number(trimmed(bytes), allowFraction: true) else {
