@@ -38,9 +38,18 @@ run: build
 	$(BIN) --store $(STORE) imports
 	@$(MAKE) --no-print-directory run-reports
 
+# The suite is XCTest only (no Swift Testing runner, whose empty "0 tests" line would close the output);
+# the last line sums it up as "N passed, N failed, N skipped".
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@mkdir -p $(OUT)
+	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee $(OUT)/test.log; status=$$?; \
+	  line=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with" $(OUT)/test.log | tail -n 1); \
+	  total=$$(echo "$$line" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
+	  failed=$$(echo "$$line" | sed -E 's/.* ([0-9]+) failures?.*/\1/'); \
+	  skipped=$$(echo "$$line" | grep -oE '[0-9]+ tests? skipped' | grep -oE '^[0-9]+' || echo 0); \
+	  if [ -n "$$line" ]; then echo "$$((total - failed - skipped)) passed, $$failed failed, $$skipped skipped"; fi; \
+	  exit $$status
 
 # Speed and memory against a reference measured in the same run (release build; see README "Speed").
 RELEASE_BIN := .build/release/bookkeeper
