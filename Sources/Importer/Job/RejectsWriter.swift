@@ -1,7 +1,8 @@
 // The rejects file of `--on-error skip`: the header, then each rejected input line as it was read, with
 // one more column, `reason`. The file is UTF-8 (an input read as Windows-1252 is transcoded, so the
 // rejects can be fixed and imported again with the same options but the encoding); a rejected record
-// that spans several physical lines is written whole.
+// that spans several physical lines is written whole. Like every output file it is written to a temporary file
+// beside the target, synced and renamed when the import ends, so it is never found half-written.
 
 import CSV
 import Foundation
@@ -11,6 +12,7 @@ import Glibc
 
 final class RejectsWriter {
     let path: String
+    private let temporaryPath: String
     private let fd: Int32
     private var buffer: [UInt8] = []
     private let delimiter: UInt8
@@ -19,9 +21,10 @@ final class RejectsWriter {
     /// Creates (or truncates) the file now, so an unwritable path fails before anything is imported.
     init(path: String, delimiter: UInt8) throws {
         self.path = path
+        self.temporaryPath = path + ".partial-\(getpid())"
         self.delimiter = delimiter
         var fd: Int32
-        repeat { fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
+        repeat { fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
         if fd < 0 {
             throw ImportInputError(message: "\(path): cannot create the rejects file: \(String(cString: strerror(errno)))",
                                    category: .cannotCreateOutput)
@@ -72,14 +75,33 @@ final class RejectsWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Syncs the file, renames it over the target and syncs the folder.
     func close() throws {
-        try flush()
-        _ = Glibc.close(fd)
+        do {
+            try flush()
+            guard fsync(fd) == 0 else {
+                throw ImportInputError(message: "\(path): cannot write: \(String(cString: strerror(errno)))", category: .io)
+            }
+            _ = Glibc.close(fd)
+            guard rename(temporaryPath, path) == 0 else {
+                throw ImportInputError(message: "\(path): cannot create the rejects file: \(String(cString: strerror(errno)))",
+                                       category: .cannotCreateOutput)
+            }
+        } catch {
+            unlink(temporaryPath)
+            throw error
+        }
+        let folder = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            _ = Glibc.close(folder)
+        }
     }
 
-    /// Removes the file (nothing was rejected, or it was a dry run).
+    /// Removes the file, and an older rejects file at the target (nothing was rejected, or it was a dry run).
     func discard() {
         _ = Glibc.close(fd)
+        unlink(temporaryPath)
         unlink(path)
     }
 }
