@@ -18,16 +18,6 @@ final class XLSXRendererTests: XCTestCase {
         return try OpenpyxlWorkbook(path: path)
     }
 
-    private func assertCell(_ workbook: OpenpyxlWorkbook, _ sheet: String, _ reference: String, type: String,
-                            value: Any? = nil, format: String? = nil, bold: Bool? = nil, cached: Any? = nil,
-                            file: StaticString = #filePath, line: UInt = #line) {
-        let cell = workbook.cell(sheet, reference)
-        XCTAssertEqual(cell["type"] as? String, type, "\(reference) type", file: file, line: line)
-        if let value { XCTAssertEqual(cell["value"] as? NSObject, value as? NSObject, "\(reference) value", file: file, line: line) }
-        if let format { XCTAssertEqual(cell["format"] as? String, format, "\(reference) number format", file: file, line: line) }
-        if let bold { XCTAssertEqual(cell["bold"] as? Bool, bold, "\(reference) bold", file: file, line: line) }
-        if let cached { XCTAssertEqual(cell["cached"] as? NSObject, cached as? NSObject, "\(reference) cached value", file: file, line: line) }
-    }
 
     func testCellTypesLayoutAndTotals() throws {
         let workbook = try renderedWorkbook(ReportFixtures.unpaidOrders, ReportFixtures.unpaidOrderRows)
@@ -35,26 +25,26 @@ final class XLSXRendererTests: XCTestCase {
         XCTAssertEqual(workbook.sheetNames, [sheet, "About"])
 
         // Header: bold, frozen, under the autofilter with the data rows.
-        for reference in ["A1", "B1", "C1", "D1", "E1"] { assertCell(workbook, sheet, reference, type: "str", bold: true) }
+        for reference in ["A1", "B1", "C1", "D1", "E1"] { workbook.assertCell(sheet, reference, type: "str", bold: true) }
         XCTAssertEqual(workbook.sheet(sheet)["freeze"] as? String, "A2")
         XCTAssertEqual(workbook.sheet(sheet)["autofilter"] as? String, "A1:E4")
 
         // Codes are strings (and Excel is told not to flag them), dates are dates, money numbers.
-        assertCell(workbook, sheet, "A3", type: "str", value: "007", bold: false)
+        workbook.assertCell(sheet, "A3", type: "str", value: "007", bold: false)
         XCTAssertEqual(workbook.sheet(sheet)["ignoredErrors"] as? [String],
                        [#"<ignoredError sqref="A1:XFD1048576" numberStoredAsText="1"/>"#])
-        assertCell(workbook, sheet, "B3", type: "str", value: "Zoë & Co")
-        assertCell(workbook, sheet, "C2", type: "datetime", value: "2026-10-01T00:00:00", format: "yyyy-mm-dd")
-        assertCell(workbook, sheet, "D2", type: "float", value: 1234.5, format: "#,##0.00")
-        assertCell(workbook, sheet, "D3", type: "float", value: 0.99, format: "#,##0.00")
-        assertCell(workbook, sheet, "D4", type: "int", value: -10000, format: "#,##0.00")
-        assertCell(workbook, sheet, "E2", type: "bool", value: false)
-        assertCell(workbook, sheet, "E4", type: "bool", value: true)
+        workbook.assertCell(sheet, "B3", type: "str", value: "Zoë & Co")
+        workbook.assertCell(sheet, "C2", type: "datetime", value: "2026-10-01T00:00:00", format: "yyyy-mm-dd")
+        workbook.assertCell(sheet, "D2", type: "float", value: 1234.5, format: "#,##0.00")
+        workbook.assertCell(sheet, "D3", type: "float", value: 0.99, format: "#,##0.00")
+        workbook.assertCell(sheet, "D4", type: "int", value: -10000, format: "#,##0.00")
+        workbook.assertCell(sheet, "E2", type: "bool", value: false)
+        workbook.assertCell(sheet, "E4", type: "bool", value: true)
         XCTAssertNil(workbook.cells(sheet)["B4"], "null is an empty cell")
 
         // Totals: a SUBTOTAL formula with its value cached, bold, in the column's format.
-        assertCell(workbook, sheet, "A5", type: "str", value: "Total", bold: true)
-        assertCell(workbook, sheet, "D5", type: "str", value: "=SUBTOTAL(109,D2:D4)", format: "#,##0.00", bold: true,
+        workbook.assertCell(sheet, "A5", type: "str", value: "Total", bold: true)
+        workbook.assertCell(sheet, "D5", type: "str", value: "=SUBTOTAL(109,D2:D4)", format: "#,##0.00", bold: true,
                    cached: -8764.51)
         XCTAssertEqual(workbook.sheet(sheet)["maxRow"] as? Int, 5)
 
@@ -96,7 +86,7 @@ final class XLSXRendererTests: XCTestCase {
             "A8": "Generated", "B8": "2026-11-21 21:00 UTC",
             "A9": "Rows", "B9": "3",
         ])
-        assertCell(workbook, "About", "B9", type: "int", value: 3)
+        workbook.assertCell("About", "B9", type: "int", value: 3)
     }
 
     func testHostileValues() throws {
@@ -104,25 +94,25 @@ final class XLSXRendererTests: XCTestCase {
         let sheet = "hostile"
         XCTAssertEqual(workbook.sheet(sheet)["autofilter"] as? String, "A1:G5")
         // Text stays text, formula-looking or not.
-        assertCell(workbook, sheet, "A2", type: "str", value: "say \"hi\", then; bye")
-        assertCell(workbook, sheet, "A3", type: "str", value: "line\nfeed\ttab 😀")
-        assertCell(workbook, sheet, "A4", type: "str", value: "=cmd|' /C calc'!A0")
-        assertCell(workbook, sheet, "A5", type: "str", value: "@SUM(A1)")
-        assertCell(workbook, sheet, "B2", type: "str", value: "42", format: "General")
-        assertCell(workbook, sheet, "B4", type: "str", value: "-2+3")
+        workbook.assertCell(sheet, "A2", type: "str", value: "say \"hi\", then; bye")
+        workbook.assertCell(sheet, "A3", type: "str", value: "line\nfeed\ttab 😀")
+        workbook.assertCell(sheet, "A4", type: "str", value: "=cmd|' /C calc'!A0")
+        workbook.assertCell(sheet, "A5", type: "str", value: "@SUM(A1)")
+        workbook.assertCell(sheet, "B2", type: "str", value: "42", format: "General")
+        workbook.assertCell(sheet, "B4", type: "str", value: "-2+3")
         // Numbers: huge money, negative zero as 0, decimals at their scale, percentages.
-        assertCell(workbook, sheet, "C2", type: "float", value: 92_233_720_368_547_758.07, format: "#,##0.00")
-        assertCell(workbook, sheet, "C5", type: "int", value: 100, format: "#,##0.00")
-        assertCell(workbook, sheet, "D2", type: "int", value: 0, format: "General")
-        assertCell(workbook, sheet, "D3", type: "float", value: 0.1, format: "General")
-        assertCell(workbook, sheet, "E2", type: "float", value: 0.125, format: "0.0%")
-        assertCell(workbook, sheet, "E4", type: "int", value: 1, format: "0%")
-        assertCell(workbook, sheet, "F2", type: "datetime", value: "2026-11-20T08:30:15", format: "yyyy-mm-dd hh:mm")
-        assertCell(workbook, sheet, "G2", type: "int", value: 1, format: "0")
+        workbook.assertCell(sheet, "C2", type: "float", value: 92_233_720_368_547_758.07, format: "#,##0.00")
+        workbook.assertCell(sheet, "C5", type: "int", value: 100, format: "#,##0.00")
+        workbook.assertCell(sheet, "D2", type: "int", value: 0, format: "General")
+        workbook.assertCell(sheet, "D3", type: "float", value: 0.1, format: "General")
+        workbook.assertCell(sheet, "E2", type: "float", value: 0.125, format: "0.0%")
+        workbook.assertCell(sheet, "E4", type: "int", value: 1, format: "0%")
+        workbook.assertCell(sheet, "F2", type: "datetime", value: "2026-11-20T08:30:15", format: "yyyy-mm-dd hh:mm")
+        workbook.assertCell(sheet, "G2", type: "int", value: 1, format: "0")
         // Totals over both total columns; no label cell over a total column.
-        assertCell(workbook, sheet, "A6", type: "str", value: "Total", bold: true)
-        assertCell(workbook, sheet, "C6", type: "str", value: "=SUBTOTAL(109,C2:C5)", cached: 92_233_720_368_547_858.02)
-        assertCell(workbook, sheet, "G6", type: "str", value: "=SUBTOTAL(109,G2:G5)", format: "0",
+        workbook.assertCell(sheet, "A6", type: "str", value: "Total", bold: true)
+        workbook.assertCell(sheet, "C6", type: "str", value: "=SUBTOTAL(109,C2:C5)", cached: 92_233_720_368_547_858.02)
+        workbook.assertCell(sheet, "G6", type: "str", value: "=SUBTOTAL(109,G2:G5)", format: "0",
                    cached: 9_223_372_036_854_775_806.0)
         XCTAssertNil(workbook.cells(sheet)["D6"])
         XCTAssertEqual(workbook.properties["subject"] as? String, nil)
@@ -136,7 +126,7 @@ final class XLSXRendererTests: XCTestCase {
         XCTAssertEqual(workbook.sheet(sheet)["freeze"] as? String, "A2")
         XCTAssertEqual(Set(workbook.cells(sheet).keys), ["A1", "B1", "C1", "D1", "E1"], "the header only: no totals")
         XCTAssertEqual((workbook.sheet(sheet)["charts"] as? [Any])?.count, 0, "no chart over no rows")
-        assertCell(workbook, "About", "B9", type: "int", value: 0)
+        workbook.assertCell("About", "B9", type: "int", value: 0)
     }
 
     func testChartKinds() throws {
@@ -184,13 +174,13 @@ final class XLSXRendererTests: XCTestCase {
             [.dateTime(secondsSinceEpoch: 1_782_907_200), .date(year: 1899, month: 12, day: 31)],
             [.null, .date(year: 2026, month: 2, day: 30)],
         ])
-        assertCell(workbook, "dates", "A2", type: "datetime", value: "2026-11-21T01:00:00", format: "yyyy-mm-dd hh:mm")
-        assertCell(workbook, "dates", "B2", type: "datetime", value: "2026-11-21T00:00:00", format: "yyyy-mm-dd")
-        assertCell(workbook, "dates", "A3", type: "datetime", value: "2026-07-01T15:00:00")
-        assertCell(workbook, "dates", "B3", type: "str", value: "1899-12-31")
-        assertCell(workbook, "dates", "B4", type: "str", value: "2026-02-30")
-        assertCell(workbook, "About", "A3", type: "str", value: "Generated")
-        assertCell(workbook, "About", "B3", type: "str", value: "2026-11-21 23:00 Europe/Helsinki (UTC+02:00)")
+        workbook.assertCell("dates", "A2", type: "datetime", value: "2026-11-21T01:00:00", format: "yyyy-mm-dd hh:mm")
+        workbook.assertCell("dates", "B2", type: "datetime", value: "2026-11-21T00:00:00", format: "yyyy-mm-dd")
+        workbook.assertCell("dates", "A3", type: "datetime", value: "2026-07-01T15:00:00")
+        workbook.assertCell("dates", "B3", type: "str", value: "1899-12-31")
+        workbook.assertCell("dates", "B4", type: "str", value: "2026-02-30")
+        workbook.assertCell("About", "A3", type: "str", value: "Generated")
+        workbook.assertCell("About", "B3", type: "str", value: "2026-11-21 23:00 Europe/Helsinki (UTC+02:00)")
     }
 
     /// `report --all --format xlsx`: one sheet per report, names made valid and unique, one About.
@@ -219,7 +209,7 @@ final class XLSXRendererTests: XCTestCase {
             let needsQuotes = name.contains { !($0.isLetter || $0.isNumber || $0 == "_") }
             let reference = needsQuotes ? "'\(name.replacingOccurrences(of: "'", with: "''"))'" : name
             XCTAssertEqual(series?.first?["values"] as? String, "\(reference)!$D$2:$D$4")
-            assertCell(read, name, "D5", type: "str", value: "=SUBTOTAL(109,D2:D4)", cached: -8764.51)
+            read.assertCell(name, "D5", type: "str", value: "=SUBTOTAL(109,D2:D4)", cached: -8764.51)
         }
         let about = read.cells("About")
         let sheetsListed = about.filter { ($0.key.hasPrefix("A")) && $0.value["value"] as? String == "Sheet" }.count

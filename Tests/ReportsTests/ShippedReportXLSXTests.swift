@@ -17,16 +17,6 @@ final class ShippedReportXLSXTests: XCTestCase {
         return try OpenpyxlWorkbook(path: path)
     }
 
-    private func assertCell(_ workbook: OpenpyxlWorkbook, _ sheet: String, _ reference: String, type: String,
-                            value: Any? = nil, format: String? = nil, bold: Bool? = nil, cached: Any? = nil,
-                            file: StaticString = #filePath, line: UInt = #line) {
-        let cell = workbook.cell(sheet, reference)
-        XCTAssertEqual(cell["type"] as? String, type, "\(reference) type", file: file, line: line)
-        if let value { XCTAssertEqual(cell["value"] as? NSObject, value as? NSObject, "\(reference) value", file: file, line: line) }
-        if let format { XCTAssertEqual(cell["format"] as? String, format, "\(reference) number format", file: file, line: line) }
-        if let bold { XCTAssertEqual(cell["bold"] as? Bool, bold, "\(reference) bold", file: file, line: line) }
-        if let cached { XCTAssertEqual(cell["cached"] as? NSObject, cached as? NSObject, "\(reference) cached value", file: file, line: line) }
-    }
 
     func testUnpaidOrders() throws {
         let directory = TemporaryDirectory()
@@ -34,7 +24,7 @@ final class ShippedReportXLSXTests: XCTestCase {
         let sheet = "unpaid-orders"
         XCTAssertEqual(book.sheetNames, [sheet, "About"])
         for (reference, title) in zip(["A1", "B1", "C1", "D1"], ["Date", "Customer", "Order", "Total"]) {
-            assertCell(book, sheet, reference, type: "str", value: title, bold: true)
+            book.assertCell(sheet, reference, type: "str", value: title, bold: true)
         }
         XCTAssertEqual(book.sheet(sheet)["freeze"] as? String, "A2")
         XCTAssertEqual(book.sheet(sheet)["autofilter"] as? String, "A1:D9")
@@ -48,9 +38,9 @@ final class ShippedReportXLSXTests: XCTestCase {
         XCTAssertEqual(expected.count, 8)
         for (i, row) in expected.enumerated() {
             let r = i + 2
-            assertCell(book, sheet, "A\(r)", type: "datetime", value: row[0] + "T00:00:00", format: "yyyy-mm-dd")
-            assertCell(book, sheet, "B\(r)", type: "str", value: row[1])
-            assertCell(book, sheet, "C\(r)", type: "str", value: row[2])
+            book.assertCell(sheet, "A\(r)", type: "datetime", value: row[0] + "T00:00:00", format: "yyyy-mm-dd")
+            book.assertCell(sheet, "B\(r)", type: "str", value: row[1])
+            book.assertCell(sheet, "C\(r)", type: "str", value: row[2])
             let cents = Int(row[3])!
             let cell = book.cell(sheet, "D\(r)")
             XCTAssertTrue(["float", "int"].contains(cell["type"] as? String), "D\(r) is a number")
@@ -61,8 +51,8 @@ final class ShippedReportXLSXTests: XCTestCase {
                        [#"<ignoredError sqref="A1:XFD1048576" numberStoredAsText="1"/>"#], "codes raise no number-as-text warning")
 
         // Totals: SUBTOTAL(109, …), so filtering keeps them right, with the exact sum cached.
-        assertCell(book, sheet, "A10", type: "str", value: "Total", bold: true)
-        assertCell(book, sheet, "D10", type: "str", value: "=SUBTOTAL(109,D2:D9)", format: "#,##0.00", bold: true, cached: 7264.05)
+        book.assertCell(sheet, "A10", type: "str", value: "Total", bold: true)
+        book.assertCell(sheet, "D10", type: "str", value: "=SUBTOTAL(109,D2:D9)", format: "#,##0.00", bold: true, cached: 7264.05)
 
         // The About sheet and the document properties carry the title, parameters and generation time.
         let about = book.cells("About").values.compactMap { $0["value"] as? String }
@@ -77,11 +67,11 @@ final class ShippedReportXLSXTests: XCTestCase {
         let directory = TemporaryDirectory()
         let book = try workbook("sales-by-month", in: directory)
         let sheet = "sales-by-month"
-        assertCell(book, sheet, "A2", type: "str", value: "2025-12")
-        assertCell(book, sheet, "B2", type: "int", value: 5, format: "0")
-        assertCell(book, sheet, "C2", type: "float", value: 5692.25, format: "#,##0.00")
-        assertCell(book, sheet, "B11", type: "str", value: "=SUBTOTAL(109,B2:B10)", cached: 35)
-        assertCell(book, sheet, "C11", type: "str", value: "=SUBTOTAL(109,C2:C10)", cached: 31063.1)
+        book.assertCell(sheet, "A2", type: "str", value: "2025-12")
+        book.assertCell(sheet, "B2", type: "int", value: 5, format: "0")
+        book.assertCell(sheet, "C2", type: "float", value: 5692.25, format: "#,##0.00")
+        book.assertCell(sheet, "B11", type: "str", value: "=SUBTOTAL(109,B2:B10)", cached: 35)
+        book.assertCell(sheet, "C11", type: "str", value: "=SUBTOTAL(109,C2:C10)", cached: 31063.1)
         let charts = book.sheet(sheet)["charts"] as? [[String: Any]] ?? []
         XCTAssertEqual(charts.count, 1)
         XCTAssertEqual(charts.first?["type"] as? String, "barChart")
@@ -97,14 +87,14 @@ final class ShippedReportXLSXTests: XCTestCase {
         let directory = TemporaryDirectory()
         let book = try workbook("customers", in: directory)
         let sheet = "customers"
-        assertCell(book, sheet, "B2", type: "str", value: "C001")
-        assertCell(book, sheet, "D2", type: "int", value: 3)
-        assertCell(book, sheet, "E2", type: "datetime", value: "2026-09-11T00:00:00", format: "yyyy-mm-dd")
+        book.assertCell(sheet, "B2", type: "str", value: "C001")
+        book.assertCell(sheet, "D2", type: "int", value: 3)
+        book.assertCell(sheet, "E2", type: "datetime", value: "2026-09-11T00:00:00", format: "yyyy-mm-dd")
         // Hill Street School has no orders: no tags, no last order (empty cells), 0 ordered.
-        assertCell(book, sheet, "A8", type: "str", value: "Hill Street School")
+        book.assertCell(sheet, "A8", type: "str", value: "Hill Street School")
         XCTAssertNil(book.cells(sheet)["C8"])
         XCTAssertNil(book.cells(sheet)["E8"])
-        assertCell(book, sheet, "F8", type: "int", value: 0, format: "#,##0.00")
+        book.assertCell(sheet, "F8", type: "int", value: 0, format: "#,##0.00")
     }
 
     func testEveryReportInOneWorkbook() throws {

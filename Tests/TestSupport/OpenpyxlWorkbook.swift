@@ -134,4 +134,15 @@ public struct OpenpyxlWorkbook {
         process.waitUntilExit()
         return (process.terminationStatus, data, String(decoding: errorData, as: UTF8.self))
     }
+
+    /// Asserts a cell's type and, when given, its value, number format, boldness and cached formula value.
+    public func assertCell(_ sheet: String, _ reference: String, type: String, value: Any? = nil, format: String? = nil,
+                           bold: Bool? = nil, cached: Any? = nil, file: StaticString = #filePath, line: UInt = #line) {
+        let cell = self.cell(sheet, reference)
+        XCTAssertEqual(cell["type"] as? String, type, "\(reference) type", file: file, line: line)
+        if let value { XCTAssertEqual(cell["value"] as? NSObject, value as? NSObject, "\(reference) value", file: file, line: line) }
+        if let format { XCTAssertEqual(cell["format"] as? String, format, "\(reference) number format", file: file, line: line) }
+        if let bold { XCTAssertEqual(cell["bold"] as? Bool, bold, "\(reference) bold", file: file, line: line) }
+        if let cached { XCTAssertEqual(cell["cached"] as? NSObject, cached as? NSObject, "\(reference) cached value", file: file, line: line) }
+    }
 }
