@@ -4,8 +4,11 @@ orders-with-rows CSV (200,000 orders, 20,000 customers, 500 services) into an em
 `sqlite3`'s own `.import` of the same file into one untyped table (WAL, synchronous=NORMAL), in the same run.
 
 Prints each command's median wall time over RUNS runs, peak memory (/usr/bin/time's maximum resident set),
-rows per second and the ratio (targets: ratio at most 1.5, peak memory under 100 MiB); then one import of a
-10,000,000-line file (BIG=0 skips it), checked against 11 times the 1M import's time.
+rows per second and the ratio (targets: ratio at most 1.5, peak memory under 100 MiB); then BIG_RUNS imports of a
+10,000,000-line file (BIG=0 skips them), each followed by another 1M import, and the median 10M time checked
+against 11 times the median of all the 1M imports. (The machine is shared: a single 20-second run against a
+1-second one measured anywhere from 10.9x to 13.1x in the same hour, so both sides are medians of runs taken
+side by side.)
 """
 import os, re, statistics, subprocess, sys
 from pathlib import Path
@@ -15,6 +18,7 @@ WORK = Path(os.environ.get("WORK", "bench/work"))
 RUNS = int(os.environ.get("RUNS", "3"))
 LINES = int(os.environ.get("LINES", "1000000"))
 BIG = int(os.environ.get("BIG", "10000000"))
+BIG_RUNS = int(os.environ.get("BIG_RUNS", "3"))
 HERE = Path(__file__).parent
 
 
@@ -86,12 +90,19 @@ def main():
           f"peak memory {bk_mem:.1f} MiB (target under 100: {'met' if bk_mem < 100 else 'NOT met'})")
     if BIG:
         big = data(BIG)
-        (t, m), counts = bookkeeper_import(big)
-        limit = bk_t * BIG / LINES * 1.1
-        print(f"  {BIG:,} lines: {t:.2f} s, {m / 1024:.1f} MiB peak, {BIG / t:,.0f} rows/s; {counts}")
-        print(f"  {t / bk_t:.1f}x the {LINES:,}-line time (target within {BIG // LINES * 1.1:.0f}x = {limit:.1f} s: "
-              f"{'met' if t <= limit else 'NOT met'})")
-
+        runs = []
+        for _ in range(BIG_RUNS):
+            (t, m), big_counts = bookkeeper_import(big)
+            runs.append((t, m))
+            bk.append(bookkeeper_import(csv)[0])
+        t = statistics.median(t for t, _ in runs)
+        m = max(m for _, m in runs)
+        small = statistics.median(t for t, _ in bk)
+        limit = small * BIG / LINES * 1.1
+        print(f"  {BIG:,} lines ({BIG_RUNS} runs, each followed by a {LINES:,}-line one): median {t:.2f} s "
+              f"(runs {', '.join(f'{x:.2f}' for x, _ in runs)}), {m / 1024:.1f} MiB peak, {BIG / t:,.0f} rows/s; {big_counts}")
+        print(f"  {t / small:.1f}x the median {LINES:,}-line time of {small:.2f} s over {len(bk)} runs "
+              f"(target within {BIG // LINES * 1.1:.0f}x = {limit:.1f} s: {'met' if t <= limit else 'NOT met'})")
 
 if __name__ == "__main__":
     main()

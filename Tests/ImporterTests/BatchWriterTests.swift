@@ -234,6 +234,137 @@ final class BatchWriterTests: XCTestCase {
         XCTAssertEqual(try rows("PRAGMA foreign_key_check"), [])
     }
 
+    /// The indexes the batch keeps up on table `table` right now (read inside the batch's transaction).
+    func indexes(_ w: BatchWriter, on table: String) throws -> [String] {
+        let s = try w.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name")
+        s.bind(1, .text(table))
+        defer { s.reset() }
+        var names: [String] = []
+        while try s.step() { if case .text(let n) = s.column(0) { names.append(n) } }
+        return names
+    }
+
+    func testAnIndexStaysWhileItsKeysComeInOrderAndIsRebuiltWhenNot() throws {
+        try store.batch { w in
+            try w.upsert(try customer(w, "Bolt"))
+            try w.upsert(try customer(w, "Crane"))
+            XCTAssertEqual(try indexes(w, on: "Customer"), ["Customer_code_unique", "Customer_name_unique"],
+                           "names so far in order, codes all NULL: both kept up")
+            try w.upsert(try customer(w, "Acme"))
+            XCTAssertEqual(try indexes(w, on: "Customer"), ["Customer_code_unique"], "Acme sorts before Crane: dropped")
+            try w.upsert(try customer(w, "Dune", code: "C1"))
+            XCTAssertEqual(try indexes(w, on: "Customer"), ["Customer_code_unique"], "a code after NULLs is still in order")
+        }
+        XCTAssertEqual(try rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Customer' AND sql IS NOT NULL ORDER BY name"),
+                       ["Customer_code_unique", "Customer_name_unique"])
+        XCTAssertEqual(try rows("SELECT name FROM Customer INDEXED BY Customer_name_unique ORDER BY name"), ["Acme", "Bolt", "Crane", "Dune"])
+        XCTAssertEqual(try rows("PRAGMA integrity_check"), ["ok"])
+    }
+
+    func testUniquenessHoldsInAnEmptyTableWhoseUniqueIndexIsDropped() throws {
+        let before = try dumpStore(store.path)
+        XCTAssertThrowsError(try store.batch { w in
+            try w.upsert(try customer(w, "Bolt", code: "C2"))
+            try w.upsert(try customer(w, "Acme", code: "C1"))
+            XCTAssertEqual(try indexes(w, on: "Customer"), [], "names and codes out of order: both unique indexes dropped")
+            XCTAssertThrowsError(try w.upsert(try customer(w, "Crane", code: "C2"))) { e in
+                XCTAssertEqual("\(e)", "Customer.code \"C2\" already exists (Customer/1, written earlier in this batch)")
+            }
+            let other = try customer(w, "Acme", code: "C4")
+            XCTAssertThrowsError(try w.upsert(other, by: "code")) { e in
+                XCTAssertEqual("\(e)", "Customer.name \"Acme\" already exists (Customer/2, written earlier in this batch)")
+            }
+            throw CancellationError()
+        })
+        XCTAssertEqual(try dumpStore(store.path), before)
+    }
+
+    func testAnIndexDroppedInARecordRolledBackIsKeptUp() throws {
+        try store.batch { w in
+            try w.upsert(try customer(w, "Bolt"))
+            try w.beginRecord()
+            try w.upsert(try customer(w, "Acme"))
+            try w.rollbackRecord()
+            XCTAssertEqual(try indexes(w, on: "Customer"), ["Customer_code_unique", "Customer_name_unique"],
+                           "the rollback undid the drop")
+            try w.upsert(try customer(w, "Acme"))
+        }
+        XCTAssertEqual(try rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Customer' AND sql IS NOT NULL ORDER BY name"),
+                       ["Customer_code_unique", "Customer_name_unique"])
+        XCTAssertEqual(try rows("SELECT name FROM Customer ORDER BY id"), ["Bolt", "Acme"])
+        XCTAssertEqual(try rows("PRAGMA integrity_check"), ["ok"])
+    }
+
+    /// A constraint only SQLite checks (a one-to-one relationship's unique foreign key) fails the batch, and the
+    /// rows of the failing multi-row INSERT (OR FAIL keeps those before the failing one) go with the transaction.
+    func testAConstraintOnlySQLiteChecksFailsTheWholeBatch() throws {
+        let model = try Model(entities: [
+            Entity("Seat", kind: .directory, naturalKey: "name", attributes: [Attribute("name", .string, required: true, unique: true)],
+                   relationships: [Relationship("guest", to: "Guest", inverse: "seat", deleteRule: .nullify)]),
+            Entity("Guest", kind: .directory, naturalKey: "name", attributes: [Attribute("name", .string, required: true, unique: true)],
+                   relationships: [Relationship("seat", to: "Seat", inverse: "guest", deleteRule: .nullify)]),
+        ])
+        let store = try Store.create(at: dir.file("seats.sqlite"), model: model)
+        try store.batch { w in
+            let guest = try w.record("Guest")
+            guest["name"] = .string("Ada")
+            guest.setReference("seat", to: try w.resolve(.string("1A"), in: "Seat", createMissing: true))
+            try w.upsert(guest)
+        }
+        let before = try dumpStore(store.path)
+        XCTAssertThrowsError(try store.batch { w in
+            let seat = try w.resolve(.string("1A"), in: "Seat")
+            for name in ["Bob", "Cy"] {
+                let guest = try w.record("Guest")
+                guest["name"] = .string(name)
+                if name == "Cy" { guest.setReference("seat", to: seat) }
+                try w.upsert(guest)
+            }
+        }) { e in
+            XCTAssertTrue("\(e)".contains("UNIQUE constraint failed"), "\(e)")
+        }
+        XCTAssertEqual(try dumpStore(store.path), before)
+    }
+
+    /// The order `followIndexes` assumes is SQLite's own: random values of every storage class, sorted both ways.
+    /// (Text with a NUL byte is left out: the store's text ends at a NUL, and the importer refuses it. A wrong
+    /// guess about order would cost only speed: the index would be kept up with an insert out of order.)
+    func testIndexOrderIsSQLitesOrder() throws {
+        var rng = SystemRandomNumberGenerator()
+        let texts = ["", "a", "A", "ab", "a b", "é", "e\u{301}", "Z", "zz", "ß", "日本", "😀", "10", "9"]
+        var values: [SQLValue] = [.null]
+        for _ in 0..<300 {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0: values.append(.integer(Int64.random(in: -5...5, using: &rng)))
+            case 1: values.append(.integer(Int64.random(in: Int64.min...Int64.max, using: &rng)))
+            case 2: values.append(.real([-0.5, 0, 2.5, 1e300, -1e300, 3][Int.random(in: 0..<6, using: &rng)]))
+            case 3: values.append(.text(texts.randomElement(using: &rng)! + texts.randomElement(using: &rng)!))
+            default: values.append(.blob((0..<Int.random(in: 0..<4, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+            }
+        }
+        let db = try DatabaseQueue()
+        let sqliteOrder = try db.write { db -> [Int] in
+            try db.execute(sql: "CREATE TABLE t(v)")
+            for (i, v) in values.enumerated() {
+                let dbValue: DatabaseValueConvertible? = switch v {
+                case .null: nil
+                case .integer(let x): x
+                case .real(let x): x
+                case .text(let x): x
+                case .blob(let x): Data(x)
+                }
+                try db.execute(sql: "INSERT INTO t(rowid, v) VALUES (?, ?)", arguments: [i + 1, dbValue])
+            }
+            try db.execute(sql: "CREATE INDEX t_v ON t(v)")
+            return try Int.fetchAll(db, sql: "SELECT rowid - 1 FROM t INDEXED BY t_v ORDER BY v, rowid")
+        }
+        let ours = values.indices.sorted { a, b in
+            let o = SQLValue.indexOrder(values[a], values[b])
+            return o != 0 ? o < 0 : a < b
+        }
+        XCTAssertEqual(ours, sqliteOrder)
+    }
+
     func testTheImportHistory() throws {
         try store.batch { w in
             try w.upsert(try customer(w, "Acme"))

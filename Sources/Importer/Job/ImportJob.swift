@@ -192,7 +192,6 @@ package final class ImportJob {
         do {
             try store.batch(dryRun: settings.dryRun) { writer in
                 try prepare(writer)
-                writer.rowsArriveInDocumentOrder = shape == .documents
                 firstLines = LineBook(firstNewRowID: try writer.firstNewRowID(of: entity.name))
                 try checkRequired(writer, mapping: mapping)
                 do {

@@ -1,6 +1,7 @@
 // Validation of one record before it is written, worded as ObjectContext's save words it: required
 // values, types and scales, uniqueness against the store (which, inside the batch's transaction, also
-// holds what the batch wrote before), required to-one relationships, and the domain's rules.
+// holds what the batch wrote before; for a table that was empty, against the key caches, which hold every
+// row), required to-one relationships, and the domain's rules.
 
 extension BatchWriter {
     /// Every problem of the record. `stored` is the row it updates (nil for an insert); `knownAbsent` is an
@@ -29,14 +30,20 @@ extension BatchWriter {
                 let a = e.attributes[k]
                 let v = value.sqlValue(for: a.type)
                 if let stored, stored.attributes[k] == v { continue }
-                let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")
-                s.bind(1, v)
                 var holder: Int64?
-                while try s.step() {
-                    let id = s.int64(0)!
-                    if id != stored?.id { holder = id; break }
+                if layout.maxIDAtStart == 0 {
+                    // The table was empty: every row is in the attribute's cache (and its unique index may be
+                    // dropped until the batch ends; see BatchWriter+Indexes).
+                    if let id = try keyCache(layout, k)[v], id != stored?.id { holder = id }
+                } else {
+                    let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")
+                    s.bind(1, v)
+                    while try s.step() {
+                        let id = s.int64(0)!
+                        if id != stored?.id { holder = id; break }
+                    }
+                    s.reset()
                 }
-                s.reset()
                 if let holder {
                     let when = isNew(e.name, holder) ? ", written earlier in this batch" : ""
                     issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \"\(value)\" already exists (\(e.name)/\(holder)\(when))"))

@@ -53,12 +53,6 @@ package final class BatchWriter {
     let connection: SQLConnection
 
     var layouts: [String: EntityLayout] = [:]
-    /// A hint for bulk loads: rows of new documents arrive document by document, in the order the documents
-    /// were inserted (the one-file form of an import). The index on a row table's document column is then
-    /// kept up as rows come, each entry an append on the inserting thread, instead of being rebuilt at the
-    /// end on this one. Without the hint it is rebuilt: rows in another order would make scattered inserts.
-    package var rowsArriveInDocumentOrder = false
-
     /// Rows buffered for multi-row inserts, over all entities.
     var pendingRows = 0
     /// Rows that existed before and were written (or found unchanged) by key in this batch.
@@ -166,7 +160,7 @@ package final class BatchWriter {
     /// and checks the next records. Every other statement of the batch first writes out what is buffered
     /// and waits for it (`statement(_:)`, `execute(_:)`), so reads always see every row written before them.
     func insertRow(_ r: BatchRecord, _ layout: EntityLayout) throws(BatchError) -> Int64 {
-        if layout.deferredIndexes == nil { try deferIndexes(layout) }
+        if layout.deferredIndexes == nil { try prepareIndexes(layout) }
         let id = layout.nextID
         layout.nextID = id + 1
         if savepoint != nil { logUndo { layout.nextID = id } }
@@ -183,10 +177,10 @@ package final class BatchWriter {
             pending.append(r.references[k].map(SQLValue.integer) ?? .null)
         }
         swap(&pending, &layout.pending)
-        let rows = layout.pendingRows + 1
-        layout.pendingRows = rows
+        layout.pendingRows += 1
         pendingRows += 1
-        if rows == layout.chunkRows { try flush(layout) }
+        if !layout.liveIndexes.isEmpty { try followIndexes(layout) }
+        if layout.pendingRows == layout.chunkRows { try flush(layout) }
         return id
     }
 
@@ -259,58 +253,6 @@ package final class BatchWriter {
         }
     }
 
-    // MARK: Bulk loading
-
-    /// A table that was empty when the batch began loses its non-unique indexes until the batch ends, when
-    /// they are made again from their own SQL: sorting once is much cheaper than a million scattered index
-    /// inserts (on the 1M-line bench, 12.3 s with the indexes kept and SQLite's default cache, 2.0 s deferred). Unique indexes stay: validation and key look-ups use them. Nothing during the batch needs
-    /// the dropped ones: rows of a document are only looked up when the row table had rows before.
-    func deferIndexes(_ layout: EntityLayout) throws(BatchError) {
-        layout.deferredIndexes = []
-        guard layout.maxIDAtStart == 0 else { return }
-        let s = try statement("SELECT \"name\", \"sql\" FROM sqlite_master WHERE \"type\" = 'index' AND \"tbl_name\" = ? AND \"sql\" IS NOT NULL ORDER BY \"name\"")
-        s.bind(1, .text(layout.entity.name))
-        var found: [(String, String)] = []
-        while try s.step() {
-            if case .text(let name) = s.column(0), case .text(let sql) = s.column(1), !sql.hasPrefix("CREATE UNIQUE") {
-                found.append((name, sql))
-            }
-        }
-        s.reset()
-        // The index on the document column of a row table stays when rows come in document order (see the hint).
-        if rowsArriveInDocumentOrder, layout.entity.kind == .rows, let link = try? parentLink(layout) {
-            let column = layout.toOne[link.index].column
-            let info = try statement("SELECT \"name\" FROM pragma_index_info(?)")
-            var others: [(String, String)] = []
-            for (name, sql) in found {
-                info.bind(1, .text(name))
-                var columns: [SQLValue] = []
-                while try info.step() { columns.append(info.column(0)) }
-                info.reset()
-                if columns != [.text(column)] { others.append((name, sql)) }
-            }
-            found = others
-        }
-        for (name, _) in found { try execute("DROP INDEX \(quoted(name))") }
-        layout.deferredIndexes = found
-    }
-
-    /// Makes the deferred indexes again: the last step before commit.
-    func finish() throws(BatchError) {
-        let exists = try statement("SELECT 1 FROM sqlite_master WHERE \"type\" = 'index' AND \"name\" = ?")
-        for l in layouts.values.sorted(by: { $0.entity.name < $1.entity.name }) {
-            for (name, sql) in l.deferredIndexes ?? [] {
-                // A drop inside a record that was rolled back did not happen.
-                exists.bind(1, .text(name))
-                let present = try exists.step()
-                exists.reset()
-                if !present { try execute(sql) }
-            }
-            l.deferredIndexes = []
-        }
-    }
-
-
     /// Gives the attributes and references the record does not give their stored values (an update).
     func applyStored(_ r: BatchRecord, _ layout: EntityLayout, _ stored: StoredRow) {
         for k in 0..<r.count where !r.given[k] {
@@ -355,7 +297,7 @@ extension Store {
                     defer { writer.close() }
                     result = try body(writer)
                     try writer.flushAll()
-                    if !dryRun { try writer.finish() }
+                    if !dryRun { try writer.finishIndexes() }
                     return dryRun ? .rollback : .commit
                 }
                 return result!
