@@ -104,17 +104,25 @@ extension BatchWriter {
     /// Makes the dropped indexes again: the last step before commit.
     func finishIndexes() throws(BatchError) {
         let exists = try statement("SELECT 1 FROM sqlite_master WHERE \"type\" = 'index' AND \"name\" = ?")
+        var missing: [String] = []
         for l in layouts.values.sorted(by: { $0.entity.name < $1.entity.name }) {
             for (name, sql) in l.deferredIndexes ?? [] {
                 // A drop inside a record that was rolled back did not happen.
                 exists.bind(1, .text(name))
-                let present = try exists.step()
+                if !(try exists.step()) { missing.append(sql) }
                 exists.reset()
-                if !present { try execute(sql) }
             }
             l.deferredIndexes = []
             l.liveIndexes = []
         }
+        guard !missing.isEmpty else { return }
+        // The load is over and the inserting thread idle: SQLite's sorter may sort on the other cores while
+        // this one reads the table (10M-line bench: 15.2 s → 13.9 s and 17.0 s → 15.2 s, two runs each way;
+        // no difference at 1M lines, where the sorts are small).
+        let helpers = max(0, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4))
+        try execute("PRAGMA threads = \(helpers)")
+        defer { try? connection.execute("PRAGMA threads = 0") }
+        for sql in missing { try execute(sql) }
     }
 }
 
