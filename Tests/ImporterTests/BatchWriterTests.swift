@@ -326,6 +326,36 @@ final class BatchWriterTests: XCTestCase {
         XCTAssertEqual(try dumpStore(store.path), before)
     }
 
+    /// A row table's unique attribute, in a table that was empty: checked against the key cache, which sees the rows
+    /// written before in this batch (its unique index may be dropped until the end).
+    func testAUniqueAttributeOfRowsIsCheckedWithinTheBatch() throws {
+        let model = try Model(entities: [
+            Entity("Invoice", kind: .document, naturalKey: "number", attributes: [Attribute("number", .string, required: true, unique: true)],
+                   relationships: [Relationship("lines", to: "Line", inverse: "invoice", toMany: true, deleteRule: .cascade)]),
+            Entity("Line", kind: .rows, attributes: [Attribute("serial", .string, unique: true)],
+                   relationships: [Relationship("invoice", to: "Invoice", inverse: "lines", required: true, deleteRule: .nullify)]),
+        ])
+        let store = try Store.create(at: dir.file("invoices.sqlite"), model: model)
+        try store.batch { w in
+            let invoice = try w.record("Invoice")
+            invoice["number"] = .string("I-1")
+            let id = try w.upsert(invoice).rowID
+            let line = try w.record("Line")
+            for serial in ["S2", "S1"] {
+                line.reset()
+                line["serial"] = .string(serial)
+                try w.putRow(line, parent: id)
+            }
+            line.reset()
+            line["serial"] = .string("S2")
+            XCTAssertThrowsError(try w.putRow(line, parent: id)) { e in
+                XCTAssertEqual("\(e)", "Line.serial \"S2\" already exists (Line/1, written earlier in this batch)")
+            }
+        }
+        XCTAssertEqual(try queryStore(store.path, "SELECT serial FROM Line ORDER BY id"), ["S2", "S1"])
+        XCTAssertEqual(try queryStore(store.path, "SELECT name FROM sqlite_master WHERE name = 'Line_serial_unique'"), ["Line_serial_unique"])
+    }
+
     /// The order `followIndexes` assumes is SQLite's own: random values of every storage class, sorted both ways.
     /// (Text with a NUL byte is left out: the store's text ends at a NUL, and the importer refuses it. A wrong
     /// guess about order would cost only speed: the index would be kept up with an insert out of order.)

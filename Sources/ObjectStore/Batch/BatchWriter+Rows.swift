@@ -65,7 +65,7 @@ extension BatchWriter {
         if !issues.isEmpty { throw .invalid(issues) }
 
         if !hasStoredRows(layout, parentLayout, parent) {
-            _ = try insertRow(row, layout)
+            cacheInserted(row, layout, try insertRow(row, layout))
             layout.counts.inserted += 1
             return .inserted
         }
@@ -77,9 +77,15 @@ extension BatchWriter {
             let stored = cursor.pending![cursor.position]
             cursor.position += 1
             cursor.lastID = stored.id
-            outcome = try updateRow(row, layout, stored: stored) ? .updated : .unchanged
+            if try updateRow(row, layout, stored: stored) {
+                cacheUpdated(row, stored)
+                outcome = .updated
+            } else {
+                outcome = .unchanged
+            }
         } else {
             cursor.lastID = try insertRow(row, layout)
+            cacheInserted(row, layout, cursor.lastID)
             outcome = .inserted
         }
         cursor.given += 1
