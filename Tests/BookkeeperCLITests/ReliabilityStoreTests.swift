@@ -157,6 +157,13 @@ final class ReliabilityStoreTests: XCTestCase {
         XCTAssertTrue(importLines.first?.hasPrefix("bookkeeper: \(store): database disk image is malformed") ?? false, imported.stderr)
         XCTAssertTrue(importLines.count == 1 || (importLines.count == 2 && importLines[1] == "bookkeeper: nothing was imported"), imported.stderr)
         XCTAssertEqual(pages(), damaged, "nothing was written to the damaged store's pages")
+        // A backup of it is refused (the copy is checked before it is kept): a backup that exists can be restored.
+        let backup = bk(["backup", "copy.sqlite"])
+        XCTAssertEqual(backup.status, 74, "\(backup)")
+        XCTAssertTrue(backup.stderr.hasPrefix("bookkeeper: \(store): the copy fails SQLite's integrity check (On tree page \(page) "), backup.stderr)
+        XCTAssertTrue(backup.stderr.hasSuffix(" — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup. No copy was kept.\n"), backup.stderr)
+        XCTAssertEqual(backup.stderr.split(separator: "\n").count, 1)
+        XCTAssertFalse(filesIn(dir.path).contains { $0.hasPrefix("copy.sqlite") }, "\(filesIn(dir.path))")
         // What does not touch the damaged page still works.
         XCTAssertEqual(bk(["list", "Tag"]).status, 0)
         XCTAssertEqual(bk(["fetch", "Customer", "--count"]).stdout, "20\n")

@@ -98,6 +98,15 @@ extension Store {
         do {
             let destination = try DatabaseQueue(path: temporary)
             try queue.backup(to: destination)
+            // SQLite's backup copies pages as they are, a damaged one too: a copy is kept only when it passes
+            // SQLite's quick check, so that a backup that exists is one that can be restored.
+            let problem = try destination.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check(1)") }.map {
+                $0.split(separator: "\n").filter { !$0.hasPrefix("*** in database") }.joined(separator: " ")
+            }
+            if let problem, problem != "ok" {
+                try? destination.close()
+                throw StoreError.sqlite("\(path): the copy fails SQLite's integrity check (\(problem)) — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup. No copy was kept.")
+            }
             try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
             try destination.close()
             guard rename(temporary, target) == 0 else {
