@@ -306,6 +306,7 @@ extension Store {
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED: throw busyError()
             case .SQLITE_READONLY: throw StoreError.readOnly(path: path)
+            case .SQLITE_CORRUPT: throw StoreError.sqlite(Store.damaged(path, error.message))
             default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }

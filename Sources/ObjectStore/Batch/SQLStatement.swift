@@ -179,6 +179,7 @@ final class SQLConnection {
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy(path: path)
         case SQLITE_READONLY: return .readOnly(path: path)
         case SQLITE_CONSTRAINT: return .constraint("\(message) — while executing `\(sql)`")
+        case SQLITE_CORRUPT: return .sqlite(Store.damaged(path, message))
         default: return .sqlite("\(path): \(message) — while executing `\(sql)`")
         }
     }

@@ -201,6 +201,11 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// The words for a damaged store, wherever SQLite meets the damage.
+    static func damaged(_ path: String, _ message: String?) -> String {
+        "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
+    }
+
     func mapErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -211,7 +216,7 @@ public final class Store: @unchecked Sendable {
             case .SQLITE_READONLY:
                 throw StoreError.readOnly(path: path)
             case .SQLITE_CORRUPT:
-                throw StoreError.sqlite("\(path): \(error.message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup")
+                throw StoreError.sqlite(Store.damaged(path, error.message))
             default:
                 throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
