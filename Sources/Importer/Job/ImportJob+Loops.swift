@@ -11,9 +11,12 @@ extension ImportJob {
         problems.map(\.message).joined(separator: "; ")
     }
 
-    /// Directories, and documents without rows: one record per line.
-    func importRecords(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
-        let r = try writer.record(entity.name)
+    /// The loop of the shapes with one record per line: counts lines and reports progress, refuses a line with
+    /// the wrong number of fields, and gives each other line to `write`, which returns its problems. With
+    /// `--on-error skip` each record is a savepoint: kept when it has no problem, else rolled back and its line
+    /// rejected.
+    func eachRecord(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int,
+                    _ write: (CSVRecord) throws -> [ImportIssue]) throws -> Int {
         let skip = settings.onError == .skip
         var n = 0
         while let record = try reader.next() {
@@ -25,17 +28,7 @@ extension ImportJob {
                 continue
             }
             if skip { try writer.beginRecord() }
-            r.reset()
-            var problems = fill(r, from: record, columns: mainColumns, writer: writer)
-            if problems.isEmpty {
-                do {
-                    let (id, outcome) = try writer.upsert(r, by: key!)
-                    if outcome != .repeated { firstLines[id] = Int32(record.line) }
-                } catch {
-                    if isFatal(error) { throw error }
-                    problems = issues(of: error, record, columns: mainColumns)
-                }
-            }
+            let problems = try write(record)
             if problems.isEmpty {
                 if skip { try writer.commitRecord() }
                 continue
@@ -47,6 +40,24 @@ extension ImportJob {
             }
         }
         return n
+    }
+
+    /// Directories, and documents without rows: one record per line.
+    func importRecords(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
+        let r = try writer.record(entity.name)
+        return try eachRecord(reader, writer, progress, fields: fields) { record in
+            r.reset()
+            let problems = fill(r, from: record, columns: mainColumns, writer: writer)
+            guard problems.isEmpty else { return problems }
+            do {
+                let (id, outcome) = try writer.upsert(r, by: key!)
+                if outcome != .repeated { firstLines[id] = Int32(record.line) }
+                return []
+            } catch {
+                if isFatal(error) { throw error }
+                return issues(of: error, record, columns: mainColumns)
+            }
+        }
     }
 
     /// Documents with their rows in one file: the lines of one document together form one unit.
@@ -180,46 +191,26 @@ extension ImportJob {
     /// A row table on its own: each line names its document; a file's rows replace those of the documents it names.
     func importRows(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
         let row = try writer.record(entity.name)
-        let skip = settings.onError == .skip
         let parentName = KeyPathResolver(model: model, entity: entity).parentRelationship?.name
         let parentColumn = mainColumns.first { $0.target.property == parentName }
         var lastParent: Int64?
-        var n = 0
-        while let record = try reader.next() {
-            n += 1
-            if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
-            if let problem = checkFieldCount(record, expected: fields) {
-                issues.add(problem)
-                if skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
-                continue
-            }
-            if skip { try writer.beginRecord() }
+        let n = try eachRecord(reader, writer, progress, fields: fields) { record in
             row.reset()
-            var problems = fill(row, from: record, columns: mainColumns, writer: writer)
-            if problems.isEmpty {
-                if let parentName, let parent = row.reference(parentName) {
-                    if parent != lastParent {
-                        if let lastParent { writer.endRows(entity.name, of: lastParent) }
-                        lastParent = parent
-                    }
-                    do {
-                        try writer.putRow(row, parent: parent)
-                    } catch {
-                        if isFatal(error) { throw error }
-                        problems = issues(of: error, record, columns: mainColumns)
-                    }
-                } else {
-                    problems = [issue(record, parentColumn, "\(entity.name).\(parentName ?? "document") is required")]
-                }
+            let problems = fill(row, from: record, columns: mainColumns, writer: writer)
+            guard problems.isEmpty else { return problems }
+            guard let parentName, let parent = row.reference(parentName) else {
+                return [issue(record, parentColumn, "\(entity.name).\(parentName ?? "document") is required")]
             }
-            if problems.isEmpty {
-                if skip { try writer.commitRecord() }
-                continue
+            if parent != lastParent {
+                if let lastParent { writer.endRows(entity.name, of: lastParent) }
+                lastParent = parent
             }
-            for p in problems { issues.add(p) }
-            if skip {
-                try writer.rollbackRecord()
-                try reject([record.rawText], reason: reason(problems), entity: entity.name)
+            do {
+                try writer.putRow(row, parent: parent)
+                return []
+            } catch {
+                if isFatal(error) { throw error }
+                return issues(of: error, record, columns: mainColumns)
             }
         }
         if let lastParent { writer.endRows(entity.name, of: lastParent) }

@@ -277,8 +277,8 @@ extension Store {
     /// everything and writes nothing.
     package func batch<T>(dryRun: Bool = false, _ body: (BatchWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.readOnly(path: path) }
-        do {
-            return try queue.inDatabase { db in
+        return try mapErrors {
+            try queue.inDatabase { db in
                 guard let handle = db.sqliteConnection else { throw BatchError.sqlite("\(path): the connection is closed") }
                 // Foreign keys are off for the batch when that is safe (see `batchKeepsReferencesIntact`): every
                 // key the batch writes is a row ID it has just resolved or inserted, and SQLite's checks (a parent
@@ -301,13 +301,6 @@ extension Store {
                     return dryRun ? .rollback : .commit
                 }
                 return result!
-            }
-        } catch let error as DatabaseError {
-            switch error.resultCode {
-            case .SQLITE_BUSY, .SQLITE_LOCKED: throw busyError()
-            case .SQLITE_READONLY: throw StoreError.readOnly(path: path)
-            case .SQLITE_CORRUPT: throw StoreError.sqlite(Store.damaged(path, error.message))
-            default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }
     }

@@ -105,7 +105,7 @@ extension Store {
             }
             if let problem, problem != "ok" {
                 try? destination.close()
-                throw StoreError.sqlite("\(path): the copy fails SQLite's integrity check (\(problem)) — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup. No copy was kept.")
+                throw StoreError.sqlite(Store.damaged(path, "the copy fails SQLite's integrity check (\(problem))") + ". No copy was kept.")
             }
             try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
             try destination.close()
