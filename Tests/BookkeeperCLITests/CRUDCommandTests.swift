@@ -2,27 +2,7 @@ import XCTest
 import TestSupport
 
 /// End to end: the built `bookkeeper` binary on temporary stores.
-final class CRUDCommandTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-    }
-
-    @discardableResult
-    func bk(_ args: String..., stdin: String? = nil) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, stdin: stdin)
-    }
-
-    /// Runs a command that must succeed and returns its stdout.
-    @discardableResult
-    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = runCLI(["--store", store] + args, in: dir.path)
-        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
-        return r.stdout
-    }
-
+final class CRUDCommandTests: StoreCommandTestCase {
     func seed() {
         ok("init")
         ok("add", "Tag", "name=vip")

@@ -2,19 +2,9 @@ import XCTest
 import TestSupport
 
 /// `bookkeeper fetch` end to end: predicates, sort keys, columns, formats, --count, --explain, errors.
-final class FetchCommandTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-
-    @discardableResult
-    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = runCLI(["--store", store] + args, in: dir.path)
-        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
-        return r.stdout
-    }
-
+final class FetchCommandTests: StoreCommandTestCase {
     override func setUp() {
-        dir = TemporaryDirectory()
+        super.setUp()
         ok("init")
         for t in ["vip", "wholesale"] { ok("add", "Tag", "name=\(t)") }
         ok("add", "Customer", "name=Müller GmbH", "code=C1", "tags=vip")

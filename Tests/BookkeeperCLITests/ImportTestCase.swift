@@ -3,30 +3,8 @@ import XCTest
 import TestSupport
 
 /// A temporary store and helpers for end-to-end import tests of the built binary.
-class ImportTestCase: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
+class ImportTestCase: StoreCommandTestCase {
     var sampleData: URL { packageRoot.appendingPathComponent("SampleData") }
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-    }
-
-    @discardableResult
-    func bk(_ args: [String], stdin: String? = nil) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, stdin: stdin)
-    }
-
-    @discardableResult
-    func bk(_ args: String..., stdin: String? = nil) -> CLIResult { bk(args, stdin: stdin) }
-
-    /// Runs a command that must succeed and returns its stdout.
-    @discardableResult
-    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = bk(args)
-        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
-        return r.stdout
-    }
 
     /// Writes a CSV file into the test directory; returns its name (commands run in the directory).
     @discardableResult

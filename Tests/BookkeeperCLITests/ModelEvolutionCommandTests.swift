@@ -2,23 +2,7 @@ import XCTest
 import TestSupport
 
 /// The model is the user's: model files, automatic and explicit migrations, yesterday's store.
-final class ModelEvolutionCommandTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-    }
-
-    @discardableResult
-    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = runCLI(["--store", store] + args, in: dir.path)
-        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
-        return r.stdout
-    }
-
-    func run(_ args: String...) -> CLIResult { runCLI(["--store", store] + args, in: dir.path) }
-
+final class ModelEvolutionCommandTests: StoreCommandTestCase {
     static let banks = """
         entities:
           Bank:
@@ -58,7 +42,7 @@ final class ModelEvolutionCommandTests: XCTestCase {
         try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("Tests/Fixtures/v1-store.sqlite").path, toPath: store)
         XCTAssertEqual(ok("show", "Order", "A-1").split(separator: "\n").last, "rows      OrderRow/1", "the first schema's store opens as it is")
         dir.write("model.yaml", Self.banks)
-        let list = run("list", "Customer")
+        let list = bk("list", "Customer")
         XCTAssertEqual(list.status, 0, "\(list)")
         XCTAssertTrue(list.stderr.hasPrefix("bookkeeper: \(store): migrated to the current model: add attribute Customer.vat; add relationship Customer.bank;"), list.stderr)
         XCTAssertTrue(list.stdout.hasPrefix("id  name         code  info            vat  bank\n"), list.stdout)
@@ -84,10 +68,10 @@ final class ModelEvolutionCommandTests: XCTestCase {
             2 objects
 
             """, "the entity's default sort: closed desc, name")
-        let rule = run("add", "Bank", "name=Third", "cert=9", "deposits=-1")
+        let rule = bk("add", "Bank", "name=Third", "cert=9", "deposits=-1")
         XCTAssertEqual(rule.status, 65)
         XCTAssertEqual(rule.stderr, "bookkeeper: new Bank \"9\": deposits cannot be negative\n")
-        let deny = run("delete", "Bank", "101")
+        let deny = bk("delete", "Bank", "101")
         XCTAssertEqual(deny.status, 65)
         XCTAssertEqual(deny.stderr, "bookkeeper: Bank/1 \"101\" cannot be deleted: 1 Invoice object refers to it (Invoice/1 \"I-1\") — Bank.invoices has delete rule Deny\n")
         XCTAssertEqual(ok("delete", "Invoice", "I-1"), "deleted Invoice/1 and 2 dependants (InvoiceLine/1, InvoiceLine/2)\n")
@@ -99,7 +83,7 @@ final class ModelEvolutionCommandTests: XCTestCase {
         ok("init")
         let before = try dumpStore(store)
         dir.write("model.yaml", "entities:\n  Bank:\n    kind: directory\n    attributes:\n      name: { type: strin }\n")
-        let r = run("list", "Customer")
+        let r = bk("list", "Customer")
         XCTAssertEqual(r.status, 78)
         XCTAssertEqual(r.stderr, "bookkeeper: model.yaml:5:21: unknown type \"strin\" — did you mean \"string\"? (types: string, integer, decimal, double, boolean, date, datetime, binary)\n".replacingOccurrences(of: "model.yaml", with: dir.file("model.yaml")))
         XCTAssertEqual(try dumpStore(store), before)
@@ -117,7 +101,7 @@ final class ModelEvolutionCommandTests: XCTestCase {
         ok("add", "Customer", "name=Bolt", "tier=x")
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      tier: { type: integer, required: true }\n")
         let before = try dumpStore(store)
-        let refused = run("list", "Customer")
+        let refused = bk("list", "Customer")
         XCTAssertEqual(refused.status, 65)
         XCTAssertEqual(refused.stderr, """
             bookkeeper: \(store): the model changed in ways that could lose data, so the store was not migrated
@@ -131,11 +115,11 @@ final class ModelEvolutionCommandTests: XCTestCase {
         let plan = ok("migrate", "--dry-run", "--allow-data-loss")
         XCTAssertTrue(plan.contains("- blocked: Customer.tier: 1 value is not Integer (\"x\" in Customer/2)\n"), plan)
         XCTAssertTrue(plan.contains("INSERT INTO \"_bk_new_Customer\" (\"id\", \"name\", \"code\", \"info\", \"tier\") SELECT \"id\", \"name\", \"code\", \"info\", bk_convert(\"tier\", 'string', 'integer') FROM \"Customer\";"), plan)
-        let blocked = run("migrate", "--allow-data-loss")
+        let blocked = bk("migrate", "--allow-data-loss")
         XCTAssertEqual(blocked.status, 65)
         XCTAssertTrue(blocked.stderr.hasPrefix("bookkeeper: \(store): the data does not allow the migration yet; nothing was changed\n"), blocked.stderr)
         try executeSQL(store, "UPDATE Customer SET tier = '2' WHERE name = 'Bolt'")
-        let withoutFlag = run("migrate")
+        let withoutFlag = bk("migrate")
         XCTAssertEqual(withoutFlag.status, 65)
         XCTAssertTrue(withoutFlag.stderr.contains("run `bookkeeper migrate --allow-data-loss`"), withoutFlag.stderr)
         let done = ok("migrate", "--allow-data-loss")
@@ -150,8 +134,8 @@ final class ModelEvolutionCommandTests: XCTestCase {
         ok("add", "Customer", "name=Acme", "fax=555")
         ok("add", "Customer", "name=Bolt")
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      telefax: { type: string, required: true }\n")
-        XCTAssertEqual(run("list", "Customer").status, 65)
-        let r = run("migrate", "--rename", "Customer.fax=telefax", "--default", "Customer.telefax=none", "--allow-data-loss")
+        XCTAssertEqual(bk("list", "Customer").status, 65)
+        let r = bk("migrate", "--rename", "Customer.fax=telefax", "--default", "Customer.telefax=none", "--allow-data-loss")
         XCTAssertEqual(r.status, 0, "\(r)")
         XCTAssertEqual(try queryRows(store, "SELECT name, telefax FROM Customer ORDER BY id"), [["Acme", "555"], ["Bolt", "none"]])
     }

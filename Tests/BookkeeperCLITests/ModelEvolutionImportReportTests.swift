@@ -3,21 +3,7 @@ import TestSupport
 
 /// A model file's new entities are first-class: imported from CSV (the real FDIC bank list), fetched with
 /// predicates over their key paths, and reported on.
-final class ModelEvolutionImportReportTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-    }
-
-    @discardableResult
-    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = runCLI(["--store", store] + args, in: dir.path)
-        XCTAssertEqual(r.status, 0, "\(args): \(r)", file: file, line: line)
-        return r.stdout
-    }
-
+final class ModelEvolutionImportReportTests: StoreCommandTestCase {
     static let model = """
         entities:
           Bank:
