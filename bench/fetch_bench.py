@@ -8,27 +8,12 @@ The store is filled with SQL (deterministically) so this bench does not depend o
 import csv, io, os, sqlite3, statistics, subprocess, sys, time
 from pathlib import Path
 
+from benchlib import bench_store, median_run
+
 BIN = os.environ.get("BIN", ".build/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "bench/work"))
 RUNS = int(os.environ.get("RUNS", "5"))
 STORE = WORK / "fetch-200k.sqlite"
-
-FILL = """
-PRAGMA synchronous = OFF;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-INSERT INTO Customer (id, name, code) SELECT i, 'Customer ' || i, printf('C%05d', i) FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
-INSERT INTO Service (id, name, code) SELECT i, 'Service ' || i, printf('S%03d', i) FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
-INSERT INTO "Order" (id, number, date, made, paid, customer_id)
-SELECT i, printf('O-%06d', i), date('2024-01-01', '+' || (i * 37 % 366) || ' days'), (i % 4) != 0, (i % 3) = 0,
-       CASE WHEN i % 50 = 0 THEN NULL ELSE 1 + (i * 7919) % 20000 END FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
-INSERT INTO OrderRow (id, order_id, service_id, quantity, price, sum)
-SELECT i, 1 + (i - 1) / 5, 1 + (i * 31) % 500, 1000, NULL, 1000 + (i * 7717) % 100000 FROM n;
-COMMIT;
-"""
 
 # Unpaid, made orders worth more than 1000, by date then customer name: a to-one path, an aggregate in the
 # predicate and in the columns, a multi-key sort.
@@ -47,37 +32,15 @@ ORDER BY o.date, c.name, o.id;
 """
 
 
-def run(cmd, stdin=None):
-    """Wall seconds and peak RSS (KiB, from /usr/bin/time) of one run, output discarded."""
-    stats = WORK / "time.txt"
-    start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(stats)] + cmd, input=stdin, text=True,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}: {proc.stderr}")
-    return elapsed, int(stats.read_text().split()[-1])
-
-
-def median_run(cmd, stdin=None):
-    results = [run(cmd, stdin) for _ in range(RUNS)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
-
-
 def main():
-    WORK.mkdir(parents=True, exist_ok=True)
-    if not STORE.exists():
-        subprocess.run([BIN, "--store", str(STORE), "init"], check=True, stdout=subprocess.DEVNULL)
-        db = sqlite3.connect(STORE)
-        db.executescript(FILL)
-        db.close()
+    bench_store(BIN, STORE)
     ours = subprocess.run(FETCH, check=True, capture_output=True, text=True).stdout
     theirs = subprocess.run(["sqlite3", str(STORE)], input=HAND_SQL, check=True, capture_output=True, text=True).stdout
     # sqlite3 quotes every text field and ends lines with CRLF; compare the records, not the bytes.
     same = list(csv.reader(io.StringIO(ours))) == list(csv.reader(io.StringIO(theirs)))
     rows = ours.count("\n") - 1
-    t_ours, m_ours = median_run(FETCH)
-    t_ref, m_ref = median_run(["sqlite3", str(STORE)], HAND_SQL)
+    t_ours, m_ours = median_run(FETCH, WORK, RUNS)
+    t_ref, m_ref = median_run(["sqlite3", str(STORE)], WORK, RUNS, HAND_SQL)
     print(f"fetch: 200,000 orders, 1,000,000 rows; {rows} results; output identical to sqlite3's: {'yes' if same else 'NO'}")
     print(f"  bookkeeper fetch   {t_ours:7.3f} s   peak {m_ours / 1024:6.1f} MiB")
     print(f"  sqlite3 (by hand)  {t_ref:7.3f} s   peak {m_ref / 1024:6.1f} MiB")

@@ -13,6 +13,9 @@ The store is filled with SQL (deterministically), so this bench does not depend 
 import csv, io, os, statistics, subprocess, sqlite3, sys, time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchlib import bench_store, run  # noqa: E402  (bench/benchlib.py, shared with the fetch bench)
+
 BIN = os.environ.get("BIN", ".build/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "out/bench"))
 RUNS = int(os.environ.get("RUNS", "5"))
@@ -20,25 +23,6 @@ CC = os.environ.get("CC", "cc")
 STORE = WORK / "reports-200k.sqlite"
 UNTIL = "2024-12-31"
 HERE = Path(__file__).resolve().parent
-
-# The same store as bench/fetch_bench.py: 20,000 customers, 500 services, 200,000 orders over 2024 (3/4 made,
-# 1/3 paid, 1 in 50 without a customer), 5 rows each.
-FILL = """
-PRAGMA synchronous = OFF;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-INSERT INTO Customer (id, name, code) SELECT i, 'Customer ' || i, printf('C%05d', i) FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
-INSERT INTO Service (id, name, code) SELECT i, 'Service ' || i, printf('S%03d', i) FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
-INSERT INTO "Order" (id, number, date, made, paid, customer_id)
-SELECT i, printf('O-%06d', i), date('2024-01-01', '+' || (i * 37 % 366) || ' days'), (i % 4) != 0, (i % 3) = 0,
-       CASE WHEN i % 50 = 0 THEN NULL ELSE 1 + (i * 7919) % 20000 END FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
-INSERT INTO OrderRow (id, order_id, service_id, quantity, price, sum)
-SELECT i, 1 + (i - 1) / 5, 1 + (i * 31) % 500, 1000, NULL, 1000 + (i * 7717) % 100000 FROM n;
-COMMIT;
-"""
 
 # The report's query written by hand for sqlite3 (money as text with two decimals, as the CSV renderer writes it).
 HAND_SQL = f"""
@@ -54,30 +38,13 @@ ORDER BY o.date, c.name, o.id;
 REPORT = [BIN, "--store", str(STORE), "report", "unpaid-orders", "--param", f"until={UNTIL}"]
 
 
-def run(cmd, stdin=None, stdout=subprocess.DEVNULL):
-    """Wall seconds and peak RSS (KiB, from /usr/bin/time) of one run."""
-    stats = WORK / "time.txt"
-    start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(stats)] + cmd, input=stdin, text=True,
-                          stdout=stdout, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}: {proc.stderr}")
-    return elapsed, int(stats.read_text().split()[-1])
-
-
-def median_run(cmd, stdin=None):
-    results = [run(cmd, stdin) for _ in range(RUNS)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
-
-
 def interleaved(a, b, stdin_b=None):
     """Runs a and b alternately RUNS times each (so both see the same machine load): for each, the median and
     the best wall time, and the peak memory."""
     ra, rb = [], []
     for _ in range(RUNS):
-        ra.append(run(a))
-        rb.append(run(b, stdin_b))
+        ra.append(run(a, WORK))
+        rb.append(run(b, WORK, stdin_b))
     summary = lambda rs: (statistics.median(r[0] for r in rs), min(r[0] for r in rs), max(r[1] for r in rs))
     return summary(ra), summary(rb)
 
@@ -95,12 +62,7 @@ def xlsx_values(path):
 
 
 def main():
-    WORK.mkdir(parents=True, exist_ok=True)
-    if not STORE.exists():
-        subprocess.run([BIN, "--store", str(STORE), "init"], check=True, stdout=subprocess.DEVNULL)
-        db = sqlite3.connect(STORE)
-        db.executescript(FILL)
-        db.close()
+    bench_store(BIN, STORE)
     reference = WORK / "unpaid_orders"
     subprocess.run([CC, "-O2", "-o", str(reference), str(HERE / "unpaid_orders.c"), "-lsqlite3", "-lxlsxwriter"], check=True)
 
