@@ -3,25 +3,8 @@ import TestSupport
 
 /// The model is the user's: model files, automatic and explicit migrations, yesterday's store.
 final class ModelEvolutionCommandTests: StoreCommandTestCase {
-    static let banks = """
-        entities:
-          Bank:
-            kind: directory
-            key: cert
-            attributes:
-              name:     { type: string, required: true }
-              city:     { type: string }
-              cert:     { type: integer, unique: true, required: true }
-              closed:   { type: date }
-              deposits: { type: decimal, scale: 2 }
-            rules:
-              - { where: "deposits == nil OR deposits >= 0", message: "deposits cannot be negative" }
-            sort: closed desc, name
-          Customer:
-            attributes:
-              vat: { type: string, unique: true }
-            relationships:
-              bank: { to: Bank, inverse: customers, delete: nullify }
+    /// The shared banks model, with invoices of banks (a document and its rows).
+    static let banks = ModelFixtures.banks + "\n" + """
           Invoice:
             kind: document
             attributes:

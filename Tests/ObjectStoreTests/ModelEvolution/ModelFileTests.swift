@@ -18,26 +18,7 @@ final class ModelFileTests: XCTestCase {
         ]),
     ])
 
-    static let example = """
-        entities:
-          Bank:
-            kind: directory                 # directory | document | rows
-            key: cert                       # natural key
-            attributes:
-              name:     { type: string, required: true }
-              city:     { type: string }
-              cert:     { type: integer, unique: true, required: true }
-              closed:   { type: date }
-              deposits: { type: decimal, scale: 2 }
-            rules:
-              - { where: "deposits == nil OR deposits >= 0", message: "deposits cannot be negative" }
-            sort: closed desc, name
-          Customer:
-            attributes:
-              vat: { type: string, unique: true }
-            relationships:
-              bank: { to: Bank, inverse: customers, delete: nullify }   # the inverse to-many is created on Bank
-        """
+    static let example = ModelFixtures.banks
 
     func testTheIssuesExampleExtendsTheModel() throws {
         let model = try ModelFile.parse(Self.example, name: "model.yaml", extending: Self.base)
