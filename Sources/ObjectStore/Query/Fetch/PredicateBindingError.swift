@@ -1,6 +1,6 @@
 /// A predicate that reads well but does not fit the model: an unknown key, a wrong type, an unquantified
 /// to-many key path. Rendered like a syntax error: `where:1:1: unknown key "nmae" on Customer — did you mean "name"?`
-public struct PredicateBindingError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceError {
     public let message: String
     public let hint: String?
     package let position: SourcePosition
@@ -13,13 +13,6 @@ public struct PredicateBindingError: Error, Hashable, Sendable, CustomStringConv
         self.source = source
     }
 
-    public var line: Int { source.location(of: position).line }
-    public var column: Int { source.location(of: position).column }
-
-    public var description: String { source.renderOneLine(message: message, hint: hint, at: position) }
-
-    /// With the predicate's line and a caret under the place.
-    public var diagnostic: String { source.renderWithSource(message: message, hint: hint, at: position) }
 }
 
 extension PredicateBindingError: CategorizedError {

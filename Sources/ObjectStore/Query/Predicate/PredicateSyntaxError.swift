@@ -17,7 +17,7 @@
 ///
 /// An error found at end of input points at the last token, the one that
 /// wanted something after it; an unterminated string points at its opening quote.
-public struct PredicateSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct PredicateSyntaxError: Error, Hashable, Sendable, PredicateSourceError {
     /// What was expected and what was found, without the place.
     public let message: String
     /// A remedy, e.g. `did you mean BEGINSWITH?`; nil when there is none to offer.
@@ -34,6 +34,18 @@ public struct PredicateSyntaxError: Error, Hashable, Sendable, CustomStringConve
         self.source = source
     }
 
+}
+
+/// What the errors about a predicate's text share (`PredicateSyntaxError`, `PredicateBindingError`): a message,
+/// perhaps a remedy, and the place, rendered in one line or with the predicate's line and a caret.
+package protocol PredicateSourceError: CustomStringConvertible {
+    var message: String { get }
+    var hint: String? { get }
+    var position: SourcePosition { get }
+    var source: PredicateSourceText { get }
+}
+
+extension PredicateSourceError {
     /// The source name given by the caller: `where`, `Reports/x.yaml`.
     public var sourceName: String { source.origin.name }
     /// The 1-based line in the named source.
