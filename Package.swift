@@ -62,7 +62,7 @@ let package = Package(
         // What each fuzz target does with one input; Fuzz/ wraps it for libFuzzer, FuzzRegressionTests replays inputs.
         .target(name: "FuzzHarness", dependencies: ["CSV", "ObjectStore", "Bookkeeping", "Reports"], path: "Tests/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"], exclude: ["Inputs"]),
-        .testTarget(name: "CSVTests", dependencies: ["CSV"]),
+        .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
         .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "TestSupport"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
         .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),

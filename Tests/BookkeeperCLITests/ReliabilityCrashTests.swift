@@ -41,7 +41,7 @@ final class ReliabilityCrashTests: XCTestCase {
         XCTAssertNotEqual(before, after)
 
         // Kill moments spread over the whole run (start-up, reading, writing, commit) and a little past it.
-        var random = SeededRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var outcomes = (before: 0, after: 0, finished: 0, midway: 0)
         let store = dir.file("trial.sqlite")
         for trial in 0..<trials {

@@ -14,7 +14,7 @@ final class ReliabilityRoundTripTests: XCTestCase {
 
     func testExportThenImportGivesTheSameStore() throws {
         let rounds = environmentInt("BOOKKEEPER_ROUNDTRIP_ROUNDS", 4)
-        var random = SeededRandom(seed: UInt64(environmentInt("BOOKKEEPER_ROUNDTRIP_SEED", 61)))
+        var random = SeededGenerator(seed: UInt64(environmentInt("BOOKKEEPER_ROUNDTRIP_SEED", 61)))
         for round in 0..<rounds {
             let dir = TemporaryDirectory()
             func text(_ minimum: Int = 0) -> String {

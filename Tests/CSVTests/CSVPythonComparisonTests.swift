@@ -3,6 +3,7 @@
 
 import Foundation
 import XCTest
+import TestSupport
 @testable import CSV
 
 final class CSVPythonComparisonTests: XCTestCase {

@@ -79,21 +79,6 @@ final class PredicateDifferentialTests: XCTestCase {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so a failure can be reproduced.
-struct SeededGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(upTo n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[next(upTo: items.count)] }
-}
-
 /// Random predicates over Book, built from the model's key paths and the fixture's own values.
 enum Generator {
     static let strings = ["the muller case", "The Müller Case", "Strasse", "strasse", "Straße", "Item", "item 2 of 10",

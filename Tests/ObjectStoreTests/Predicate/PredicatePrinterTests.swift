@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 @testable import ObjectStore
 
 final class PredicatePrinterTests: XCTestCase {
@@ -107,22 +108,14 @@ final class PredicatePrinterTests: XCTestCase {
 
 /// Random syntax trees from a seed (SplitMix64), with synthetic ranges.
 struct PredicateTreeGenerator {
-    private var state: UInt64
+    private var random: SeededGenerator
 
-    init(seed: UInt64) { state = seed }
-
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
     /// 0..<n
-    private mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    private mutating func below(_ n: Int) -> Int { random.next(upTo: n) }
     private mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    private mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    private mutating func pick<T>(_ items: [T]) -> T { random.pick(items) }
 
     private static let keys = [
         "name", "total", "customer", "rows", "sum", "_x1", "größe", "名前", "cafe\u{301}", "Ωmega",

@@ -1,21 +1,15 @@
 import Foundation
 import XCTest
+import TestSupport
 @testable import ObjectStore
 
 final class TextCollationTests: XCTestCase {
     /// A deterministic shuffle (SplitMix64 + Fisher–Yates).
     private func shuffled<T>(_ items: [T], seed: UInt64) -> [T] {
-        var state = seed
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SeededGenerator(seed: seed)
         var result = items
         for i in stride(from: result.count - 1, to: 0, by: -1) {
-            result.swapAt(i, Int(next() % UInt64(i + 1)))
+            result.swapAt(i, random.next(upTo: i + 1))
         }
         return result
     }
