@@ -5,8 +5,10 @@ import PackageDescription
 // bookkeeping model, run through SQL and the evaluator), and the report-definition loader. A package of its
 // own, so that the main package's `swift build` and `swift test` never see -sanitize=fuzzer. Build and run
 // with `make fuzz` at the top (it passes -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library).
-// Each target is a thin wrapper around a function of Tests/FuzzHarness, which the main package's
+// Each target is a thin wrapper around a function of Tests/FuzzHarness (FuzzDriver hands over to libFuzzer), which the main package's
 // FuzzRegressionTests also run on every input that ever crashed.
+let harness: [Target.Dependency] = ["FuzzDriver", .product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]
+
 let package = Package(
     name: "BookkeeperFuzz",
     platforms: [.macOS(.v13)],
@@ -14,8 +16,9 @@ let package = Package(
         .package(name: "Bookkeeper", path: ".."),
     ],
     targets: [
-        .executableTarget(name: "FuzzCSV", dependencies: [.product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]),
-        .executableTarget(name: "FuzzPredicate", dependencies: [.product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]),
-        .executableTarget(name: "FuzzReportDefinition", dependencies: [.product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]),
+        .target(name: "FuzzDriver"),
+        .executableTarget(name: "FuzzCSV", dependencies: harness),
+        .executableTarget(name: "FuzzPredicate", dependencies: harness),
+        .executableTarget(name: "FuzzReportDefinition", dependencies: harness),
     ]
 )
