@@ -295,6 +295,97 @@ final class BatchWriterTests: XCTestCase {
         XCTAssertEqual(try rows("PRAGMA integrity_check"), ["ok"])
     }
 
+    /// The key cache of `entity`'s attribute `key`, as the batch has it now.
+    func keyCache(_ w: BatchWriter, _ entity: String, _ key: String) throws -> KeyCache {
+        let layout = try w.layout(named: entity)
+        return try w.keyCache(layout, layout.attributeIndex[key]!)
+    }
+
+    func testAnEmptyTablesCacheKeepsNoKeysWhileTheyComeInOrder() throws {
+        let counts = try store.batch { w -> [String: BatchCounts] in
+            for i in 1...1000 { try w.upsert(try customer(w, String(format: "C%04d", i), info: "i\(i)")) }
+            let names = try keyCache(w, "Customer", "name")
+            XCTAssertFalse(names.keepsEntries, "1000 names in order: none kept")
+            XCTAssertEqual(names.lastKey, .text("C1000"))
+            XCTAssertEqual(try w.upsert(try customer(w, "C1000", info: "i1000")).outcome, .repeated, "the last key again")
+            XCTAssertEqual(try w.upsert(try customer(w, "C0500", info: "i500")).outcome, .repeated, "an earlier key again")
+            XCTAssertTrue(names.keepsEntries, "a key not past the last filled the cache from the table")
+            XCTAssertThrowsError(try w.upsert(try customer(w, "C0007", info: "other"))) { e in
+                XCTAssertEqual("\(e)", "Customer with name \"C0007\" was given earlier with other values (info)")
+            }
+            XCTAssertEqual(try w.upsert(try customer(w, "C0000")).outcome, .inserted, "a new key before the others")
+            XCTAssertEqual(try w.upsert(try customer(w, "C1001")).outcome, .inserted)
+            XCTAssertEqual(try w.resolve(.string("C0042"), in: "Customer"), 42, "references find every kept key")
+            return w.counts
+        }
+        XCTAssertEqual(counts["Customer"]?.inserted, 1002)
+        XCTAssertEqual(try rows("SELECT count(DISTINCT name) || ' ' || count(*) FROM Customer"), ["1002 1002"])
+    }
+
+    func testAnOutOfOrderReferenceIsFoundOrCreatedOnce() throws {
+        try store.batch { w in
+            XCTAssertEqual(try w.resolve(.string("Bolt"), in: "Customer", createMissing: true), 1)
+            XCTAssertEqual(try w.resolve(.string("Crane"), in: "Customer", createMissing: true), 2)
+            XCTAssertEqual(try w.resolve(.string("Bolt"), in: "Customer", createMissing: true), 1, "not created twice")
+            XCTAssertEqual(try w.resolve(.string("Acme"), in: "Customer", createMissing: true), 3)
+            XCTAssertEqual(try w.resolve(.string("Crane"), in: "Customer"), 2)
+        }
+        XCTAssertEqual(try rows("SELECT name FROM Customer ORDER BY id"), ["Bolt", "Crane", "Acme"])
+    }
+
+    func testUniquenessOfASecondAttributeHoldsWhileItsValuesComeInOrder() throws {
+        let before = try dumpStore(store.path)
+        XCTAssertThrowsError(try store.batch { w in
+            try w.upsert(try customer(w, "Acme", code: "K1"))
+            try w.upsert(try customer(w, "Bolt", code: "K2"))
+            XCTAssertFalse(try keyCache(w, "Customer", "code").keepsEntries)
+            XCTAssertThrowsError(try w.upsert(try customer(w, "Crane", code: "K2"))) { e in
+                XCTAssertEqual("\(e)", "Customer.code \"K2\" already exists (Customer/2, written earlier in this batch)")
+            }
+            XCTAssertThrowsError(try w.upsert(try customer(w, "Dune", code: "K1"))) { e in
+                XCTAssertEqual("\(e)", "Customer.code \"K1\" already exists (Customer/1, written earlier in this batch)")
+            }
+            throw CancellationError()
+        })
+        XCTAssertEqual(try dumpStore(store.path), before)
+    }
+
+    func testACacheFilledInsideARolledBackRecordForgetsTheRecord() throws {
+        try store.batch { w in
+            try w.upsert(try customer(w, "A", code: "K1"))
+            try w.upsert(try customer(w, "B", code: "K2"))
+            try w.beginRecord()
+            try w.upsert(try customer(w, "C", code: "K3"))
+            XCTAssertEqual(try w.upsert(try customer(w, "A", code: "K1")).outcome, .repeated, "fills the names inside the record")
+            XCTAssertTrue(try keyCache(w, "Customer", "name").keepsEntries)
+            try w.rollbackRecord()
+            XCTAssertFalse(try keyCache(w, "Customer", "name").keepsEntries, "the fill went with the record")
+            XCTAssertEqual(try w.upsert(try customer(w, "C", code: "K3")).outcome, .inserted, "C is not remembered")
+            try w.beginRecord()
+            XCTAssertEqual(try w.upsert(try customer(w, "D", code: "K4")).outcome, .inserted)
+            try w.rollbackRecord()
+            XCTAssertEqual(try w.upsert(try customer(w, "E", code: "K4")).outcome, .inserted, "K4 is free again")
+            XCTAssertEqual(try w.upsert(try customer(w, "D", code: "K5")).outcome, .inserted, "so is D, before the last name")
+        }
+        XCTAssertEqual(try rows("SELECT name || ' ' || code FROM Customer ORDER BY id"),
+                       ["A K1", "B K2", "C K3", "E K4", "D K5"])
+        XCTAssertEqual(try rows("PRAGMA integrity_check"), ["ok"])
+    }
+
+    func testAUniquenessCheckAfterARolledBackFillSeesOnlyWhatStayed() throws {
+        try store.batch { w in
+            try w.upsert(try customer(w, "A", code: "K1"))
+            try w.beginRecord()
+            try w.upsert(try customer(w, "B", code: "K9"))
+            try w.upsert(try customer(w, "C", code: "K0"))
+            XCTAssertTrue(try keyCache(w, "Customer", "code").keepsEntries, "K0 after K9 filled the codes, K9 among them")
+            try w.rollbackRecord()
+            XCTAssertEqual(try w.upsert(try customer(w, "D", code: "K9")).outcome, .inserted, "K9 went with the record")
+            XCTAssertEqual(try w.upsert(try customer(w, "E", code: "K0")).outcome, .inserted)
+        }
+        XCTAssertEqual(try rows("SELECT name || ' ' || code FROM Customer ORDER BY id"), ["A K1", "D K9", "E K0"])
+    }
+
     /// A constraint only SQLite checks (a one-to-one relationship's unique foreign key) fails the batch, and the
     /// rows of the failing multi-row INSERT (OR FAIL keeps those before the failing one) go with the transaction.
     func testAConstraintOnlySQLiteChecksFailsTheWholeBatch() throws {

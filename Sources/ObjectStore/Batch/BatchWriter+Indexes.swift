@@ -13,8 +13,8 @@
 //   10M-line import closer to ten times the 1M-line one.
 //
 // A unique index can be dropped only where the batch checks that uniqueness itself: a single column
-// holding an attribute the writer validates, in a table that was empty, whose every row is then in the
-// authoritative key cache of that attribute (`validate` asks the cache instead of SQLite). Other unique
+// holding an attribute the writer validates, in a table that was empty, whose every row the authoritative
+// key cache of that attribute then knows (`validate` asks the cache instead of SQLite). Other unique
 // indexes (a one-to-one relationship's foreign key) stay, in or out of order.
 
 import Foundation

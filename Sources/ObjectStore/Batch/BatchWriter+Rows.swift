@@ -65,7 +65,7 @@ extension BatchWriter {
         if !issues.isEmpty { throw .invalid(issues) }
 
         if !hasStoredRows(layout, parentLayout, parent) {
-            cacheInserted(row, layout, try insertRow(row, layout))
+            try cacheInserted(row, layout, try insertRow(row, layout))
             layout.counts.inserted += 1
             return .inserted
         }
@@ -78,14 +78,14 @@ extension BatchWriter {
             cursor.position += 1
             cursor.lastID = stored.id
             if try updateRow(row, layout, stored: stored) {
-                cacheUpdated(row, stored)
+                try cacheUpdated(row, stored)
                 outcome = .updated
             } else {
                 outcome = .unchanged
             }
         } else {
             cursor.lastID = try insertRow(row, layout)
-            cacheInserted(row, layout, cursor.lastID)
+            try cacheInserted(row, layout, cursor.lastID)
             outcome = .inserted
         }
         cursor.given += 1

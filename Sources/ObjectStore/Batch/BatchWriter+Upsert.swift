@@ -26,11 +26,11 @@ extension BatchWriter {
         let keyValue = r.values[ki].sqlValue(for: a.type)
         let cache = try keyCache(layout, ki)
         var stored: StoredRow?
-        if let id = cache[keyValue] {
+        if let id = try cached(cache, keyValue) {
             stored = try loadRow(layout, id: id)
         } else if !cache.authoritative {
             stored = try loadRow(layout, where: key, equals: keyValue)
-            if let stored { cacheSet(cache, keyValue, stored.id) }
+            if let stored { try cacheSet(cache, keyValue, stored.id) }
         }
 
         guard let stored else {
@@ -39,7 +39,7 @@ extension BatchWriter {
             let issues = try validate(r, layout, stored: nil, knownAbsent: ki)
             if !issues.isEmpty { throw .invalid(issues) }
             let id = try insertRow(r, layout)
-            cacheInserted(r, layout, id)
+            try cacheInserted(r, layout, id)
             _ = try writeLinks(r, layout, rowID: id, isNew: true)
             layout.counts.inserted += 1
             return (id, .inserted)
@@ -60,7 +60,7 @@ extension BatchWriter {
         }
 
         var changed = try updateRow(r, layout, stored: stored)
-        if changed { cacheUpdated(r, stored) }
+        if changed { try cacheUpdated(r, stored) }
         changed = try writeLinks(r, layout, rowID: stored.id, isNew: false) || changed
         markVisited(e.name, stored.id)
         if changed {

@@ -1,6 +1,6 @@
 // Validation of one record before it is written, worded as ObjectContext's save words it: required
 // values, types and scales, uniqueness against the store (which, inside the batch's transaction, also
-// holds what the batch wrote before; for a table that was empty, against the key caches, which hold every
+// holds what the batch wrote before; for a table that was empty, against the key caches, which know every
 // row), required to-one relationships, and the domain's rules.
 
 extension BatchWriter {
@@ -32,9 +32,9 @@ extension BatchWriter {
                 if let stored, stored.attributes[k] == v { continue }
                 var holder: Int64?
                 if layout.maxIDAtStart == 0 {
-                    // The table was empty: every row is in the attribute's cache (and its unique index may be
+                    // The table was empty: the attribute's cache knows every row (and its unique index may be
                     // dropped until the batch ends; see BatchWriter+Indexes).
-                    if let id = try keyCache(layout, k)[v], id != stored?.id { holder = id }
+                    if let id = try cached(keyCache(layout, k), v), id != stored?.id { holder = id }
                 } else {
                     let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")
                     s.bind(1, v)
