@@ -28,15 +28,17 @@ final class KeyCache {
     private(set) var keepsEntries: Bool
     private(set) var lastKey: SQLValue = .null
 
-    init(attributeIndex: Int, column: String, table: String, type: AttributeType, authoritative: Bool, inOrder: Bool = false) {
+    init(attributeIndex: Int, column: String, table: String, type: AttributeType, authoritative: Bool) {
         self.attributeIndex = attributeIndex
         self.column = column
         self.table = table
         self.type = type
         self.authoritative = authoritative
         isText = type == .string
-        keepsEntries = !(authoritative && inOrder)
+        keepsEntries = true
     }
+
+    var isEmpty: Bool { ids.isEmpty && texts.count == 0 }
 
     /// The cached row ID of `key`. (Through `BatchWriter.cached(_:_:)`, which also answers for a cache that
     /// keeps no entries.)
@@ -85,21 +87,16 @@ extension BatchWriter {
         if let c = layout.caches[index] { return c }
         let a = layout.entity.attributes[index]
         let empty = layout.maxIDAtStart == 0
-        // Everything in a table that was empty was written by this batch: the cache knows every row, and keeps
-        // none while the keys come in order (from none written yet).
-        let hasRows = empty ? try tableHasRows(layout) : true
-        let cache = KeyCache(attributeIndex: index, column: a.name, table: layout.table, type: a.type,
-                             authoritative: empty, inOrder: empty && !hasRows)
-        if empty && hasRows { try fill(cache) }
+        let cache = KeyCache(attributeIndex: index, column: a.name, table: layout.table, type: a.type, authoritative: empty)
+        if empty {
+            // Everything in the table was written by this batch: load it, and the cache knows every row. With
+            // nothing written yet, it keeps none while the keys come in order.
+            try fill(cache)
+            if cache.isEmpty { cache.stopKeepingEntries(last: .null) }
+        }
         layout.caches[index] = cache
         layout.cacheList.append(cache)
         return cache
-    }
-
-    private func tableHasRows(_ layout: EntityLayout) throws(BatchError) -> Bool {
-        let s = try statement("SELECT 1 FROM \(layout.table) LIMIT 1")
-        defer { s.reset() }
-        return try s.step()
     }
 
     /// The row ID `cache` has for `key`. A cache that keeps no entries answers "none" for a key past its last
