@@ -8,6 +8,8 @@ rows per second and the ratio (targets: ratio at most 1.5, peak memory under 100
 10,000,000-line file (BIG=0 skips them), each followed at once by a 1M import, and the median of the pairs' ratios
 checked against 11. (The machine is shared and its speed drifts over minutes: the same 10M import took 13.6 s to
 20.2 s within an hour, so each 10M run is compared with a 1M run taken right after it, under the same load.)
+With REF_BIG=1 (the default) each pair is followed by the same pair of `sqlite3 .import` runs, whose median ratio
+is how a raw bulk load into one table without indexes scales on this machine: the reference for the 11x target.
 """
 import os, re, statistics, subprocess, sys
 from pathlib import Path
@@ -18,6 +20,7 @@ RUNS = int(os.environ.get("RUNS", "3"))
 LINES = int(os.environ.get("LINES", "1000000"))
 BIG = int(os.environ.get("BIG", "10000000"))
 BIG_RUNS = int(os.environ.get("BIG_RUNS", "5"))
+REF_BIG = int(os.environ.get("REF_BIG", "1"))
 HERE = Path(__file__).parent
 
 
@@ -97,13 +100,19 @@ def main():
           f"peak memory {bk_mem:.1f} MiB (target under 100: {'met' if bk_mem < 100 else 'NOT met'})")
     if BIG:
         big = data(BIG)
-        pairs = []
+        pairs, ref_pairs = [], []
         for _ in range(BIG_RUNS):
             warm(big)
             (t, m), big_counts = bookkeeper_import(big)
             warm(csv)
             (t1, _), _ = bookkeeper_import(csv)
             pairs.append((t, t1, m))
+            if REF_BIG:
+                warm(big)
+                s, _ = sqlite_import(big)
+                warm(csv)
+                s1, _ = sqlite_import(csv)
+                ref_pairs.append((s, s1))
         t = statistics.median(p[0] for p in pairs)
         m = max(p[2] for p in pairs)
         ratios = [p[0] / p[1] for p in pairs]
@@ -113,6 +122,13 @@ def main():
         print("  pairs (10M s / 1M s = ratio): " + ", ".join(f"{a:.2f}/{b:.2f} = {a / b:.1f}" for a, b, _ in pairs))
         print(f"  median ratio {ratio:.1f}x the {LINES:,}-line time (target within {BIG // LINES * 1.1:.0f}x: "
               f"{'met' if ratio <= BIG / LINES * 1.1 else 'NOT met'})")
+        if ref_pairs:
+            ref = statistics.median(a / b for a, b in ref_pairs)
+            print(f"  reference, sqlite3 .import of the same two files after each pair: median "
+                  f"{statistics.median(a for a, _ in ref_pairs):.2f} s for {BIG:,} lines")
+            print("  its pairs: " + ", ".join(f"{a:.2f}/{b:.2f} = {a / b:.1f}" for a, b in ref_pairs))
+            print(f"  its median ratio {ref:.1f}x: how a raw bulk load scales on this machine "
+                  f"(bookkeeper's is {ratio / ref:.2f} of it)")
 
 if __name__ == "__main__":
     main()
