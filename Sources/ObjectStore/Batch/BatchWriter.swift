@@ -288,6 +288,8 @@ extension Store {
                 if switchOff { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
                 defer { if switchOff { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
                 var result: T?
+                var cacheRelease: CheckpointCacheRelease?
+                defer { cacheRelease?.stop() }
                 try db.inTransaction(.immediate) {
                     beginActivity()
                     defer { endActivity() }
@@ -297,8 +299,13 @@ extension Store {
                     defer { writer.close() }
                     result = try body(writer)
                     try writer.flushAll()
-                    if !dryRun { try writer.finishIndexes() }
-                    return dryRun ? .rollback : .commit
+                    if dryRun { return .rollback }
+                    try writer.finishIndexes()
+                    // The commit checkpoints the write-ahead log into the store; give its copied pages back
+                    // as it goes (see CheckpointCacheRelease).
+                    cacheRelease = CheckpointCacheRelease(storePath: path)
+                    cacheRelease?.start()
+                    return .commit
                 }
                 return result!
             }
