@@ -16,7 +16,10 @@
 // is in the WAL-index (the `-shm` file, whose layout is part of SQLite's documented file format:
 // https://www.sqlite.org/walformat.html), read once before the commit. A chunk of frames may be dropped once
 // the store file has grown past the largest page number in it. When the store does not grow (a batch that
-// only changes existing pages), nothing is dropped and the checkpoint runs as it always did.
+// only changes existing pages), nothing is dropped and the checkpoint runs as it always did. (This relies on
+// the store's memory-mapped I/O being off, as it is: with `mmap_size` set, SQLite sizes the file up front,
+// every chunk would look copied at once, and the checkpoint would read the rest back from disk: correct, but
+// slower.)
 //
 // Only `posix_fadvise(POSIX_FADV_DONTNEED)` is used: it never discards data that is not yet on disk (dirty
 // pages are written back, not dropped), so the store's durability and SQLite's own syncs are untouched.
