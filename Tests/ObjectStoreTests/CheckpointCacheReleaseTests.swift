@@ -15,7 +15,7 @@ final class CheckpointCacheReleaseTests: XCTestCase {
         }
         XCTAssertEqual(CheckpointCacheRelease.pageSize(fromLogHeader: header(0x82, [0, 0, 0x10, 0])), 4096)
         XCTAssertEqual(CheckpointCacheRelease.pageSize(fromLogHeader: header(0x83, [0, 0, 0x02, 0])), 512)
-        XCTAssertEqual(CheckpointCacheRelease.pageSize(fromLogHeader: header(0x83, [0, 0, 0, 1])), 65536)
+        XCTAssertEqual(CheckpointCacheRelease.pageSize(fromLogHeader: header(0x83, [0, 1, 0, 0])), 65536)
         XCTAssertNil(CheckpointCacheRelease.pageSize(fromLogHeader: header(0x84, [0, 0, 0x10, 0])), "not a WAL")
         XCTAssertNil(CheckpointCacheRelease.pageSize(fromLogHeader: header(0x82, [0, 0, 0x03, 0xE8])), "1000 is no page size")
         XCTAssertNil(CheckpointCacheRelease.pageSize(fromLogHeader: [0x37, 0x7F]))
@@ -34,24 +34,22 @@ final class CheckpointCacheReleaseTests: XCTestCase {
     func testACommitGivesCopiedPagesBackAndKeepsEveryRow() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("log.sqlite")
-        let queue = try DatabaseQueue(path: path)
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA cache_size = 100")
-            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
-        }
+        let queue = try Self.storeInWALMode(path)
         var release: CheckpointCacheRelease?
         try queue.inTransaction { db in
             for i in 0..<8000 {
                 try db.execute(sql: "INSERT INTO t (id, body) VALUES (?, randomblob(1000))", arguments: [i])
             }
-            // The page numbers the WAL-index gives each frame are those in the frames' own headers.
+            // The page numbers read block by block are those of the frames' own headers, one by one.
             let logFrames = try Self.pageNumbersInFrameHeaders(of: path + "-wal")
             XCTAssertGreaterThan(logFrames.count, 1000, "the transaction spilled into the log")
-            let indexed = try XCTUnwrap(CheckpointCacheRelease.framePages(shmPath: path + "-shm", frames: logFrames.count))
-            let firstDifference = zip(indexed, logFrames).enumerated().first { $0.element.0 != $0.element.1 }
-            XCTAssertEqual(indexed.count, logFrames.count)
-            XCTAssertNil(firstDifference.map { "frame \($0.offset + 1): \($0.element.0) in the index, \($0.element.1) in the log" })
+            let fd = open(path + "-wal", O_RDONLY)
+            defer { close(fd) }
+            let read = try XCTUnwrap(CheckpointCacheRelease.framePages(log: fd, size: Int64(logFrames.count) * 4120 + 32))
+            XCTAssertEqual(read.pageSize, 4096)
+            let firstDifference = zip(read.pages, logFrames).enumerated().first { $0.element.0 != $0.element.1 }
+            XCTAssertEqual(read.pages.count, logFrames.count)
+            XCTAssertNil(firstDifference.map { "frame \($0.offset + 1): \($0.element.0) read, \($0.element.1) in the log" })
             XCTAssertNil(CheckpointCacheRelease(storePath: path), "a log under the minimum is left alone")
             release = try XCTUnwrap(CheckpointCacheRelease(storePath: path, minimumLogBytes: 0))
             release?.start()
@@ -65,9 +63,60 @@ final class CheckpointCacheReleaseTests: XCTestCase {
         }
     }
 
+    /// SQLite's locks are POSIX record locks, which a process loses on a file when it closes any descriptor of
+    /// it. Reading the log's map and watching the store must leave them all in place: another process still
+    /// cannot start writing while this one holds the store.
+    func testAnotherProcessStillCannotWriteMeanwhile() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else {
+            throw XCTSkip("no /usr/bin/sqlite3 to play the other process (make deps installs it)")
+        }
+        let dir = TemporaryDirectory()
+        let path = dir.file("locks.sqlite")
+        let queue = try Self.storeInWALMode(path)
+        try queue.inTransaction { db in
+            for i in 0..<3000 {
+                try db.execute(sql: "INSERT INTO t (id, body) VALUES (?, randomblob(1000))", arguments: [i])
+            }
+            let release = try XCTUnwrap(CheckpointCacheRelease(storePath: path, minimumLogBytes: 0))
+            release.start()
+            usleep(30_000)   // a few passes of the watching thread
+            let other = try Self.run("/usr/bin/sqlite3", [path, "PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; INSERT INTO t (id, body) VALUES (-1, x'00'); COMMIT;"])
+            XCTAssertNotEqual(other.status, 0, "the other process wrote while this one held the store")
+            XCTAssertTrue(other.error.contains("locked"), other.error)
+            release.stop()
+            return .commit
+        }
+        let other = try Self.run("/usr/bin/sqlite3", [path, "SELECT count(*) FROM t"])
+        XCTAssertEqual(other.output, "3000\n")
+    }
+
     func testNoLogMeansNothingToDo() throws {
         let dir = TemporaryDirectory()
         XCTAssertNil(CheckpointCacheRelease(storePath: dir.file("none.sqlite"), minimumLogBytes: 0))
+    }
+
+    static func storeInWALMode(_ path: String) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA cache_size = 100")
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
+        }
+        return queue
+    }
+
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let error = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output, error)
     }
 
     /// Each frame's page number as its header gives it: a 32-byte log header, then frames of a 24-byte

@@ -12,10 +12,17 @@
 // as keeping them when done at once before the commit.)
 //
 // How it knows what was copied. The checkpoint copies pages in increasing page number (SQLite's WAL
-// iterator), and the store file grows as it writes pages past its end. The page number of each log frame
-// is in the WAL-index (the `-shm` file, whose layout is part of SQLite's documented file format:
-// https://www.sqlite.org/walformat.html), read once before the commit. A chunk of frames may be dropped once
-// the store file has grown past the largest page number in it. When the store does not grow (a batch that
+// iterator), and the store file grows as it writes pages past its end. The page number of each log frame is
+// in the frame's header (SQLite's documented file format: https://www.sqlite.org/fileformat2.html#walformat),
+// read once before the commit; frames whose salts are not the log header's are left over from an earlier,
+// longer log and never read again. A chunk of frames may be dropped once the store file has grown past the
+// largest page number in it.
+//
+// Which files it opens, and why no others: SQLite's locks are POSIX record locks, and closing *any*
+// descriptor of a file drops all of the process's locks on it (https://www.sqlite.org/howtocorrupt.html,
+// 2.2). So this never opens the store file or its `-shm` (where SQLite keeps its locks): the store's size comes
+// from stat(2) by path. It opens only the `-wal` file, on which SQLite takes no locks. A test checks that
+// another process still cannot write while a batch holds the store. When the store does not grow (a batch that
 // only changes existing pages), nothing is dropped and the checkpoint runs as it always did. (This relies on
 // the store's memory-mapped I/O being off, as it is: with `mmap_size` set, SQLite sizes the file up front,
 // every chunk would look copied at once, and the checkpoint would read the rest back from disk: correct, but
@@ -37,7 +44,7 @@ final class CheckpointCacheRelease: @unchecked Sendable {
     static let framesPerChunk = 256
 
     private let log: Int32
-    private let store: Int32
+    private let storePath: String
     private let pageSize: Int64
     /// Byte ranges of the log, each with the largest page number among its frames, by that page number.
     private let chunks: [(offset: Int64, length: Int64, largestPage: UInt32)]
@@ -48,38 +55,26 @@ final class CheckpointCacheRelease: @unchecked Sendable {
     /// How many chunks were given back (for tests).
     private(set) var chunksReleased = 0
 
-    /// Reads the log's frame map; `nil` when there is nothing worth doing (a small log, no log, a
-    /// WAL-index that cannot be read), in which case the commit runs as it always did.
+    /// Reads the log's frame map; `nil` when there is nothing worth doing (a small log, no log, a log that
+    /// cannot be read), in which case the commit runs as it always did.
     init?(storePath: String, minimumLogBytes: Int64 = CheckpointCacheRelease.minimumLogBytes) {
         let log = Glibc.open(storePath + "-wal", O_RDONLY | O_CLOEXEC)
         guard log >= 0 else { return nil }
         var logInfo = stat()
-        var header = [UInt8](repeating: 0, count: 32)
         guard fstat(log, &logInfo) == 0, Int64(logInfo.st_size) >= minimumLogBytes,
-              pread(log, &header, 32, 0) == 32,
-              let pageSize = Self.pageSize(fromLogHeader: header),
-              let pages = Self.framePages(shmPath: storePath + "-shm",
-                                          frames: Int((Int64(logInfo.st_size) - 32) / (24 + pageSize))),
-              !pages.isEmpty
+              let (pageSize, pages) = Self.framePages(log: log, size: Int64(logInfo.st_size)), !pages.isEmpty,
+              let storeSize = Self.fileSize(storePath)
         else { Glibc.close(log); return nil }
-        let store = Glibc.open(storePath, O_RDONLY | O_CLOEXEC)
-        var storeInfo = stat()
-        guard store >= 0, fstat(store, &storeInfo) == 0 else {
-            if store >= 0 { Glibc.close(store) }
-            Glibc.close(log)
-            return nil
-        }
         self.log = log
-        self.store = store
+        self.storePath = storePath
         self.pageSize = pageSize
-        storePagesAtStart = Int64(storeInfo.st_size) / pageSize
+        storePagesAtStart = storeSize / pageSize
         chunks = Self.chunks(framePages: pages, pageSize: pageSize, framesPerChunk: Self.framesPerChunk)
     }
 
     deinit {
         stop()
-        Glibc.close(log)
-        Glibc.close(store)
+        Glibc.close(log)   // the -wal file: SQLite holds no locks on it (see the top of this file)
     }
 
     /// Starts watching the store file grow, on a thread of its own.
@@ -109,9 +104,8 @@ final class CheckpointCacheRelease: @unchecked Sendable {
 
     /// Gives back the chunks, from `next` on, whose pages are all copied; returns the first one that is not.
     private func releaseCopied(from next: Int) -> Int {
-        var info = stat()
-        guard fstat(store, &info) == 0 else { return next }
-        let storePages = Int64(info.st_size) / pageSize
+        guard let size = Self.fileSize(storePath) else { return next }
+        let storePages = size / pageSize
         // Until the checkpoint writes past the store's old end, the file's size says nothing about progress.
         guard storePages > storePagesAtStart else { return next }
         var i = next
@@ -125,45 +119,57 @@ final class CheckpointCacheRelease: @unchecked Sendable {
         return i
     }
 
+    /// A file's size by path, without opening it.
+    private static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
     // MARK: Reading SQLite's files
 
-    /// The page size from a WAL header: magic 0x377f0682 or 0x377f0683, then the format version, then the
-    /// page size (big-endian; 1 stands for 65536).
+    /// The page size from a WAL header: magic 0x377f0682 or 0x377f0683, the format version, then the page
+    /// size, big-endian (512 to 65536, a power of two).
     static func pageSize(fromLogHeader header: [UInt8]) -> Int64? {
-        guard header.count >= 12 else { return nil }
-        func bigEndian(_ at: Int) -> UInt32 { header[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
-        guard bigEndian(0) & 0xFFFF_FFFE == 0x377F_0682 else { return nil }
-        let size = bigEndian(8)
-        if size == 1 { return 65536 }
-        guard size >= 512, size <= 32768, size & (size - 1) == 0 else { return nil }
+        guard header.count >= 12, bigEndian(header, at: 0) & 0xFFFF_FFFE == 0x377F_0682 else { return nil }
+        let size = bigEndian(header, at: 8)
+        guard size >= 512, size <= 65536, size & (size - 1) == 0 else { return nil }
         return Int64(size)
     }
 
-    /// The page number of each of the first `frames` frames, from the WAL-index: 32 KiB segments, the first
-    /// starting with a 136-byte header, each holding an array of 32-bit page numbers (native byte order),
-    /// 4062 in the first segment and 4096 in the others, followed by a hash table.
-    static func framePages(shmPath: String, frames: Int) -> [UInt32]? {
-        guard frames > 0 else { return [] }
-        let fd = Glibc.open(shmPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { Glibc.close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        let size = Int(info.st_size)
+    /// The page size and the page number of each whole frame of the log open as `log`, from the frames'
+    /// headers: 24 bytes before each page, the page number first and the header's two salts at bytes 8–15.
+    /// A frame whose salts differ from the log header's is left over from an earlier log: page 0. (Frames of
+    /// the open transaction may have zeros there: SQLite writes their salts and checksums at the commit once
+    /// the transaction has rewritten a frame.)
+    static func framePages(log: Int32, size: Int64) -> (pageSize: Int64, pages: [UInt32])? {
+        var header = [UInt8](repeating: 0, count: 32)
+        guard pread(log, &header, 32, 0) == 32, let pageSize = pageSize(fromLogHeader: header) else { return nil }
+        let salts = header[16..<24]
+        let frameSize = Int(24 + pageSize)
+        let frames = Int((size - 32) / Int64(frameSize))
         var pages: [UInt32] = []
         pages.reserveCapacity(frames)
-        var buffer = [UInt32](repeating: 0, count: 4096)
-        var segment = 0
+        // Whole frames at a time, about 1 MiB per read: one read(2) per frame header would be 165,000 calls
+        // for the 10M bench's log.
+        let framesPerRead = max(1, (1 << 20) / frameSize)
+        var buffer = [UInt8](repeating: 0, count: framesPerRead * frameSize)
         while pages.count < frames {
-            let (first, count) = segment == 0 ? (136, 4062) : (segment * 32768, 4096)
-            let wanted = min(count, frames - pages.count)
-            guard first + wanted * 4 <= size else { return nil }
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted * 4, off_t(first)) }
-            guard n == wanted * 4 else { return nil }
-            pages.append(contentsOf: buffer[0..<wanted])
-            segment += 1
+            let count = min(framesPerRead, frames - pages.count)
+            let offset = off_t(32 + pages.count * frameSize)
+            let n = buffer.withUnsafeMutableBytes { pread(log, $0.baseAddress, count * frameSize, offset) }
+            guard n == count * frameSize else { return nil }
+            for k in 0..<count {
+                let at = k * frameSize
+                let frameSalts = buffer[at + 8..<at + 16]
+                let current = frameSalts.elementsEqual(salts) || frameSalts.allSatisfy { $0 == 0 }
+                pages.append(current ? bigEndian(buffer, at: at) : 0)
+            }
         }
-        return pages
+        return (pageSize, pages)
+    }
+
+    private static func bigEndian(_ bytes: [UInt8], at i: Int) -> UInt32 {
+        UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
     }
 
     /// Groups frames into chunks of `framesPerChunk`, each the byte range of its frames in the log with the
