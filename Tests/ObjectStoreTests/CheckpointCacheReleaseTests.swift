@@ -80,14 +80,14 @@ final class CheckpointCacheReleaseTests: XCTestCase {
             let release = try XCTUnwrap(CheckpointCacheRelease(storePath: path, minimumLogBytes: 0))
             release.start()
             usleep(30_000)   // a few passes of the watching thread
-            let other = try Self.run("/usr/bin/sqlite3", [path, "PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; INSERT INTO t (id, body) VALUES (-1, x'00'); COMMIT;"])
+            let other = try runTool(["/usr/bin/sqlite3", path, "PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; INSERT INTO t (id, body) VALUES (-1, x'00'); COMMIT;"])
             XCTAssertNotEqual(other.status, 0, "the other process wrote while this one held the store")
             XCTAssertTrue(other.error.contains("locked"), other.error)
             release.stop()
             return .commit
         }
-        let other = try Self.run("/usr/bin/sqlite3", [path, "SELECT count(*) FROM t"])
-        XCTAssertEqual(other.output, "3000\n")
+        let other = try runTool(["/usr/bin/sqlite3", path, "SELECT count(*) FROM t"])
+        XCTAssertEqual(String(decoding: other.output, as: UTF8.self), "3000\n")
     }
 
     func testNoLogMeansNothingToDo() throws {
@@ -103,20 +103,6 @@ final class CheckpointCacheReleaseTests: XCTestCase {
             try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
         }
         return queue
-    }
-
-    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let error = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output, error)
     }
 
     /// Each frame's page number as its header gives it: a 32-byte log header, then frames of a 24-byte

@@ -60,3 +60,19 @@ public func runCLI(_ arguments: [String], in directory: String? = nil, environme
     return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                      stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// Runs any other program (`arguments[0]` is its path) and collects what it printed and how it exited.
+public func runTool(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, data, String(decoding: errorData, as: UTF8.self))
+}

@@ -121,18 +121,7 @@ public struct OpenpyxlWorkbook {
     }
 
     public static func run(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, data, String(decoding: errorData, as: UTF8.self))
+        try runTool(arguments)
     }
 
     /// Asserts a cell's type and, when given, its value, number format, boldness and cached formula value.

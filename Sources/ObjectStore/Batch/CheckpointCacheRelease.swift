@@ -16,17 +16,16 @@
 // in the frame's header (SQLite's documented file format: https://www.sqlite.org/fileformat2.html#walformat),
 // read once before the commit; frames whose salts are not the log header's are left over from an earlier,
 // longer log and never read again. A chunk of frames may be dropped once the store file has grown past the
-// largest page number in it.
+// largest page number in it. When the store does not grow (a batch that only changes existing pages), nothing
+// is dropped and the checkpoint runs as it always did. (This relies on the store's memory-mapped I/O being
+// off, as it is: with `mmap_size` set, SQLite sizes the file up front, every chunk would look copied at once,
+// and the checkpoint would read the rest back from disk: correct, but slower.)
 //
 // Which files it opens, and why no others: SQLite's locks are POSIX record locks, and closing *any*
 // descriptor of a file drops all of the process's locks on it (https://www.sqlite.org/howtocorrupt.html,
 // 2.2). So this never opens the store file or its `-shm` (where SQLite keeps its locks): the store's size comes
 // from stat(2) by path. It opens only the `-wal` file, on which SQLite takes no locks. A test checks that
-// another process still cannot write while a batch holds the store. When the store does not grow (a batch that
-// only changes existing pages), nothing is dropped and the checkpoint runs as it always did. (This relies on
-// the store's memory-mapped I/O being off, as it is: with `mmap_size` set, SQLite sizes the file up front,
-// every chunk would look copied at once, and the checkpoint would read the rest back from disk: correct, but
-// slower.)
+// another process still cannot write while a batch holds the store.
 //
 // Only `posix_fadvise(POSIX_FADV_DONTNEED)` is used: it never discards data that is not yet on disk (dirty
 // pages are written back, not dropped), so the store's durability and SQLite's own syncs are untouched.
