@@ -17,10 +17,14 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
+        // The one module that writes files: the guard that refuses the store, the input and devices as replaceable
+        // files, atomic replacement, the write loop, cleanup on failure and signals, side files beside the store.
+        .target(name: "FileOutput"),
         // The engine: model, validation, context, fetch + predicate -> SQL. Knows no domain.
         .target(
             name: "ObjectStore",
             dependencies: [
+                "FileOutput",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 // The batch writer binds values through the SQLite C API (see Batch/SQLStatement.swift).
@@ -28,18 +32,18 @@ let package = Package(
             ]
         ),
         // A fast, streaming RFC 4180 reader and writer (see Sources/CSV/CSVReader.swift for why it is hand-written).
-        .target(name: "CSV"),
+        .target(name: "CSV", dependencies: ["FileOutput"]),
         // SHA-256 from the system's libcrypto, for the import history (see Sources/Importer/Reading/SHA256.swift).
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // CSV import and export jobs: mapping, conversion, errors with places, summaries. Knows no SQL.
         .target(
             name: "Importer",
-            dependencies: ["ObjectStore", "CSV", "CCrypto", .product(name: "Yams", package: "Yams")]
+            dependencies: ["ObjectStore", "CSV", "FileOutput", "CCrypto", .product(name: "Yams", package: "Yams")]
         ),
         // libxlsxwriter (Debian's libxlsxwriter-dev 1.1.4); only the XLSX renderer imports it.
         .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
-        .target(name: "ReportRenderers", dependencies: ["CSV", "CXLSXWriter"]),
+        .target(name: "ReportRenderers", dependencies: ["CSV", "FileOutput", "CXLSXWriter"]),
         // Report definitions (YAML files in Reports/) and the engine that runs them: a fetch plan in, typed cells out
         // to the renderers. Knows no domain and no SQL: rows come from the store (one snapshot for count and rows).
         .target(
@@ -52,7 +56,7 @@ let package = Package(
         .target(
             name: "BookkeeperCLI",
             dependencies: [
-                "ObjectStore", "Bookkeeping", "Importer", "CSV",
+                "ObjectStore", "Bookkeeping", "Importer", "CSV", "FileOutput",
                 "Reports", "ReportRenderers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -62,8 +66,9 @@ let package = Package(
         // What each fuzz target does with one input; Fuzz/ wraps it for libFuzzer, FuzzRegressionTests replays inputs.
         .target(name: "FuzzHarness", dependencies: ["CSV", "ObjectStore", "Bookkeeping", "Reports"], path: "Tests/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"], exclude: ["Inputs"]),
-        .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
-        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "TestSupport"]),
+        .testTarget(name: "CSVTests", dependencies: ["CSV", "FileOutput", "TestSupport"]),
+        .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "TestSupport"]),
+        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "FileOutput", "TestSupport"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
         .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),

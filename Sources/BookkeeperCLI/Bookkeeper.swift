@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bookkeeping
 import CSV
+import FileOutput
 import Foundation
 import ObjectStore
 
@@ -46,16 +47,27 @@ public struct Bookkeeper: ParsableCommand {
             for line in error.description.split(separator: "\n", omittingEmptySubsequences: false) {
                 Log.error(String(line))
             }
+            sayWhatWasCommitted(outputFailed: error.category == .io)
             Foundation.exit(ExitStatus.code(for: error.category))
         } catch let error as CSVError {
             // CSV written to standard output (fetch --format csv): a failed write is an I/O error.
             Log.error(error.description)
-            if case .io = error.kind { Foundation.exit(ExitStatus.ioError) }
+            if case .io = error.kind {
+                sayWhatWasCommitted(outputFailed: true)
+                Foundation.exit(ExitStatus.ioError)
+            }
             Foundation.exit(ExitStatus.dataError)
         } catch {
             exit(withError: error)
         }
     }
+}
+
+/// A write that failed after the command committed its change (stdout is /dev/full, a closed pipe) must not
+/// read as if nothing happened: say that the change is in the store and only the output was lost.
+private func sayWhatWasCommitted(outputFailed: Bool) {
+    guard outputFailed, CommitProgress.hasCommitted else { return }
+    Log.error("the change was committed before this failure: it is in the store; only this output was lost")
 }
 
 /// A subcommand that works on the store.
@@ -97,6 +109,7 @@ enum ModelLocator {
     static func prepare(_ options: GlobalOptions) throws {
         guard let (path, explicit) = options.modelFile else { return }
         if !explicit && !FileManager.default.fileExists(atPath: path) { return }
+        ProtectedFiles.protect(path, as: "the model file")
         current = try ModelFile.load(path: path, extending: BookkeepingModel.model)
         file = path
     }

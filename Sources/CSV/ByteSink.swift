@@ -4,6 +4,7 @@
 // (or FileHandle per line) would dominate. The sink collects bytes in a 256 KiB buffer and writes
 // it whole, retrying partial writes and EINTR.
 
+import FileOutput
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +13,8 @@ import Glibc
 final class ByteSink {
     enum Target {
         case file(descriptor: Int32, closes: Bool)
+        /// A file of the one output module: committed (renamed into place) on `close()`, discarded if never closed.
+        case output(OutputFile)
         case memory
     }
 
@@ -64,15 +67,11 @@ final class ByteSink {
         case .memory:
             data.append(buffer, count: count)
         case let .file(fd, _):
-            var written = 0
-            while written < count {
-                let n = Glibc.write(fd, buffer + written, count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw Errno(code: errno)
-                }
-                written += n
-            }
+            let code = writeAll(fd, UnsafeRawBufferPointer(start: buffer, count: count))
+            if code != 0 { throw Errno(code: code) }
+        case let .output(file):
+            let code = writeAll(file.fileDescriptor, UnsafeRawBufferPointer(start: buffer, count: count))
+            if code != 0 { throw Errno(code: code) }
         }
         count = 0
     }

@@ -11,6 +11,7 @@
 //   readers (ours included) skip. A record with no fields is written as an empty line.
 // - Records end with LF by default, or CRLF (`lineEnding`), also after the last record.
 
+import FileOutput
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -50,17 +51,12 @@ public final class CSVWriter {
     private var fieldsInRecord = 0
     private var lastFieldEmpty = false
 
-    /// Writes to the file at `path` (created or truncated, mode 0644); `-` writes to standard output.
+    /// Writes to `path` through the one output module (`OutputFile`: the store and the input are refused, a
+    /// regular file appears whole at `close()`, a device or pipe is written in place); `-` is standard output.
+    /// Throws `FileOutputError` when the output is refused or cannot be created.
     public convenience init(path: String, displayName: String? = nil, options: Options = Options()) throws {
-        let name = displayName ?? path
-        if path == "-" {
-            try self.init(target: .file(descriptor: STDOUT_FILENO, closes: false), displayName: name, options: options)
-            return
-        }
-        var fd: Int32
-        repeat { fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
-        if fd < 0 { throw CSVError(file: name, line: 0, kind: .io(operation: "open", errno: errno)) }
-        try self.init(target: .file(descriptor: fd, closes: true), displayName: name, options: options)
+        let file = try OutputFile(path: path)
+        try self.init(target: .output(file), displayName: displayName ?? path, options: options)
     }
 
     /// Writes to an open file descriptor; closes it on `close()` only if `closeWhenDone`.
@@ -186,6 +182,8 @@ public final class CSVWriter {
     public func close() throws {
         try flush()
         try io(operation: "close") { () throws(Errno) in try sink.close() }
+        // A failure to put the file in place is the output module's own error (`FileOutputError`).
+        if case let .output(file) = sink.target { try file.commit() }
     }
 
     @inline(__always)

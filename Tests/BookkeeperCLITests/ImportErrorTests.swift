@@ -116,7 +116,7 @@ final class ImportErrorTests: ImportTestCase {
         XCTAssertEqual(try fails(66, "import", "Tag", "missing.csv"), "bookkeeper: missing.csv: no such file\n")
         XCTAssertEqual(try fails(66, "import", "Tag", csv("t.csv", "name\nx\n"), "--profile", "none.yaml"), "bookkeeper: none.yaml: no such profile\n")
         XCTAssertEqual(try fails(73, "import", "Tag", "t.csv", "--on-error", "skip", "--rejects", "nodir/r.csv"),
-                       "bookkeeper: nodir/r.csv: cannot create the rejects file: No such file or directory\n")
+                       "bookkeeper: nodir/r.csv: cannot create (No such file or directory)\n")
         XCTAssertEqual(try fails(64, "import", "Tga", "t.csv"), "bookkeeper: unknown entity \"Tga\" — did you mean \"Tag\"?\n")
         XCTAssertEqual(try fails(64, "import", "Tag", "t.csv", "--rejects", "r.csv"),
                        "bookkeeper: --rejects needs --on-error skip (with abort, nothing is imported and nothing rejected)\n")

@@ -4,6 +4,7 @@
 import Foundation
 import XCTest
 @testable import ReportRenderers
+@testable import FileOutput
 
 /// Gives `failAfter` rows, then throws.
 struct FailingRows: ReportRowSource {
@@ -117,32 +118,13 @@ final class AtomicOutputTests: XCTestCase {
                 }
             }
         }
-        // A directory as the target: written beside it, then refused at the rename.
+        // A directory as the target: refused before anything is written.
         try FileManager.default.createDirectory(atPath: folder.file("dir"), withIntermediateDirectories: false)
         var rows = ArrayRowSource(ReportFixtures.unpaidOrderRows)
         XCTAssertThrowsError(try JSONRenderer().render(ReportFixtures.unpaidOrders, rows: &rows, to: .file(path: folder.file("dir")))) { error in
-            XCTAssertEqual("\(error)", "\(folder.file("dir")): cannot replace (Is a directory)")
+            XCTAssertEqual("\(error)", "\(folder.file("dir")): cannot create (Is a directory)")
         }
         XCTAssertEqual(try folder.contents(), ["dir", "plain-file"])
-    }
-
-    func testAtomicFileByItself() throws {
-        let folder = try TemporaryFolder()
-        let file = try AtomicFile(path: folder.file("a.txt"))
-        XCTAssertTrue(file.temporaryPath.hasPrefix(folder.file(".a.txt.")), file.temporaryPath)
-        XCTAssertTrue(file.temporaryPath.hasSuffix(".tmp"))
-        try "hello".utf8CString.dropLast().withUnsafeBytes { try file.write($0) }
-        XCTAssertEqual(try folder.contents().count, 1)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("a.txt")), "nothing at the target before commit")
-        try file.commit()
-        XCTAssertEqual(try String(contentsOfFile: folder.file("a.txt"), encoding: .utf8), "hello")
-        XCTAssertEqual(try folder.contents(), ["a.txt"])
-
-        do {
-            let abandoned = try AtomicFile(path: folder.file("b.txt"))
-            _ = abandoned
-        }
-        XCTAssertEqual(try folder.contents(), ["a.txt"], "deinit without commit removes the temporary file")
     }
 
     // MARK: Interrupted
@@ -192,7 +174,7 @@ final class AtomicOutputTests: XCTestCase {
 
     func testSignalHandlersAreInstalled() throws {
         let folder = try TemporaryFolder()
-        _ = try AtomicFile(path: folder.file("x"))
+        _ = try OutputFile(path: folder.file("x"))
         XCTAssertTrue(TemporaryFileCleanup.handlersInstalled)
         for signal in TemporaryFileCleanup.signals {
             var current = sigaction()

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Importer
 import ObjectStore
-import ReportRenderers
 
 struct Export: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -19,19 +18,8 @@ struct Export: StoreCommand {
     func run() throws {
         let store = try openStore(readOnly: true)
         _ = try model.entity(entity)
-        guard file != "-" else {
-            try Exporter.export(store: store, entity: entity, to: file)
-            return
-        }
-        // Written to a temporary file beside the target, synced and renamed when complete: a failed or
-        // interrupted export never leaves a half-written file (the temporary one is removed).
-        let output = try AtomicFile(path: file)
-        do {
-            try Exporter.export(store: store, entity: entity, to: file, fileDescriptor: output.fileDescriptor)
-            try output.commit()
-        } catch {
-            output.discard()
-            throw error
-        }
+        // Through the one output module (CSVWriter → OutputFile): the store is refused, a file appears whole or
+        // not at all, a device or pipe is written in place.
+        try Exporter.export(store: store, entity: entity, to: file)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Foundation
 import Importer
 import ObjectStore
@@ -120,6 +121,10 @@ struct Import: StoreCommand {
         // Through openStore: --wait is the busy timeout, and a writer that finds the store busy is told
         // "import of orders.csv by pid N since HH:MM:SS".
         let store = try openStore(activity: "import of " + (file == "-" ? "standard input" : (file as NSString).lastPathComponent))
+        // Outputs are checked before any work: a rejects file that is the store or the input is refused here.
+        ProtectedFiles.protect(file, as: "the input being imported")
+        if let profile { ProtectedFiles.protect(profile, as: "the import profile") }
+        if let rejects = settings.rejects, !settings.dryRun { _ = try OutputTarget.resolve(rejects) }
         let job = ImportJob(store: store, path: file, settings: settings)
         do {
             let result = try job.run()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Foundation
 import ObjectStore
 import ReportRenderers
@@ -117,7 +118,7 @@ struct ReportCommand: StoreCommand {
         if format == .xlsx, let output, output != "-" {
             // One workbook: nothing is written unless every report is sound.
             try failures.finish()
-            let workbook = try XLSXWorkbook(output: .file(path: output), title: "Bookkeeper reports")
+            let workbook = try XLSXWorkbook(output: checked(.file(path: output)), title: "Bookkeeper reports")
             for report in prepared { try report.add(to: workbook, from: store) }
             try workbook.close()
             confirm("wrote \(output) (\(prepared.count) reports)")
@@ -146,6 +147,13 @@ struct ReportCommand: StoreCommand {
         return format.renderer(csvDialect: csvDialect, useColor: useColor)
     }
 
+    /// `output`, once the output module has resolved it: the store, the model file, a folder or a broken link is
+    /// refused (73) before the report runs its query.
+    func checked(_ output: ReportOutput) throws -> ReportOutput {
+        _ = try OutputTarget.resolve(output.description)
+        return output
+    }
+
     /// Standard output, --output, or DIR/NAME.EXT under --output-dir (creating DIR).
     func destination(for reportName: String) throws -> ReportOutput {
         if let outputDirectory {
@@ -154,9 +162,9 @@ struct ReportCommand: StoreCommand {
             } catch {
                 throw ReportInputError("\(outputDirectory): cannot create the directory", category: .cannotCreateOutput)
             }
-            return .file(path: (outputDirectory as NSString).appendingPathComponent("\(reportName).\(format.fileExtension)"))
+            return try checked(.file(path: (outputDirectory as NSString).appendingPathComponent("\(reportName).\(format.fileExtension)")))
         }
-        return output.map(ReportOutput.init(path:)) ?? .standardOutput
+        return try checked(output.map(ReportOutput.init(path:)) ?? .standardOutput)
     }
 }
 

@@ -12,22 +12,16 @@ import CSV
 import ObjectStore
 
 package enum Exporter {
-    /// Writes every object of `entityName` to `path` (`-`: standard output) — or, when `fileDescriptor` is
-    /// given, to that open file (the caller's temporary file, renamed over `path` when complete); returns the
-    /// number of lines.
+    /// Writes every object of `entityName` to `path` (`-`: standard output; a file appears whole when complete);
+    /// returns the number of lines.
     @discardableResult
-    package static func export(store: Store, entity entityName: String, to path: String,
-                               fileDescriptor: Int32? = nil) throws -> Int {
+    package static func export(store: Store, entity entityName: String, to path: String) throws -> Int {
         let model = store.model
         let entity = try model.entity(entityName)
         let resolver = KeyPathResolver(model: model, entity: entity)
         let writer: CSVWriter
         do {
-            if let fileDescriptor {
-                writer = try CSVWriter(fileDescriptor: fileDescriptor, displayName: path, closeWhenDone: false)
-            } else {
-                writer = try CSVWriter(path: path)
-            }
+            writer = try CSVWriter(path: path)
         } catch let error as CSVError {
             throw ImportInputError(message: error.description, category: .cannotCreateOutput)
         }

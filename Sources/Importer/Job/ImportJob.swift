@@ -215,6 +215,7 @@ package final class ImportJob {
                         file: file, sha256: sha, startedAt: started, seconds: seconds, entity: entity.name,
                         records: records, rejected: rejectedLines, counts: counts))
                 }
+                try rejects?.prepare()
             }
         } catch is AbortImport {
             progress?.finish()
@@ -238,7 +239,13 @@ package final class ImportJob {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
         let rejected = rejectedLines
         if let rejects {
-            if rejects.count > 0 { try rejects.close() } else { rejects.discard() }
+            do {
+                try rejects.close()
+            } catch {
+                // The store has committed: say so, and what failed after it.
+                throw ImportFailure(lines: ["\(error)", "the import was committed; only the rejects file could not be put in place"],
+                                    category: .io)
+            }
         }
         let summary = makeSummary(records: records, seconds: seconds, sha: sha, counts: counts, unknown: mapping.unknown)
         if issues.total > 0 {

@@ -1,35 +1,27 @@
 // The rejects file of `--on-error skip`: the header, then each rejected input line as it was read, with
 // one more column, `reason`. The file is UTF-8 (an input read as Windows-1252 is transcoded, so the
 // rejects can be fixed and imported again with the same options but the encoding); a rejected record
-// that spans several physical lines is written whole. Like every output file it is written to a temporary file
-// beside the target, synced and renamed when the import ends, so it is never found half-written.
+// that spans several physical lines is written whole. It is written through the one output module
+// (`OutputFile`): the store and the input are refused before anything is imported, and the file appears
+// whole when the import ends — synced before the store commits, put in place after.
 
 import CSV
+import FileOutput
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import ObjectStore
 
 final class RejectsWriter {
     let path: String
-    private let temporaryPath: String
-    private let fd: Int32
+    private let file: OutputFile
     private var buffer: [UInt8] = []
     private let delimiter: UInt8
     private(set) var count = 0
 
-    /// Creates (or truncates) the file now, so an unwritable path fails before anything is imported.
+    /// Opens the output now, so an unwritable or forbidden path fails before anything is imported.
     init(path: String, delimiter: UInt8) throws {
         self.path = path
-        self.temporaryPath = path + ".partial-\(getpid())"
         self.delimiter = delimiter
-        var fd: Int32
-        repeat { fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
-        if fd < 0 {
-            throw ImportInputError(message: "\(path): cannot create the rejects file: \(String(cString: strerror(errno)))",
-                                   category: .cannotCreateOutput)
-        }
-        self.fd = fd
+        file = try OutputFile(path: path)
         buffer.reserveCapacity(1 << 16)
     }
 
@@ -63,45 +55,31 @@ final class RejectsWriter {
     }
 
     func flush() throws {
-        var written = 0
-        while written < buffer.count {
-            let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ImportInputError(message: "\(path): cannot write: \(String(cString: strerror(errno)))", category: .io)
-            }
-            written += n
-        }
+        try file.write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Syncs the file, renames it over the target and syncs the folder.
-    func close() throws {
-        do {
-            try flush()
-            guard fsync(fd) == 0 else {
-                throw ImportInputError(message: "\(path): cannot write: \(String(cString: strerror(errno)))", category: .io)
-            }
-            _ = Glibc.close(fd)
-            guard rename(temporaryPath, path) == 0 else {
-                throw ImportInputError(message: "\(path): cannot create the rejects file: \(String(cString: strerror(errno)))",
-                                       category: .cannotCreateOutput)
-            }
-        } catch {
-            unlink(temporaryPath)
-            throw error
-        }
-        let folder = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            _ = Glibc.close(folder)
-        }
+    /// Writes and syncs every line, inside the import's transaction: a rejects file that cannot be written
+    /// rolls the import back.
+    func prepare() throws {
+        try flush()
+        try file.sync()
     }
 
-    /// Removes the file, and an older rejects file at the target (nothing was rejected, or it was a dry run).
+    /// Puts the file in place (after the store committed). Nothing rejected: no file — an older rejects file
+    /// at the target no longer describes the input and is removed, as the file this run was told to write.
+    func close() throws {
+        if count == 0 {
+            file.discard()
+            file.removeTarget()
+            return
+        }
+        try flush()
+        try file.commit()
+    }
+
+    /// Abandons the file: the target, and an older rejects file there, are left as they were.
     func discard() {
-        _ = Glibc.close(fd)
-        unlink(temporaryPath)
-        unlink(path)
+        file.discard()
     }
 }

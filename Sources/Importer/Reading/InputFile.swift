@@ -6,6 +6,7 @@
 // pipe, from which the CSV reader reads.
 
 import CSV
+import FileOutput
 import Foundation
 import ObjectStore
 #if canImport(Glibc)
@@ -69,6 +70,8 @@ final class InputFile: @unchecked Sendable {
             thread.start()
             return
         }
+        // No output of this run may replace the file being read (`--rejects` equal to the input, through any link).
+        ProtectedFiles.protect(path, as: "the input being imported")
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ImportInputError(message: "\(path): no such file", category: .missingInput)

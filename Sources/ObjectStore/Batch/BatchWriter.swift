@@ -290,6 +290,8 @@ extension Store {
                 var result: T?
                 var cacheRelease: CheckpointCacheRelease?
                 defer { cacheRelease?.stop() }
+                var committing = false
+                defer { if committing { CommitProgress.finish(committed: false) } }
                 try db.inTransaction(.immediate) {
                     beginActivity()
                     defer { endActivity() }
@@ -305,7 +307,13 @@ extension Store {
                     // as it goes (see CheckpointCacheRelease).
                     cacheRelease = CheckpointCacheRelease(storePath: path)
                     cacheRelease?.start()
+                    CommitProgress.beginCommit()
+                    committing = true
                     return .commit
+                }
+                if committing {
+                    committing = false
+                    CommitProgress.finish(committed: true)
                 }
                 return result!
             }

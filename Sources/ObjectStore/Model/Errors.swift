@@ -1,3 +1,4 @@
+import FileOutput
 /// What kind of failure an error is, so a front end can choose an exit status without knowing every error type.
 public enum ErrorCategory: Sendable {
     /// The command was used wrongly (unknown entity or key, malformed argument).
@@ -69,4 +70,9 @@ extension Entity {
 public enum Property: Sendable {
     case attribute(Attribute)
     case relationship(Relationship)
+}
+
+/// The file-writing module knows nothing of exit statuses: an output refused or not created is 73, a failed write 74.
+extension FileOutputError: CategorizedError {
+    public var category: ErrorCategory { kind == .cannotCreate ? .cannotCreateOutput : .io }
 }

@@ -1,12 +1,11 @@
+import FileOutput
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // Who holds the store's write lock, for the message another writer gets when it gives up waiting:
-// `store is busy (import of orders.csv by pid 1234 since 02:00:01)`. The holder writes a small file beside
-// the store once it has the lock (`<store>-activity`) and removes it when its transaction ends; a reader of
-// that file checks that the process still lives.
+// `store is busy (import of orders.csv by pid 1234 since 02:00:01)`. The holder writes a small note beside
+// the store once it has the lock (`<store>-activity`, a `SideFile`: created exclusively, never through a
+// symlink) and removes it when its transaction ends; a reader of the note checks that the very process that
+// wrote it (pid and start time) still runs, so a stale note or a reused pid is never named as the holder.
 
 extension Store {
     var activityPath: String { path + "-activity" }
@@ -16,21 +15,19 @@ extension Store {
         guard let activity else { return }
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss"
-        let text = "\(getpid())\n\(activity) by pid \(getpid()) since \(formatter.string(from: Date()))\n"
-        try? Data(text.utf8).write(to: URL(fileURLWithPath: activityPath))
+        activityNote?.remove()
+        activityNote = SideFile.createNote(at: activityPath,
+                                           text: "\(activity) by pid \(getpid()) since \(formatter.string(from: Date()))")
     }
 
     func endActivity() {
-        guard activity != nil else { return }
-        try? FileManager.default.removeItem(atPath: activityPath)
+        activityNote?.remove()
+        activityNote = nil
     }
 
     /// What the process holding the store's write lock said it is doing, if it is still running.
     public static func currentActivity(at path: String) -> String? {
-        guard let text = try? String(contentsOfFile: path + "-activity", encoding: .utf8) else { return nil }
-        let lines = text.split(separator: "\n")
-        guard lines.count >= 2, let pid = Int32(lines[0]), kill(pid, 0) == 0 || errno == EPERM else { return nil }
-        return String(lines[1])
+        SideFile.liveNote(at: path + "-activity")
     }
 
     /// The error for a store whose write lock could not be had in time.

@@ -1,3 +1,4 @@
+import FileOutput
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -86,15 +87,12 @@ extension Store {
         return problems
     }
 
-    /// A consistent copy of the store at `target` (SQLite's online backup API), written beside it under a
-    /// temporary name and renamed when complete, so no half copy is ever left at `target`.
+    /// A consistent copy of the store at `target` (SQLite's online backup API), assembled through the one output
+    /// module: beside the target under a temporary name and renamed when complete (no half copy is ever left at
+    /// `target`), or copied into a device or pipe; the store itself and its companions are refused.
     public func backup(to target: String) throws {
-        let directory = URL(fileURLWithPath: target).deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw StoreError.cannotCreate(path: target, reason: "no such directory \(directory)")
-        }
-        let temporary = target + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        let file = try OutputFile(path: target, assembledAtPath: true)
+        let temporary = file.assemblyPath!
         do {
             let destination = try DatabaseQueue(path: temporary)
             try queue.backup(to: destination)
@@ -109,22 +107,12 @@ extension Store {
             }
             try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
             try destination.close()
-            guard rename(temporary, target) == 0 else {
-                throw StoreError.cannotCreate(path: target, reason: String(cString: strerror(errno)))
-            }
-            // The copy was synced when its connection committed; sync the folder too, so the rename survives a crash.
-            let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if folder >= 0 {
-                defer { Glibc.close(folder) }
-                if fsync(folder) != 0 {
-                    throw StoreError.sqlite("\(target): cannot sync its folder (\(String(cString: strerror(errno))))")
-                }
-            }
+            try file.commit()
         } catch let error as StoreError {
-            try? FileManager.default.removeItem(atPath: temporary)
+            file.discard()
             throw error
         } catch let error as DatabaseError {
-            try? FileManager.default.removeItem(atPath: temporary)
+            file.discard()
             // A write that failed (a full disk, a file-size limit) is an I/O error, named by SQLite's text for the
             // extended code: the backup's own message is often "not an error".
             let primary = error.resultCode
@@ -132,6 +120,9 @@ extension Store {
                 throw StoreError.sqlite("\(target): cannot write the copy (\(String(cString: sqlite3_errstr(error.extendedResultCode.rawValue))))")
             }
             throw StoreError.cannotCreate(path: target, reason: error.message ?? "\(error.resultCode)")
+        } catch {
+            file.discard()
+            throw error
         }
     }
 }

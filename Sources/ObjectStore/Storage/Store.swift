@@ -1,4 +1,5 @@
 import Foundation
+import FileOutput
 import GRDB
 
 /// An open store: one SQLite file (in WAL mode) holding the objects of one model.
@@ -19,6 +20,8 @@ public final class Store: @unchecked Sendable {
     public internal(set) var migration: MigrationResult?
     /// What this process writes, in words (`import of orders.csv`), told to other writers that find the store busy.
     public var activity: String?
+    /// The busy note this process wrote beside the store while it holds the write lock.
+    var activityNote: SideFile?
 
     private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue) {
         self.path = path
@@ -44,6 +47,7 @@ public final class Store: @unchecked Sendable {
     /// Creates a new store at `path` with the schema of `model`. Fails if a file is already there.
     public static func create(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
+        ProtectedFiles.protectStore(path)
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
@@ -116,6 +120,7 @@ public final class Store: @unchecked Sendable {
 
     private static func openUnchecked(at path: String, model: Model, readOnly: Bool,
                                       busyTimeout: TimeInterval) throws -> (Store, [String: String]) {
+        ProtectedFiles.protectStore(path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw StoreError.missing(path: path)
@@ -190,12 +195,18 @@ public final class Store: @unchecked Sendable {
         return try mapErrors {
             try queue.inDatabase { db in
                 var result: T?
+                var committing = false
+                defer { if committing { CommitProgress.finish(committed: false) } }
                 try db.inTransaction(.immediate) {
                     beginActivity()
                     defer { endActivity() }
                     result = try body(db)
+                    CommitProgress.beginCommit()
+                    committing = true
                     return .commit
                 }
+                committing = false
+                CommitProgress.finish(committed: true)
                 return result!
             }
         }

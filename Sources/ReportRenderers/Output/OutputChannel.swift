@@ -4,37 +4,30 @@
 // any error — so that happens in exactly one place (`withOutputChannel`). Text and JSON write many
 // small strings; `OutputBuffer` collects them and writes 64 KiB at a time.
 
+import FileOutput
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Standard output, or an `AtomicFile` being written.
+/// Standard output or a file, opened through the one output module (`OutputFile`).
 final class OutputChannel {
     /// The output's name in messages: the path as given, `-` for standard output.
     let displayName: String
     let fileDescriptor: Int32
-    /// The file being written; nil for standard output.
-    let atomicFile: AtomicFile?
+    let file: OutputFile
 
     init(_ output: ReportOutput) throws {
         displayName = output.description
-        switch output {
-        case .standardOutput:
-            fileDescriptor = STDOUT_FILENO
-            atomicFile = nil
-        case let .file(path):
-            let file = try AtomicFile(path: path)
-            fileDescriptor = file.fileDescriptor
-            atomicFile = file
-        }
+        file = try OutputFile(path: output.description)
+        fileDescriptor = file.fileDescriptor
     }
 
     func commit() throws {
-        try atomicFile?.commit()
+        try file.commit()
     }
 
     func discard() {
-        atomicFile?.discard()
+        file.discard()
     }
 }
 
@@ -90,19 +83,8 @@ final class OutputBuffer {
     }
 
     func flush() throws {
-        try bytes.withUnsafeBytes { buffer in
-            guard var base = buffer.baseAddress else { return }
-            var left = buffer.count
-            while left > 0 {
-                let n = Glibc.write(fileDescriptor, base, left)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ReportRenderError(file: displayName, kind: .io(operation: "write", errno: errno))
-                }
-                base += n
-                left -= n
-            }
-        }
+        let code = bytes.withUnsafeBytes { writeAll(fileDescriptor, $0) }
+        if code != 0 { throw ReportRenderError(file: displayName, kind: .io(operation: "write", errno: code)) }
         bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -1,6 +1,6 @@
 // Where a rendered report goes.
 
-/// Standard output, or a file written atomically (see `AtomicFile`).
+/// Standard output, or a file (written through `OutputFile`: atomically, or in place for a device or pipe).
 public enum ReportOutput: Sendable, Hashable, CustomStringConvertible {
     case standardOutput
     case file(path: String)

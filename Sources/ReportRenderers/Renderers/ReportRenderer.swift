@@ -3,8 +3,9 @@
 // Every format is a contract (cron mails the text, pipelines read the CSV and JSON, accountants
 // open the XLSX): change one only on purpose, and its golden tests with it. Each renderer reads
 // the rows once, in order, and writes through `withOutputChannel`, so a file output is atomic (see
-// AtomicFile.swift) and every failure is a `ReportRenderError` naming the output — except the row
-// source's own errors, which pass through unchanged.
+// FileOutput/OutputFile.swift) and every failure is a `ReportRenderError` naming the output — except
+// an output refused or not created (`FileOutputError`) and the row source's own errors, which pass
+// through unchanged.
 
 /// A report output format.
 public protocol ReportRenderer: Sendable {

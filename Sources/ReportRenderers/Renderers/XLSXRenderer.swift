@@ -24,13 +24,13 @@
 //   per value column named by its title.
 //
 // Memory does not grow with rows: libxlsxwriter streams each sheet's rows to a temporary file
-// (unlinked at once) in the output's directory — standard output's go to the system temp
-// directory — and this file keeps only per-column widths and totals. Rows must come in order and
-// the autofilter is set before the first data row: that is why `rowCount` is known up front.
-// The workbook is assembled into an `AtomicFile`'s temporary file and renamed into place; for
-// standard output it is assembled in the temp directory, copied out and removed.
+// (unlinked at once) beside the workbook being assembled, and this file keeps only per-column widths
+// and totals. Rows must come in order and the autofilter is set before the first data row: that is
+// why `rowCount` is known up front. The workbook is assembled at an `OutputFile`'s assembly path:
+// renamed into place for a file, copied out for standard output, a device or a pipe.
 
 import CXLSXWriter
+import FileOutput
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -67,7 +67,7 @@ public final class XLSXWorkbook {
     private let output: ReportOutput
     private let displayName: String
     private let title: String?
-    private let file: AtomicFile
+    private let file: OutputFile
     private var workbook: UnsafeMutablePointer<lxw_workbook>?
     /// Owned C strings handed to libxlsxwriter, freed after `workbook_close`.
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
@@ -89,25 +89,15 @@ public final class XLSXWorkbook {
         self.output = output
         self.title = title
         displayName = output.description
-        let temporaryDirectory: String
-        switch output {
-        case let .file(path):
-            file = try AtomicFile(path: path)
-            let slash = file.temporaryPath.lastIndex(of: "/")
-            temporaryDirectory = slash.map { $0 == file.temporaryPath.startIndex ? "/" : String(file.temporaryPath[..<$0]) } ?? "."
-        case .standardOutput:
-            temporaryDirectory = XLSXWorkbook.systemTemporaryDirectory()
-            do {
-                file = try AtomicFile(path: temporaryDirectory + "/bookkeeper-report.xlsx")
-            } catch let error as ReportRenderError {
-                throw ReportRenderError(file: "-", kind: error.kind)
-            }
-        }
+        file = try OutputFile(path: output.description, assembledAtPath: true)
+        let assemblyPath = file.assemblyPath!
+        let slash = assemblyPath.lastIndex(of: "/")
+        let temporaryDirectory = slash.map { $0 == assemblyPath.startIndex ? "/" : String(assemblyPath[..<$0]) } ?? "."
         let directory = strdup(temporaryDirectory)!
         cStrings.append(directory)
         var options = lxw_workbook_options(constant_memory: UInt8(LXW_TRUE.rawValue), tmpdir: directory,
                                            use_zip64: UInt8(LXW_FALSE.rawValue))
-        guard let workbook = workbook_new_opt(file.temporaryPath, &options) else {
+        guard let workbook = workbook_new_opt(assemblyPath, &options) else {
             file.discard()
             freeCStrings()
             throw ReportRenderError(file: displayName, kind: .xlsx(operation: "create the workbook", message: "out of memory"))
@@ -235,13 +225,7 @@ public final class XLSXWorkbook {
             throw ReportRenderError(file: displayName, kind: .xlsx(operation: "write the workbook",
                                                                    message: String(cString: lxw_strerror(result))))
         }
-        switch output {
-        case .file:
-            try file.commit()
-        case .standardOutput:
-            defer { file.discard() }
-            try copyToStandardOutput()
-        }
+        try file.commit()
     }
 
     /// libxlsxwriter writes each worksheet's rows to a temporary file (constant-memory mode) and does not check
@@ -521,34 +505,6 @@ public final class XLSXWorkbook {
     private func freeCStrings() {
         for pointer in cStrings { free(pointer) }
         cStrings.removeAll()
-    }
-
-    private func copyToStandardOutput() throws {
-        var fd: Int32
-        repeat { fd = open(file.temporaryPath, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { throw ReportRenderError(file: "-", kind: .io(operation: "read the workbook back", errno: errno)) }
-        defer { _ = Glibc.close(fd) }
-        let out = OutputBuffer(fileDescriptor: STDOUT_FILENO, displayName: "-")
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReportRenderError(file: "-", kind: .io(operation: "read the workbook back", errno: errno))
-            }
-            if n == 0 { break }
-            try chunk.withUnsafeBytes { bytes in
-                try out.write(bytes: UnsafeRawBufferPointer(rebasing: bytes[..<n]))
-            }
-        }
-        try out.flush()
-    }
-
-    private static func systemTemporaryDirectory() -> String {
-        var directory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        if directory.isEmpty { directory = "/tmp" }
-        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
-        return directory
     }
 }
 

@@ -1,3 +1,4 @@
+import FileOutput
 import Foundation
 import GRDB
 
@@ -34,6 +35,8 @@ extension Store {
         try mapErrors { try queue.inDatabase { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+            var committing = false
+            defer { if committing { CommitProgress.finish(committed: false) } }
             try db.inTransaction(.immediate) {
                 beginActivity()
                 defer { endActivity() }
@@ -45,8 +48,12 @@ extension Store {
                     throw StoreError.sqlite("\(path): the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0)); nothing was changed")
                 }
                 try recordModel(db)
+                CommitProgress.beginCommit()
+                committing = true
                 return .commit
             }
+            committing = false
+            CommitProgress.finish(committed: true)
         } }
         let result = MigrationResult(plan: plan, backupPath: backupPath)
         migration = result
@@ -85,12 +92,15 @@ extension Store {
         var target = "\(path).\(suffix)-\(stamp)"
         var n = 1
         while FileManager.default.fileExists(atPath: target) { n += 1; target = "\(path).\(suffix)-\(stamp)-\(n)" }
+        // Through the one output module: assembled under a temporary name and put in place only when whole.
+        let file = try OutputFile(path: target, assembledAtPath: true)
         do {
-            let destination = try DatabaseQueue(path: target)
+            let destination = try DatabaseQueue(path: file.assemblyPath!)
             try queue.backup(to: destination)
             try destination.close()
+            try file.commit()
         } catch {
-            try? FileManager.default.removeItem(atPath: target)
+            file.discard()
             throw StoreError.cannotCreate(path: target, reason: "backup copy failed: \(error)")
         }
         return target

@@ -1,6 +1,6 @@
 // Temporary files removed when the process is stopped by a signal.
 //
-// Why this file exists: an accountant must never open a half-written report. `AtomicFile` writes
+// Why this file exists: an accountant must never open a half-written report. `OutputFile` writes
 // beside the target and renames at the end, and removes its temporary file on any error; but a
 // cron job killed by SIGTERM (or a user's Ctrl-C, or a closed terminal's SIGHUP) runs no Swift
 // error path. So the paths of the temporary files being written are kept in a fixed table that a
@@ -17,13 +17,13 @@ import Foundation
 import Glibc
 #endif
 
-enum TemporaryFileCleanup {
+package enum TemporaryFileCleanup {
     /// At most this many files at once are cleaned up on a signal (more are still written and
     /// removed on errors as usual).
-    static let slotCount = 64
+    package static let slotCount = 64
     /// Longest path (in bytes, with its terminating NUL) that can be registered.
-    static let slotBytes = 4096
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    package static let slotBytes = 4096
+    package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     // Fixed memory, allocated once and never freed: the signal handler only reads it.
     nonisolated(unsafe) private static let paths: UnsafeMutablePointer<CChar> = {
@@ -47,7 +47,7 @@ enum TemporaryFileCleanup {
 
     /// Registers a path to unlink on a signal; returns its slot, or nil when the table is full or
     /// the path too long (the file is then only removed on errors, not on signals).
-    static func register(_ path: String) -> Int? {
+    package static func register(_ path: String) -> Int? {
         _ = handlersInstalled
         let bytes = Array(path.utf8)
         guard bytes.count < slotBytes, !bytes.contains(0) else { return nil }
@@ -63,7 +63,7 @@ enum TemporaryFileCleanup {
 
     /// Runs `body` with the cleanup signals blocked, so that creating a file and registering it
     /// happen together: a signal arrives before both or after both.
-    static func withSignalsBlocked<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package static func withSignalsBlocked<Result>(_ body: () throws -> Result) rethrows -> Result {
         #if canImport(Glibc)
         var blocked = sigset_t()
         var previous = sigset_t()
@@ -75,24 +75,24 @@ enum TemporaryFileCleanup {
         return try body()
     }
 
-    static func unregister(_ slot: Int) {
+    package static func unregister(_ slot: Int) {
         lock.lock()
         defer { lock.unlock() }
         inUse[slot] = 0
     }
 
     /// Unlinks every registered file. Async-signal-safe: no locks, no allocation.
-    static func removeRegisteredFiles() {
+    package static func removeRegisteredFiles() {
         for slot in 0..<slotCount where inUse[slot] != 0 {
             _ = unlink(paths + slot * slotBytes)
         }
     }
 
     /// Whether the handlers are in place (installed on first use).
-    static let handlersInstalled: Bool = {
+    package static let handlersInstalled: Bool = {
         #if canImport(Glibc)
         // Everything the handler reads exists before it can run.
-        _ = (paths, inUse, previousActions)
+        _ = (paths, inUse, previousActions, SignalHold.isHolding)
         for signal in signals {
             var old = sigaction()
             guard sigaction(signal, nil, &old) == 0 else { continue }
@@ -115,6 +115,11 @@ enum TemporaryFileCleanup {
 
 #if canImport(Glibc)
 private func removeTemporaryFilesAndRaiseAgain(_ signal: Int32) {
+    // A step that must finish is under way (a COMMIT): the files it may still put in place stay until it is over.
+    if SignalHold.isHolding {
+        SignalHold.hold(signal)
+        return
+    }
     TemporaryFileCleanup.removeRegisteredFiles()
     // Back to the previous disposition; the signal, blocked while this handler runs, is delivered
     // again when it returns.
