@@ -1,3 +1,4 @@
+import FileOutput
 import Foundation
 import ObjectStore
 #if canImport(Glibc)
@@ -25,19 +26,8 @@ struct StandardOutput {
     }
 
     mutating func flush() throws {
-        try buffer.withUnsafeBytes { bytes in
-            guard var base = bytes.baseAddress else { return }
-            var left = bytes.count
-            while left > 0 {
-                let n = Glibc.write(STDOUT_FILENO, base, left)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StandardOutputError(errno: errno)
-                }
-                base += n
-                left -= n
-            }
-        }
+        let code = buffer.withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
+        if code != 0 { throw StandardOutputError(errno: code) }
         buffer.removeAll(keepingCapacity: true)
     }
 

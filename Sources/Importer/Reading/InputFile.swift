@@ -56,12 +56,8 @@ final class InputFile: @unchecked Sendable {
                     if n < 0 { if errno == EINTR { continue }; hashError = errno; break }
                     if n == 0 { break }
                     hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                    var written = 0
-                    while forwarding && written < n {
-                        let w = write(writeEnd, buffer.baseAddress! + written, n - written)
-                        if w < 0 { if errno == EINTR { continue }; forwarding = false; break }   // the reader stopped
-                        written += w
-                    }
+                    // A failure means the reader stopped: keep hashing, stop forwarding.
+                    if forwarding && writeAll(writeEnd, UnsafeRawBufferPointer(rebasing: buffer[0..<n])) != 0 { forwarding = false }
                 }
                 digest = hasher.finish()
             }
