@@ -20,6 +20,6 @@ struct Export: StoreCommand {
         _ = try model.entity(entity)
         // Through the one output module (CSVWriter → OutputFile): the store is refused, a file appears whole or
         // not at all, a device or pipe is written in place.
-        try Exporter.export(store: store, entity: entity, to: file)
+        try Exporter.export(store: store, entity: entity, to: file) { Log.warning("\(file == "-" ? "standard output" : file): \($0)") }
     }
 }

@@ -24,7 +24,7 @@ struct List: StoreCommand {
         for o in objects {
             var row = [String(o.rowID!)]
             row += entity.attributes.map { oneLine(o[$0.name].description) }
-            row += try toOne.map { try o.object(for: $0.name).map(Show.name) ?? "" }
+            row += try toOne.map { try Show.target(o, $0.name) }
             table.append(row)
         }
         print(table.render())

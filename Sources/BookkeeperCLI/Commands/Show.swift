@@ -21,7 +21,7 @@ struct Show: StoreCommand {
                 let members = try object.objects(for: r.name)
                 lines.append((r.name, members.map(Show.name).joined(separator: ", ")))
             } else {
-                lines.append((r.name, try object.object(for: r.name).map(Show.name) ?? ""))
+                lines.append((r.name, try Show.target(object, r.name)))
             }
         }
         let width = lines.map(\.0.count).max() ?? 0
@@ -29,6 +29,13 @@ struct Show: StoreCommand {
             let padded = key + String(repeating: " ", count: width - key.count)
             print(value.isEmpty ? key : "\(padded)  \(value)")
         }
+    }
+
+    /// A to-one relationship as shown: the target's name, empty, or the stored ID of a target that is gone
+    /// (`Bank/1 (missing)`: a No Action relationship whose target was deleted).
+    static func target(_ object: ManagedObject, _ relationship: String) throws -> String {
+        if let target = try object.object(for: relationship) { return name(target) }
+        return try object.danglingTarget(for: relationship).map { "\($0) (missing)" } ?? ""
     }
 
     /// How a related object is shown: its natural key, or its object ID when it has none.

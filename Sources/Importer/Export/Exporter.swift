@@ -15,7 +15,10 @@ package enum Exporter {
     /// Writes every object of `entityName` to `path` (`-`: standard output; a file appears whole when complete);
     /// returns the number of lines.
     @discardableResult
-    package static func export(store: Store, entity entityName: String, to path: String) throws -> Int {
+    /// A reference whose target is gone (a No Action relationship) is written as the stored object ID, and
+    /// `warn` is told (`Customer/3.bank refers to Bank/1, which does not exist`).
+    package static func export(store: Store, entity entityName: String, to path: String,
+                               warn: @escaping (String) -> Void = { _ in }) throws -> Int {
         let model = store.model
         let entity = try model.entity(entityName)
         let resolver = KeyPathResolver(model: model, entity: entity)
@@ -36,7 +39,13 @@ package enum Exporter {
                 let d = model.entity(named: r.destination)!
                 let key = model.referenceKey(of: d)
                 let path = key?.name == d.naturalKey ? r.name : "\(r.name).\(key?.name ?? "id")"
-                list.append((prefix + path, { $0.references[r.name]?.description ?? "" }))
+                list.append((prefix + path, { o in
+                    if let id = o.dangling[r.name] {
+                        warn("\(e.name)/\(o.rowID).\(r.name) refers to \(id), which does not exist: written as \(id)")
+                        return id.description
+                    }
+                    return o.references[r.name]?.description ?? ""
+                }))
             }
             for r in manyToMany {
                 let d = model.entity(named: r.destination)!

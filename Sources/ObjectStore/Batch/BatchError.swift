@@ -27,11 +27,13 @@ package enum BatchError: CategorizedError, Equatable {
     case readOnly(path: String)
     /// A constraint SQLite enforced that validation did not foresee.
     case constraint(String)
+    /// Objects that would break the model's rules once the batch is written: `Entity/ID: message` each.
+    case ruleViolations([String])
     case sqlite(String)
 
     package var category: ErrorCategory {
         switch self {
-        case .invalid, .notFound, .constraint, .repeatedKey: .data
+        case .invalid, .notFound, .constraint, .repeatedKey, .ruleViolations: .data
         case .usage: .usage
         case .busy: .temporaryFailure
         case .readOnly: .cannotCreateOutput
@@ -47,6 +49,8 @@ package enum BatchError: CategorizedError, Equatable {
         case .repeatedKey(let entity, let key, let value, _, let properties):
             "\(entity) with \(key) \"\(value)\" was given earlier with other values (\(properties.joined(separator: ", ")))"
         case .usage(let message), .constraint(let message), .sqlite(let message): message
+        case .ruleViolations(let problems):
+            (problems + ["nothing was imported: the objects above would break the model's rules"]).joined(separator: "\n")
         case .busy(let path): "\(path): store is busy (another process is writing to it)"
         case .readOnly(let path): "\(path): the store is read-only"
         }

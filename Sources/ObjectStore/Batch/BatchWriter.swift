@@ -301,8 +301,20 @@ extension Store {
                     defer { writer.close() }
                     result = try body(writer)
                     try writer.flushAll()
-                    if dryRun { return .rollback }
+                    // The model's rules hold for every object the batch may have changed, documents whose rows it
+                    // replaced included: a store that imports must pass `check`.
+                    // (After the deferred indexes are back, which the rules' look-ups use.)
+                    func checkRules() throws {
+                        guard model.entities.contains(where: { !$0.rules.isEmpty }) else { return }
+                        let broken = try ruleViolations(db, limit: 20)
+                        if !broken.isEmpty { throw BatchError.ruleViolations(broken) }
+                    }
+                    if dryRun {
+                        try checkRules()
+                        return .rollback
+                    }
                     try writer.finishIndexes()
+                    try checkRules()
                     // The commit checkpoints the write-ahead log into the store; give its copied pages back
                     // as it goes (see CheckpointCacheRelease).
                     cacheRelease = CheckpointCacheRelease(storePath: path)

@@ -12,6 +12,8 @@ package struct ExportedObject: Sendable {
     package var attributes: [Value]
     /// To-one relationship name → the target's key value (null when there is none).
     package var references: [String: Value]
+    /// To-one relationship name → the stored ID of a target that no longer exists (No Action).
+    package var dangling: [String: ObjectID] = [:]
     /// Many-to-many relationship name → the targets' key values, in object ID order.
     package var links: [String: [Value]]
     /// A document's rows (when asked for), in object ID order.
@@ -88,6 +90,9 @@ private struct ObjectQuery {
             joins.append("LEFT JOIN \(quoted(d.name)) \(alias) ON \(alias).\"id\" = t.\(quoted(column))")
             columns.append("\(alias).\(quoted(key.name))")
             refTypes.append((r, key.type))
+            // The stored key and whether its row exists, to tell a dangling reference from none.
+            columns.append("t.\(quoted(column))")
+            columns.append("\(alias).\"id\" IS NOT NULL")
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(entity.name)) t \(joins.joined(separator: " "))"
         if let parentColumn { sql += " WHERE t.\(quoted(parentColumn)) = ?" }
@@ -117,13 +122,17 @@ private struct ObjectQuery {
         }
         var references: [String: Value] = [:]
         let base = entity.attributes.count + 1
+        var dangling: [String: ObjectID] = [:]
         for (k, (r, type)) in toOne.enumerated() {
-            references[r.name] = Value(databaseValue: row[base + k], as: type)
+            references[r.name] = Value(databaseValue: row[base + 3 * k], as: type)
+            let stored: Int64? = row[base + 3 * k + 1]
+            let exists: Bool = row[base + 3 * k + 2]
+            if let stored, !exists { dangling[r.name] = ObjectID(entity: r.destination, rowID: stored) }
         }
         var links: [String: [Value]] = [:]
         for (r, s, type) in self.links {
             links[r.name] = try DatabaseValue.fetchAll(s, arguments: [id]).map { Value(databaseValue: $0, as: type) }
         }
-        return ExportedObject(rowID: id, attributes: attributes, references: references, links: links, rows: [])
+        return ExportedObject(rowID: id, attributes: attributes, references: references, dangling: dangling, links: links, rows: [])
     }
 }

@@ -100,10 +100,29 @@ public final class ManagedObject: ObjectValues {
         return r
     }
 
+    /// The stored object ID a to-one relationship still holds although its object is gone (a No Action
+    /// relationship whose target was deleted), or nil.
+    public func danglingTarget(for relationshipName: String) throws -> ObjectID? {
+        let r = try toOneRelationship(relationshipName)
+        return try dangling(r)
+    }
+
+    func dangling(_ r: Relationship) throws -> ObjectID? {
+        guard !touched.contains(r.name), let rowID = storedToOne[r.name] else { return nil }
+        do {
+            _ = try context.existingObject(entity: r.destination, rowID: rowID)
+            return nil
+        } catch ContextError.objectNotFound(let id) {
+            return id
+        }
+    }
+
     func currentTarget(_ r: Relationship) throws -> ManagedObject? {
         if let set = toOne[r.name] { return set }
         if let rowID = storedToOne[r.name] {
-            let target = try context.existingObject(entity: r.destination, rowID: rowID)
+            // A dangling key (No Action) has no object: the relationship reads as empty, and `danglingTarget`
+            // names what is stored.
+            guard let target = try? context.existingObject(entity: r.destination, rowID: rowID) else { return nil }
             toOne[r.name] = .some(target)
             return target
         }

@@ -21,7 +21,7 @@ extension ObjectContext {
             }
             let survivors = saveCandidates(excluding: plan)
             var issues = plan.issues
-            issues += try validate(survivors, deletions: plan)
+            issues += try validate(survivors + (try neighboursWithRules(of: survivors, plan)), deletions: plan)
             if !issues.isEmpty { throw ValidationError(issues: issues) }
             let result = try write(survivors, plan)
             didSave(plan)
@@ -30,6 +30,33 @@ extension ObjectContext {
             unmarkCascaded(plan)
             throw error
         }
+    }
+
+    /// Objects this save does not change whose model rules look through a relationship at one it changes, inserts
+    /// or deletes: a document whose rule sums its rows, when a row is set, added or deleted. Their rules are
+    /// checked too, so that `check` never finds what a successful save created.
+    private func neighboursWithRules(of survivors: [ManagedObject], _ plan: DeletionPlan) throws -> [ManagedObject] {
+        var seen = Set(survivors.map(ObjectIdentifier.init))
+        var found: [ManagedObject] = []
+        for o in survivors + plan.objects {
+            for r in o.entity.relationships {
+                let inverse = model.inverse(of: r)
+                guard let destination = model.entity(named: r.destination),
+                      destination.rules.contains(where: { $0.mentions(inverse.name) }) else { continue }
+                var related: [ManagedObject] = []
+                if r.isToMany {
+                    related = try o.members(r)
+                    if case .some(let set) = o.toMany[r.name] { related += set.removed.values }
+                } else {
+                    if let t = try o.currentTarget(r) { related.append(t) }
+                    if let stored = o.storedToOne[r.name] { related.append(try existingObject(entity: r.destination, rowID: stored)) }
+                }
+                for t in related where !t.isDeleted && !plan.members.contains(ObjectIdentifier(t)) {
+                    if seen.insert(ObjectIdentifier(t)).inserted { found.append(t) }
+                }
+            }
+        }
+        return found
     }
 
     /// Inserted objects, then changed ones (including those a deletion nullifies), none being deleted.
@@ -64,8 +91,15 @@ extension ObjectContext {
                     assigned.append((o, rowID))
                     result.inserted.append(ObjectID(entity: o.entity.name, rowID: rowID))
                 }
-                // Foreign keys to objects inserted later in this save (cycles) are set once all have row IDs.
+                // Foreign keys to objects inserted in this save — from new objects (cycles) and from stored ones
+                // (`add Customer name=C orders=A-1` moves a stored order to the new customer) — are set once
+                // every new object has its row ID.
                 for o in inserts { try update(o, db) { _ in } }
+                for o in updates where pointsToInserted(o) {
+                    try update(o, db, deferredOnly: true) { id in
+                        if !result.updated.contains(id) { result.updated.append(id) }
+                    }
+                }
                 try writeLinks(db, plan)
             }
         } catch {
@@ -120,20 +154,31 @@ extension ObjectContext {
         return db.lastInsertedRowID
     }
 
-    /// Writes an object's changed columns; calls `didUpdate` when a stored object really changed.
-    private func update(_ o: ManagedObject, _ db: Database, didUpdate: (ObjectID) -> Void) throws {
+    /// Whether a stored object's to-one relationship was set to an object this save inserts.
+    private func pointsToInserted(_ o: ManagedObject) -> Bool {
+        foreignKeyColumns(o).contains { _, r in
+            if o.touched.contains(r.name), case .some(.some(let t)) = o.toOne[r.name], t.isInserted { return true }
+            return false
+        }
+    }
+
+    /// Writes an object's changed columns; calls `didUpdate` when a stored object really changed. A foreign key
+    /// to an object not inserted yet is left for the pass after the inserts (`deferredOnly` writes just those).
+    private func update(_ o: ManagedObject, _ db: Database, deferredOnly: Bool = false, didUpdate: (ObjectID) -> Void) throws {
         guard let rowID = o.rowID else { return }
         var assignments: [String] = []
         var arguments: [DatabaseValueConvertible?] = []
-        for a in o.entity.attributes where !o.isInserted && o.touched.contains(a.name) && o.attributeChanged(a.name) {
+        for a in o.entity.attributes where !deferredOnly && !o.isInserted && o.touched.contains(a.name) && o.attributeChanged(a.name) {
             assignments.append("\(quoted(a.name)) = ?")
             arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
         }
         for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) {
             guard case .some(let target) = o.toOne[r.name] else { continue }
             let newKey = target?.rowID
-            if o.isInserted && newKey == nil { continue }
-            if !o.isInserted && newKey == o.storedToOne[r.name] { continue }
+            let waitsForInsert = target.map { $0.isInserted && $0.rowID == nil } ?? false
+            if deferredOnly && !(target?.isInserted ?? false) { continue }
+            if waitsForInsert || (o.isInserted && newKey == nil) { continue }
+            if !o.isInserted && !deferredOnly && newKey == o.storedToOne[r.name] { continue }
             assignments.append("\(quoted(column)) = ?")
             arguments.append(newKey)
         }

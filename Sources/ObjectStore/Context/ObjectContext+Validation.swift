@@ -47,8 +47,9 @@ extension ObjectContext {
             for r in e.relationships where !r.isToMany && r.isRequired {
                 let cleared = nullified.contains(PropertyRef(object: ObjectIdentifier(o), name: r.name))
                 if cleared { continue } // reported by the deletion plan
-                if try o.currentTarget(r) == nil {
-                    issue(o, r.name, "\(e.name).\(r.name) is required")
+                if try o.currentTarget(r) == nil && o.dangling(r) == nil {
+                    // A stored object emptied through the other side (`set Order A-1 rows=…`) is named.
+                    issue(o, r.name, o.rowID == nil ? "\(e.name).\(r.name) is required" : "\(o.label): \(e.name).\(r.name) is required")
                 } else if let t = try o.currentTarget(r), plan.members.contains(ObjectIdentifier(t)) {
                     issue(o, r.name, "\(e.name).\(r.name) refers to \(t.label), which is being deleted")
                 }

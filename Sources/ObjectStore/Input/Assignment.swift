@@ -35,8 +35,18 @@ public struct Assignment: Sendable, Equatable {
 
 extension ObjectContext {
     /// Applies assignments to an object, checking each key against the model and each value against its type.
+    /// Every assignment is tried: all the problems of a command are reported together, one line each.
     public func apply(_ assignments: [Assignment], to object: ManagedObject) throws {
-        for assignment in assignments { try apply(assignment, to: object) }
+        var problems: [any CategorizedError] = []
+        for assignment in assignments {
+            do {
+                try apply(assignment, to: object)
+            } catch let error as CategorizedError {
+                problems.append(error)
+            }
+        }
+        if problems.count == 1 { throw problems[0] }
+        if !problems.isEmpty { throw AssignmentErrors(problems: problems) }
     }
 
     public func apply(_ assignment: Assignment, to object: ManagedObject) throws {
@@ -89,4 +99,12 @@ extension ObjectContext {
             }
         }
     }
+}
+
+/// Several assignments of one command failed: one line each; a usage error (an unknown key) makes the whole a
+/// usage error, else it is a data error.
+public struct AssignmentErrors: CategorizedError {
+    public let problems: [any CategorizedError]
+    public var category: ErrorCategory { problems.contains { $0.category == .usage } ? .usage : problems[0].category }
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
 }

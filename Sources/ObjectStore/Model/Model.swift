@@ -143,6 +143,20 @@ public struct ModelRule: Sendable, Hashable {
     }
 
     public static func == (a: ModelRule, b: ModelRule) -> Bool { a.predicate == b.predicate && a.message == b.message }
+
+    /// Whether the predicate's text names `identifier` as a word (a key path through that relationship may
+    /// depend on it); conservative: a match in a string literal counts too.
+    func mentions(_ identifier: String) -> Bool {
+        var index = predicate.startIndex
+        while let range = predicate.range(of: identifier, range: index..<predicate.endIndex) {
+            let before = range.lowerBound == predicate.startIndex ? nil : predicate[predicate.index(before: range.lowerBound)]
+            let after = range.upperBound == predicate.endIndex ? nil : predicate[range.upperBound]
+            func isWord(_ c: Character?) -> Bool { c.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
+            if !isWord(before) && !isWord(after) { return true }
+            index = range.upperBound
+        }
+        return false
+    }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(predicate)
         hasher.combine(message)

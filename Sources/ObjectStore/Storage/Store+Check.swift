@@ -75,13 +75,30 @@ extension Store {
                 }
             }
         }
+        problems += try read { db in try ruleViolations(db, limit: limit) }
+        return problems
+    }
+
+    /// The objects that break the model's rules, `Entity/ID: message` each, at most `limit` per rule; used by
+    /// `check` and by every batch before it commits.
+    func ruleViolations(_ db: Database, limit: Int) throws -> [String] {
+        var problems: [String] = []
         for entity in model.entities {
             for rule in entity.rules {
                 let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))", limit: limit),
                                          model: model, columns: [])
                 let (sql, arguments) = plan.sql(.objects)
-                let ids = try read { db in try Int64.fetchAll(db, sql: "SELECT \"id\" FROM (\(sql))", arguments: StatementArguments(arguments)) }
-                for id in ids { problems.append("\(entity.name)/\(id): \(rule.message)") }
+                // Named by ID and natural key, as the context names objects (`Order/3 "B-2"`): inside a batch the
+                // ID may be one that is rolled back, the key is what the user wrote.
+                let key = entity.naturalKey.map(quoted) ?? "NULL"
+                let rows = try Row.fetchAll(db, sql: "SELECT \"id\", \(key) FROM (\(sql))", arguments: StatementArguments(arguments))
+                for row in rows {
+                    let id: Int64 = row[0]
+                    let stored: DatabaseValue = row[1]
+                    let keyText = stored.isNull ? "" : entity.naturalKey.flatMap(entity.attribute(named:))
+                        .map { " \"\(Value(databaseValue: stored, as: $0.type))\"" } ?? ""
+                    problems.append("\(entity.name)/\(id)\(keyText): \(rule.message)")
+                }
             }
         }
         return problems

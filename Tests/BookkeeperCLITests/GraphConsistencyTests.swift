@@ -1,0 +1,146 @@
+// Issue 14 ("Trust, part 2"): the object graph stays consistent whatever the command. Each test is named after
+// what it broke; each runs the built binary on a temporary store and checks the store (and `check`) afterwards.
+
+import Foundation
+import TestSupport
+import XCTest
+
+final class GraphConsistencyTests: StoreCommandTestCase {
+    override func setUp() {
+        super.setUp()
+        SampleStore.copy(to: store)
+    }
+
+    func checkIsClean(file: StaticString = #filePath, line: UInt = #line) {
+        let r = bk("check")
+        XCTAssertEqual(r.status, 0, "check: \(r)", file: file, line: line)
+    }
+
+    func customerOf(_ order: String) throws -> String? {
+        try queryStore(store, "SELECT c.name FROM \"Order\" o LEFT JOIN Customer c ON c.id = o.customer_id WHERE o.number = '\(order)'").first ?? nil
+    }
+
+    // MARK: Relationships from both sides
+
+    func testAddingACustomerWithOrdersMovesThemToIt() throws {
+        XCTAssertEqual(try customerOf("2026-001"), "Smith & Sons")
+        ok("add", "Customer", "name=NewC", "orders=2026-001,2026-002")
+        XCTAssertEqual(try customerOf("2026-001"), "NewC")
+        XCTAssertEqual(try customerOf("2026-002"), "NewC")
+        XCTAssertTrue(ok("show", "Customer", "NewC").contains("orders  2026-001, 2026-002"))
+        XCTAssertFalse(ok("show", "Customer", "Smith & Sons").contains("2026-001"))
+        checkIsClean()
+    }
+
+    func testRelationshipsChangeFromEitherSideWithAddAndRemove() throws {
+        ok("add", "Customer", "name=NewC")
+        ok("set", "Order", "2026-003", "customer=NewC")
+        ok("set", "Customer", "NewC", "orders+=2026-004")
+        XCTAssertEqual(try customerOf("2026-003"), "NewC")
+        XCTAssertEqual(try customerOf("2026-004"), "NewC")
+        ok("set", "Customer", "NewC", "orders-=2026-003")
+        XCTAssertEqual(try customerOf("2026-003"), nil)
+        // Many-to-many, from the tag's side and from the customer's.
+        ok("set", "Tag", "vip", "customers+=NewC")
+        XCTAssertTrue(ok("show", "Customer", "NewC").contains("tags    vip"))
+        ok("set", "Customer", "NewC", "tags-=vip")
+        XCTAssertFalse(ok("show", "Tag", "vip").contains("NewC"))
+        checkIsClean()
+    }
+
+    func testARequiredInverseLeftEmptyIsAValidationErrorNamingIt() throws {
+        let before = try storeFingerprint(store)
+        let r = bk("set", "Order", "2026-001", "rows=OrderRow/5")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("bookkeeper: OrderRow/1: OrderRow.order is required\n"), r.stderr)
+        XCTAssertEqual(try storeFingerprint(store), before)
+    }
+
+    // MARK: Every problem of a command, value errors included
+
+    func testAllValueErrorsOfOneCommandAreReported() throws {
+        let before = try storeFingerprint(store)
+        let r = bk("add", "Order", "number=Z-1", "date=2024-02-30", "paid=maybe", "customer=Acme Ltf")
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.stderr, """
+            bookkeeper: Order.date: "2024-02-30" is not a date (expected YYYY-MM-DD)
+            bookkeeper: Order.paid: "maybe" is not a boolean (expected yes/no, true/false or 1/0)
+            bookkeeper: Order.customer: Customer with name "Acme Ltf" not found — did you mean "Acme Ltd"?
+
+            """)
+        XCTAssertEqual(try storeFingerprint(store), before)
+    }
+
+    // MARK: Rules hold for every object a save affects
+
+    static let ruleModel = """
+        entities:
+          Order:
+            attributes:
+              total: { type: decimal, scale: 2, default: 0 }
+            rules:
+              - { where: "total == rows.@sum.sum", message: "total must equal the sum of the rows" }
+        """
+
+    func testADocumentRuleHoldsWhenARowChanges() throws {
+        let model = dir.write("rules.yaml", Self.ruleModel)
+        func run(_ args: String...) -> CLIResult { runCLI(["--store", dir.file("r.sqlite"), "--model", model] + args, in: dir.path) }
+        XCTAssertEqual(run("init").status, 0)
+        XCTAssertEqual(run("add", "Service", "name=S1").status, 0)
+        dir.write("o.csv", "number,total,rows.service,rows.sum\nB-1,7,S1,3\nB-1,7,S1,4\n")
+        XCTAssertEqual(run("import", "Order", "o.csv").status, 0)
+        // A row changed, added or deleted on its own breaks its document's rule: refused.
+        let set = run("set", "OrderRow", "OrderRow/1", "sum=5")
+        XCTAssertEqual(set.status, 65, "\(set)")
+        XCTAssertEqual(set.stderr, "bookkeeper: Order/1 \"B-1\": total must equal the sum of the rows\n")
+        XCTAssertEqual(run("add", "OrderRow", "order=B-1", "service=S1", "sum=1").status, 65)
+        XCTAssertEqual(run("delete", "OrderRow", "OrderRow/2").status, 65)
+        // An import of rows alone that breaks it: nothing imported.
+        dir.write("rows.csv", "order.number,service,sum\nB-1,S1,1\n")
+        let rows = run("import", "OrderRow", "rows.csv")
+        XCTAssertEqual(rows.status, 65, "\(rows)")
+        XCTAssertEqual(rows.stderr, "bookkeeper: Order/1 \"B-1\": total must equal the sum of the rows\nbookkeeper: nothing was imported: the objects above would break the model's rules\n")
+        // A document import whose total disagrees with its rows: nothing imported.
+        dir.write("bad.csv", "number,total,rows.service,rows.sum\nB-2,1,S1,5\n")
+        XCTAssertEqual(run("import", "Order", "bad.csv").status, 65)
+        let check = run("check")
+        XCTAssertEqual(check.status, 0, "check finds nothing a successful command created: \(check)")
+        XCTAssertEqual(try queryStore(dir.file("r.sqlite"), "SELECT group_concat(sum, ' ') FROM OrderRow"), ["300 400"], "the rows as imported (cents)")
+    }
+
+    // MARK: No Action leaves a dangling reference that every command can show
+
+    func testNoActionDanglingReferencesShowAsMissing() throws {
+        let model = dir.write("banks.yaml", """
+            entities:
+              Bank:
+                kind: directory
+                attributes:
+                  name: { type: string, required: true }
+              Customer:
+                relationships:
+                  bank: { to: Bank, inverse: customers, delete: nullify, inverse-delete: no action }
+            """)
+        let s = dir.file("b.sqlite")
+        func run(_ args: String...) -> CLIResult { runCLI(["--store", s, "--model", model] + args, in: dir.path) }
+        XCTAssertEqual(run("init").status, 0)
+        XCTAssertEqual(run("add", "Bank", "name=B1").status, 0)
+        XCTAssertEqual(run("add", "Customer", "name=C1", "bank=B1").status, 0)
+        XCTAssertEqual(run("delete", "Bank", "B1").status, 0)
+        let show = run("show", "Customer", "C1")
+        XCTAssertEqual(show.status, 0, "\(show)")
+        XCTAssertTrue(show.stdout.contains("bank    Bank/1 (missing)"), show.stdout)
+        let list = run("list", "Customer")
+        XCTAssertEqual(list.status, 0, "\(list)")
+        XCTAssertTrue(list.stdout.contains("Bank/1 (missing)"), list.stdout)
+        let check = run("check")
+        XCTAssertEqual(check.status, 65)
+        XCTAssertTrue(check.stderr.contains("Customer/1.bank refers to Bank/1, which does not exist"), check.stderr)
+        let export = run("export", "Customer")
+        XCTAssertEqual(export.status, 0, "\(export)")
+        XCTAssertEqual(export.stdout, "name,code,info,bank,tags\nC1,,,Bank/1,\n")
+        XCTAssertEqual(export.stderr, "bookkeeper: warning: standard output: Customer/1.bank refers to Bank/1, which does not exist: written as Bank/1\n")
+        // The object can still be changed.
+        XCTAssertEqual(run("set", "Customer", "C1", "info=still editable").status, 0)
+    }
+}
