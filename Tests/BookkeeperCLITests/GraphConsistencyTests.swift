@@ -143,4 +143,34 @@ final class GraphConsistencyTests: StoreCommandTestCase {
         // The object can still be changed.
         XCTAssertEqual(run("set", "Customer", "C1", "info=still editable").status, 0)
     }
+
+    // MARK: Rows with their own line key
+
+    func testRowsWithALineKeyAreMatchedByItNotByPosition() throws {
+        let model = dir.write("lines.yaml", "entities:\n  OrderRow:\n    attributes:\n      line: { type: integer, unique: true }\n")
+        let s = dir.file("l.sqlite")
+        func run(_ args: String...) -> CLIResult { runCLI(["--store", s, "--model", model] + args, in: dir.path) }
+        XCTAssertEqual(run("init").status, 0)
+        XCTAssertEqual(run("add", "Order", "number=I-1").status, 0)
+        XCTAssertEqual(run("add", "Order", "number=I-2").status, 0)
+        dir.write("lines.csv", "line,order.number,service.name,sum\n1,I-1,T1,1\n2,I-1,T2,2\n3,I-2,T1,3\n")
+        XCTAssertEqual(run("import", "OrderRow", "lines.csv", "--create-missing").status, 0)
+        // Reordered: nothing changes.
+        dir.write("reordered.csv", "line,order.number,service.name,sum\n2,I-1,T2,2\n1,I-1,T1,1\n3,I-2,T1,3\n")
+        let again = run("import", "OrderRow", "reordered.csv")
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertTrue(again.stdout.contains("0 inserted, 0 updated, 3 unchanged, 0 deleted"), again.stdout)
+        // A line moved to another document keeps its row ID; the document named loses the lines it no longer has.
+        dir.write("moved.csv", "line,order.number,service.name,sum\n1,I-2,T1,9\n")
+        let moved = run("import", "OrderRow", "moved.csv")
+        XCTAssertEqual(moved.status, 0, "\(moved)")
+        XCTAssertEqual(try queryStore(s, "SELECT group_concat(id || ':' || line || ':' || order_id, ' ') FROM (SELECT * FROM OrderRow ORDER BY id)"),
+                       ["1:1:2 2:2:1"])
+        // The same line key twice with other values is a conflict, not a silent last-wins.
+        dir.write("twice.csv", "line,order.number,service.name,sum\n5,I-1,T1,1\n5,I-1,T1,2\n")
+        let twice = run("import", "OrderRow", "twice.csv")
+        XCTAssertEqual(twice.status, 65, "\(twice)")
+        XCTAssertEqual(try queryStore(s, "SELECT count(*) FROM OrderRow WHERE line = 5"), ["0"])
+        XCTAssertEqual(run("check").status, 0)
+    }
 }

@@ -437,10 +437,18 @@ final class BatchWriterTests: XCTestCase {
                 line["serial"] = .string(serial)
                 try w.putRow(line, parent: id)
             }
+            // A row table's unique attribute is its line key: the same line again is a repeat, the same key
+            // for another document a conflict.
             line.reset()
             line["serial"] = .string("S2")
-            XCTAssertThrowsError(try w.putRow(line, parent: id)) { e in
-                XCTAssertEqual("\(e)", "Line.serial \"S2\" already exists (Line/1, written earlier in this batch)")
+            XCTAssertEqual(try w.putRow(line, parent: id), .repeated)
+            let other = try w.record("Invoice")
+            other["number"] = .string("I-2")
+            let otherID = try w.upsert(other).rowID
+            line.reset()
+            line["serial"] = .string("S2")
+            XCTAssertThrowsError(try w.putRow(line, parent: otherID)) { e in
+                XCTAssertEqual("\(e)", "Line with serial \"S2\" was given earlier with other values (invoice)")
             }
         }
         XCTAssertEqual(try queryStore(store.path, "SELECT serial FROM Line ORDER BY id"), ["S2", "S1"])

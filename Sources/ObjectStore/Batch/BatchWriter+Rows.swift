@@ -6,6 +6,11 @@
 // when the batch finishes (`finishRows()`), because a document's rows may arrive in several stretches.
 // So giving a document the rows it already has writes nothing — not even new row IDs.
 //
+// Rows that carry their own unique key (real exports have line IDs: Chinook's InvoiceLineId) are matched by
+// that key instead (`putKeyedRow`): the stored row with the key is updated in place (moved to this document if
+// it belonged to another), a key not stored yet is inserted, and at the end the document's stored rows that no
+// line named are deleted. A second run of the same file then changes nothing.
+//
 // Memory: a document's stored rows are loaded when its first row arrives and dropped at `endRows(of:)`;
 // what stays per document that existed before the batch is a small cursor.
 
@@ -60,6 +65,9 @@ extension BatchWriter {
         row.references[link.index] = parent
         row.referenceGiven[link.index] = true
         applyDefaults(row, layout)
+        if let k = layout.lineKey, !row.values[k].isNull {
+            return try putKeyedRow(row, layout, parent: parent, key: k, link: link)
+        }
         layout.willSave?(row)
         let issues = try validate(row, layout, stored: nil)
         if !issues.isEmpty { throw .invalid(issues) }
@@ -97,6 +105,80 @@ extension BatchWriter {
         }
         if outcome != .unchanged { parentChanged(parentLayout.entity.name, parent) }
         return outcome
+    }
+
+    /// A row matched by its own unique key (see the header).
+    private func putKeyedRow(_ row: BatchRecord, _ layout: EntityLayout, parent: Int64, key k: Int,
+                             link: ParentLink) throws(BatchError) -> WriteOutcome {
+        let e = layout.entity
+        let a = e.attributes[k]
+        let value = row.values[k].sqlValue(for: a.type)
+        var found: StoredRow?
+        if layout.maxIDAtStart == 0 {
+            // The table was empty: the key cache knows every row (the unique index may be dropped until the end).
+            if let id = try cached(keyCache(layout, k), value) {
+                let s = try statement("SELECT \(layout.selectList) FROM \(layout.table) WHERE \"id\" = ?")
+                s.bind(1, id)
+                if try s.step() { found = self.row(from: s, layout) }
+                s.reset()
+            }
+        } else {
+            let s = try statement("SELECT \(layout.selectList) FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 1")
+            s.bind(1, value)
+            if try s.step() { found = self.row(from: s, layout) }
+            s.reset()
+        }
+        noteKeyedParent(e.name, parent)
+        guard let stored = found else {
+            layout.willSave?(row)
+            let issues = try validate(row, layout, stored: nil, knownAbsent: k)
+            if !issues.isEmpty { throw .invalid(issues) }
+            let id = try insertRow(row, layout)
+            try cacheInserted(row, layout, id)
+            noteKeyedRow(e.name, parent, id)
+            layout.counts.inserted += 1
+            parentChanged(link.layout.entity.name, parent)
+            return .inserted
+        }
+        applyStored(row, layout, stored)
+        row.references[link.index] = parent
+        layout.willSave?(row)
+        let issues = try validate(row, layout, stored: stored)
+        if !issues.isEmpty { throw .invalid(issues) }
+        // The same line key twice in one batch: the same values are a repeat, others a conflict.
+        if isNew(layout, stored.id) || visited[e.name]?.contains(stored.id) == true {
+            let differing = differences(row, layout, stored)
+            if !differing.isEmpty {
+                throw .repeatedKey(entity: e.name, key: a.name, value: row.values[k].description, rowID: stored.id, properties: differing)
+            }
+            return .repeated
+        }
+        if visited[e.name, default: []].insert(stored.id).inserted, savepoint != nil {
+            logUndo { self.visited[e.name]?.remove(stored.id) }
+        }
+        noteKeyedRow(e.name, parent, stored.id)
+        let formerParent = stored.references[link.index]
+        if try updateRow(row, layout, stored: stored) {
+            try cacheUpdated(row, stored)
+            layout.counts.updated += 1
+            parentChanged(link.layout.entity.name, parent)
+            if let formerParent, formerParent != parent { parentChanged(link.layout.entity.name, formerParent) }
+            return .updated
+        }
+        layout.counts.unchanged += 1
+        return .unchanged
+    }
+
+    private func noteKeyedParent(_ entity: String, _ parent: Int64) {
+        guard keyedRows[entity]?[parent] == nil else { return }
+        keyedRows[entity, default: [:]][parent] = []
+        if savepoint != nil { logUndo { self.keyedRows[entity]?[parent] = nil } }
+    }
+
+    private func noteKeyedRow(_ entity: String, _ parent: Int64, _ id: Int64) {
+        if keyedRows[entity, default: [:]][parent, default: []].insert(id).inserted, savepoint != nil {
+            logUndo { self.keyedRows[entity]?[parent]?.remove(id) }
+        }
     }
 
     /// Marks that document `parent` is given rows in this batch, even none at all (so its stored rows are
@@ -137,6 +219,7 @@ extension BatchWriter {
             }
             let s = try statement("DELETE FROM \(layout.table) WHERE \(quoted(layout.toOne[pi].column)) = ? AND \"id\" > ?")
             for (parent, cursor) in byParent.sorted(by: { $0.key < $1.key }) {
+                if keyedRows[rowsEntity]?[parent] != nil { continue }   // matched by line key: below
                 if let pending = cursor.pending, cursor.position >= pending.count { continue }
                 if cursor.pending == nil && !cursor.mayHaveLeftovers { continue }
                 s.bind(1, parent)
@@ -150,6 +233,30 @@ extension BatchWriter {
             }
         }
         cursors = [:]
+        // Documents whose rows were matched by their line key lose the stored rows no line named.
+        for (rowsEntity, byParent) in keyedRows.sorted(by: { $0.key < $1.key }) {
+            let layout = try layout(named: rowsEntity)
+            let link = try parentLink(layout)
+            let select = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(layout.toOne[link.index].column)) = ?")
+            for (parent, kept) in byParent.sorted(by: { $0.key < $1.key }) {
+                select.bind(1, parent)
+                var leftovers: [Int64] = []
+                while try select.step() {
+                    let id = select.int64(0)!
+                    if !kept.contains(id) { leftovers.append(id) }
+                }
+                select.reset()
+                guard !leftovers.isEmpty else { continue }
+                let delete = try statement("DELETE FROM \(layout.table) WHERE \"id\" = ?")
+                for id in leftovers {
+                    delete.bind(1, id)
+                    try delete.execute()
+                }
+                count(rowsEntity) { $0.deleted += leftovers.count }
+                parentChanged(link.relationship.destination, parent)
+            }
+        }
+        keyedRows = [:]
     }
 
     private func storedRows(_ layout: EntityLayout, _ pr: Relationship, _ parent: Int64, after lastID: Int64) throws(BatchError) -> [StoredRow] {

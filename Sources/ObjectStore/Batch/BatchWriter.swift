@@ -59,6 +59,8 @@ package final class BatchWriter {
     var visited: [String: Set<Int64>] = [:]
     /// Rows replacement state, per rows entity and parent row ID (only parents that existed before).
     var cursors: [String: [Int64: DocumentRowsCursor]] = [:]
+    /// Rows matched by their own line key, per rows entity and parent: the rows each document keeps.
+    var keyedRows: [String: [Int64: Set<Int64>]] = [:]
     /// Documents counted `unchanged` whose rows may still change: per document entity.
     var unchangedParents: [String: Set<Int64>] = [:]
     /// What the batch did so far, per entity.

@@ -32,6 +32,8 @@ final class EntityLayout {
     let hasDynamicDefaults: Bool
     /// Whether attribute k must be checked for uniqueness.
     let checksUniqueness: [Bool]
+    /// For a row table: the index of its unique attribute, whose value identifies a line across imports.
+    let lineKey: Int?
     let willSave: (@Sendable (any ObjectValues) -> Void)?
     let validateRule: (@Sendable (any ObjectValues) -> [String])?
 
@@ -98,6 +100,8 @@ final class EntityLayout {
         }
         hasDynamicDefaults = entity.attributes.contains { $0.defaultValue == .today || $0.defaultValue == .now }
         checksUniqueness = entity.attributes.map { $0.isUnique || $0.name == entity.naturalKey }
+        // A row table's own unique attribute (a line ID) matches its rows by key instead of by position.
+        lineKey = entity.kind == .rows ? entity.attributes.firstIndex { $0.isUnique } : nil
         willSave = model.behaviours[entity.name]?.willSave
         validateRule = model.behaviours[entity.name]?.validate
     }
