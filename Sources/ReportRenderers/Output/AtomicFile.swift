@@ -25,6 +25,9 @@ public final class AtomicFile {
     private let directory: String
     private var slot: Int?
     private var finished = false
+    /// Runs before a file is renamed into place and throws when what was written must not become the target:
+    /// the CLI checks there that a store read without locks stayed one state (ObjectStore's Store+SteadyRead).
+    nonisolated(unsafe) public static var confirmBeforeCommit: (() throws -> Void)?
 
     /// Creates the temporary file. Throws `ReportRenderError` naming `path` (`cannot create (…)`).
     public init(path: String) throws {
@@ -92,6 +95,7 @@ public final class AtomicFile {
     public func commit() throws {
         precondition(!finished, "AtomicFile committed or discarded twice")
         do {
+            try AtomicFile.confirmBeforeCommit?()
             try retryingEINTR("sync") { fsync(fileDescriptor) }
         } catch {
             discard()
