@@ -77,6 +77,27 @@ final class ModelEvolutionCommandTests: StoreCommandTestCase {
         XCTAssertEqual(viaEnvironment.status, 78)
     }
 
+    /// `migrate --dry-run` of a plan that the real run would refuse prints the plan and exits 65 (it exited 0, so
+    /// a script could not test a plan before running it); a plan that can be applied still exits 0.
+    func testMigrateDryRunOfABlockedPlanExits65() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      tier: { type: string }\n")
+        ok("init")
+        ok("add", "Customer", "name=Acme", "tier=x")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      tier: { type: integer }\n")
+        let before = try dumpStore(store)
+        let blocked = bk("migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertEqual(blocked.status, 65, "\(blocked)")
+        XCTAssertTrue(blocked.stdout.contains("- blocked: Customer.tier: 1 value is not Integer (\"x\" in Customer/1)\n"), blocked.stdout)
+        XCTAssertTrue(blocked.stderr.hasPrefix("bookkeeper: \(store): the data does not allow the migration yet (dry run: nothing was changed)\n"), blocked.stderr)
+        let withoutFlag = bk("migrate", "--dry-run")
+        XCTAssertEqual(withoutFlag.status, 65, "a plan that would lose data, without --allow-data-loss: \(withoutFlag)")
+        XCTAssertEqual(try dumpStore(store), before)
+        try executeSQL(store, "UPDATE Customer SET tier = '2'")
+        let possible = bk("migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertEqual(possible.status, 0, "\(possible)")
+        XCTAssertEqual(possible.stderr, "")
+    }
+
     func testDataLosingChangesAreRefusedUntilMigrateIsToldSo() throws {
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n      tier: { type: string }\n")
         ok("init")

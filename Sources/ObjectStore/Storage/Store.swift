@@ -142,7 +142,8 @@ public final class Store: @unchecked Sendable {
                     queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
                     meta = try readMeta(queue!)
                     break
-                } catch let error as DatabaseError where readOnly && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode) {
+                } catch let error as DatabaseError where readOnly && (error.resultCode == .SQLITE_READONLY
+                            || (error.resultCode == .SQLITE_CANTOPEN && FileManager.default.fileExists(atPath: path + "-wal"))) {
                     try? queue?.close()
                     queue = nil
                     // A store in WAL mode that this user may only read, in a folder it cannot write (another user's
@@ -153,9 +154,9 @@ public final class Store: @unchecked Sendable {
                     let identity = FileIdentity(path)
                     let noLog = !FileManager.default.fileExists(atPath: path + "-wal")
                     if error.extendedResultCode == .SQLITE_READONLY_DIRECTORY && noLog, let identity {
+                        unlockedSince = identity
                         queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
                         meta = try readMeta(queue!)
-                        unlockedSince = identity
                         break
                     }
                     // Otherwise a writer is starting or stopping (its -wal without its -shm yet, or the other way
