@@ -165,9 +165,9 @@ final class ReliabilityReadOnlyReaderTests: XCTestCase {
     /// Imports commit while the other user lists every row, starting at different moments, with and without the
     /// files a reader leaves beside the store: each listing is the state before or after an import, or (only
     /// when it read without locks) exit 75. Before, one run gave exit 0 with rows missing and rows without their
-    /// order's number. `READ_ONLY_READER_RUNS` (make stress) runs more.
+    /// order's number. `BOOKKEEPER_READER_RUNS` (make stress) runs more.
     func testAnotherUsersListingDuringImportsIsOneCommittedStateNeverATornOne() throws {
-        let runs = environmentInt("READ_ONLY_READER_RUNS", 4)
+        let runs = environmentInt("BOOKKEEPER_READER_RUNS", 4)
         var before = try ownersListing()
         var tally: [String: Int] = [:]
         for run in 0..<runs {
@@ -216,7 +216,7 @@ final class ReliabilityReadOnlyReaderTests: XCTestCase {
         let outputs = dir.file("nobody")
         try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: true)
         XCTAssertEqual(chown(outputs, 65534, 65534), 0)
-        for run in 0..<environmentInt("READ_ONLY_READER_RUNS", 4) {
+        for run in 0..<environmentInt("BOOKKEEPER_READER_RUNS", 4) {
             if run % 2 == 1 { _ = try queryStore(store, "SELECT 1") }
             let writer = try importOrders("D\(run)")
             var readers: [Child] = []
