@@ -86,8 +86,8 @@ bench-reports: deps
 
 # The long runs of the reliability proofs (README "Running from cron"): SIGKILL at STRESS_TRIALS random moments of
 # a bigger import, the overlapping-jobs test STRESS_CONCURRENCY times, the predicate differential test with more
-# seeds, and STRESS_ROUNDTRIPS random stores through export and import. Prints what it tried; STRESS_SEED (default:
-# the time) makes a run repeatable.
+# seeds, STRESS_ROUNDTRIPS random stores through export and import, and STRESS_READERS imports each read by another
+# user meanwhile. Prints what it tried; STRESS_SEED (default: the time) makes a run repeatable.
 STRESS_SCRATCH ?= .build
 STRESS_TRIALS ?= 500
 STRESS_ORDERS ?= 2000
@@ -96,6 +96,7 @@ STRESS_CONCURRENCY ?= 10
 STRESS_DIFF_SEEDS ?= 1 2 3 4 5 6
 STRESS_DIFF_COUNT ?= 3000
 STRESS_ROUNDTRIPS ?= 30
+STRESS_READERS ?= 40
 .PHONY: stress fuzz
 stress: deps
 	$(SWIFT) build --build-tests --scratch-path $(STRESS_SCRATCH)
@@ -120,6 +121,10 @@ stress: deps
 	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityRoundTripTests > $$log 2>&1 \
 	  && echo "export and import: $(STRESS_ROUNDTRIPS) random stores with hostile text (seed $(STRESS_SEED)) exported, imported into new stores: the same objects, the same bytes exported" \
 	  || { grep -h "error:" $$log | head -20; echo "stress: the export/import round trip failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
+	@log=$(OUT)/stress.log; BOOKKEEPER_READER_RUNS=$(STRESS_READERS) \
+	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityReadOnlyReaderTests/testAnotherUsersListingDuringImportsIsOneCommittedStateNeverATornOne > $$log 2>&1 \
+	  && grep -h "^read-only reader" $$log \
+	  || { grep -h "error:" $$log | head -20; echo "stress: a read by another user during imports was torn or failed; see $$log"; exit 1; }
 
 # Fuzzing (README "Fuzzing"): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and
 # AddressSanitizer), each for FUZZ_SECONDS; prints executions and crashes found, and exits 1 on a crash (saved

@@ -32,6 +32,9 @@ public struct Bookkeeper: ParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             Interruption.install()
+            // A store read without locks (another user's, see Store+SteadyRead) must have stayed one state for
+            // an output file to replace the old one, and for the command to succeed.
+            OutputFile.confirmBeforeCommit = { try Store.confirmSteadyReads() }
             if let storeCommand = command as? any StoreCommand {
                 let options = storeCommand.options
                 Log.quiet = options.quiet
@@ -41,6 +44,7 @@ public struct Bookkeeper: ParsableCommand {
                 try ModelLocator.prepare(options)
             }
             try command.run()
+            try Store.confirmSteadyReads()
             try StandardOutput.flushPrinted()
             Foundation.exit(ExitStatus.success)
         } catch let error as CategorizedError {

@@ -36,6 +36,9 @@ public final class OutputFile {
     /// The temporary file exists and is ours to remove.
     private var temporaryLive = false
     private var finished = false
+    /// Runs before an output is made final and throws when what was written must not become it: the CLI checks
+    /// there that a store read without locks stayed one state (ObjectStore's Store+SteadyRead).
+    nonisolated(unsafe) public static var confirmBeforeCommit: (() throws -> Void)?
 
     /// Resolves `path` and opens the output. `assembledAtPath`: the output is assembled in a regular file at
     /// `assemblyPath` by a writer that opens it by name (for a device or pipe, a temporary file in $TMPDIR).
@@ -119,6 +122,7 @@ public final class OutputFile {
     public func commit() throws {
         precondition(!finished, "OutputFile committed or discarded twice")
         do {
+            try OutputFile.confirmBeforeCommit?()
             switch target {
             case let .regular(resolved):
                 try retryingEINTR("sync") { fsync(fileDescriptor) }

@@ -77,6 +77,27 @@ final class ModelEvolutionCommandTests: StoreCommandTestCase {
         XCTAssertEqual(viaEnvironment.status, 78)
     }
 
+    /// `migrate --dry-run` of a plan that the real run would refuse prints the plan and exits 65 (it exited 0, so
+    /// a script could not test a plan before running it); a plan that can be applied still exits 0.
+    func testMigrateDryRunOfABlockedPlanExits65() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      tier: { type: string }\n")
+        ok("init")
+        ok("add", "Customer", "name=Acme", "tier=x")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      tier: { type: integer }\n")
+        let before = try dumpStore(store)
+        let blocked = bk("migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertEqual(blocked.status, 65, "\(blocked)")
+        XCTAssertTrue(blocked.stdout.contains("- blocked: Customer.tier: 1 value is not Integer (\"x\" in Customer/1)\n"), blocked.stdout)
+        XCTAssertTrue(blocked.stderr.hasPrefix("bookkeeper: \(store): the data does not allow the migration yet (dry run: nothing was changed)\n"), blocked.stderr)
+        let withoutFlag = bk("migrate", "--dry-run")
+        XCTAssertEqual(withoutFlag.status, 65, "a plan that would lose data, without --allow-data-loss: \(withoutFlag)")
+        XCTAssertEqual(try dumpStore(store), before)
+        try executeSQL(store, "UPDATE Customer SET tier = '2'")
+        let possible = bk("migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertEqual(possible.status, 0, "\(possible)")
+        XCTAssertEqual(possible.stderr, "")
+    }
+
     func testDataLosingChangesAreRefusedUntilMigrateIsToldSo() throws {
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n      tier: { type: string }\n")
         ok("init")
@@ -95,7 +116,11 @@ final class ModelEvolutionCommandTests: StoreCommandTestCase {
 
             """)
         XCTAssertEqual(try dumpStore(store), before)
-        let plan = ok("migrate", "--dry-run", "--allow-data-loss")
+        // The dry run shows the plan, and fails as the real run would (65): a script can test a plan first.
+        let dryRun = bk("migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertEqual(dryRun.status, 65, "\(dryRun)")
+        XCTAssertTrue(dryRun.stderr.hasPrefix("bookkeeper: \(store): the data does not allow the migration yet (dry run: nothing was changed)\n"), dryRun.stderr)
+        let plan = dryRun.stdout
         XCTAssertTrue(plan.contains("- blocked: Customer.tier: 1 value is not Integer (\"x\" in Customer/2)\n"), plan)
         XCTAssertTrue(plan.contains("INSERT INTO \"_bk_new_Customer\" (\"id\", \"name\", \"code\", \"info\", \"tier\") SELECT \"id\", \"name\", \"code\", \"info\", bk_convert(\"tier\", 'string', 'integer') FROM \"Customer\";"), plan)
         let blocked = bk("migrate", "--allow-data-loss")

@@ -116,6 +116,58 @@ final class ReliabilityStoreTests: XCTestCase {
         XCTAssertEqual(try storeFingerprint(store), before)
     }
 
+    /// A store whose first page is intact but whose later pages are overwritten or cut off is damaged, not "not a
+    /// bookkeeper store": `check` lists what SQLite's integrity check finds (65) — before, it answered 74 with
+    /// "`bookkeeper check` lists the damage", or called the store not a store — and the other commands say it is
+    /// damaged (74). Only a file whose header is not SQLite's is not a store.
+    func testCheckListsTheDamageOfAStoreWithLaterPagesOverwrittenOrCutOff() throws {
+        SampleStore.copy(to: store)
+        let pageSize = try XCTUnwrap(Int(try queryStore(store, "PRAGMA page_size")[0] ?? ""))
+        let pristine = fileBytes(store)
+        XCTAssertGreaterThan(pristine.count, 10 * pageSize)
+        let noise = Data((0..<(3 * pageSize)).map { UInt8(($0 * 7 + 13) % 251) })
+        var rootsOverwritten = pristine   // pages 7-9: the roots of tables the model's checks read
+        rootsOverwritten.replaceSubrange((6 * pageSize)..<(9 * pageSize), with: noise)
+        var laterOverwritten = pristine   // pages 2-4: the metadata table and the first tables' roots
+        laterOverwritten.replaceSubrange(pageSize..<(4 * pageSize), with: noise)
+        let cases: [(String, Data)] = [
+            ("pages 7-9 overwritten", rootsOverwritten),
+            ("pages 2-4 overwritten", laterOverwritten),
+            ("cut off after 3 pages", pristine.prefix(3 * pageSize)),
+            ("cut off after the first page", pristine.prefix(pageSize)),
+        ]
+        for (name, bytes) in cases {
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+            try bytes.write(to: URL(fileURLWithPath: store))
+            let check = bk(["check"])
+            XCTAssertEqual(check.status, 65, "\(name): \(check)")
+            let lines = check.stderr.split(separator: "\n").map(String.init)
+            XCTAssertTrue(lines.dropLast().allSatisfy { $0.hasPrefix("bookkeeper: \(store): integrity: ") || $0.hasPrefix("bookkeeper: \(store): the other checks stopped at the damage (") },
+                          "\(name): \(check.stderr)")
+            XCTAssertTrue(lines.last?.hasSuffix(" found") ?? false, "\(name): \(check.stderr)")
+            XCTAssertGreaterThanOrEqual(lines.count, 2, "\(name): at least one problem, then the count")
+            XCTAssertFalse(check.stderr.contains("bookkeeper check"), "\(name): check does not send the user to itself: \(check.stderr)")
+            XCTAssertFalse(check.stderr.contains("not a bookkeeper store"), "\(name): \(check.stderr)")
+            for args in [["list", "Customer"], ["fetch", "OrderRow", "--count"], ["export", "Order"]] {
+                let r = bk(args)
+                XCTAssertFalse(r.stderr.contains("not a bookkeeper store"), "\(name): \(args): \(r.stderr)")
+                if r.status != 0 {
+                    XCTAssertEqual(r.status, 74, "\(name): \(args): \(r)")
+                    XCTAssertTrue(r.stderr.hasSuffix(" — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup\n"), "\(name): \(args): \(r.stderr)")
+                    XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(name): \(args)")
+                }
+            }
+            XCTAssertEqual(fileBytes(store), bytes, "\(name): nothing was written to the damaged store")
+        }
+        // Only a file whose header is not SQLite's is not a store.
+        var header = pristine
+        header.replaceSubrange(0..<16, with: Data("Not SQLite at al".utf8))
+        try header.write(to: URL(fileURLWithPath: store))
+        let check = bk(["check"])
+        XCTAssertEqual(check.status, 65, "\(check)")
+        XCTAssertEqual(check.stderr, "bookkeeper: \(store): not a bookkeeper store (the file is not an SQLite database)\n")
+    }
+
     /// Bytes overwritten in the middle of the Order table: check finds it (one line per problem, status 65); commands
     /// that read those pages fail in one line and change nothing; the others still work.
     func testACorruptedPageIsFoundByCheckAndOtherCommandsFailCleanly() throws {

@@ -91,22 +91,72 @@ func runProgram(_ executable: String, _ arguments: [String], in directory: Strin
 // MARK: Another user
 
 /// Runs the binary as user and group 65534 (nobody) with `setpriv` (util-linux), to test permissions while the
-/// tests run as root.
+/// tests run as root (as CI does).
+///
+/// The checkout may live in a private folder (a 0700 home) that this user cannot enter, so it runs a copy of the
+/// binary, with the shipped report definitions beside it (`Reports/` next to a `Package.swift`, where the binary
+/// looks for them), in a world-readable temporary folder made once per test run. Stores and inputs are in the
+/// tests' own temporary folders.
 enum OtherUser {
     static let setpriv = "/usr/bin/setpriv"
     static let prefix = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    /// The folder holding the copies, or why it could not be made.
+    private static let installed: Result<String, InstallError> = {
+        struct Failure: Error {}
+        let fm = FileManager.default
+        let folder = fm.temporaryDirectory.appendingPathComponent("bookkeeper-other-user-\(getpid())").path
+        do {
+            try? fm.removeItem(atPath: folder)
+            try fm.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
+            try fm.copyItem(atPath: bookkeeperBinary, toPath: folder + "/bin/bookkeeper")
+            try fm.copyItem(atPath: packageRoot.appendingPathComponent("Reports").path, toPath: folder + "/Reports")
+            _ = fm.createFile(atPath: folder + "/Package.swift", contents: Data("// where bookkeeper finds Reports/\n".utf8))
+            // Readable (and the binary and folders runnable) by everyone, whatever the umask and the checkout's modes.
+            var paths = [folder]
+            if let walker = fm.enumerator(atPath: folder) {
+                for case let relative as String in walker { paths.append(folder + "/" + relative) }
+            }
+            for path in paths {
+                var isDirectory: ObjCBool = false
+                _ = fm.fileExists(atPath: path, isDirectory: &isDirectory)
+                let mode: mode_t = isDirectory.boolValue || path.hasSuffix("/bin/bookkeeper") ? 0o755 : 0o644
+                guard chmod(path, mode) == 0 else { throw Failure() }
+            }
+            // Removed when the test run ends (a static is never released).
+            atexit { try? FileManager.default.removeItem(atPath: OtherUser.folderForCleanup) }
+            return .success(folder)
+        } catch {
+            return .failure(InstallError(text: "cannot copy the binary and Reports/ to \(folder): \(error)"))
+        }
+    }()
+
+    struct InstallError: Error { let text: String }
+
+    private static var folderForCleanup: String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("bookkeeper-other-user-\(getpid())").path
+    }
+
+    /// The copy of the binary the other user runs.
+    static var binary: String { ((try? installed.get()) ?? "/nonexistent") + "/bin/bookkeeper" }
 
     /// Why it cannot be done here, or nil when it can.
     static let unavailable: String? = {
         guard getuid() == 0 else { return "the tests do not run as root, so they cannot switch to another user" }
         guard FileManager.default.isExecutableFile(atPath: setpriv) else { return "\(setpriv) (util-linux) is missing" }
-        let r = runProgram(setpriv, prefix + [bookkeeperBinary, "--version"], in: "/")
+        if case .failure(let error) = installed { return error.text }
+        let r = runProgram(setpriv, prefix + [binary, "--version"], in: "/")
         guard r.status == 0 else { return "setpriv cannot run the binary as uid 65534: \(r)" }
         return nil
     }()
 
     static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) -> ProgramResult {
-        runProgram(setpriv, prefix + [bookkeeperBinary] + arguments, in: directory, environment: environment)
+        runProgram(setpriv, prefix + [binary] + arguments, in: directory, environment: environment)
+    }
+
+    /// Starts `bookkeeper ARGS` as the other user in the background.
+    static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Child {
+        try Child(prefix + [binary] + arguments, in: directory, environment: environment, executable: setpriv)
     }
 
     static func skipUnlessAvailable() throws {

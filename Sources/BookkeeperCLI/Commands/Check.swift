@@ -10,8 +10,20 @@ struct Check: StoreCommand {
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
 
     func run() throws {
-        let store = try openStore(readOnly: true)
-        let problems = try store.check()
+        let store: Store
+        do {
+            store = try openStore(readOnly: true)
+        } catch StoreError.damaged(let path, _) {
+            // Damage in the pages the store's own tables start from: list what SQLite's check finds there,
+            // since this is the command other commands send the user to.
+            throw CheckFailed(path: path, problems: Store.integrityProblems(at: path))
+        }
+        let problems: [String]
+        do {
+            problems = try store.check()
+        } catch StoreError.damaged(let path, let detail) {
+            throw CheckFailed(path: path, problems: ["integrity: \(detail) (SQLite's check stopped there)"])
+        }
         if problems.isEmpty {
             confirm("ok: \(store.path) passed the integrity, foreign key and model checks")
             return

@@ -44,6 +44,12 @@ struct Migrate: StoreCommand {
         let plan = try store.migrationPlan(migrationOptions)
         if dryRun {
             print(plan.text)
+            // A plan the real run would refuse fails here too, so a script can test it before running it.
+            if plan.modelChanged || !plan.steps.isEmpty, !plan.canApply(migrationOptions) {
+                throw MigrationError(path: store.path, plan: plan, reason: plan.blockers.isEmpty
+                                     ? "the migration would lose data (dry run: nothing was changed)"
+                                     : "the data does not allow the migration yet (dry run: nothing was changed)")
+            }
             return
         }
         guard plan.modelChanged || !plan.steps.isEmpty else {

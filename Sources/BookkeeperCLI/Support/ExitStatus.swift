@@ -29,6 +29,6 @@ enum ExitStatus {
     static let helpText = """
         Exit status: 0 success; 1 other failure; 64 usage error; 65 data error (bad value, failed validation, \
         missing referenced object); 66 input missing (store, file or named object); 73 cannot create output; \
-        74 I/O error; 75 temporary failure (store busy: retry later); 78 bad configuration.
+        74 I/O error; 75 temporary failure (store busy, or no consistent read possible now: retry later); 78 bad configuration.
         """
 }

@@ -11,24 +11,18 @@ extension Store {
     /// broken foreign keys, dangling references of No Action relationships, stored values that are not of
     /// their attribute's type, and objects that break the model's rules.
     public func check(limit: Int = 20) throws -> [String] {
-        // SQLite's integrity check gives one row of text per damaged b-tree, several problems a line each.
-        var integrity: [String] = []
-        try read { db in
-            for text in try String.fetchAll(db, sql: "PRAGMA integrity_check") where text != "ok" {
-                for line in text.split(separator: "\n") where !line.hasPrefix("*** in database") {
-                    integrity.append("integrity: \(line)")
-                }
-            }
-        }
-        if integrity.count > limit {
-            integrity = Array(integrity.prefix(limit)) + ["integrity: … and \(integrity.count - limit) more"]
-        }
+        // SQLite's integrity check gives one row of text per damaged b-tree, several problems a line each; it may
+        // also stop at a page it cannot read, which is damage to list too, not a reason to stop.
+        let integrity = try read { db in try Store.integrityLines(db, limit: limit) }
+        try confirmSteadyRead()
         if integrity.isEmpty {
             return try modelChecks(limit: limit)
         }
         // The other checks read every row, and stop at the damage.
         do {
             return try integrity + modelChecks(limit: limit)
+        } catch StoreError.damaged(_, let detail) {
+            return integrity + ["the other checks stopped at the damage (\(detail))"]
         } catch {
             return integrity + ["the other checks stopped at the damage (\(error))"]
         }
@@ -118,6 +112,8 @@ extension Store {
             let problem = try destination.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check(1)") }.map {
                 $0.split(separator: "\n").filter { !$0.hasPrefix("*** in database") }.joined(separator: " ")
             }
+            // A copy read without locks while another process wrote is no evidence of damage (see Store+SteadyRead).
+            try confirmSteadyRead()
             if let problem, problem != "ok" {
                 try? destination.close()
                 throw StoreError.sqlite(Store.damaged(path, "the copy fails SQLite's integrity check (\(problem))") + ". No copy was kept.")

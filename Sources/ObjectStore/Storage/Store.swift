@@ -1,6 +1,9 @@
 import Foundation
 import FileOutput
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An open store: one SQLite file (in WAL mode) holding the objects of one model.
 ///
@@ -22,12 +25,16 @@ public final class Store: @unchecked Sendable {
     public var activity: String?
     /// The busy note this process wrote beside the store while it holds the write lock.
     var activityNote: SideFile?
+    /// The file as it was when it was opened as immutable (read without locks), else nil; see `confirmSteadyRead`.
+    let unlockedSince: FileIdentity?
 
-    private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue) {
+    private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
         self.model = model
         self.isReadOnly = readOnly
         self.queue = queue
+        self.unlockedSince = unlockedSince
+        if unlockedSince != nil { Store.registerUnlocked(self) }
     }
 
     static func configuration(readOnly: Bool, busyTimeout: TimeInterval) -> Configuration {
@@ -127,43 +134,94 @@ public final class Store: @unchecked Sendable {
         }
         if isDirectory.boolValue { throw StoreError.notAStore(path: path, reason: "it is a directory") }
         let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
+        var unlockedSince: FileIdentity?
+        var queue: DatabaseQueue?
         do {
             // Checked through a read-only connection first: a writer's connection puts the file in WAL mode and
             // GRDB makes sure its WAL file exists (by creating and dropping a table), which would write to a file
             // that is not ours.
-            var queue: DatabaseQueue
-            var meta: [String: String]
-            do {
-                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
-                meta = try readMeta(queue)
-            } catch let error as DatabaseError where readOnly && error.resultCode == .SQLITE_READONLY
-                        && !FileManager.default.fileExists(atPath: path + "-wal") {
-                // A store in WAL mode that this user may only read, in a folder it cannot write (another user's
-                // store, read by reports): SQLite cannot create the shared-memory file beside it, so it refuses
-                // even to read. No connection has the store open (there is no -wal file), so the file is read as
-                // immutable, without locks. (When its owner has it open, the -wal and -shm files exist and the
-                // ordinary read-only open above works, with locks.)
-                queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
-                meta = try readMeta(queue)
+            var meta: [String: String] = [:]
+            let deadline = Date().addingTimeInterval(max(busyTimeout, 0.5))
+            while true {
+                do {
+                    queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
+                    meta = try readMeta(queue!)
+                    break
+                } catch let error as DatabaseError where readOnly && (error.resultCode == .SQLITE_READONLY
+                            || (error.resultCode == .SQLITE_CANTOPEN && FileManager.default.fileExists(atPath: path + "-wal"))) {
+                    try? queue?.close()
+                    queue = nil
+                    // A store in WAL mode that this user may only read, in a folder it cannot write (another user's
+                    // store, read by reports). SQLite reads it with locks through the -wal and -shm files when they
+                    // are there (with a read-only -shm, since 3.22), but cannot create them: with no -wal file no
+                    // connection has the store open, and the file is read as immutable, without locks — safe only
+                    // while no writer starts, which `confirmSteadyRead` checks afterwards.
+                    let identity = FileIdentity(path)
+                    let noLog = !FileManager.default.fileExists(atPath: path + "-wal")
+                    if error.extendedResultCode == .SQLITE_READONLY_DIRECTORY && noLog, let identity {
+                        unlockedSince = identity
+                        queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
+                        meta = try readMeta(queue!)
+                        break
+                    }
+                    // Otherwise a writer is starting or stopping (its -wal without its -shm yet, or the other way
+                    // round), or SQLite needs write access to set up or recover the -shm: wait for the owner's
+                    // connection as for a busy store, then give up with a temporary failure.
+                    if Date() >= deadline {
+                        throw StoreError.snapshotUnavailable(path: path, reason: unavailableReason(path, error))
+                    }
+                    usleep(20_000)
+                }
             }
             guard let formatText = meta["format"], Int(formatText) != nil else {
                 throw StoreError.notAStore(path: path, reason: "it is an SQLite database without bookkeeper metadata")
             }
             if !readOnly {
-                try queue.close()
+                try queue!.close()
                 queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
             }
-            return (Store(path: path, model: model, readOnly: readOnly, queue: queue), meta)
+            return (Store(path: path, model: model, readOnly: readOnly, queue: queue!, unlockedSince: unlockedSince), meta)
         } catch let error as DatabaseError {
             switch error.resultCode {
-            case .SQLITE_NOTADB: throw StoreError.notAStore(path: path, reason: "the file is not an SQLite database")
-            case .SQLITE_CORRUPT: throw StoreError.notAStore(path: path, reason: "the database file is corrupt")
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+                // Only a file without SQLite's header is not a store; one with it but broken pages is damaged.
+                guard hasSQLiteHeader(path) else {
+                    throw StoreError.notAStore(path: path, reason: "the file is not an SQLite database")
+                }
+                throw confirmDamage(path: path, queue: queue, unlockedSince: unlockedSince, message: error.message)
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 throw StoreError.busy(path: path, detail: Store.currentActivity(at: path) ?? "another process is writing to it")
             case .SQLITE_CANTOPEN: throw StoreError.notAStore(path: path, reason: "it cannot be opened")
             default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }
+    }
+
+    /// Why SQLite cannot give this (read-only) user a snapshot now, in words.
+    private static func unavailableReason(_ path: String, _ error: DatabaseError) -> String {
+        let fm = FileManager.default
+        switch error.extendedResultCode {
+        case .SQLITE_READONLY_RECOVERY:
+            return "its write-ahead log must be recovered, which needs write access to its -shm file"
+        case .SQLITE_READONLY_CANTINIT:
+            return "SQLite cannot set up its -shm index without write access"
+        default:
+            if fm.fileExists(atPath: path + "-wal") && !fm.fileExists(atPath: path + "-shm") {
+                return "its write-ahead log has no -shm index beside it, and this user cannot create one in its folder"
+            }
+            if !fm.fileExists(atPath: path + "-wal") && fm.fileExists(atPath: path + "-shm") {
+                return "a writer is closing it"
+            }
+            return "this user cannot open its -wal or -shm file: \(error.message ?? "\(error.resultCode)")"
+        }
+    }
+
+    /// Whether the file begins with SQLite's header ("SQLite format 3" and a NUL).
+    static func hasSQLiteHeader(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 16)) ?? Data()
+        return magic == Data("SQLite format 3\u{0}".utf8)
     }
 
     private static func readMeta(_ queue: DatabaseQueue) throws -> [String: String] {
@@ -178,7 +236,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// `file:/abs/path?immutable=1` (SQLite is built with URI file names: SQLITE_USE_URI).
-    private static func immutableURI(_ path: String) -> String {
+    static func immutableURI(_ path: String) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
         return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
@@ -212,7 +270,7 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// The words for a damaged store, wherever SQLite meets the damage.
+    /// The words for a damaged store, wherever SQLite meets the damage (but `check`, which lists it).
     static func damaged(_ path: String, _ message: String?) -> String {
         "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
     }
@@ -224,11 +282,15 @@ public final class Store: @unchecked Sendable {
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 throw busyError()
+            case .SQLITE_READONLY where [.SQLITE_READONLY_RECOVERY, .SQLITE_READONLY_CANTINIT].contains(error.extendedResultCode):
+                // A read-only -shm that SQLite cannot use now (see `unavailableReason`), not a write refused.
+                throw StoreError.snapshotUnavailable(path: path, reason: Store.unavailableReason(path, error))
             case .SQLITE_READONLY:
                 throw StoreError.readOnly(path: path)
-            case .SQLITE_CORRUPT:
-                throw StoreError.sqlite(Store.damaged(path, error.message))
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                throw Store.confirmDamage(path: path, queue: queue, unlockedSince: unlockedSince, message: error.message)
             default:
+                if let changed = changedWhileRead() { throw changed }
                 throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }

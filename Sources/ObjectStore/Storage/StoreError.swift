@@ -8,6 +8,10 @@ public enum StoreError: CategorizedError, Equatable {
     case busy(path: String, detail: String)
     case readOnly(path: String)
     case cannotCreate(path: String, reason: String)
+    /// SQLite cannot give this (read-only) user one committed snapshot now: retry later.
+    case snapshotUnavailable(path: String, reason: String)
+    /// Damage SQLite's integrity check confirmed.
+    case damaged(path: String, detail: String)
     case sqlite(String)
 
     public var category: ErrorCategory {
@@ -15,7 +19,8 @@ public enum StoreError: CategorizedError, Equatable {
         case .missing: .missingInput
         case .alreadyExists: .cannotCreateOutput
         case .notAStore, .newerFormat, .modelMismatch: .data
-        case .busy: .temporaryFailure
+        case .busy, .snapshotUnavailable: .temporaryFailure
+        case .damaged: .io
         case .readOnly: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
@@ -40,6 +45,10 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): the store is read-only"
         case .cannotCreate(let path, let reason):
             "\(path): cannot create the store (\(reason))"
+        case .snapshotUnavailable(let path, let reason):
+            "\(path): cannot read one consistent state of the store now (\(reason)) — retry later"
+        case .damaged(let path, let detail):
+            Store.damaged(path, detail)
         case .sqlite(let message):
             message
         }
