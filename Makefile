@@ -97,6 +97,7 @@ STRESS_DIFF_SEEDS ?= 1 2 3 4 5 6
 STRESS_DIFF_COUNT ?= 3000
 STRESS_ROUNDTRIPS ?= 30
 STRESS_READERS ?= 40
+STRESS_GRAPH_STEPS ?= 3000
 .PHONY: stress fuzz
 stress: deps
 	$(SWIFT) build --build-tests --scratch-path $(STRESS_SCRATCH)
@@ -125,6 +126,10 @@ stress: deps
 	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityReadOnlyReaderTests/testAnotherUsersListingDuringImportsIsOneCommittedStateNeverATornOne > $$log 2>&1 \
 	  && grep -h "^read-only reader" $$log \
 	  || { grep -h "error:" $$log | head -20; echo "stress: a read by another user during imports was torn or failed; see $$log"; exit 1; }
+	@log=$(OUT)/stress.log; STRESS_SEED=$(STRESS_SEED) GRAPH_STEPS=$(STRESS_GRAPH_STEPS) \
+	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ModelBasedGraphTests > $$log 2>&1 \
+	  && grep -h "^model-based graph test" $$log \
+	  || { grep -h -A30 "error:" $$log | head -60; echo "stress: the model-based graph test failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
 
 # Fuzzing (README "Fuzzing"): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and
 # AddressSanitizer), each for FUZZ_SECONDS; prints executions and crashes found, and exits 1 on a crash (saved
