@@ -173,4 +173,37 @@ final class GraphConsistencyTests: StoreCommandTestCase {
         XCTAssertEqual(try queryStore(s, "SELECT count(*) FROM OrderRow WHERE line = 5"), ["0"])
         XCTAssertEqual(run("check").status, 0)
     }
+
+    // MARK: Documents whose lines are apart, with --on-error skip
+
+    /// Seen: an order whose two lines were not adjacent and disagreed on its date was stored with its first line,
+    /// the second rejected. Now the import stores nothing and says why; a document rejected in its first stretch
+    /// is rejected with its later lines too.
+    func testADocumentWhoseLinesAreApartIsNeverStoredInPart() throws {
+        ok("add", "Service", "name=S9")
+        let before = try storeFingerprint(store)
+        dir.write("apart.csv", "number,date,rows.service,rows.sum\nA-1,2024-01-01,S9,1\nB-1,2024-01-01,S9,2\nA-1,2024-01-02,S9,3\n")
+        let r = bk("import", "Order", "apart.csv", "--on-error", "skip", "--rejects", "rejects.csv")
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.stderr, """
+            bookkeeper: apart.csv:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date)
+            bookkeeper: Order "A-1": its lines are not together (line 2 was accepted, line 4 is wrong), so the document can be neither kept nor rejected whole; nothing was imported — put each document's lines together, or fix line 4
+
+            """)
+        XCTAssertEqual(try storeFingerprint(store), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("rejects.csv")))
+
+        dir.write("firstbad.csv", "number,date,rows.service,rows.sum\nA-1,2024-01-01,S9,x\nB-1,2024-01-01,S9,2\nA-1,2024-01-01,S9,3\n")
+        let s = bk("import", "Order", "firstbad.csv", "--on-error", "skip", "--rejects", "rejects.csv")
+        XCTAssertEqual(s.status, 65)
+        XCTAssertEqual(try queryStore(store, "SELECT count(*) FROM \"Order\" WHERE number = 'A-1'"), ["0"])
+        XCTAssertEqual(try queryStore(store, "SELECT count(*) FROM \"Order\" WHERE number = 'B-1'"), ["1"])
+        XCTAssertEqual(try String(contentsOfFile: dir.file("rejects.csv"), encoding: .utf8), """
+            number,date,rows.service,rows.sum,reason
+            A-1,2024-01-01,S9,x,"column ""rows.sum"": ""x"" is not a decimal number"
+            A-1,2024-01-01,S9,3,"rejected with Order ""A-1"" (its lines from line 2 on were rejected)"
+
+            """)
+        checkIsClean()
+    }
 }

@@ -82,15 +82,28 @@ extension ImportJob {
         var lines: [(raw: String, reason: String?)] = []
         var rowLines = 0
         var label: String { "\(entity.name) \"\(String(decoding: groupKey, as: UTF8.self))\"" }
+        // With --on-error skip a document is kept or rejected with all its lines. Its lines may be apart in the
+        // file: each stretch is remembered (its first line, whether it was rejected). A later stretch of a
+        // rejected document is rejected with it; a later stretch that fails after an earlier one was kept
+        // cannot make the document whole, so nothing is imported.
+        var stretches: [[UInt8]: (line: Int, rejected: Bool)] = [:]
+        var earlier: (line: Int, rejected: Bool)?
 
         func closeGroup() throws {
             guard open else { return }
             open = false
             if let parent { writer.endRows(rowsName, of: parent) }
             guard skip else { return }
+            if failed, let earlier, !earlier.rejected {
+                throw ImportFailure(lines: issues.rendered(file: file) + [
+                    "\(label): its lines are not together (line \(earlier.line) was accepted, line \(firstLine) is wrong), "
+                    + "so the document can be neither kept nor rejected whole; nothing was imported — "
+                    + "put each document's lines together, or fix line \(firstLine)"], category: .data)
+            }
+            if stretches[groupKey] == nil { stretches[groupKey] = (firstLine, failed) }
             if failed {
                 try writer.rollbackRecord()
-                rejectedCounts[entity.name, default: 0] += 1
+                if earlier == nil { rejectedCounts[entity.name, default: 0] += 1 }   // a document counts once
                 rejectedCounts[rowsName, default: 0] += rowLines
                 rejectedLines += lines.count
                 if let rejects {
@@ -131,9 +144,17 @@ extension ImportJob {
                 lines.removeAll(keepingCapacity: true)
                 rowLines = 0
                 if skip { try writer.beginRecord() }
+                earlier = skip ? stretches[groupKey] : nil
                 own.reset()
-                problems = fill(own, from: record, columns: mainColumns, writer: writer)
-                if problems.isEmpty {
+                if let earlier, earlier.rejected {
+                    // Lines of a document rejected earlier in the file: rejected with it.
+                    failed = true
+                    failure = "its lines from line \(earlier.line) on were rejected"
+                    problems = []
+                } else {
+                    problems = fill(own, from: record, columns: mainColumns, writer: writer)
+                }
+                if problems.isEmpty && !failed {
                     do {
                         let (id, outcome) = try writer.upsert(own, by: key!)
                         if outcome != .repeated { firstLines[id] = Int32(record.line) }
