@@ -26,10 +26,61 @@ public struct Bookkeeper: ParsableCommand {
     public init() {}
 
     /// Parses the arguments, runs the command, and exits with a documented status. Errors are one line each on
-    /// stderr, `bookkeeper: ` first; argument errors are argument-parser's own (status 64).
+    /// stderr, `bookkeeper: ` first; argument errors too (status 64), with where to find help.
     public static func runAndExit(_ arguments: [String]? = nil) -> Never {
+        let command: any ParsableCommand
         do {
-            var command = try parseAsRoot(arguments)
+            try checkSubcommand(arguments ?? Array(CommandLine.arguments.dropFirst()))
+            command = try parseAsRoot(arguments)
+        } catch {
+            exitAfterParsing(error)
+        }
+        run(command)
+    }
+
+    /// argument-parser's message, as one `bookkeeper: ` line (its own `Error: …` and usage block stood out from
+    /// every other message); help and version requests are printed as they are.
+    private static func exitAfterParsing(_ error: Error) -> Never {
+        if let error = error as? CategorizedError {
+            Log.error(error.description)
+            Foundation.exit(ExitStatus.code(for: error.category))
+        }
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        var parts = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if let help = fullMessage(for: error).split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
+            .first(where: { $0.hasPrefix("See '") }) {
+            parts.append(help.prefix(1).lowercased() + help.dropFirst().replacingOccurrences(of: " for more information.", with: ""))
+        }
+        Log.error(parts.joined(separator: "; "))
+        Foundation.exit(code.rawValue)
+    }
+
+    /// Global options that take a value, so the word after them is not the subcommand.
+    private static let valueOptions: Set<String> = ["--store", "--model", "--wait", "--log-format"]
+
+    /// A first word that names no subcommand gets a did-you-mean (`fetc` → `fetch`), which argument-parser's
+    /// "Unexpected argument" does not give.
+    static func checkSubcommand(_ arguments: [String]) throws {
+        var i = 0
+        while i < arguments.count {
+            let word = arguments[i]
+            if word == "--" { return }
+            if word.hasPrefix("-") {
+                i += valueOptions.contains(word) ? 2 : 1
+                continue
+            }
+            var names = configuration.subcommands.map { $0._commandName }
+            names.append("help")
+            if names.contains(word) { return }
+            let suggestion = Suggestions.closest(to: word, in: names)
+            throw UnknownCommand(word: word, suggestion: suggestion, names: names.filter { $0 != "help" })
+        }
+    }
+
+    private static func run(_ parsed: any ParsableCommand) -> Never {
+        var command = parsed
+        do {
             Interruption.install()
             if let storeCommand = command as? any StoreCommand {
                 let options = storeCommand.options
@@ -55,6 +106,18 @@ public struct Bookkeeper: ParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+}
+
+/// A first word that is not a command.
+struct UnknownCommand: CategorizedError {
+    let word: String
+    let suggestion: String?
+    let names: [String]
+    var category: ErrorCategory { .usage }
+    var description: String {
+        if let suggestion { return "unknown command '\(word)' — did you mean '\(suggestion)'?" }
+        return "unknown command '\(word)' (the commands are \(names.joined(separator: ", ")); see 'bookkeeper --help')"
     }
 }
 
