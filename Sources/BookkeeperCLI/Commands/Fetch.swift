@@ -113,6 +113,14 @@ struct Fetch: StoreCommand {
     }
 }
 
+extension Fetch: TakesRepeatedOptions {
+    mutating func take(_ values: [String: [String]]) {
+        predicates += values["--where"] ?? []
+        parameters += values["--param"] ?? []
+        arguments += values["--arg"] ?? []
+    }
+}
+
 /// `--columns` with no key path in it.
 struct NoColumns: CategorizedError {
     var category: ErrorCategory { .usage }
