@@ -49,9 +49,11 @@ package struct PredicateParser {
     private var depth = 0
 
     /// The deepest nesting of parentheses, `NOT`/`!`, `SUBQUERY(…)` and `{…}` taken together. The parser and
-    /// every later pass (binder, SQL compiler, evaluator, printer) recurse once per level, and SQLite allows
-    /// expressions 1,000 deep; a limit checked here, with a position, keeps all of them off the stack's end.
-    package static let maximumDepth = 100
+    /// every later pass (binder, SQL compiler, evaluator, printer) recurse once per level; a limit checked here,
+    /// with a position, keeps all of them off the stack's end. It is this low because of SQLite: its parser
+    /// stack (100 entries) overflows at about 28 levels of alternating AND/OR groups with an EXISTS inside,
+    /// and 24 levels compile.
+    package static let maximumDepth = 24
 
     private init(_ source: PredicateSourceText) {
         self.source = source
