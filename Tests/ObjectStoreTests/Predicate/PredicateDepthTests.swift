@@ -56,6 +56,17 @@ final class PredicateDepthTests: XCTestCase {
         _ = try PredicateSyntax(parsing: String(repeating: "NOT (", count: limit / 2) + "a == 1" + String(repeating: ")", count: limit / 2))
     }
 
+    /// The fuzzer's first finding: 24 NOTs printed as `NOT … NOT (paid == FALSE)`, one level more than parsed.
+    /// A "(" right after NOT shares its level, so the printed text parses back.
+    func testPrintedTextOfTheDeepestPredicateParsesBack() throws {
+        let limit = PredicateParser.maximumDepth
+        for text in [String(repeating: "NOT ", count: limit) + "paid == NO",
+                     String(repeating: "NOT (", count: limit) + "paid == NO" + String(repeating: ")", count: limit)] {
+            let syntax = try PredicateSyntax(parsing: text)
+            XCTAssertEqual(try PredicateSyntax(parsing: syntax.description).root.erasingRanges(), syntax.root.erasingRanges())
+        }
+    }
+
     func testTwentyThousandParenthesesAreALocatedError() {
         let text = String(repeating: "(", count: 20_000) + "a == 1" + String(repeating: ")", count: 20_000)
         guard let error = predicateSyntaxError(text) else { return }

@@ -120,28 +120,30 @@ package struct PredicateParser {
         }
     }
 
-    private mutating func notPredicate(after: String?) throws(PredicateSyntaxError) -> PredicateNode {
+    private mutating func notPredicate(after: String?, underNot: Bool = false) throws(PredicateSyntaxError) -> PredicateNode {
         let token = try current()
         switch token.kind {
         case .keyword(.not), .exclamation:
             advance()
             try enterNesting(at: token)
-            let operand = try notPredicate(after: token.text)
+            let operand = try notPredicate(after: token.text, underNot: true)
             depth -= 1
             return .not(operand, token.range.through(operand.range))
         default:
-            return try primaryPredicate(after: after)
+            return try primaryPredicate(after: after, underNot: underNot)
         }
     }
 
-    private mutating func primaryPredicate(after: String?) throws(PredicateSyntaxError) -> PredicateNode {
+    /// `underNot`: right after NOT, whose level a "(" shares (`NOT (a == 1)` is one level, as the printer
+    /// writes a negated comparison), so that printed text never nests deeper than what was parsed.
+    private mutating func primaryPredicate(after: String?, underNot: Bool = false) throws(PredicateSyntaxError) -> PredicateNode {
         let token = try current()
         switch token.kind {
         case .leftParenthesis:
             advance()
-            try enterNesting(at: token)
+            if !underNot { try enterNesting(at: token) }
             let inner = try predicate(after: "(")
-            depth -= 1
+            if !underNot { depth -= 1 }
             try expectClosingParenthesis(opening: token, what: "\"(\"")
             return inner
         case .keyword(.truePredicate):
