@@ -2,7 +2,7 @@
 import PackageDescription
 
 // libFuzzer targets for bookkeeper (issue 6): the CSV reader, the predicate parser and binder (against the
-// bookkeeping model, run through SQL and the evaluator), and the report-definition loader. A package of its
+// bookkeeping model, run through SQL and the evaluator), deep and long predicates (FuzzPredicateShape), and the report-definition loader. A package of its
 // own, so that the main package's `swift build` and `swift test` never see -sanitize=fuzzer. Build and run
 // with `make fuzz` at the top (it passes -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library).
 // Each target is a thin wrapper around a function of Tests/FuzzHarness (FuzzDriver hands over to libFuzzer), which the main package's
@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "FuzzDriver"),
         .executableTarget(name: "FuzzCSV", dependencies: harness),
         .executableTarget(name: "FuzzPredicate", dependencies: harness),
+        .executableTarget(name: "FuzzPredicateShape", dependencies: harness),
         .executableTarget(name: "FuzzReportDefinition", dependencies: harness),
     ]
 )

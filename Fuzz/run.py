@@ -24,6 +24,7 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared", "datasets")
 TARGETS = [
     ("FuzzCSV", "csv", 8192),
     ("FuzzPredicate", "predicate", 512),
+    ("FuzzPredicateShape", "predicate-shape", 64),
     ("FuzzReportDefinition", "report-definition", 4096),
 ]
 
@@ -45,6 +46,11 @@ def seeds(kind):
             data = open(path, "rb").read()[:8000]
             for selector in (0x00, 0x21, 0x4A, 0x93):
                 yield "%s-%02x" % (os.path.basename(path), selector), bytes([selector]) + data
+    elif kind == "predicate-shape":
+        # Shape byte, size (two bytes, big-endian), then the words: each shape at the nesting limit and past it.
+        for shape in range(8):
+            for size in (0, 5, 24, 25, 300, 5000):
+                yield "shape%d-%d" % (shape, size), bytes([shape, size >> 8, size & 255, 0, 3, 5])
     elif kind == "predicate":
         for path in files(os.path.join(FUZZ, "Corpus", "predicate")):
             yield os.path.basename(path), open(path, "rb").read()

@@ -117,12 +117,8 @@ final class ReportCommandTests: XCTestCase {
         fails(["report", "unpaid-orders", "--param", "until=next friday"], 64,
               #"bookkeeper: --param until: "next friday" is not a date (write YYYY-MM-DD, today, yesterday, start of month, end of last month, start of year, today - 30 days, …)"# + "\n")
         fails(["report", "--all", "--param", "form=2026-01-01"], 64, #"bookkeeper: --param form: no report has a parameter "form" — did you mean "from"?"# + "\n")
-        fails(["report", "--all", "--format", "csv"], 64, """
-            Error: --all --format csv writes one file per report: give --output-dir DIR
-            Usage: bookkeeper report [<name>] [--all] [--param <name=value> ...] [--format <format>] [--output <file>] [--output-dir <dir>] [--csv-dialect <csv-dialect>] [--reports <dir> ...] [--explain]
-              See 'bookkeeper report --help' for more information.
-
-            """)
+        fails(["report", "--all", "--format", "csv"], 64,
+              "bookkeeper: --all --format csv writes one file per report: give --output-dir DIR; see 'bookkeeper report --help'\n")
         XCTAssertEqual(bk(["report"]).status, 64)
         XCTAssertEqual(bk(["report", "customers", "--csv-dialect", "excel"]).status, 64)
         let missing = runCLI(["--store", dir.file("none.sqlite"), "report", "customers"], in: dir.path, environment: ReportCommandTests.environment)
@@ -231,7 +227,7 @@ final class ReportCommandTests: XCTestCase {
 
     func testExplainPrintsTheSQL() {
         XCTAssertEqual(ok("report", "unpaid-orders", "--explain", "--param", "until=2026-01-31"), """
-            SELECT t0."date", t1."name", t0."number", COALESCE((SELECT SUM(t2."sum") FROM "OrderRow" t2 WHERE t2."order_id" = t0."id"), 0) FROM "Order" t0 LEFT JOIN "Customer" t1 ON t1."id" = t0."customer_id" WHERE ((t0."made" IS ?1 AND t0."paid" IS ?2) AND t0."date" <= ?3) ORDER BY t0."date" ASC, t1."name" ASC, t0."id" ASC
+            SELECT t0."date", t1."name", t0."number", COALESCE((SELECT SUM(t2."sum") FROM "OrderRow" t2 WHERE t2."order_id" = t0."id"), 0) FROM "Order" t0 LEFT JOIN "Customer" t1 ON t1."id" = t0."customer_id" WHERE (t0."made" IS ?1 AND t0."paid" IS ?2 AND t0."date" <= ?3) ORDER BY t0."date" ASC, t1."name" ASC, t0."id" ASC
               ?1 = 1
               ?2 = 0
               ?3 = "2026-01-31"

@@ -10,6 +10,8 @@
 // - Predicates: parsing any text ends with a syntax or binding error or a plan; a parsed predicate printed
 //   and parsed again prints the same; a bound plan compiles to SQL that SQLite accepts, and gives the same
 //   objects, in the same order, as the in-memory evaluator on a small store with awkward values.
+// - Predicate shapes: deep nesting and long chains of any size end in a located error or a plan that runs,
+//   never in a stack overflow; a chain of any length is accepted.
 // - Report definitions: loading any YAML ends with a definition error or a report that runs on that store.
 
 import CSV
@@ -139,8 +141,10 @@ public enum FuzzHarness {
             if plan.isGrouped { return .accepted }
             viaSQL = try context.fetch(plan).map(\.rowID)
         } catch let error as CategorizedError {
-            // A bound plan must compile to SQL that runs; only a regular expression the user wrote may fail there.
+            // A bound plan must compile to SQL that runs; only a regular expression the user wrote may fail there,
+            // or nesting within the parser's limit that SQLite still finds too deep (a usage error, not a crash).
             if "\(error)".contains("regular expression") || "\(error)".contains("MATCHES") { return .rejected }
+            if case StoreError.queryTooLarge = error { return .rejected }
             fatalError("a bound plan failed in SQLite: \(predicate.debugDescription): \(error)\n\(fixture.store.explain(plan, .objects))")
         } catch {
             fatalError("a bound plan failed: \(predicate.debugDescription): \(error)")
@@ -150,6 +154,60 @@ public enum FuzzHarness {
             fatalError("SQL and the evaluator disagree on \(entity) where \(predicate.debugDescription) sort \(sort): \(viaSQL) vs \(inMemory)\n\(fixture.store.explain(plan, .objects))")
         }
         return .accepted
+    }
+
+    // MARK: Predicate shapes
+
+    /// Deep and long predicates (issue 15): the first byte picks a shape, the next two its size (up to 65,535
+    /// levels or terms), the rest the words it is built from. Whatever the size: no crash; a chain of any
+    /// length parses, binds and runs alike in SQL and in memory; nesting past the limit is a located "nested
+    /// more than" error, and within it the predicate runs (or SQLite refuses it as too large, a usage error).
+    @discardableResult
+    public static func predicateShape(_ bytes: [UInt8]) -> Outcome {
+        guard bytes.count >= 3 else { return .rejected }
+        let size = Int(bytes[1]) << 8 | Int(bytes[2])
+        let words = bytes.dropFirst(3)
+        let comparisons = ["paid == NO", "number BEGINSWITH[c] 'a'", "customer.name != nil", "ANY rows.sum > 10",
+                           "rows.@sum.sum >= 0", "made == YES", "date < '2024-03-01'", "NOT customer.code == 'C1'"]
+        func term(_ i: Int) -> String { comparisons[Int(words.isEmpty ? UInt8(i & 7) : words[words.startIndex + i % words.count]) % comparisons.count] }
+        let text: String
+        var isChain = false
+        switch bytes[0] % 8 {
+        case 0: text = String(repeating: "(", count: size) + term(0) + String(repeating: ")", count: size)
+        case 1: text = String(repeating: "NOT ", count: size) + term(0)
+        case 2: text = (0...size).map(term).joined(separator: " AND "); isChain = true
+        case 3: text = (0...size).map(term).joined(separator: " OR "); isChain = true
+        case 4:
+            // Alternating AND and OR groups, each a level deeper.
+            var t = term(0)
+            for i in 0..<size { t = i % 2 == 0 ? "\(term(i)) AND (\(t))" : "\(term(i)) OR (\(t))" }
+            text = t
+        case 5: text = "number IN " + String(repeating: "{", count: size) + "'A-1'" + String(repeating: "}", count: size)
+        case 6:
+            // Nested SUBQUERYs over the same rows cost rows^levels in both engines: a few levels, or past the limit.
+            var t = term(0)
+            for i in 0..<(size <= 6 ? size : PredicateParser.maximumDepth + size % 64) { t = "SUBQUERY(rows, $r\(i), $r\(i).sum > 0 AND \(i % 2 == 0 ? "" : "NOT ")(\(t))).@count >= 0" }
+            text = t
+        default:
+            // Groups of chains: (a AND b AND …) OR (c AND d AND …) OR …
+            let width = max(1, words.count)
+            text = stride(from: 0, through: size, by: width).map { start in
+                "(" + (start..<(start + width)).map(term).joined(separator: " AND ") + ")"
+            }.joined(separator: " OR ")
+            isChain = true
+        }
+        do {
+            _ = try PredicateSyntax(parsing: text, origin: PredicateSourceOrigin(name: "where"))
+        } catch {
+            let message = "\(error)"
+            if isChain || !message.contains("nested more than \(PredicateParser.maximumDepth) levels deep") {
+                fatalError("\(text.prefix(200))…: \(message)")
+            }
+            return .rejected
+        }
+        let outcome = predicate(Array(("Order\n" + text).utf8))
+        if isChain && outcome != .accepted { fatalError("a chain was not accepted: \(text.prefix(200))…") }
+        return outcome
     }
 
     // MARK: Report definitions

@@ -24,7 +24,21 @@ final class FuzzRegressionTests: XCTestCase {
         for url in files("Tests/FuzzRegressionTests/Inputs/csv") { FuzzHarness.csv(bytes(url)); count += 1 }
         for url in files("Tests/FuzzRegressionTests/Inputs/predicate") { FuzzHarness.predicate(bytes(url)); count += 1 }
         for url in files("Tests/FuzzRegressionTests/Inputs/report-definition") { FuzzHarness.reportDefinition(bytes(url)); count += 1 }
+        for url in files("Tests/FuzzRegressionTests/Inputs/predicate-shape") { FuzzHarness.predicateShape(bytes(url)); count += 1 }
         print("fuzz regression inputs: \(count) run without a crash")
+    }
+
+    /// The shape target's seeds, as `make fuzz` writes them: every shape at, just past and far past the nesting
+    /// limit, and long (the harness itself checks what each must give).
+    func testPredicateShapes() {
+        var accepted = 0, total = 0
+        for shape: UInt8 in 0..<8 {
+            for size in [0, 5, 24, 25, 300, 5_000] {
+                total += 1
+                if FuzzHarness.predicateShape([shape, UInt8(size >> 8), UInt8(size & 255), 0, 3, 5]) == .accepted { accepted += 1 }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(accepted, 20, "\(accepted) of \(total)")
     }
 
     /// Every seed, as `make fuzz` gives it to the fuzzers (CSV files behind each of a few option bytes). Most

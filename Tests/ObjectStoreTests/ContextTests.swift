@@ -182,4 +182,15 @@ final class ContextTests: XCTestCase {
         XCTAssertEqual(failure("title+=x"), "Book.title is an attribute; use title=value, not += or -=")
         XCTAssertEqual(failure("=x"), "expected key=value, got \"=x\"")
     }
+
+    /// Issue 15: `add Tag name=a name=b` kept `b`. Two `key=` for one property conflict; `+=`/`-=` may repeat.
+    func testRepeatedAssignmentsToOnePropertyConflict() throws {
+        let parse = { (texts: [String]) in try texts.map { try Assignment(parsing: $0) } }
+        XCTAssertThrowsError(try Assignment.checkNoConflicts(parse(["name=a", "name=b"]))) { error in
+            XCTAssertEqual("\(error)", #"name is given twice: "name=a" and "name=b" — give one value"#)
+            XCTAssertEqual((error as? InputError)?.category, .usage)
+        }
+        XCTAssertThrowsError(try Assignment.checkNoConflicts(parse(["author=Ann", "author.email=ann@x"])))
+        XCTAssertNoThrow(try Assignment.checkNoConflicts(parse(["genres+=Crime", "genres+=Poetry", "genres-=Crime", "title=T"])))
+    }
 }

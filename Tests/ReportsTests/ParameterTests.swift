@@ -61,6 +61,14 @@ final class ParameterTests: XCTestCase {
         XCTAssertEqual(try ShippedReports.prepared("sales-by-month").document.parameters.map(\.value), ["2025-12-01", "2026-11-21"])
     }
 
+    /// Issue 15: a repeated --param kept the last value in silence.
+    func testARepeatedParameterIsRefusedWithBothValues() {
+        XCTAssertThrowsError(try ParameterArguments(parsing: ["until=2024-01-01", "from=2023-01-01", "until=2025-01-01"])) { error in
+            XCTAssertEqual("\(error)", #"--param until is given twice: "until=2024-01-01" and "until=2025-01-01" — give one value"#)
+        }
+        XCTAssertEqual(try ParameterArguments(parsing: ["a=1", "b=1"]).names, ["a", "b"])
+    }
+
     func testUsageErrors() {
         XCTAssertEqual(usageError { _ = try self.unpaid(["unti": "2026-01-01"]) },
                        #"--param unti: report unpaid-orders has no parameter "unti" — did you mean "until"? (it takes until)"#)

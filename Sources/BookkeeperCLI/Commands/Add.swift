@@ -18,6 +18,7 @@ struct Add: StoreCommand {
 
     func run() throws {
         let parsed = try assignments.map { try Assignment(parsing: $0) }
+        try Assignment.checkNoConflicts(parsed)
         let context = try openContext()
         let object = try context.insert(entity)
         try context.apply(parsed, to: object)

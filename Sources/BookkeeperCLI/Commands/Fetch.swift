@@ -20,10 +20,14 @@ struct Fetch: StoreCommand {
     @ParentCommand var root: Bookkeeper
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
     @Argument(help: "The entity to fetch.") var entity: String
-    @Option(name: .customLong("where"), help: "A predicate in NSPredicate format syntax.") var predicate: String?
+    @Option(name: .customLong("where"), help: ArgumentHelp(
+        "A predicate in NSPredicate format syntax; repeated, all must hold (they are combined with AND).",
+        valueName: "predicate"))
+    var predicates: [String] = []
     @Option(help: "Sort keys: \"KEYPATH [asc|desc] [natural|nocase], ...\".") var sort: String?
-    @Option(help: "At most this many objects.") var limit: Int?
-    @Option(help: "Skip this many objects first.") var offset: Int?
+    // .unconditional: "--limit -1" is refused with the range rather than read as a missing value.
+    @Option(parsing: .unconditional, help: "At most this many objects (0 or more).") var limit: Int?
+    @Option(parsing: .unconditional, help: "Skip this many objects first (0 or more).") var offset: Int?
     @Option(help: "Columns: \"KEYPATH, ...\" (default: the entity's attributes); with --group also count, sum:KEYPATH, avg:, min:, max:.")
     var columns: String?
     @Option(help: "Group keys: \"KEYPATH or month(KEYPATH) or year(KEYPATH), ...\"; one row per group.") var group: String?
@@ -38,7 +42,16 @@ struct Fetch: StoreCommand {
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
         if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
-        for p in parameters where !p.contains("=") { throw ValidationError("--param takes NAME=VALUE, got \"\(p)\"") }
+        var seen: [Substring: Substring] = [:]
+        for p in parameters {
+            guard let eq = p.firstIndex(of: "=") else { throw ValidationError("--param takes NAME=VALUE, got \"\(p)\"") }
+            let (name, value) = (p[..<eq], p[p.index(after: eq)...])
+            // A repeated name would keep one value in silence.
+            if let earlier = seen[name] {
+                throw ValidationError("--param \(name) is given twice: \"\(name)=\(earlier)\" and \"\(name)=\(value)\" — give one value")
+            }
+            seen[name] = value
+        }
     }
 
     func run() throws {
@@ -48,8 +61,10 @@ struct Fetch: StoreCommand {
             variables[String(p[..<eq])] = String(p[p.index(after: eq)...])
         }
         let defaultSort = try model.entity(entity).defaultSort
-        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
+        var request = FetchRequest(entity: entity, predicate: predicates.first, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
                                    limit: limit, offset: offset, variables: variables, arguments: arguments)
+        request.morePredicates = Array(predicates.dropFirst())
+        request.sortIsDefault = sort == nil && defaultSort != nil
         let columnList = columns.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "columns")) }
         // Nothing but commas and spaces compiled to `SELECT  FROM …` (found by the predicate fuzzer).
         if let columnList, columnList.allSatisfy({ $0.text.trimmingCharacters(in: .whitespaces).isEmpty }) {
@@ -95,6 +110,14 @@ struct Fetch: StoreCommand {
             let noun = plan.isGrouped ? (table.rows.count == 1 ? "group" : "groups") : (table.rows.count == 1 ? "object" : "objects")
             print("\(table.rows.count) \(noun)")
         }
+    }
+}
+
+extension Fetch: TakesRepeatedOptions {
+    mutating func take(_ values: [String: [String]]) {
+        predicates += values["--where"] ?? []
+        parameters += values["--param"] ?? []
+        arguments += values["--arg"] ?? []
     }
 }
 

@@ -168,6 +168,12 @@ struct ReportCommand: StoreCommand {
     }
 }
 
+extension ReportCommand: TakesRepeatedOptions {
+    mutating func take(_ values: [String: [String]]) {
+        parameters += values["--param"] ?? []
+    }
+}
+
 /// `--reports DIR`, shared by `reports` and `report`.
 struct ReportDirectoryOptions: ParsableArguments {
     @Option(name: .customLong("reports"),

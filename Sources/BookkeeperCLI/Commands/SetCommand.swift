@@ -22,6 +22,7 @@ struct SetCommand: StoreCommand {
 
     func run() throws {
         let parsed = try assignments.map { try Assignment(parsing: $0) }
+        try Assignment.checkNoConflicts(parsed)
         let context = try openContext()
         let object = try context.resolve(id, in: entity)
         try context.apply(parsed, to: object)

@@ -13,9 +13,26 @@ struct GlobalOptions: ParsableArguments {
         valueName: "file"))
     var model: String?
 
-    @Option(name: .long, help: ArgumentHelp("How long a writer waits for another to finish, in seconds (default 30).",
+    // .unconditional: "--wait -1" is a value to refuse with the range, not a missing value.
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How long a writer waits for another to finish, in seconds: 0 to 86400 (default 30).",
                                             valueName: "seconds"))
     var wait: Double?
+
+    /// The longest `--wait`: a day. Larger values overflowed the busy timeout's conversion (a trap), and NaN or a
+    /// negative number was taken in silence.
+    static let maximumWait: Double = 86_400
+
+    func validate() throws {
+        if let wait, !(wait >= 0 && wait <= Self.maximumWait) {
+            throw ValidationError("--wait takes 0 to 86400 seconds, got \(Self.spelling(wait))")
+        }
+    }
+
+    private static func spelling(_ value: Double) -> String {
+        if value.isNaN { return "nan" }
+        if value.isInfinite { return value < 0 ? "-inf" : "inf" }
+        return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
 
     @Flag(name: .shortAndLong, help: "Print errors only: nothing on success (for cron).")
     var quiet = false

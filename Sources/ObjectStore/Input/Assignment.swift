@@ -108,3 +108,20 @@ public struct AssignmentErrors: CategorizedError {
     public var category: ErrorCategory { problems.contains { $0.category == .usage } ? .usage : problems[0].category }
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }
+
+extension Assignment {
+    /// Refuses two `key=` for one property (`name=a name=b`, or `customer=Acme customer.code=C1`), naming both:
+    /// keeping either silently would store a value the user may not have meant. `+=` and `-=` may repeat,
+    /// as they add to and remove from a to-many relationship in order.
+    public static func checkNoConflicts(_ assignments: [Assignment]) throws(InputError) {
+        var first: [String: Assignment] = [:]
+        for assignment in assignments where assignment.operation == .set {
+            let property = String(assignment.key.prefix { $0 != "." })
+            if let earlier = first[property] {
+                throw InputError("\(property) is given twice: \"\(earlier.key)=\(earlier.value)\" and "
+                                 + "\"\(assignment.key)=\(assignment.value)\" — give one value", category: .usage)
+            }
+            first[property] = assignment
+        }
+    }
+}

@@ -270,6 +270,16 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// SQLite's messages for a statement beyond its compile-time limits (SQLITE_MAX_EXPR_DEPTH,
+    /// SQLITE_MAX_VARIABLE_NUMBER, the parser's stack, the join and compound-select limits).
+    static func isSizeLimit(_ message: String?) -> Bool {
+        guard let message = message?.lowercased() else { return false }
+        return ["expression tree is too large", "too many sql variables", "parser stack overflow",
+                "too many terms in compound select", "at most 64 tables in a join", "too many arguments on function",
+                "too many columns"]
+            .contains { message.contains($0) }
+    }
+
     /// The words for a damaged store, wherever SQLite meets the damage (but `check`, which lists it).
     static func damaged(_ path: String, _ message: String?) -> String {
         "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
@@ -289,6 +299,10 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.readOnly(path: path)
             case .SQLITE_CORRUPT, .SQLITE_NOTADB:
                 throw Store.confirmDamage(path: path, queue: queue, unlockedSince: unlockedSince, message: error.message)
+            case .SQLITE_ERROR where TextRegexError.isDescription(error.message ?? ""):
+                throw StoreError.matchFailed(error.message!)
+            case .SQLITE_ERROR where Store.isSizeLimit(error.message), .SQLITE_TOOBIG:
+                throw StoreError.queryTooLarge(error.message ?? "\(error.resultCode)")
             default:
                 if let changed = changedWhileRead() { throw changed }
                 throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")

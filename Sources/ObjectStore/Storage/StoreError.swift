@@ -13,6 +13,12 @@ public enum StoreError: CategorizedError, Equatable {
     /// Damage SQLite's integrity check confirmed.
     case damaged(path: String, detail: String)
     case sqlite(String)
+    /// SQLite refused a statement for its size (an expression nested too deep, too many bound values): the
+    /// query asked too much, which is the user's to change, not an I/O failure.
+    case queryTooLarge(String)
+    /// A MATCHES that could not be decided for a stored value (a pattern from the data that is not a regular
+    /// expression, or the engine's backtracking limit): an error, never "no match".
+    case matchFailed(String)
 
     public var category: ErrorCategory {
         switch self {
@@ -24,6 +30,8 @@ public enum StoreError: CategorizedError, Equatable {
         case .readOnly: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
+        case .queryTooLarge: .usage
+        case .matchFailed: .data
         }
     }
 
@@ -51,6 +59,10 @@ public enum StoreError: CategorizedError, Equatable {
             Store.damaged(path, detail)
         case .sqlite(let message):
             message
+        case .matchFailed(let message):
+            "where: \(message)"
+        case .queryTooLarge(let message):
+            "where: the query is too large for SQLite (\(message)) — use fewer terms, shorter lists or less nesting"
         }
     }
 }

@@ -16,7 +16,8 @@ public struct ParameterArguments: Sendable {
         self.names = values.keys.sorted()
     }
 
-    /// Parses `NAME=VALUE` texts (the value may be empty or contain `=`); a name given twice keeps the last.
+    /// Parses `NAME=VALUE` texts (the value may be empty or contain `=`); a name given twice is refused with both
+    /// values, rather than one of them winning in silence.
     public init(parsing arguments: [String]) throws(ReportUsageError) {
         values = [:]
         names = []
@@ -25,8 +26,12 @@ public struct ParameterArguments: Sendable {
                 throw ReportUsageError("--param takes NAME=VALUE, got \"\(argument)\"")
             }
             let name = String(argument[..<eq]).trimmingCharacters(in: .whitespaces)
-            if values[name] == nil { names.append(name) }
-            values[name] = String(argument[argument.index(after: eq)...])
+            let value = String(argument[argument.index(after: eq)...])
+            if let earlier = values[name] {
+                throw ReportUsageError("--param \(name) is given twice: \"\(name)=\(earlier)\" and \"\(name)=\(value)\" — give one value")
+            }
+            names.append(name)
+            values[name] = value
         }
     }
 }

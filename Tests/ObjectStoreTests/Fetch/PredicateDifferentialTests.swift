@@ -60,6 +60,23 @@ final class PredicateDifferentialTests: XCTestCase {
         for p in authorPredicates { try check("Author", p) }
     }
 
+    /// Issue 15: 1,000 ANDs were "I/O error on the store" (SQLite's expression depth), and deep trees
+    /// overflowed the stack. Long chains and nesting up to the limit must agree in SQL and in memory.
+    func testLongChainsAndDeepNestingAgreeInSQLAndInMemory() throws {
+        let titles = (0..<5_000).map { "title != 'no such title \($0)'" }
+        try check("Book", titles.joined(separator: " AND "))
+        try check("Book", titles.joined(separator: " AND ") + " AND price > 10")
+        try check("Book", (0..<5_000).map { "pages == \($0)" }.joined(separator: " OR "))
+        try check("Book", "NOT (" + (0..<5_000).map { "pages == \($0)" }.joined(separator: " OR ") + ")")
+        // Alternating groups to the nesting limit, an EXISTS at the bottom.
+        var nested = "ANY chapters.title CONTAINS[c] 'a' OR price == nil"
+        for i in 0..<(PredicateParser.maximumDepth - 1) {
+            nested = i % 2 == 0 ? "title != 'x\(i)' AND (\(nested))" : "pages == \(i) OR (\(nested))"
+        }
+        try check("Book", nested)
+        try check("Book", String(repeating: "NOT ", count: PredicateParser.maximumDepth) + "inPrint == YES")
+    }
+
     func testGeneratedPredicatesAndSorts() throws {
         // BOOKKEEPER_DIFF_SEED and BOOKKEEPER_DIFF_COUNT widen the search (make stress); the default is fixed.
         let environment = ProcessInfo.processInfo.environment

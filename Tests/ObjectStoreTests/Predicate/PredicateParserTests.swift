@@ -50,7 +50,7 @@ final class PredicateParserTests: XCTestCase {
     func testOptionsAreRecordedPerComparison() {
         XCTAssertEqual(
             predicateStructure("a ==[c] 'x' AND b CONTAINS[cd] 'y' AND c LIKE 'z' AND d IN[d] {'p'}"),
-            "(AND (AND (AND (==[c] a \"x\") (CONTAINS[cd] b \"y\")) (LIKE c \"z\")) (IN[d] d {\"p\"}))")
+            "(AND (AND (==[c] a \"x\") (CONTAINS[cd] b \"y\")) (AND (LIKE c \"z\") (IN[d] d {\"p\"})))")
         // Spaces around the brackets are allowed; the option letters may be capitals.
         XCTAssertEqual(predicateStructure("a BEGINSWITH [ CD ] 'x'"), "(BEGINSWITH[cd] a \"x\")")
     }
@@ -242,11 +242,15 @@ final class PredicateParserTests: XCTestCase {
         XCTAssertEqual(predicateStructure("a == 1 OR NOT b == 2 AND c == 3"), "(OR (== a 1) (AND (NOT (== b 2)) (== c 3)))")
     }
 
-    func testAndAndOrAreLeftAssociative() {
+    /// A chain is a balanced tree, the first half (rounded up) on the left: three terms group as
+    /// left-associative, four as two pairs; AND and OR are associative, so no result changes.
+    func testAndAndOrChainsAreBalanced() {
         XCTAssertEqual(predicateStructure("a == 1 AND b == 2 AND c == 3"), "(AND (AND (== a 1) (== b 2)) (== c 3))")
         XCTAssertEqual(predicateStructure("a == 1 OR b == 2 OR c == 3"), "(OR (OR (== a 1) (== b 2)) (== c 3))")
         XCTAssertEqual(predicateStructure("a == 1 && b == 2 || c == 3 || d == 4"),
                        "(OR (OR (AND (== a 1) (== b 2)) (== c 3)) (== d 4))")
+        XCTAssertEqual(predicateStructure("a == 1 AND b == 2 AND c == 3 AND d == 4 AND e == 5"),
+                       "(AND (AND (AND (== a 1) (== b 2)) (== c 3)) (AND (== d 4) (== e 5)))")
     }
 
     func testParenthesesGroup() {

@@ -125,4 +125,21 @@ final class TextRegexTests: XCTestCase {
             XCTAssertEqual(result, true)
         }
     }
+
+    /// Issue 15: `(a|b)*` over a long value ran out of ICU's backtracking stack, and firstMatch's nil read as
+    /// "no match". It is an error naming the limit; a pattern without the alternation still matches.
+    func testTheEnginesBacktrackingLimitIsAnErrorNotNoMatch() {
+        let text = String(repeating: "ab", count: 500_000)
+        XCTAssertThrowsError(try TextRegex.matches(text, pattern: "(a|b)*")) { error in
+            XCTAssertEqual("\(error)", #"MATCHES "(a|b)*" could not finish on a value of 1000000 characters: the regular expression engine reached its backtracking limit (ICU, 8 MB) — simplify the pattern, e.g. [ab]* rather than (a|b)*"#)
+        }
+        XCTAssertEqual(try TextRegex.matches(text, pattern: "[ab]*"), true)
+        XCTAssertEqual(try TextRegex.matches(text + "c", pattern: "[ab]*"), false)
+        XCTAssertEqual(try TextRegex.matches("abab", pattern: "(a|b)*"), true)
+    }
+
+    func testAPatternFromTheDataThatIsNotARegexThrowsInTheSharedOperators() {
+        XCTAssertThrowsError(try StringOperators.apply(.matches, "x", "(", []))
+        XCTAssertEqual(try StringOperators.apply(.matches, "x", "x|y", []), true)
+    }
 }

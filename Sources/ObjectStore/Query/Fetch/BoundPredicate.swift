@@ -141,3 +141,17 @@ extension Value {
 package enum PeriodUnit: String, Hashable, Sendable, CaseIterable {
     case month, year
 }
+
+extension BoundPredicate {
+    /// The AND of `parts` (nil for none), grouped as a balanced tree, so that many parts neither nest deeply
+    /// in the recursive passes nor exceed SQLite's expression depth.
+    package static func all(_ parts: [BoundPredicate]) -> BoundPredicate? {
+        guard !parts.isEmpty else { return nil }
+        func build(_ slice: ArraySlice<BoundPredicate>) -> BoundPredicate {
+            if slice.count == 1 { return slice.first! }
+            let middle = slice.startIndex + (slice.count + 1) / 2
+            return .and(build(slice[..<middle]), build(slice[middle...]))
+        }
+        return build(parts[...])
+    }
+}

@@ -16,6 +16,12 @@ public struct FetchRequest: Sendable {
     public var arguments: [String]
     /// Where the predicate text comes from, for error positions (`where`, or a report file's line and column).
     public var predicateOrigin: PredicateSourceOrigin
+    /// More predicates ANDed with `predicate` (a repeated `--where`); each is parsed on its own, its errors naming
+    /// `where#2`, `where#3`, …, and the `%@`/`%K` placeholders are numbered across all of them in order.
+    public var morePredicates: [String] = []
+    /// Whether `sortDescriptors` is the entity's default sort rather than one the user wrote: a grouped fetch
+    /// then keeps only its keys that are group keys, instead of failing over text the user never wrote.
+    public var sortIsDefault = false
 
     public init(entity: String, predicate: String? = nil, sortDescriptors: [SortKey] = [],
                 limit: Int? = nil, offset: Int? = nil, variables: [String: String] = [:], arguments: [String] = [],
@@ -99,11 +105,28 @@ public struct FetchPlan: Sendable {
         self.model = model
         var binder = PredicateBinder(model: model, entity: entity, source: PredicateSourceText("", origin: request.predicateOrigin),
                                      variables: request.variables)
-        if let text = request.predicate, !text.trimmingCharacters(in: .whitespaces).isEmpty {
-            var syntax = try PredicateSyntax(parsing: text, origin: request.predicateOrigin)
-            syntax = try syntax.binding(arguments: request.arguments)
-            binder.source = syntax.source
-            predicate = try binder.bind(syntax.root)
+        var texts: [(String, PredicateSourceOrigin)] = []
+        if let text = request.predicate { texts.append((text, request.predicateOrigin)) }
+        for (i, text) in request.morePredicates.enumerated() {
+            let origin = request.predicateOrigin
+            texts.append((text, PredicateSourceOrigin(name: "\(origin.name)#\(i + 2)", line: origin.line, column: origin.column)))
+        }
+        texts.removeAll { $0.0.trimmingCharacters(in: .whitespaces).isEmpty }
+        if !texts.isEmpty {
+            var syntaxes: [PredicateSyntax] = []
+            for (text, origin) in texts { syntaxes.append(try PredicateSyntax(parsing: text, origin: origin)) }
+            // Arguments fill placeholders in order across the predicates; the last takes what is left, so a
+            // wrong count is reported there with both numbers.
+            var remaining = request.arguments[...]
+            var parts: [BoundPredicate] = []
+            for (i, var syntax) in syntaxes.enumerated() {
+                let take = i == syntaxes.count - 1 ? remaining.count : min(syntax.placeholderCount, remaining.count)
+                syntax = try syntax.binding(arguments: Array(remaining.prefix(take)))
+                remaining = remaining.dropFirst(take)
+                binder.source = syntax.source
+                parts.append(try binder.bind(syntax.root))
+            }
+            predicate = BoundPredicate.all(parts)
         } else {
             if !request.arguments.isEmpty {
                 throw PredicateBindingError("--arg was given, but there is no predicate with %@ or %K placeholders",
@@ -145,9 +168,11 @@ public struct FetchPlan: Sendable {
                 throw term.error("\"\(r.name)\" is a to-many relationship — sort by an aggregate such as \(r.name).@count")
             }
             if grouped && !e.isGroupAggregate && !groupKeys.contains(e) {
+                if request.sortIsDefault { continue }
                 throw term.error("\"\(descriptor.keyPath)\" is neither a group key nor an aggregate, so it cannot sort groups")
             }
             if !grouped && e.isGroupAggregate {
+                if request.sortIsDefault { continue }
                 throw term.error("\"\(descriptor.keyPath)\" aggregates a group, but the fetch is not grouped")
             }
             sortKeys.append((descriptor, e))

@@ -50,7 +50,7 @@ package struct PredicateEvaluator {
         switch c.op {
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard case .string(let text) = left, case .string(let needle) = try value(c.right, env) else { return false }
-            return StringOperators.apply(c.op, text, needle, options)
+            return try StringOperators.apply(c.op, text, needle, options)
         case .in:
             guard case .list(let values) = c.right else { return false }
             if left.isNull { return values.contains(where: \.isNull) }
@@ -222,13 +222,16 @@ package struct PredicateEvaluator {
 
 /// The string operators, shared by the evaluator and the SQL functions so both give the same answers.
 package enum StringOperators {
-    package static func apply(_ op: PredicateOperator, _ text: String, _ needle: String, _ options: PredicateStringOptions) -> Bool {
+    /// Throws for MATCHES when the pattern is not a regular expression or the engine gives up (its
+    /// backtracking limit): either would otherwise read as "no match", a wrong answer given in silence.
+    package static func apply(_ op: PredicateOperator, _ text: String, _ needle: String,
+                              _ options: PredicateStringOptions) throws(TextRegexError) -> Bool {
         let c = options.contains(.caseInsensitive), d = options.contains(.diacriticInsensitive)
         switch op {
         case .like:
             return TextLikePattern.likeMatch(text, pattern: needle, caseInsensitive: c, diacriticInsensitive: d)
         case .matches:
-            return (try? TextRegex.matches(text, pattern: needle, caseInsensitive: c, diacriticInsensitive: d)) ?? false
+            return try TextRegex.matches(text, pattern: needle, caseInsensitive: c, diacriticInsensitive: d)
         default:
             break
         }

@@ -141,12 +141,14 @@ package final class SQLCompiler {
             return (b != negated) ? "1" : "0"
         case .not(let inner):
             return compile(inner, negated: !negated, in: q)
-        case .and(let a, let b):
-            let (x, y) = (compile(a, negated: negated, in: q), compile(b, negated: negated, in: q))
-            return negated ? "(\(x) OR \(y))" : "(\(x) AND \(y))"
-        case .or(let a, let b):
-            let (x, y) = (compile(a, negated: negated, in: q), compile(b, negated: negated, in: q))
-            return negated ? "(\(x) AND \(y))" : "(\(x) OR \(y))"
+        case .and, .or:
+            // A chain is written flat, in groups of at most `chainGroup` terms: SQLite's parser overflows its
+            // stack (100 entries) at about 40 nested parentheses, and its expression tree may be at most 1,000
+            // deep, so neither one pair of parentheses per AND nor one flat list of 5,000 terms would do.
+            var isAnd = false
+            if case .and = p { isAnd = true }
+            let parts = Self.chainTerms(p, and: isAnd).map { compile($0, negated: negated, in: q) }
+            return Self.grouped(parts, isAnd != negated ? " AND " : " OR ")
         case .quantified(let quantifier, let c, let element):
             let sub = collectionQuery(c, in: q)
             let exists: String
@@ -166,6 +168,35 @@ package final class SQLCompiler {
             let sql = comparison(c, in: q)
             return negated ? "(\(sql)) IS NOT 1" : sql
         }
+    }
+
+    static let chainGroup = 64
+
+    /// The terms of the AND (or OR) chain at `p`, left to right, found without recursion.
+    private static func chainTerms(_ p: BoundPredicate, and: Bool) -> [BoundPredicate] {
+        var terms: [BoundPredicate] = []
+        var stack = [p]
+        while let next = stack.popLast() {
+            switch next {
+            case .and(let l, let r) where and, .or(let l, let r) where !and:
+                stack.append(r)
+                stack.append(l)
+            default:
+                terms.append(next)
+            }
+        }
+        return terms
+    }
+
+    /// `(a AND b AND …)`, nested in groups of `chainGroup` when longer: depth log64(n).
+    private static func grouped(_ parts: [String], _ word: String) -> String {
+        var level = parts
+        while level.count > chainGroup {
+            level = stride(from: 0, to: level.count, by: chainGroup).map {
+                "(" + level[$0..<min($0 + chainGroup, level.count)].joined(separator: word) + ")"
+            }
+        }
+        return "(" + level.joined(separator: word) + ")"
     }
 
     private func comparison(_ c: BoundComparison, in q: SQLQuery) -> String {

@@ -28,7 +28,8 @@ enum StoreFunctions {
                     return 0
                 }
                 let options = PredicateStringOptions(rawValue: UInt8(Int.fromDatabaseValue(values[2]) ?? 0))
-                return StringOperators.apply(op, text, needle, options) ? 1 : 0
+                // A thrown error fails the statement with its text (GRDB), which Store.mapErrors recognises.
+                return try StringOperators.apply(op, text, needle, options) ? 1 : 0
             })
         }
     }

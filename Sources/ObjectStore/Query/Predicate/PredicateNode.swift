@@ -9,12 +9,32 @@ package indirect enum PredicateNode: Hashable, Sendable {
     case constant(Bool, SourceRange)
     /// `NOT p`, `!p`
     case not(PredicateNode, SourceRange)
-    /// `p AND q`, `p && q`; a chain is left-associative: `a AND b AND c` is `and(and(a, b), c)`.
+    /// `p AND q`, `p && q`. The parser builds a chain as a balanced tree (see `chain`): `a AND b AND c` is
+    /// `and(and(a, b), c)`, `a AND b AND c AND d` is `and(and(a, b), and(c, d))`. AND is associative, so
+    /// the grouping changes no result, and a chain of n terms nests only about log2(n) deep.
     case and(PredicateNode, PredicateNode, SourceRange)
-    /// `p OR q`, `p || q`; left-associative like `and`.
+    /// `p OR q`, `p || q`; a chain is balanced like `and`.
     case or(PredicateNode, PredicateNode, SourceRange)
     /// `[ANY|ALL|NONE] left op[options] right`
     case comparison(PredicateComparison)
+
+    /// Which chain `chain(_:_:)` builds.
+    package enum Connective: Sendable { case and, or }
+
+    /// The terms joined by `connective`, as a balanced tree: the first half (rounded up) on the left, the rest
+    /// on the right, recursively; one term is itself. The printer relies on this exact shape to write such a
+    /// tree back without parentheses.
+    package static func chain(_ terms: [PredicateNode], _ connective: Connective) -> PredicateNode {
+        precondition(!terms.isEmpty, "a chain has at least one term")
+        func build(_ slice: ArraySlice<PredicateNode>) -> PredicateNode {
+            if slice.count == 1 { return slice.first! }
+            let middle = slice.startIndex + (slice.count + 1) / 2
+            let left = build(slice[..<middle]), right = build(slice[middle...])
+            let range = left.range.through(right.range)
+            return connective == .and ? .and(left, right, range) : .or(left, right, range)
+        }
+        return build(terms[...])
+    }
 
     package var range: SourceRange {
         switch self {

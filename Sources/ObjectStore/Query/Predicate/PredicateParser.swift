@@ -2,11 +2,12 @@
 //
 // The grammar, in EBNF. `{ x }` is zero or more, `[ x ]` optional. Keywords
 // are case-insensitive. The parser is recursive descent with one token of
-// lookahead; each rule below is one method.
+// lookahead; each rule below is one method. Parentheses, NOT, SUBQUERY and
+// {…} nest at most `maximumDepth` levels together.
 //
 //   predicate         = or-predicate ;
-//   or-predicate      = and-predicate { ( "OR" | "||" ) and-predicate } ;      (* left-associative *)
-//   and-predicate     = not-predicate { ( "AND" | "&&" ) not-predicate } ;     (* left-associative *)
+//   or-predicate      = and-predicate { ( "OR" | "||" ) and-predicate } ;      (* a balanced tree *)
+//   and-predicate     = not-predicate { ( "AND" | "&&" ) not-predicate } ;     (* a balanced tree *)
 //   not-predicate     = ( "NOT" | "!" ) not-predicate | primary-predicate ;   (* NOT binds tightest *)
 //   primary-predicate = "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison ;
 //
@@ -44,6 +45,15 @@ package struct PredicateParser {
     private let tokens: [PredicateToken]
     private var index = 0
     private var placeholderCount = 0
+    /// How many parentheses, NOTs, SUBQUERYs and `{…}` enclose the token at hand.
+    private var depth = 0
+
+    /// The deepest nesting of parentheses, `NOT`/`!`, `SUBQUERY(…)` and `{…}` taken together. The parser and
+    /// every later pass (binder, SQL compiler, evaluator, printer) recurse once per level; a limit checked here,
+    /// with a position, keeps all of them off the stack's end. It is this low because of SQLite: its parser
+    /// stack (100 entries) overflows at about 28 levels of alternating AND/OR groups with an EXISTS inside,
+    /// and 24 levels compile.
+    package static let maximumDepth = 24
 
     private init(_ source: PredicateSourceText) {
         self.source = source
@@ -79,54 +89,61 @@ package struct PredicateParser {
     // MARK: - Predicates
 
     /// `or-predicate`; `after` names what came before, for "expected a predicate after …".
+    ///
+    /// A chain `a OR b OR c …` is read in a loop and built as a balanced tree (`PredicateNode.chain`), so
+    /// thousands of terms nest only about log2(n) deep for every later recursive pass.
     private mutating func predicate(after: String?) throws(PredicateSyntaxError) -> PredicateNode {
-        var left = try andPredicate(after: after)
+        var terms = [try andPredicate(after: after)]
         while true {
             let token = try current()
             switch token.kind {
             case .keyword(.or), .doubleBar:
                 advance()
-                let right = try andPredicate(after: token.text)
-                left = .or(left, right, left.range.through(right.range))
+                terms.append(try andPredicate(after: token.text))
             default:
-                return left
+                return PredicateNode.chain(terms, .or)
             }
         }
     }
 
     private mutating func andPredicate(after: String?) throws(PredicateSyntaxError) -> PredicateNode {
-        var left = try notPredicate(after: after)
+        var terms = [try notPredicate(after: after)]
         while true {
             let token = try current()
             switch token.kind {
             case .keyword(.and), .doubleAmpersand:
                 advance()
-                let right = try notPredicate(after: token.text)
-                left = .and(left, right, left.range.through(right.range))
+                terms.append(try notPredicate(after: token.text))
             default:
-                return left
+                return PredicateNode.chain(terms, .and)
             }
         }
     }
 
-    private mutating func notPredicate(after: String?) throws(PredicateSyntaxError) -> PredicateNode {
+    private mutating func notPredicate(after: String?, underNot: Bool = false) throws(PredicateSyntaxError) -> PredicateNode {
         let token = try current()
         switch token.kind {
         case .keyword(.not), .exclamation:
             advance()
-            let operand = try notPredicate(after: token.text)
+            try enterNesting(at: token)
+            let operand = try notPredicate(after: token.text, underNot: true)
+            depth -= 1
             return .not(operand, token.range.through(operand.range))
         default:
-            return try primaryPredicate(after: after)
+            return try primaryPredicate(after: after, underNot: underNot)
         }
     }
 
-    private mutating func primaryPredicate(after: String?) throws(PredicateSyntaxError) -> PredicateNode {
+    /// `underNot`: right after NOT, whose level a "(" shares (`NOT (a == 1)` is one level, as the printer
+    /// writes a negated comparison), so that printed text never nests deeper than what was parsed.
+    private mutating func primaryPredicate(after: String?, underNot: Bool = false) throws(PredicateSyntaxError) -> PredicateNode {
         let token = try current()
         switch token.kind {
         case .leftParenthesis:
             advance()
+            if !underNot { try enterNesting(at: token) }
             let inner = try predicate(after: "(")
+            if !underNot { depth -= 1 }
             try expectClosingParenthesis(opening: token, what: "\"(\"")
             return inner
         case .keyword(.truePredicate):
@@ -265,7 +282,10 @@ package struct PredicateParser {
             advance()
             return .null(token.range)
         case .leftBrace:
-            return try aggregate()
+            try enterNesting(at: token)
+            let aggregate = try aggregate()
+            depth -= 1
+            return aggregate
         case .valuePlaceholder:
             advance()
             placeholderCount += 1
@@ -281,7 +301,9 @@ package struct PredicateParser {
             advance()
             return .keyPath(try keyPathComponents(root: .variable(name, token.range), first: [], start: token))
         case .keyword(.subquery):
+            try enterNesting(at: token)
             let subquery = try subquery()
+            depth -= 1
             return .keyPath(try keyPathComponents(root: .subquery(subquery), first: [], start: token))
         case .keyword:
             let hint = "\(token.text) is a reserved word; write #\(token.text) to use it as a key"
@@ -372,6 +394,16 @@ package struct PredicateParser {
     }
 
     // MARK: - Ends and errors
+
+    /// One level deeper, at `token`; past `maximumDepth` a located error rather than a stack overflow.
+    private mutating func enterNesting(at token: PredicateToken) throws(PredicateSyntaxError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw error("nested more than \(Self.maximumDepth) levels deep at \(token.quotedDescription)",
+                        hint: "parentheses, NOT, SUBQUERY and {…} nest at most \(Self.maximumDepth) levels; "
+                            + "a chain such as a AND b AND c needs none", at: token)
+        }
+    }
 
     private mutating func expectClosingParenthesis(opening: PredicateToken, what: String) throws(PredicateSyntaxError) {
         let token = try current()

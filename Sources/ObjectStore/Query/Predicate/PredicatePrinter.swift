@@ -70,18 +70,77 @@ package enum PredicatePrinter {
                 write(operand, minimumLevel: .not, to: &output)
             }
         case .and(let left, let right, _):
-            write(left, minimumLevel: .and, to: &output)
-            output += " AND "
-            write(right, minimumLevel: .not, to: &output)
+            writeChain(node, left, right, .and, to: &output)
         case .or(let left, let right, _):
-            write(left, minimumLevel: .or, to: &output)
-            output += " OR "
-            write(right, minimumLevel: .and, to: &output)
+            writeChain(node, left, right, .or, to: &output)
         case .comparison(let comparison):
             if let quantifier = comparison.quantifier { output += quantifier.rawValue + " " }
             write(comparison.left, to: &output)
             output += " " + comparison.operator.spelling + comparison.options.spelling + " "
             write(comparison.right, to: &output)
+        }
+    }
+
+    /// A chain of ANDs (or ORs). The parser builds `a AND b AND c …` as one balanced tree
+    /// (`PredicateNode.chain`), so a tree of exactly that shape is written without parentheses and parses back
+    /// to itself; in any other shape, a child joined by the same word keeps its parentheses.
+    private static func writeChain(_ node: PredicateNode, _ left: PredicateNode, _ right: PredicateNode,
+                                   _ connective: PredicateNode.Connective, to output: inout String) {
+        let word = connective == .and ? " AND " : " OR "
+        let termLevel: Level = connective == .and ? .not : .and
+        let terms = chainTerms(node, connective)
+        if hasChainShape(node, terms: terms.count, connective) {
+            for (offset, term) in terms.enumerated() {
+                if offset > 0 { output += word }
+                write(term, minimumLevel: termLevel, to: &output)
+            }
+            return
+        }
+        for (offset, child) in [left, right].enumerated() {
+            if offset > 0 { output += word }
+            if isConnective(child, connective) {
+                output += "("
+                write(child, minimumLevel: .or, to: &output)
+                output += ")"
+            } else {
+                write(child, minimumLevel: termLevel, to: &output)
+            }
+        }
+    }
+
+    private static func isConnective(_ node: PredicateNode, _ connective: PredicateNode.Connective) -> Bool {
+        switch node {
+        case .and: connective == .and
+        case .or: connective == .or
+        default: false
+        }
+    }
+
+    /// The terms of the chain at `node`, left to right, found without recursion (a tree built elsewhere may
+    /// be one long left-leaning chain).
+    private static func chainTerms(_ node: PredicateNode, _ connective: PredicateNode.Connective) -> [PredicateNode] {
+        var terms: [PredicateNode] = []
+        var stack = [node]
+        while let next = stack.popLast() {
+            switch (next, connective) {
+            case (.and(let l, let r, _), .and), (.or(let l, let r, _), .or):
+                stack.append(r)
+                stack.append(l)
+            default:
+                terms.append(next)
+            }
+        }
+        return terms
+    }
+
+    /// Whether `node` is what `PredicateNode.chain` builds from `terms` terms.
+    private static func hasChainShape(_ node: PredicateNode, terms: Int, _ connective: PredicateNode.Connective) -> Bool {
+        guard terms > 1 else { return !isConnective(node, connective) }
+        switch (node, connective) {
+        case (.and(let l, let r, _), .and), (.or(let l, let r, _), .or):
+            return hasChainShape(l, terms: (terms + 1) / 2, connective) && hasChainShape(r, terms: terms / 2, connective)
+        default:
+            return false
         }
     }
 

@@ -8,9 +8,19 @@ package struct TextRegexError: Error, Hashable, Sendable, CustomStringConvertibl
     package let pattern: String
     /// Why, when it can be told: `expected ')'`.
     package let reason: String
+    /// Set when the pattern is sound but the engine gave up on a value of this many characters.
+    package var textLength: Int? = nil
 
     package var description: String {
-        "invalid regular expression \(pattern.debugDescription): \(reason)"
+        if let textLength {
+            return "MATCHES \(pattern.debugDescription) could not finish on a value of \(textLength) characters: \(reason)"
+        }
+        return "invalid regular expression \(pattern.debugDescription): \(reason)"
+    }
+
+    /// The prefix of every description, for recognising the error in SQLite's message for a failed statement.
+    package static func isDescription(_ message: String) -> Bool {
+        message.hasPrefix("MATCHES \"") || message.hasPrefix("invalid regular expression \"")
     }
 }
 
@@ -33,7 +43,22 @@ package enum TextRegex {
         let text = diacriticInsensitive ? TextFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
         let pattern = diacriticInsensitive ? TextFolding.fold(pattern, caseInsensitive: false, diacriticInsensitive: true) : pattern
         let regex = try cache.regex(for: pattern, caseInsensitive: caseInsensitive)
-        return regex.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
+        // firstMatch answers nil both for "no match" and for an engine failure (ICU's backtracking stack, 8 MB,
+        // runs out on patterns such as (a|b)* over long text); the completion flags tell them apart.
+        var matched = false
+        var failed = false
+        regex.enumerateMatches(in: text, options: [.reportCompletion], range: NSRange(text.startIndex..., in: text)) { match, flags, stop in
+            if match != nil {
+                matched = true
+                stop.pointee = true
+            }
+            if flags.contains(.internalError) { failed = true }
+        }
+        if failed && !matched {
+            throw TextRegexError(pattern: pattern, reason: "the regular expression engine reached its backtracking limit (ICU, 8 MB) "
+                                 + "— simplify the pattern, e.g. [ab]* rather than (a|b)*", textLength: text.count)
+        }
+        return matched
     }
 
     /// Checks a pattern without matching anything: for the binder, to report a
