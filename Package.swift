@@ -48,7 +48,7 @@ let package = Package(
         // to the renderers. Knows no domain and no SQL: rows come from the store (one snapshot for count and rows).
         .target(
             name: "Reports",
-            dependencies: ["ObjectStore", "ReportRenderers", .product(name: "Yams", package: "Yams")]
+            dependencies: ["ObjectStore", "ReportRenderers", "FileOutput", .product(name: "Yams", package: "Yams")]
         ),
         // The domain: the bookkeeping model. Knows no SQL.
         .target(name: "Bookkeeping", dependencies: ["ObjectStore"]),

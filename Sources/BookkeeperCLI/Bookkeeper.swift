@@ -108,6 +108,9 @@ public struct Bookkeeper: ParsableCommand {
                 Log.format = options.logFormat ?? .text
                 // The model (built-in, or extended by a model file) is settled before any store is touched.
                 try ModelLocator.prepare(options)
+                // No output, standard output and error included, may go into the store: known before any work.
+                ProtectedFiles.protectStore(options.storePath)
+                try OutputTarget.refuseStandardStreamsIntoProtectedFiles()
             }
             try command.run()
             try Store.confirmSteadyReads()

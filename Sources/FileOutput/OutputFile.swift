@@ -39,6 +39,9 @@ public final class OutputFile {
     /// Runs before an output is made final and throws when what was written must not become it: the CLI checks
     /// there that a store read without locks stayed one state (ObjectStore's Store+SteadyRead).
     nonisolated(unsafe) public static var confirmBeforeCommit: (() throws -> Void)?
+    /// Whether an output of this process is its standard output (`-`, `/dev/stdout`, `/dev/fd/1`): then nothing
+    /// else may be written there.
+    nonisolated(unsafe) public private(set) static var standardOutputIsAResult = false
 
     /// Resolves `path` and opens the output. `assembledAtPath`: the output is assembled in a regular file at
     /// `assemblyPath` by a writer that opens it by name (for a device or pipe, a temporary file in $TMPDIR).
@@ -73,6 +76,7 @@ public final class OutputFile {
             }
             ownsDestination = true
         case let .descriptor(fd):
+            if fd == STDOUT_FILENO { OutputFile.standardOutputIsAResult = true }
             if assembledAtPath {
                 let (scratch, temporary, slot) = try OutputFile.createScratch(displayName: path, closing: -1)
                 fileDescriptor = scratch
@@ -91,6 +95,12 @@ public final class OutputFile {
 
     deinit {
         if !finished { discard() }
+    }
+
+    /// Whether the path as given is a symbolic link (its target is what is replaced).
+    public var pathIsSymlink: Bool {
+        var status = stat()
+        return lstat(displayName, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
     /// True when the output is a file put in place at commit (false for devices, pipes and descriptors).

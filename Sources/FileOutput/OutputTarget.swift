@@ -73,6 +73,16 @@ public enum OutputTarget: Equatable, Sendable {
         }
     }
 
+    /// Refuses a standard output or error that the shell opened onto a protected file (`>> books.sqlite`,
+    /// `1<>books.sqlite`): every message or result written there would go into the store.
+    public static func refuseStandardStreamsIntoProtectedFiles() throws {
+        for (fd, name) in [(STDOUT_FILENO, "standard output"), (STDERR_FILENO, "standard error")] {
+            if let entry = ProtectedFiles.match(descriptor: fd) {
+                throw FileOutputError.refused(name, "refusing to write: it is \(entry.role) (\(entry.path))")
+            }
+        }
+    }
+
     /// Refuses `path` if it is a protected file.
     static func refuseProtected(_ path: String, status: stat?, canonical: String) throws {
         if let entry = ProtectedFiles.match(status: status, canonical: canonical) {

@@ -16,6 +16,8 @@ public final class SideFile {
     private let device: dev_t
     private let inode: ino_t
     private var removed = false
+    /// Its slot in the table of files removed on SIGINT/SIGTERM/SIGHUP.
+    private var slot: Int?
 
     private init(path: String, device: dev_t, inode: ino_t) {
         self.path = path
@@ -30,14 +32,22 @@ public final class SideFile {
         let bytes = Array("\(identity)\n\(text.replacingOccurrences(of: "\n", with: " "))\n".utf8)
         for attempt in 0..<2 {
             var fd: Int32
-            repeat {
-                fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            } while fd < 0 && errno == EINTR
+            // Created and registered for removal on a signal as one step: a note ended by a signal does not stay.
+            var registered: Int?
+            fd = TemporaryFileCleanup.withSignalsBlocked {
+                var fd: Int32
+                repeat {
+                    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                } while fd < 0 && errno == EINTR
+                if fd >= 0 { registered = TemporaryFileCleanup.register(path) }
+                return fd
+            }
             if fd >= 0 {
                 defer { _ = close(fd) }
                 var status = stat()
                 guard fstat(fd, &status) == 0 else { return nil }
                 let note = SideFile(path: path, device: status.st_dev, inode: status.st_ino)
+                note.slot = registered
                 if bytes.withUnsafeBytes({ writeAll(fd, $0) }) != 0 {
                     note.remove()
                     return nil
@@ -55,6 +65,7 @@ public final class SideFile {
     public func remove() {
         guard !removed else { return }
         removed = true
+        if let slot { TemporaryFileCleanup.unregister(slot) }
         var status = stat()
         guard lstat(path, &status) == 0, status.st_dev == device, status.st_ino == inode,
               let (identity, _) = SideFile.readNote(at: path), identity.pid == getpid(),

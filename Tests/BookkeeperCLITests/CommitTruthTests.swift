@@ -114,4 +114,24 @@ final class CommitTruthTests: XCTestCase {
         }
         print("signal trials: \(seen)")
     }
+
+    /// A closed pipe after the commit killed the process with SIGPIPE (141), saying nothing.
+    func testAClosedPipeAfterTheCommitSaysTheChangeWasCommitted() throws {
+        let r = runProgram("/bin/sh", ["-c", "(sleep 0.3; \(bookkeeperBinary) --store books.sqlite add Tag name=piped; echo \"rc=$?\" >&2) | true"],
+                           in: dir.path)
+        XCTAssertTrue(r.stderr.contains("the change was committed before this failure"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("rc=74"), r.stderr)
+        XCTAssertEqual(try queryStore(store, "SELECT count(*) FROM Tag WHERE name = 'piped'"), ["1"])
+    }
+
+    /// The busy note stayed beside the store when an import was ended by a signal.
+    func testTheBusyNoteGoesWithAnInterruptedImport() throws {
+        let csv = dir.write("orders.csv", ordersCSV(prefix: "N", count: 20_000))
+        let child = try Child(["--store", store, "import", "Order", csv], in: dir.path)
+        let caught = waitUntil(child) { FileManager.default.fileExists(atPath: store + "-activity") }
+        child.signal(SIGTERM)
+        _ = child.wait()
+        XCTAssertTrue(caught, "the import was caught while it held the store")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-activity"))
+    }
 }

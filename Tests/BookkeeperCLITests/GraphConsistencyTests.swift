@@ -206,4 +206,41 @@ final class GraphConsistencyTests: StoreCommandTestCase {
             """)
         checkIsClean()
     }
+
+    /// Found by ModelBasedGraphTests (seeds 11 and 4804): with --on-error skip, one document that broke the
+    /// document-rows rule made the whole import fail; and a document given fewer rows than it had was judged
+    /// with its old rows still there.
+    func testSkipRejectsOnlyTheDocumentThatBreaksARule() throws {
+        let model = dir.write("rules.yaml", Self.ruleModel)
+        let s = dir.file("k.sqlite")
+        func run(_ args: String...) -> CLIResult { runCLI(["--store", s, "--model", model] + args, in: dir.path) }
+        XCTAssertEqual(run("init").status, 0)
+        for service in ["S1", "S2"] { XCTAssertEqual(run("add", "Service", "name=\(service)").status, 0) }
+        dir.write("first.csv", "number,total,rows.service,rows.sum\nO1,3,S1,1\nO1,3,S2,2\n")
+        XCTAssertEqual(run("import", "Order", "first.csv").status, 0)
+        dir.write("mixed.csv", "number,total,rows.service,rows.sum\nO5,6.01,S2,2\nO5,6.01,S1,4\nO4,6,S1,5\nO4,6,S2,1\nO1,1,S1,1\n")
+        let r = run("import", "Order", "mixed.csv", "--on-error", "skip")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: mixed.csv:2: Order \"O5\": total must equal the sum of the rows\nbookkeeper: 2 records rejected; the others were imported\n")
+        XCTAssertEqual(try queryStore(s, "SELECT group_concat(number || ':' || total, ' ') FROM (SELECT * FROM \"Order\" ORDER BY number)"), ["O1:100 O4:600"])
+        XCTAssertEqual(try queryStore(s, "SELECT count(*) FROM OrderRow"), ["3"], "O1 has one row now, O4 two")
+        XCTAssertEqual(run("check").status, 0)
+    }
+
+    /// A rows import giving only sums reset the stored quantity and price (and called it "updated").
+    func testARowsImportKeepsTheColumnsTheFileDoesNotHave() throws {
+        let s = dir.file("q.sqlite")
+        func run(_ args: String...) -> CLIResult { runCLI(["--store", s] + args, in: dir.path) }
+        XCTAssertEqual(run("init").status, 0)
+        XCTAssertEqual(run("add", "Service", "name=S1").status, 0)
+        XCTAssertEqual(run("add", "Order", "number=O1").status, 0)
+        XCTAssertEqual(run("add", "OrderRow", "order=O1", "service=S1", "quantity=5", "price=3").status, 0)
+        dir.write("sums.csv", "order,service,sum\nO1,S1,15.00\n")
+        let same = run("import", "OrderRow", "sums.csv")
+        XCTAssertTrue(same.stdout.contains("0 inserted, 0 updated, 1 unchanged"), same.stdout)
+        // A new price alone: the quantity stays and the derived sum follows.
+        dir.write("price.csv", "order,service,price\nO1,S1,4.00\n")
+        XCTAssertEqual(run("import", "OrderRow", "price.csv").status, 0)
+        XCTAssertEqual(try queryStore(s, "SELECT quantity || ' ' || price || ' ' || sum FROM OrderRow"), ["5000 400 2000"])
+    }
 }

@@ -77,7 +77,7 @@ final class ModelBasedGraphTests: XCTestCase {
 
     func testRandomCommandSequencesKeepTheGraphEqualToTheReference() throws {
         let seed = UInt64(environmentInt("STRESS_SEED", Int(Date().timeIntervalSince1970) % 100_000))
-        let steps = environmentInt("GRAPH_STEPS", 250)
+        let steps = environmentInt("GRAPH_STEPS", 150)
         var generator = GraphGenerator(seed: seed)
         var commands: [GraphCommand] = []
         var reference = GraphReference()

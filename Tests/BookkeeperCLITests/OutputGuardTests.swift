@@ -226,6 +226,65 @@ final class OutputGuardTests: XCTestCase {
         XCTAssertEqual(r.status, 0, "\(r)")
         XCTAssertEqual(filesIn(dir.path).filter { $0.hasSuffix("-activity") }, [], "the stale note is gone with the import's own")
     }
+
+    // MARK: Found by a hostile tester who knew only the README
+
+    /// `report … --output /dev/stdout` and `backup /dev/stdout` put their "wrote …" confirmation into the result.
+    func testAConfirmationNeverJoinsAResultOnStandardOutput() throws {
+        let report = bk(["report", "customers", "--format", "csv", "--output", "/dev/stdout"])
+        XCTAssertEqual(report.status, 0, "\(report)")
+        XCTAssertFalse(report.stdout.contains("wrote"), report.stdout)
+        let backup = bk(["backup", "/dev/stdout"])
+        XCTAssertEqual(backup.status, 0)
+        XCTAssertFalse(backup.stdout.hasSuffix("\n"), "the copy ends with the store's last page, not a message")
+    }
+
+    /// `list Tag >> books.sqlite` (or `1<>books.sqlite`) wrote into the store and exited 0.
+    func testStandardOutputOpenedOntoTheStoreIsRefusedBeforeAnyWork() throws {
+        let before = try storeFingerprint(store)
+        for command in ["list Tag >> books.sqlite", "add Tag name=x 1<>books.sqlite", "check 2>>books.sqlite >/dev/null"] {
+            let r = runProgram("/bin/sh", ["-c", "\(bookkeeperBinary) --store books.sqlite \(command)"], in: dir.path)
+            XCTAssertEqual(r.status, 73, "\(command): \(r)")
+        }
+        XCTAssertEqual(try storeFingerprint(store), before)
+        XCTAssertEqual(bk(["check"]).status, 0)
+    }
+
+    /// `add Tag name=x 2>/dev/full` died with SIGILL (FileHandle traps on a failed write).
+    func testAStandardErrorThatCannotBeWrittenIsNoCrash() throws {
+        let r = runProgram("/bin/sh", ["-c", "\(bookkeeperBinary) --store books.sqlite add Tag name=vip 2>/dev/full"], in: dir.path)
+        XCTAssertEqual(r.status, 65, "a failed validation, reported where it could be: \(r)")
+        let ok = runProgram("/bin/sh", ["-c", "\(bookkeeperBinary) --store books.sqlite list Tag >/dev/full 2>/dev/full"], in: dir.path)
+        XCTAssertEqual(ok.status, 74, "\(ok)")
+    }
+
+    /// A clean import with a symlinked --rejects deleted the link's target; the next one refused the dangling link.
+    func testASymlinkedRejectsFileSurvivesACleanImport() throws {
+        dir.write("target.csv", "old rejects\n")
+        try FileManager.default.createSymbolicLink(atPath: dir.file("rejects.csv"), withDestinationPath: "target.csv")
+        dir.write("good.csv", "name\ngood1\n")
+        XCTAssertEqual(bk(["import", "Tag", "good.csv", "--on-error", "skip", "--rejects", "rejects.csv"]).status, 0)
+        XCTAssertEqual(try String(contentsOfFile: dir.file("target.csv"), encoding: .utf8), "name,reason\n")
+        dir.write("bad.csv", "name\nx2\nbad,x\n")
+        XCTAssertEqual(bk(["import", "Tag", "bad.csv", "--on-error", "skip", "--rejects", "rejects.csv"]).status, 65)
+        XCTAssertTrue(try String(contentsOfFile: dir.file("target.csv"), encoding: .utf8).contains("bad,x"))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: dir.file("rejects.csv")), "target.csv")
+    }
+
+    /// `export Customer model.yaml` was refused, but only after the store had been migrated to the model file.
+    func testARefusedOutputDoesNoWorkFirst() throws {
+        let model = dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      vat: { type: string }\n")
+        let before = try storeFingerprint(store)
+        let r = runCLI(["--store", store, "--model", model, "export", "Customer", "model.yaml"], in: dir.path)
+        XCTAssertEqual(r.status, 73, "\(r)")
+        XCTAssertEqual(try storeFingerprint(store), before, "not migrated")
+        XCTAssertFalse(filesIn(dir.path).contains { $0.contains("before-migration") })
+        // A report's output over its own definition is refused too.
+        try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("Reports/customers.yaml").path, toPath: dir.file("mine.yaml"))
+        let own = bk(["report", "mine.yaml", "--format", "csv", "--output", "mine.yaml"])
+        XCTAssertEqual(own.status, 73, "\(own)")
+        XCTAssertTrue(own.stderr.contains("it is a report definition"), own.stderr)
+    }
 }
 
 final class LockedBytes: @unchecked Sendable {

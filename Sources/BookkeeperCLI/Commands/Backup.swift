@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Foundation
 import ObjectStore
 
@@ -12,6 +13,7 @@ struct Backup: StoreCommand {
     @Argument(help: "Where to write the copy.") var file: String
 
     func run() throws {
+        _ = try OutputTarget.resolve(file)   // refused before the store is opened (or migrated)
         let store = try openStore(readOnly: true)
         try store.backup(to: file)
         confirm("backed up \(store.path) to \(file)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Importer
 import ObjectStore
 
@@ -16,6 +17,7 @@ struct Export: StoreCommand {
     @Argument(help: ArgumentHelp("The CSV file to write (default: standard output).", valueName: "file")) var file: String = "-"
 
     func run() throws {
+        _ = try OutputTarget.resolve(file)   // refused before the store is opened (or migrated)
         let store = try openStore(readOnly: true)
         _ = try model.entity(entity)
         // Through the one output module (CSVWriter → OutputFile): the store is refused, a file appears whole or

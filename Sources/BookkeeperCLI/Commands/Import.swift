@@ -120,11 +120,12 @@ struct Import: StoreCommand {
         }
         // Through openStore: --wait is the busy timeout, and a writer that finds the store busy is told
         // "import of orders.csv by pid N since HH:MM:SS".
-        let store = try openStore(activity: "import of " + (file == "-" ? "standard input" : (file as NSString).lastPathComponent))
-        // Outputs are checked before any work: a rejects file that is the store or the input is refused here.
+        // Outputs are checked before any work (the store is not even opened): a rejects file that is the store,
+        // the input or the profile is refused here.
         ProtectedFiles.protect(file, as: "the input being imported")
         if let profile { ProtectedFiles.protect(profile, as: "the import profile") }
         if let rejects = settings.rejects, !settings.dryRun { _ = try OutputTarget.resolve(rejects) }
+        let store = try openStore(activity: "import of " + (file == "-" ? "standard input" : (file as NSString).lastPathComponent))
         let job = ImportJob(store: store, path: file, settings: settings)
         do {
             let result = try job.run()

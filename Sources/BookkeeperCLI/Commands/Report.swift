@@ -71,8 +71,8 @@ struct ReportCommand: StoreCommand {
                 print(report.explanation)
                 return
             }
+            let output = try destination(for: definition.name)   // refused before the store is opened
             let store = try openContext(readOnly: true).store
-            let output = try destination(for: definition.name)
             let count = try report.render(from: store, with: renderer, to: output)
             wrote(output, count)
             return
@@ -113,6 +113,7 @@ struct ReportCommand: StoreCommand {
             try failures.finish()
             return
         }
+        if format == .xlsx, let output, output != "-" { _ = try checked(.file(path: output)) }
         let store = try openContext(readOnly: true).store
 
         if format == .xlsx, let output, output != "-" {
@@ -126,7 +127,11 @@ struct ReportCommand: StoreCommand {
         }
         for (i, report) in prepared.enumerated() {
             do {
-                if outputDirectory == nil && i > 0 { FileHandle.standardOutput.write(Data("\n".utf8)) }
+                if outputDirectory == nil && i > 0 {
+                    // Between reports on standard output, written as the renderers write it (write(2), in order).
+                    let code = Array("\n".utf8).withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
+                    if code != 0 { throw StandardOutputError(errno: code) }
+                }
                 let output = try destination(for: report.definition.name)
                 wrote(output, try report.render(from: store, with: renderer, to: output))
             } catch {

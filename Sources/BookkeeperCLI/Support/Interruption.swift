@@ -19,6 +19,9 @@ enum Interruption {
         // A file-size limit (`ulimit -f`, a full quota) must be an error we report, not a silent death: with
         // SIGXFSZ ignored, the write that crosses it fails with EFBIG, reported with the file's name (status 74).
         signal(SIGXFSZ, SIG_IGN)
+        // A closed pipe on standard output is a failed write we report (saying whether the change was committed
+        // before it, status 74), not a silent death by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         // What the handler reads exists before it can run (a first use there would allocate).
         _ = (SignalHold.isHolding, CommitProgress.state)
         for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Foundation
 
 /// How messages on stderr are written: `text` lines starting `bookkeeper: `, or one JSON object per line.
@@ -31,7 +32,9 @@ enum Log {
     }
 }
 
-/// A confirmation on stdout (`created bookkeeper.sqlite`, `updated Customer/3`), left out with --quiet.
+/// A confirmation on stdout (`created bookkeeper.sqlite`, `updated Customer/3`), left out with --quiet — and when
+/// the command's result itself went to standard output (`--output /dev/stdout`, `backup /dev/stdout`), where a
+/// confirmation would become part of the report or the copy.
 func confirm(_ text: String) {
-    if !Log.quiet { print(text) }
+    if !Log.quiet && !OutputFile.standardOutputIsAResult { print(text) }
 }

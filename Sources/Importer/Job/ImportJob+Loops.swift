@@ -52,6 +52,10 @@ extension ImportJob {
             do {
                 let (id, outcome) = try writer.upsert(r, by: key!)
                 if outcome != .repeated { firstLines[id] = Int32(record.line) }
+                // With --on-error skip a record that would break a rule of the model is rejected alone.
+                if settings.onError == .skip {
+                    return try writer.ruleViolations(of: entity.name, id: id).map { issue(record, nil, $0) }
+                }
                 return []
             } catch {
                 if isFatal(error) { throw error }
@@ -94,6 +98,17 @@ extension ImportJob {
             open = false
             if let parent { writer.endRows(rowsName, of: parent) }
             guard skip else { return }
+            // The document with all its rows must keep the model's rules, or it is rejected whole.
+            if !failed, let parent, entity.rules.isEmpty == false {
+                try writer.finishRows(rowsName, of: parent)
+                let broken = try writer.ruleViolations(of: entity.name, id: parent)
+                if !broken.isEmpty {
+                    failed = true
+                    failure = "line \(firstLine): \(broken.joined(separator: "; "))"
+                    for message in broken { issues.add(ImportIssue(line: firstLine, message: "\(label): \(message)")) }
+                    if !lines.isEmpty { lines[0].reason = lines[0].reason ?? "\(label): \(broken.joined(separator: "; "))" }
+                }
+            }
             if failed, let earlier, !earlier.rejected {
                 throw ImportFailure(lines: issues.rendered(file: file) + [
                     "\(label): its lines are not together (line \(earlier.line) was accepted, line \(firstLine) is wrong), "

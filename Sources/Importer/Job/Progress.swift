@@ -1,3 +1,4 @@
+import FileOutput
 // A progress bar on standard error — percent of bytes read, records per second, time left — drawn only
 // when standard error is a terminal (never into a log file or a pipe), at most five times a second.
 
@@ -39,12 +40,13 @@ final class ProgressBar {
         }
         text += "  \(records) records  \(Int(rate)) records/s"
         text += "\u{1B}[K"
-        FileHandle.standardError.write(Data(text.utf8))
+        // (write(2), not FileHandle, which traps when standard error cannot be written.)
+        _ = Array(text.utf8).withUnsafeBytes { writeAll(STDERR_FILENO, $0) }
         drawn = true
     }
 
     /// Clears the bar.
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { _ = Array("\r\u{1B}[K".utf8).withUnsafeBytes { writeAll(STDERR_FILENO, $0) } }
     }
 }

@@ -69,7 +69,9 @@ final class RejectsWriter {
     /// Puts the file in place (after the store committed). Nothing rejected: no file — an older rejects file
     /// at the target no longer describes the input and is removed, as the file this run was told to write.
     func close() throws {
-        if count == 0 {
+        // Reached through a symlink, the file is kept with its header only: removing the link's target would
+        // leave a dangling link that the next import refuses.
+        if count == 0 && !file.pathIsSymlink {
             file.discard()
             file.removeTarget()
             return

@@ -68,11 +68,10 @@ extension BatchWriter {
         if let k = layout.lineKey, !row.values[k].isNull {
             return try putKeyedRow(row, layout, parent: parent, key: k, link: link)
         }
-        layout.willSave?(row)
-        let issues = try validate(row, layout, stored: nil)
-        if !issues.isEmpty { throw .invalid(issues) }
-
         if !hasStoredRows(layout, parentLayout, parent) {
+            layout.willSave?(row)
+            let issues = try validate(row, layout, stored: nil)
+            if !issues.isEmpty { throw .invalid(issues) }
             try cacheInserted(row, layout, try insertRow(row, layout))
             layout.counts.inserted += 1
             return .inserted
@@ -83,6 +82,13 @@ extension BatchWriter {
         let outcome: WriteOutcome
         if cursor.position < cursor.pending!.count {
             let stored = cursor.pending![cursor.position]
+            // The row in this place keeps what the file does not give (a file of sums alone keeps the stored
+            // quantities and prices): only the columns the file has are updated.
+            applyStoredKeepingDerivations(row, layout, stored)
+            row.references[link.index] = parent
+            layout.willSave?(row)
+            let issues = try validate(row, layout, stored: stored)
+            if !issues.isEmpty { throw .invalid(issues) }
             cursor.position += 1
             cursor.lastID = stored.id
             if try updateRow(row, layout, stored: stored) {
@@ -92,6 +98,9 @@ extension BatchWriter {
                 outcome = .unchanged
             }
         } else {
+            layout.willSave?(row)
+            let issues = try validate(row, layout, stored: nil)
+            if !issues.isEmpty { throw .invalid(issues) }
             cursor.lastID = try insertRow(row, layout)
             try cacheInserted(row, layout, cursor.lastID)
             outcome = .inserted
@@ -105,6 +114,21 @@ extension BatchWriter {
         }
         if outcome != .unchanged { parentChanged(parentLayout.entity.name, parent) }
         return outcome
+    }
+
+    /// Gives the row the stored values of the columns the file does not have — except a value the domain derives
+    /// from the others (a sum that is quantity × price in the stored row), which is left empty so that `willSave`
+    /// derives it again from the new values: a file that changes a price alone gets the new sum.
+    func applyStoredKeepingDerivations(_ row: BatchRecord, _ layout: EntityLayout, _ stored: StoredRow) {
+        applyStored(row, layout, stored)
+        guard let willSave = layout.willSave else { return }
+        let probe = BatchRecord(layout: layout)
+        for k in 0..<row.count where !row.given[k] && !row.values[k].isNull {
+            for j in 0..<row.count { probe.values[j] = stored.attributes[j].value(as: layout.types[j]) }
+            probe.values[k] = .null
+            willSave(probe)
+            if probe.values[k] == row.values[k] { row.values[k] = .null }
+        }
     }
 
     /// A row matched by its own unique key (see the header).
@@ -140,7 +164,7 @@ extension BatchWriter {
             parentChanged(link.layout.entity.name, parent)
             return .inserted
         }
-        applyStored(row, layout, stored)
+        applyStoredKeepingDerivations(row, layout, stored)
         row.references[link.index] = parent
         layout.willSave?(row)
         let issues = try validate(row, layout, stored: stored)
@@ -211,52 +235,75 @@ extension BatchWriter {
     /// Deletes the stored rows that no row given in this batch took the place of. Call once, at the end.
     package func finishRows() throws(BatchError) {
         for (rowsEntity, byParent) in cursors.sorted(by: { $0.key < $1.key }) {
-            let layout = try layout(named: rowsEntity)
-            let link = try parentLink(layout)
-            let (pi, pr) = (link.index, link.relationship)
-            for r in layout.entity.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
-                throw .usage("\(rowsEntity).\(r.name) has delete rule \(r.deleteRule.displayName); a batch cannot replace such rows")
-            }
-            let s = try statement("DELETE FROM \(layout.table) WHERE \(quoted(layout.toOne[pi].column)) = ? AND \"id\" > ?")
-            for (parent, cursor) in byParent.sorted(by: { $0.key < $1.key }) {
-                if keyedRows[rowsEntity]?[parent] != nil { continue }   // matched by line key: below
-                if let pending = cursor.pending, cursor.position >= pending.count { continue }
-                if cursor.pending == nil && !cursor.mayHaveLeftovers { continue }
-                s.bind(1, parent)
-                s.bind(2, cursor.lastID)
-                try s.execute()
-                let deleted = Int(connection.changes)
-                if deleted > 0 {
-                    count(rowsEntity) { $0.deleted += deleted }
-                    parentChanged(pr.destination, parent)
-                }
+            for (parent, cursor) in byParent.sorted(by: { $0.key < $1.key }) where keyedRows[rowsEntity]?[parent] == nil {
+                try deleteLeftovers(rowsEntity, of: parent, cursor)
             }
         }
         cursors = [:]
-        // Documents whose rows were matched by their line key lose the stored rows no line named.
         for (rowsEntity, byParent) in keyedRows.sorted(by: { $0.key < $1.key }) {
-            let layout = try layout(named: rowsEntity)
-            let link = try parentLink(layout)
-            let select = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(layout.toOne[link.index].column)) = ?")
             for (parent, kept) in byParent.sorted(by: { $0.key < $1.key }) {
-                select.bind(1, parent)
-                var leftovers: [Int64] = []
-                while try select.step() {
-                    let id = select.int64(0)!
-                    if !kept.contains(id) { leftovers.append(id) }
-                }
-                select.reset()
-                guard !leftovers.isEmpty else { continue }
-                let delete = try statement("DELETE FROM \(layout.table) WHERE \"id\" = ?")
-                for id in leftovers {
-                    delete.bind(1, id)
-                    try delete.execute()
-                }
-                count(rowsEntity) { $0.deleted += leftovers.count }
-                parentChanged(link.relationship.destination, parent)
+                try deleteKeyedLeftovers(rowsEntity, of: parent, keeping: kept)
             }
         }
         keyedRows = [:]
+    }
+
+    /// `finishRows` for one document now, so that its rows are final before its rules are checked (an import
+    /// with `--on-error skip` checks each document as it ends). Rows given for it later are added after these.
+    package func finishRows(_ rowsEntity: String, of parent: Int64) throws(BatchError) {
+        if let kept = keyedRows[rowsEntity]?[parent] {
+            try deleteKeyedLeftovers(rowsEntity, of: parent, keeping: kept)
+            return
+        }
+        guard let cursor = cursors[rowsEntity]?[parent] else { return }
+        try deleteLeftovers(rowsEntity, of: parent, cursor)
+        var done = cursor
+        done.pending = nil
+        done.position = 0
+        done.mayHaveLeftovers = false
+        setCursor(rowsEntity, parent, done, before: cursor)
+    }
+
+    /// Deletes the stored rows of `parent` that no row given in this batch took the place of (by position).
+    private func deleteLeftovers(_ rowsEntity: String, of parent: Int64, _ cursor: DocumentRowsCursor) throws(BatchError) {
+        if let pending = cursor.pending, cursor.position >= pending.count { return }
+        if cursor.pending == nil && !cursor.mayHaveLeftovers { return }
+        let layout = try layout(named: rowsEntity)
+        let link = try parentLink(layout)
+        for r in layout.entity.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
+            throw .usage("\(rowsEntity).\(r.name) has delete rule \(r.deleteRule.displayName); a batch cannot replace such rows")
+        }
+        let s = try statement("DELETE FROM \(layout.table) WHERE \(quoted(layout.toOne[link.index].column)) = ? AND \"id\" > ?")
+        s.bind(1, parent)
+        s.bind(2, cursor.lastID)
+        try s.execute()
+        let deleted = Int(connection.changes)
+        if deleted > 0 {
+            count(rowsEntity) { $0.deleted += deleted }
+            parentChanged(link.relationship.destination, parent)
+        }
+    }
+
+    /// Deletes the stored rows of `parent`, matched by their line key, that no line named.
+    private func deleteKeyedLeftovers(_ rowsEntity: String, of parent: Int64, keeping kept: Set<Int64>) throws(BatchError) {
+        let layout = try layout(named: rowsEntity)
+        let link = try parentLink(layout)
+        let select = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(layout.toOne[link.index].column)) = ?")
+        select.bind(1, parent)
+        var leftovers: [Int64] = []
+        while try select.step() {
+            let id = select.int64(0)!
+            if !kept.contains(id) { leftovers.append(id) }
+        }
+        select.reset()
+        guard !leftovers.isEmpty else { return }
+        let delete = try statement("DELETE FROM \(layout.table) WHERE \"id\" = ?")
+        for id in leftovers {
+            delete.bind(1, id)
+            try delete.execute()
+        }
+        count(rowsEntity) { $0.deleted += leftovers.count }
+        parentChanged(link.relationship.destination, parent)
     }
 
     private func storedRows(_ layout: EntityLayout, _ pr: Relationship, _ parent: Int64, after lastID: Int64) throws(BatchError) -> [StoredRow] {

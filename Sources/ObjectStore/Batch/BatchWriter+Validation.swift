@@ -1,3 +1,4 @@
+import GRDB
 // Validation of one record before it is written, worded as ObjectContext's save words it: required
 // values, types and scales, uniqueness against the store (which, inside the batch's transaction, also
 // holds what the batch wrote before; for a table that was empty, against the key caches, which know every
@@ -93,5 +94,34 @@ extension BatchWriter {
         case .dateTime: .dateTime(Timestamp(secondsSinceEpoch: 0))
         case .binary: .binary(.init([0]))
         }
+    }
+}
+
+extension BatchWriter {
+    /// The model's rules that object `id` of `entityName` breaks as the batch stands (its messages); for
+    /// `--on-error skip`, which rejects a record or a document that would break one instead of the whole batch.
+    package func ruleViolations(of entityName: String, id: Int64) throws -> [String] {
+        guard let entity = model.entity(named: entityName), !entity.rules.isEmpty else { return [] }
+        var messages: [String] = []
+        for rule in entity.rules {
+            let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
+            let (sql, arguments) = plan.sql(.objects)
+            let s = try statement("SELECT 1 FROM (\(sql)) WHERE \"id\" = ?")
+            for (i, a) in arguments.enumerated() {
+                let value: SQLValue
+                switch a.storage {
+                case .null: value = .null
+                case .int64(let n): value = .integer(n)
+                case .double(let d): value = .real(d)
+                case .string(let t): value = .text(t)
+                case .blob(let b): value = .blob(Array(b))
+                }
+                s.bind(Int32(i + 1), value)
+            }
+            s.bind(Int32(arguments.count + 1), id)
+            defer { s.reset() }
+            if try s.step() { messages.append(rule.message) }
+        }
+        return messages
     }
 }

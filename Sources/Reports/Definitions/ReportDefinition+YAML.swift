@@ -6,6 +6,7 @@
 // Values are read as the text written (never YAML's own typing: `title: 2026` is the text "2026",
 // `default: no` the text "no", which a boolean parameter then reads as false).
 
+import FileOutput
 import Foundation
 import ObjectStore
 import ReportRenderers
@@ -21,6 +22,8 @@ extension ReportDefinition {
     /// Reads the definition at `path`; `file` names it in messages (default: the path).
     public static func load(path: String, file: String? = nil) throws -> ReportDefinition {
         let file = file ?? path
+        // A report's output may not replace its own definition (`report x.yaml --output x.yaml`).
+        ProtectedFiles.protect(path, as: "a report definition")
         guard let data = FileManager.default.contents(atPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
                 throw ReportInputError("\(file): cannot read the report definition", category: .io)
