@@ -1,0 +1,170 @@
+// Which code page a file that is not UTF-8 is in, judged from its letters.
+//
+// Why this file exists: every byte is a character in Windows-1252, so "not UTF-8" used to mean
+// Windows-1252, and a 1C export in Windows-1251 (`ООО Ромашка`) was stored as `ÎÎÎ Ðîìàøêà` with
+// exit 0. The code pages people's exports come in put very different characters at 0x80–0xFF, and
+// only one reading of a file gives plausible words: letters of one script, capitalised as words
+// are, from one language's alphabet, with that language's frequent letters. Each candidate reading
+// of a sample is scored for how implausible it is; the clear winner is used, and when no reading
+// wins clearly the import stops and names the candidates rather than guess.
+
+/// Bytes of a file that is not UTF-8: a sample from the first line with a non-UTF-8 byte on, and a
+/// count of each byte there.
+struct EncodingEvidence: Sendable {
+    static let sampleLimit = 256 << 10
+    var sample: [UInt8] = []
+    var histogram = [Int](repeating: 0, count: 256)
+
+    mutating func add(_ base: UnsafePointer<UInt8>, count: Int) {
+        for i in 0..<count { histogram[Int(base[i])] += 1 }
+        let keep = min(count, EncodingEvidence.sampleLimit - sample.count)
+        if keep > 0 { sample.append(contentsOf: UnsafeBufferPointer(start: base, count: keep)) }
+    }
+}
+
+enum EncodingGuesser {
+    enum Guess: Equatable {
+        case encoding(CSVEncoding)
+        /// No clear winner: the two most plausible readings, best first.
+        case unclear([CSVEncoding])
+    }
+
+    /// The code pages `auto` chooses among, in order of preference when readings are the same.
+    static let candidates: [CSVEncoding] = [
+        .windows1252,
+        CSVEncoding(label: "windows-1250")!,
+        CSVEncoding(label: "windows-1251")!,
+        CSVEncoding(label: "koi8-r")!,
+        CSVEncoding(label: "cp866")!,
+    ]
+
+    /// The best score must be at most this (a share of the non-ASCII characters that read badly)...
+    static let acceptable = 0.25
+    /// ...and better than any reading that differs by at least this.
+    static let margin = 0.15
+
+    static func guess(_ evidence: EncodingEvidence) -> Guess {
+        let present = (0x80..<0x100).filter { evidence.histogram[$0] > 0 }
+        var scored: [(encoding: CSVEncoding, score: Double, signature: [UInt32])] = []
+        for candidate in candidates {
+            guard let table = SingleByteTable.table(for: candidate) else { continue }
+            scored.append((candidate, score(evidence.sample, table), present.map { table.scalars[$0] }))
+        }
+        // Readings that give the same text are one reading: Windows-1252 speaks for them.
+        var groups: [(encoding: CSVEncoding, score: Double, signature: [UInt32])] = []
+        for s in scored {
+            if let i = groups.firstIndex(where: { $0.signature == s.signature }) {
+                groups[i].score = min(groups[i].score, s.score)
+            } else {
+                groups.append(s)
+            }
+        }
+        groups.sort { $0.score < $1.score }
+        guard let best = groups.first else { return .encoding(.windows1252) }
+        if groups.count == 1 { return .encoding(best.encoding) }
+        let second = groups[1]
+        if best.score <= acceptable && second.score - best.score >= margin { return .encoding(best.encoding) }
+        return .unclear([best.encoding, second.encoding])
+    }
+
+    /// Punctuation and symbols that are at home in text of any of the candidates' languages.
+    static let neutral: Set<UInt32> = [
+        0xA0, 0x2013, 0x2014, 0xAB, 0xBB, 0x201E, 0x201C, 0x201D, 0x2018, 0x2019, 0x201A, 0x2026, 0x2116,
+        0x20AC, 0xA3, 0xA5, 0xA7, 0xB0, 0xA9, 0xAE, 0xB1, 0xD7, 0xB7, 0x2022, 0x2030, 0xA2, 0x2122, 0xB5,
+        0xBF, 0xA1, 0xB4,
+    ]
+    /// Marks that may stand between two letters of a word (O’Brien).
+    static let inWord: Set<UInt32> = [0x2019, 0x2018, 0xB4]
+
+    /// The extra letters (lowercase) of the languages each family serves: every word's letters must
+    /// come from one of them (a customer list mixes French, German and Spanish names, but each name
+    /// is in one language).
+    static let latinLanguages: [Set<UInt32>] = [
+        "àâæçéèêëîïôœùûüÿ", "äöüß", "áéíñóúü", "ãõáâêôçàéíóú", "àèéìíòóù", "æøå", "åäö", "ëïéè", "ðþáéíóúýæö",
+        "ąćęłńóśźż", "áčďéěíňóřšťúůýž", "áäčďéíĺľňóôŕšťúýž", "áéíóöőúüű", "čćđšž", "ăâîşţșț",
+    ].map { Set($0.unicodeScalars.map(\.value)) }
+    static let cyrillicLanguages: [Set<UInt32>] = [
+        "абвгдеёжзийклмнопрстуфхцчшщъыьэюя", "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя",
+        "абвгдеёжзійклмнопрстуўфхцчшыьэюя", "абвгдђежзијклљмнњопрстћуфхцчџш",
+    ].map { Set($0.unicodeScalars.map(\.value)) }
+    static let russianFrequent = Set("оеаинтсрвл".unicodeScalars.map(\.value))
+    static let cyrillicVowels = Set("аеёиоуыэюяієї".unicodeScalars.map(\.value))
+
+    /// How implausible `sample` reads in `table`: the share of its non-ASCII characters that read
+    /// badly (0 is a perfect reading, 1 nothing but nonsense).
+    static func score(_ sample: [UInt8], _ table: SingleByteTable) -> Double {
+        let scalars = sample.map { table.scalars[Int($0)] }
+        func isLetter(_ v: UInt32) -> Bool {
+            guard let s = Unicode.Scalar(v) else { return false }
+            return s.properties.isAlphabetic
+        }
+        var total = 0.0, bad = 0.0
+        var cyrillicLetters: [UInt32] = []
+        var i = 0
+        let n = scalars.count
+        while i < n {
+            let v = scalars[i]
+            if isLetter(v) {
+                // A word: a run of letters (and the marks that may stand inside one).
+                var j = i
+                var high = 0, latin = false, cyrillic = false, other = false, caseBreak = false
+                var previousLower = false
+                var letters: [UInt32] = []
+                while j < n {
+                    let w = scalars[j]
+                    if !isLetter(w) {
+                        if inWord.contains(w), j + 1 < n, isLetter(scalars[j + 1]), j > i { total += 1; j += 1; continue }
+                        break
+                    }
+                    let s = Unicode.Scalar(w)!
+                    if w < 0x250 { latin = true } else if w >= 0x400 && w < 0x530 { cyrillic = true } else { other = true }
+                    let lower = s.properties.isLowercase, upper = s.properties.isUppercase
+                    if upper && previousLower { caseBreak = true }
+                    previousLower = lower
+                    if sample[j] >= 0x80 {
+                        high += 1
+                        letters.append(s.properties.lowercaseMapping.unicodeScalars.first!.value)
+                    }
+                    j += 1
+                }
+                if high > 0 {
+                    let h = Double(high)
+                    total += h
+                    if (latin && cyrillic) || caseBreak {
+                        bad += h
+                    } else if other {
+                        bad += h * 0.75
+                    } else if !(cyrillic ? cyrillicLanguages : latinLanguages).contains(where: { l in letters.allSatisfy(l.contains) }) {
+                        bad += h                    // letters no one language has together: `Dvoøák`
+                    } else if latin && j - i >= 3 && Double(high) > Double(j - i) * 0.75 {
+                        bad += h                    // Latin words are mostly ASCII letters: `ÎÎÎ`, not `OOO`
+                    } else {
+                        // A lone non-ASCII letter is weak evidence at best.
+                        if j - i == 1 { bad += 0.5 }
+                        if cyrillic { cyrillicLetters += letters }
+                    }
+                }
+                i = j
+                continue
+            }
+            if sample[i] >= 0x80 {
+                total += 1
+                if !table.defined[Int(sample[i])] || (v >= 0x80 && v < 0xA0) {
+                    bad += 1                        // an undefined byte or a C1 control
+                } else if !neutral.contains(v) {
+                    bad += 1                        // `Wroc³aw`, box drawing, stray symbols
+                }
+            }
+            i += 1
+        }
+        // Cyrillic text has a third or more vowels, and its ten most frequent letters make over a third of it.
+        if cyrillicLetters.count >= 10 {
+            let c = Double(cyrillicLetters.count)
+            let vowels = Double(cyrillicLetters.count(where: { cyrillicVowels.contains($0) })) / c
+            let frequent = Double(cyrillicLetters.count(where: { russianFrequent.contains($0) })) / c
+            if vowels < 0.3 || vowels > 0.65 { bad += c * 0.3 }
+            if frequent < 0.35 { bad += c * (0.35 - frequent) }
+        }
+        return total == 0 ? 0 : min(1, bad / total)
+    }
+}
