@@ -294,6 +294,22 @@ public final class CSVReader {
         if case let .exactly(count) = options.fieldCount { expectedFieldCount = count }
     }
 
+    /// The bytes `text` has in the input as the reader sees it (UTF-8 for a transcoded input), to
+    /// compare with a field's bytes; nil if the encoding cannot hold it.
+    public func bytes(of text: String) -> [UInt8]? {
+        switch resolvedEncoding {
+        case .utf8:
+            return Array(text.utf8)
+        case .singleByte(let table):
+            var out: [UInt8] = []
+            for s in text.unicodeScalars {
+                guard let b = table.bytes[s.value] else { return nil }
+                out.append(b)
+            }
+            return out
+        }
+    }
+
     /// How much of a stream `auto` judges the encoding by.
     static let streamJudgement = 1 << 20
 

@@ -145,6 +145,12 @@ package final class ImportJob {
         } catch let error as CSVError {
             throw csvFailure(error)
         }
+        // Cells are compared as bytes: null tokens and the no-break spaces that group digits in the input's encoding.
+        cells = Cells(converter: {
+            var c = cells.converter
+            c.spaceGroupings = ["\u{A0}", "\u{202F}"].compactMap { reader.bytes(of: $0) }
+            return c
+        }(), nullTokens: settings.nullTokens.compactMap { reader.bytes(of: $0) }, listSeparator: cells.listSeparator)
 
         // The header.
         var header: [String]
@@ -213,7 +219,7 @@ package final class ImportJob {
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
                     try writer.recordImport(ImportJournalEntry(
                         file: file, sha256: sha, startedAt: started, seconds: seconds, entity: entity.name,
-                        records: records, rejected: rejectedLines, counts: counts))
+                        records: records, rejected: rejectedLines, counts: counts, encoding: reader.encoding.name))
                 }
                 try rejects?.prepare()
             }
@@ -247,7 +253,8 @@ package final class ImportJob {
                                     category: .io)
             }
         }
-        let summary = makeSummary(records: records, seconds: seconds, sha: sha, counts: counts, unknown: mapping.unknown)
+        var summary = makeSummary(records: records, seconds: seconds, sha: sha, counts: counts, unknown: mapping.unknown)
+        summary.encoding = reader.encoding.name
         if issues.total > 0 {
             var lines = issues.rendered(file: file)
             lines.append("\(rejected) record\(rejected == 1 ? "" : "s") rejected\(rejects != nil && !settings.dryRun ? " (written to \(settings.rejects!))" : ""); the others were \(settings.dryRun ? "checked" : "imported")")
