@@ -113,8 +113,11 @@ public final class CSVReader {
     public private(set) var encoding: CSVEncoding = .utf8
     /// The delimiter in use: the one given, or the one sniffed.
     public private(set) var delimiter: UInt8 = UInt8(ascii: ",")
-    /// Whether the input started with a UTF-8 byte-order mark (which was skipped).
+    /// Whether the input started with a byte-order mark (UTF-8, or the UTF-16/32 one that named its encoding),
+    /// which was skipped.
     public private(set) var hadByteOrderMark = false
+    /// Whether the first line ends with CRLF (as Excel and 1C write), for files written back in the input's dialect.
+    public private(set) var usesCRLF = false
     /// Blank lines skipped so far (see the behaviour notes at the top of this file).
     public internal(set) var blankLinesSkipped = 0
     /// Records read so far, including the header and a record just reported as an error: the
@@ -238,6 +241,7 @@ public final class CSVReader {
                                               pendingOffset: Int64(skip))
             else { throw fail(CSVError(file: displayName, line: 0, kind: .unavailableEncoding(transcoded.name))) }
             self.source = .transcoding(transcoder)
+            hadByteOrderMark = skip > 0
             end = 0
             atEOF = false
             while !atEOF, end < 3 || (options.delimiter == .auto && end < capacity) { try readMore() }
@@ -249,6 +253,9 @@ public final class CSVReader {
             position = 3
         }
         if let error = notTextError() { throw fail(error) }
+        if let lineBreak = UnsafeBufferPointer(start: buffer + position, count: end - position).firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+            usesCRLF = buffer[position + lineBreak] == 0x0D && position + lineBreak + 1 < end && buffer[position + lineBreak + 1] == 0x0A
+        }
 
         switch options.encoding.family {
         case .utf8:

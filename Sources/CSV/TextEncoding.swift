@@ -237,7 +237,7 @@ final class SingleByteTable: @unchecked Sendable {
     let defined: [Bool]
     /// Each byte's UTF-8: the bytes in the low 24 bits (first byte lowest), the length in the top 8.
     let utf8: UnsafeMutablePointer<UInt32>
-    /// The byte of each scalar the code page holds (for writing it).
+    /// The byte of each scalar the code page holds (for writing it), and of each undefined byte's stand-in.
     let bytes: [UInt32: UInt8]
 
     private init(encoding: CSVEncoding, scalars: [UInt32], defined: [Bool]) {
@@ -259,6 +259,9 @@ final class SingleByteTable: @unchecked Sendable {
             utf8[b] = packed
             if defined[b], bytes[s] == nil { bytes[s] = UInt8(b) }
         }
+        // An undefined byte's stand-in (U+0098 for 0x98) writes back as that byte: read and written
+        // again, a line is unchanged (the rejects file).
+        for b in 0..<256 where !defined[b] && bytes[scalars[b]] == nil { bytes[scalars[b]] = UInt8(b) }
         self.bytes = bytes
     }
 

@@ -170,8 +170,17 @@ package final class ImportJob {
             }
         }
 
+        // A rejects file, fixed, is imported again with the same profile and command: its trailing `reason`
+        // column (which the rejects file adds) is ignored, unless the entity has such a property or it is mapped.
+        var map = settings.map, mapOrder = settings.mapOrder
+        if !headerless, header.count > 1, let last = header.last, HeaderMapping.trim(last) == "reason",
+           !map.keys.contains(where: { HeaderMapping.trim($0).lowercased() == "reason" }),
+           !resolver.candidates.contains(where: { $0.lowercased() == "reason" }) {
+            map[last] = ""
+            mapOrder.append(last)
+        }
         let mapping: HeaderMapping
-        switch HeaderMapping.make(header: header, resolver: resolver, map: settings.map, mapOrder: settings.mapOrder,
+        switch HeaderMapping.make(header: header, resolver: resolver, map: map, mapOrder: mapOrder,
                                   mapSource: settings.mapSource, ignoreUnknown: settings.ignoreUnknown) {
         case .success(let m): mapping = m
         case .failure(let failure):
@@ -186,7 +195,7 @@ package final class ImportJob {
         try plan(mapping, resolver: resolver)
 
         if let path = settings.rejects, !settings.dryRun {
-            rejects = try RejectsWriter(path: path, delimiter: reader.delimiter)
+            rejects = try RejectsWriter(path: path, reader: reader)
             if let headerRaw { try rejects!.writeHeader(headerRaw) }
         }
         let progress = ProgressBar(totalBytes: input.size, enabled: progressEnabled && !settings.quiet)
