@@ -130,6 +130,8 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         let n = encoding.name
         if n.hasPrefix("windows-") { return "Windows-" + n.dropFirst(8) }
         if n == "mac-roman" { return "Mac Roman" }
+        if n == "big5" { return "Big5" }
+        if n == "shift_jis" { return "Shift_JIS" }
         return n.uppercased()
     }
 

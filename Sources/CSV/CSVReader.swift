@@ -236,16 +236,7 @@ public final class CSVReader {
         // UTF-16 and UTF-32 (by their mark, or by name) and the multi-byte encodings are
         // transcoded to UTF-8 before parsing (Transcoder.swift).
         if let (transcoded, iconvName, skip) = try transcoding(options.encoding) {
-            guard let transcoder = Transcoder(inner: self.source, encoding: transcoded, iconvName: iconvName,
-                                              pending: UnsafeBufferPointer(start: buffer + skip, count: end - skip),
-                                              pendingOffset: Int64(skip))
-            else { throw fail(CSVError(file: displayName, line: 0, kind: .unavailableEncoding(transcoded.name))) }
-            self.source = .transcoding(transcoder)
-            hadByteOrderMark = skip > 0
-            end = 0
-            atEOF = false
-            while !atEOF, end < 3 || (options.delimiter == .auto && end < capacity) { try readMore() }
-            encoding = transcoded
+            try transcode(transcoded, iconvName: iconvName, skip: skip)
         }
 
         if end >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
@@ -351,6 +342,23 @@ public final class CSVReader {
         }
     }
 
+    /// Reads the rest of the input through iconv, from the bytes read so far (after `skip` bytes of a
+    /// byte-order mark), and fills the buffer again with UTF-8.
+    private func transcode(_ transcoded: CSVEncoding, iconvName: String, skip: Int) throws {
+        guard let transcoder = Transcoder(inner: source, encoding: transcoded, iconvName: iconvName,
+                                          pending: UnsafeBufferPointer(start: buffer + skip, count: end - skip),
+                                          pendingOffset: Int64(skip))
+        else { throw fail(CSVError(file: displayName, line: 0, kind: .unavailableEncoding(transcoded.name))) }
+        source = .transcoding(transcoder)
+        hadByteOrderMark = skip > 0
+        end = 0
+        position = 0
+        atEOF = false
+        while !atEOF, end < 3 || (options.delimiter == .auto && end < capacity) { try readMore() }
+        encoding = transcoded
+        resolvedEncoding = .utf8
+    }
+
     /// Decodes fields through the code page's table.
     private func useCodePage(_ codePage: CSVEncoding) throws {
         guard let table = SingleByteTable.table(for: codePage) else {
@@ -382,7 +390,11 @@ public final class CSVReader {
                 validator = nil
                 invalidBytes = nil
                 invalidPosition = .max
-                try useCodePage(e)
+                if e.family == .transcoded {
+                    try transcode(e, iconvName: e.iconvName, skip: 0)
+                } else {
+                    try useCodePage(e)
+                }
             case .unclear(let candidates):
                 // The region once, unless the candidates' differ: "Windows-1251 (Cyrillic) or KOI8-R".
                 let names = candidates.enumerated().map { i, e in

@@ -8,6 +8,10 @@
 // of a sample is scored for how implausible it is; the clear winner is used, and when no reading
 // wins clearly the import stops and names the candidates rather than guess.
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Bytes of a file that is not UTF-8: a sample from the first line with a non-UTF-8 byte on, and a
 /// count of each byte there.
 struct EncodingEvidence: Sendable {
@@ -64,7 +68,78 @@ enum EncodingGuesser {
         if groups.count == 1 { return .encoding(best.encoding) }
         let second = groups[1]
         if best.score <= acceptable && second.score - best.score >= margin { return .encoding(best.encoding) }
+        // No code page reads it well: a multi-byte encoding whose reading is its language's characters
+        // (a code page reads such bytes as nonsense: case breaks, symbols inside words).
+        if best.score > acceptable {
+            let multiByte = multiByteGuess(evidence.sample)
+            if multiByte.count == 1 { return .encoding(multiByte[0]) }
+            // EUC-JP, EUC-KR and GB18030 text can decode in one another: the bytes do not say which.
+            if multiByte.count > 1 { return .unclear(Array(multiByte.prefix(2))) }
+        }
         return .unclear([best.encoding, second.encoding])
+    }
+
+    /// The multi-byte encodings `auto` recognises, and the characters their text is made of.
+    static let multiByteCandidates: [(CSVEncoding, @Sendable (UInt32) -> Bool)] = [
+        (CSVEncoding(label: "shift_jis")!, isJapanese), (CSVEncoding(label: "euc-jp")!, isJapanese),
+        (CSVEncoding(label: "gb18030")!, isCJKCommon), (CSVEncoding(label: "big5")!, isCJKCommon),
+        (CSVEncoding(label: "euc-kr")!, { (0xAC00...0xD7A3).contains($0) || isCJKCommon($0) }),
+    ]
+    static func isCJKCommon(_ v: UInt32) -> Bool {
+        (0x4E00...0x9FFF).contains(v) || (0x3000...0x303F).contains(v) || (0xFF00...0xFFEF).contains(v)
+    }
+    static func isJapanese(_ v: UInt32) -> Bool { (0x3040...0x30FF).contains(v) || isCJKCommon(v) }
+
+    /// The multi-byte encodings the sample may be in: it decodes whole (a character cut at
+    /// the sample's end aside), nearly all its characters are of that language, and, for GB18030 (in
+    /// which almost any pair of bytes is some character), they are in its common (GB2312) range.
+    static func multiByteGuess(_ sample: [UInt8]) -> [CSVEncoding] {
+        var found: [CSVEncoding] = []
+        for (candidate, plausible) in multiByteCandidates {
+            guard let scalars = decode(sample, candidate.iconvName) else { continue }
+            let high = scalars.filter { $0 >= 0x80 }
+            guard high.count >= 2 else { continue }
+            if Double(high.count(where: plausible)) / Double(high.count) < 0.9 { continue }
+            if candidate.name == "gb18030" && !inGB2312(sample) { continue }
+            found.append(candidate)
+        }
+        return found
+    }
+
+    /// Whether 90% of the sample's byte pairs are in GB2312's range (both bytes 0xA1–0xFE).
+    static func inGB2312(_ sample: [UInt8]) -> Bool {
+        var pairs = 0, common = 0, i = 0
+        while i < sample.count {
+            let b = sample[i]
+            if b < 0x80 { i += 1; continue }
+            if i + 1 < sample.count {
+                pairs += 1
+                if b >= 0xA1 && b <= 0xF7 && sample[i + 1] >= 0xA1 && sample[i + 1] <= 0xFE { common += 1 }
+            }
+            i += 2
+        }
+        return pairs > 0 && Double(common) >= Double(pairs) * 0.9
+    }
+
+    /// The sample's scalars through iconv, nil when it is not valid in `iconvName`.
+    static func decode(_ sample: [UInt8], _ iconvName: String) -> [UInt32]? {
+        guard let cd = openIconv(to: "UTF-32LE", from: iconvName) else { return nil }
+        defer { iconv_close(cd) }
+        var input = sample.map { CChar(bitPattern: $0) }
+        var output = [UInt32](repeating: 0, count: sample.count + 4)
+        let capacity = output.count * 4
+        let produced: Int? = input.withUnsafeMutableBufferPointer { inBuf in
+            output.withUnsafeMutableBytes { outBuf in
+                var inPtr: UnsafeMutablePointer<CChar>? = inBuf.baseAddress
+                var inLeft = inBuf.count
+                var outPtr: UnsafeMutablePointer<CChar>? = outBuf.baseAddress!.assumingMemoryBound(to: CChar.self)
+                var outLeft = capacity
+                // A character cut by the sample's end (EINVAL) is fine; a byte that is not the encoding is not.
+                if iconv(cd, &inPtr, &inLeft, &outPtr, &outLeft) == -1 && errno != EINVAL { return nil }
+                return (capacity - outLeft) / 4
+            }
+        }
+        return produced.map { Array(output[0..<$0]) }
     }
 
     /// Punctuation and symbols that are at home in text of any of the candidates' languages.

@@ -186,6 +186,20 @@ final class CSVCodePageTests: XCTestCase {
         let (rows, chosen) = try rows(bytes, CSVEncoding(label: "shift_jis")!, delimiter: .pipe, bufferSize: 5)
         XCTAssertEqual(chosen.name, "shift_jis")
         XCTAssertEqual(rows, expected(text, "|"))
+        // By auto, the delimiter sniffed too: kana and kanji read whole in Shift_JIS, as nonsense in the code pages.
+        let (auto, guessed) = try self.rows(bytes)
+        XCTAssertEqual(guessed.name, "shift_jis")
+        XCTAssertEqual(auto, expected(text, "|"))
+    }
+
+    func testGB18030AndEUCKRByNameAndWhatAutoSaysOfThem() throws {
+        // Their bytes decode in one another (both bytes 0xA1–0xFE): auto names them and stops.
+        let chinese = "名称,城市\n北京有限公司,北京\n上海贸易公司,上海\n"
+        XCTAssertEqual(try rows(encoded(chinese, "GB18030"), CSVEncoding(label: "gbk")!).0, expected(chinese))
+        let korean = "이름,도시\n김철수,서울\n박영희,부산\n"
+        XCTAssertEqual(try rows(encoded(korean, "EUC-KR"), CSVEncoding(label: "euc-kr")!).0, expected(korean))
+        let error = csvError { _ = try CSVReader(data: Data(encoded(chinese, "GB18030")), displayName: "cn.csv") }
+        XCTAssertEqual(error?.description, "cn.csv: not UTF-8; the text looks like GB18030 (Chinese) or Big5 — give --encoding")
     }
 
     func testABadByteInATranscodedFileNamesItsLineAndColumn() {
