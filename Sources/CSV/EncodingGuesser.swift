@@ -44,30 +44,41 @@ enum EncodingGuesser {
 
     /// The best score must be at most this (a share of the non-ASCII characters that read badly)...
     static let acceptable = 0.25
-    /// ...and better than any reading that differs by at least this.
-    static let margin = 0.15
+    /// ...and the next reading must read this many more characters badly, as a share of the characters
+    /// the two read differently.
+    static let margin = 0.3
+
+    struct Reading {
+        var encoding: CSVEncoding
+        var table: SingleByteTable
+        var bad: Double
+        var total: Double
+        var signature: [UInt32]
+        var score: Double { total == 0 ? 0 : min(1, bad / total) }
+    }
 
     static func guess(_ evidence: EncodingEvidence) -> Guess {
         let present = (0x80..<0x100).filter { evidence.histogram[$0] > 0 }
-        var scored: [(encoding: CSVEncoding, score: Double, signature: [UInt32])] = []
+        var scored: [Reading] = []
         for candidate in candidates {
             guard let table = SingleByteTable.table(for: candidate) else { continue }
-            scored.append((candidate, score(evidence.sample, table), present.map { table.scalars[$0] }))
+            let (bad, total) = badness(evidence.sample, table)
+            scored.append(Reading(encoding: candidate, table: table, bad: bad, total: total,
+                                  signature: present.map { table.scalars[$0] }))
         }
         // Readings that give the same text are one reading: Windows-1252 speaks for them.
-        var groups: [(encoding: CSVEncoding, score: Double, signature: [UInt32])] = []
-        for s in scored {
-            if let i = groups.firstIndex(where: { $0.signature == s.signature }) {
-                groups[i].score = min(groups[i].score, s.score)
-            } else {
-                groups.append(s)
-            }
-        }
+        var groups: [Reading] = []
+        for s in scored where !groups.contains(where: { $0.signature == s.signature }) { groups.append(s) }
         groups.sort { $0.score < $1.score }
         guard let best = groups.first else { return .encoding(.windows1252) }
         if groups.count == 1 { return .encoding(best.encoding) }
         let second = groups[1]
-        if best.score <= acceptable && second.score - best.score >= margin { return .encoding(best.encoding) }
+        // The margin is weighed on the characters the two readings give differently: a Western file
+        // where only `ñ` and `è` read otherwise in Windows-1250 is decided by those.
+        let differing = evidence.sample.count { $0 >= 0x80 && best.table.scalars[Int($0)] != second.table.scalars[Int($0)] }
+        if best.score <= acceptable && differing > 0 && (second.bad - best.bad) / Double(differing) >= margin {
+            return .encoding(best.encoding)
+        }
         // No code page reads it well: a multi-byte encoding whose reading is its language's characters
         // (a code page reads such bytes as nonsense: case breaks, symbols inside words).
         if best.score > acceptable {
@@ -165,9 +176,9 @@ enum EncodingGuesser {
     static let russianFrequent = Set("оеаинтсрвл".unicodeScalars.map(\.value))
     static let cyrillicVowels = Set("аеёиоуыэюяієї".unicodeScalars.map(\.value))
 
-    /// How implausible `sample` reads in `table`: the share of its non-ASCII characters that read
-    /// badly (0 is a perfect reading, 1 nothing but nonsense).
-    static func score(_ sample: [UInt8], _ table: SingleByteTable) -> Double {
+    /// How implausible `sample` reads in `table`: how many of its non-ASCII characters read badly, of
+    /// how many.
+    static func badness(_ sample: [UInt8], _ table: SingleByteTable) -> (bad: Double, total: Double) {
         let scalars = sample.map { table.scalars[Int($0)] }
         func isLetter(_ v: UInt32) -> Bool {
             guard let s = Unicode.Scalar(v) else { return false }
@@ -240,6 +251,6 @@ enum EncodingGuesser {
             if vowels < 0.3 || vowels > 0.65 { bad += c * 0.3 }
             if frequent < 0.35 { bad += c * (0.35 - frequent) }
         }
-        return total == 0 ? 0 : min(1, bad / total)
+        return (bad, total)
     }
 }
