@@ -15,7 +15,7 @@ import Glibc
 /// Bytes of a file that is not UTF-8: a sample from the first line with a non-UTF-8 byte on, and a
 /// count of each byte there.
 struct EncodingEvidence: Sendable {
-    static let sampleLimit = 256 << 10
+    static let sampleLimit = 64 << 10
     var sample: [UInt8] = []
     var histogram = [Int](repeating: 0, count: 256)
 
