@@ -12,7 +12,11 @@
 //   starts with `"` is quoted: it may contain the delimiter, line breaks and `""` (one quote).
 // - Leniency, as Python's csv module: a quote inside an unquoted field is literal (`37.8"N`), and
 //   text after a closing quote is appended (`"ab"c` is `abc`). Spaces are kept as they are.
-// - A UTF-8 byte-order mark at the start is skipped, whatever the encoding option.
+// - A UTF-8 byte-order mark at the start is skipped, whatever the encoding option. A UTF-16 or UTF-32
+//   mark names the encoding (with `auto` or `utf-16`/`utf-32`): such input, and the multi-byte encodings,
+//   are transcoded to UTF-8 before parsing (Transcoder.swift); with another encoding the mark is an error.
+// - Encodings: see TextEncoding.swift; what `auto` decides: ByteSource.prescan and EncodingGuesser.swift.
+//   A byte the code page in use leaves undefined is an error at its place, as an invalid UTF-8 byte is.
 // - Blank lines (an empty line anywhere, also before the header or at the end) are skipped
 //   silently: they are not records and do not get a record number. `blankLinesSkipped` counts
 //   them, and records keep their physical line numbers, so a caller can still see the gap. (So a
@@ -170,6 +174,9 @@ public final class CSVReader {
     var guessedFromPrefix: Int?
     /// Set when `auto` found valid multi-byte UTF-8 and an invalid byte: that byte is an error.
     var mostlyUTF8 = false
+    /// The bytes the code page in use leaves undefined, and whether the invalid byte noted is one of them.
+    var undefinedBytes: [UInt8] = []
+    var undefinedInCodePage = false
 
     var expectedFieldCount: Int?
     var finalError: CSVError?
@@ -366,6 +373,26 @@ public final class CSVReader {
         }
         resolvedEncoding = .singleByte(table)
         encoding = codePage
+        // A byte the code page leaves undefined (0x98 in Windows-1251) means the file is in another
+        // encoding: an error where the reader meets it, never a control character in the store. A
+        // stream `auto` judged by its first MiB is contradicted this way too.
+        undefinedBytes = table.undefinedBytes
+        findUndefined(from: 0, count: end)
+    }
+
+    /// Notes the first undefined byte of the code page in `buffer[from..<from + count]` (memchr per byte value:
+    /// code pages leave a few undefined, so this costs next to nothing).
+    private func findUndefined(from: Int, count: Int) {
+        guard !undefinedBytes.isEmpty, invalidBytes == nil, count > 0 else { return }
+        var first = Int.max
+        for u in undefinedBytes {
+            if let p = memchr(buffer + from, Int32(u), first == .max ? count : first - from) {
+                first = min(first, buffer.distance(to: p.assumingMemoryBound(to: UInt8.self)))
+            }
+        }
+        guard first != .max else { return }
+        undefinedInCodePage = true
+        noteInvalid(UTF8Validator.Failure(bytes: [buffer[first]], offset: bufferOffset + Int64(first)))
     }
 
     /// What `auto` makes of a pre-scan.
@@ -514,6 +541,7 @@ public final class CSVReader {
             if validator != nil, let failure = validator!.feed(buffer + end, count: count, offset: bufferOffset + Int64(end)) {
                 noteInvalid(failure)
             }
+            findUndefined(from: end, count: count)
             end += count
         }
         buffer[end] = UInt8(ascii: "\n")
@@ -573,6 +601,10 @@ public final class CSVReader {
     private func encodingError() -> CSVError {
         let failure = invalidBytes!
         let place = locate(invalidPosition)
+        if undefinedInCodePage {
+            return CSVError(file: displayName, line: place.line, column: place.column,
+                            kind: .undecodable(bytes: failure.bytes, offset: failure.offset, encoding: encoding.name, atEnd: false))
+        }
         if mostlyUTF8 {
             return CSVError(file: displayName, line: place.line, column: place.column,
                             kind: .invalidByteInUTF8(bytes: failure.bytes, offset: failure.offset))

@@ -239,6 +239,8 @@ final class SingleByteTable: @unchecked Sendable {
     let utf8: UnsafeMutablePointer<UInt32>
     /// The byte of each scalar the code page holds (for writing it), and of each undefined byte's stand-in.
     let bytes: [UInt32: UInt8]
+    /// The bytes the code page leaves undefined: a file that has one is in another encoding.
+    let undefinedBytes: [UInt8]
 
     private init(encoding: CSVEncoding, scalars: [UInt32], defined: [Bool]) {
         self.encoding = encoding
@@ -263,6 +265,7 @@ final class SingleByteTable: @unchecked Sendable {
         // again, a line is unchanged (the rejects file).
         for b in 0..<256 where !defined[b] && bytes[scalars[b]] == nil { bytes[scalars[b]] = UInt8(b) }
         self.bytes = bytes
+        undefinedBytes = (0x80..<0x100).filter { !defined[$0] }.map { UInt8($0) }
     }
 
     private static let lock = NSLock()
@@ -306,6 +309,8 @@ final class SingleByteTable: @unchecked Sendable {
                 scalars[b] = UInt32(b)
             }
         }
+        // Windows-1252 as WHATWG defines it: its five bytes glibc leaves undefined are the C1 controls.
+        if encoding == .windows1252 { for b in [0x81, 0x8D, 0x8F, 0x90, 0x9D] { defined[b] = true } }
         // ASCII-compatible, or not accepted: the reader looks for ASCII delimiters, quotes and line breaks.
         for b in 0..<128 where !defined[b] || scalars[b] != UInt32(b) { return nil }
         let table = SingleByteTable(encoding: encoding, scalars: scalars, defined: defined)

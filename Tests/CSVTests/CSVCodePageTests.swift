@@ -137,6 +137,30 @@ final class CSVCodePageTests: XCTestCase {
         }
     }
 
+    func testAByteTheCodePageLeavesUndefinedIsAnErrorAtItsPlace() {
+        // 0x98 is no character in Windows-1251: the file is in another encoding, never a control in the store.
+        let bytes = encoded("name;city\nООО Ромашка;Мос", "CP1251") + [0x98] + Array("\n".utf8)
+        let error = csvError {
+            _ = try CSVReader(data: Data(bytes), displayName: "x.csv", options: CSVReader.Options(encoding: CSVEncoding(label: "cp1251")!)).readAll()
+        }
+        XCTAssertEqual(error?.description, "x.csv:2:16: bytes 0x98 at offset 25 are not windows-1251 — is the file in another encoding? (give it with --encoding)")
+        // Windows-1252's five such bytes keep WHATWG's meaning: no error.
+        XCTAssertEqual(try? CSVReader(data: Data([0x61, 0x81, 0x0A]), options: CSVReader.Options(encoding: .windows1252)).readAll(), [["a\u{81}"]])
+    }
+
+    func testALaterByteContradictsWhatAutoDecidedForAStream() throws {
+        // The first MiB is Windows-1251; a byte past it that Windows-1251 does not have stops the reader.
+        var text = "name;city\n"
+        while text.utf8.count < 1_300_000 { text += "ООО Ромашка;Москва\n" }
+        let bytes = encoded(text, "CP1251") + [0x41, 0x98, 0x0A]
+        try withPipe(Data(bytes)) { fd in
+            let reader = try CSVReader(fileDescriptor: fd, displayName: "-")
+            XCTAssertEqual(reader.encoding.name, "windows-1251")
+            let error = csvError { _ = try reader.readAll() }
+            XCTAssertEqual(error?.description, "-:\(text.split(separator: "\n").count + 1):2: bytes 0x98 at offset \(bytes.count - 2) are not windows-1251 — is the file in another encoding? (give it with --encoding)")
+        }
+    }
+
     func testExcelUnicodeTextIsUTF16LEWithAMarkAndTabs() throws {
         let text = oneCCustomers.replacingOccurrences(of: ";", with: "\t").replacingOccurrences(of: "\n", with: "\r\n")
         let bytes: [UInt8] = [0xFF, 0xFE] + encoded(text, "UTF-16LE")
