@@ -60,7 +60,7 @@ bench-fetch: deps
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/fetch_bench.py
 
 # The import bench builds its own release binary, in its own build folder.
-IMPORT_BENCH_BUILD := .build-bench-import
+IMPORT_BENCH_BUILD ?= .build-bench-import
 bench-import: deps
 	$(SWIFT) build -c release --product bookkeeper --scratch-path $(IMPORT_BENCH_BUILD)
 	BIN=$(IMPORT_BENCH_BUILD)/release/bookkeeper WORK=$(OUT)/bench python3 bench/import_bench.py

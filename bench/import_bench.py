@@ -10,6 +10,11 @@ checked against 11. (The machine is shared and its speed drifts over minutes: th
 20.2 s within an hour, so each 10M run is compared with a 1M run taken right after it, under the same load.)
 With REF_BIG=1 (the default) each pair is followed by the same pair of `sqlite3 .import` runs, whose median ratio
 is how a raw bulk load into one table without indexes scales on this machine: the reference for the 11x target.
+
+Then (ENC=0 skips it; ENC_ONLY=1 runs only it) the encoding part (issue 16): the same 1,000,000 lines with Cyrillic
+customer and service names on every line, once in UTF-8 and once in Windows-1251 (the same text), each imported
+with `auto` in ENC_RUNS alternating pairs; the median of the pairs' ratios (Windows-1251 / UTF-8) is checked
+against 1.1: the code page's table and `auto`'s guess must cost next to nothing.
 """
 import os, re, statistics, subprocess, sys
 from pathlib import Path
@@ -21,6 +26,9 @@ LINES = int(os.environ.get("LINES", "1000000"))
 BIG = int(os.environ.get("BIG", "10000000"))
 BIG_RUNS = int(os.environ.get("BIG_RUNS", "5"))
 REF_BIG = int(os.environ.get("REF_BIG", "1"))
+ENC = int(os.environ.get("ENC", "1"))
+ENC_ONLY = int(os.environ.get("ENC_ONLY", "0"))
+ENC_RUNS = int(os.environ.get("ENC_RUNS", "5"))
 HERE = Path(__file__).parent
 
 
@@ -78,8 +86,45 @@ def bookkeeper_import(csv):
     return result, counts
 
 
+def cyrillic(lines):
+    """The bench file with Cyrillic names on every line, in UTF-8 and in Windows-1251 (the same text)."""
+    src = data(lines)
+    utf8 = WORK / f"orders-{lines}-cyrillic-utf8.csv"
+    cp1251 = WORK / f"orders-{lines}-cyrillic-windows-1251.csv"
+    if not (utf8.exists() and cp1251.exists()):
+        print(f"generating {utf8} and {cp1251}", flush=True)
+        text = src.read_text(encoding="utf-8")
+        text = text.replace("Customer ", "ООО Ромашка и Лютик ").replace("Service ", "Доставка груза ")
+        utf8.write_bytes(text.encode("utf-8"))
+        cp1251.write_bytes(text.encode("cp1251"))
+    return utf8, cp1251
+
+
+def encoding_part():
+    utf8, cp1251 = cyrillic(LINES)
+    print(f"encodings: {LINES:,} lines with Cyrillic names on each ({utf8.stat().st_size / 1e6:.0f} MB in UTF-8, "
+          f"{cp1251.stat().st_size / 1e6:.0f} MB in Windows-1251), {ENC_RUNS} alternating pairs, --encoding auto")
+    pairs = []
+    for _ in range(ENC_RUNS):
+        warm(utf8)
+        (u, _), counts = bookkeeper_import(utf8)
+        warm(cp1251)
+        (w, m), counts1251 = bookkeeper_import(cp1251)
+        if counts1251 != counts:
+            sys.exit(f"the two files gave different stores: {counts} / {counts1251}")
+        pairs.append((w, u, m))
+    ratio = statistics.median(w / u for w, u, _ in pairs)
+    print(f"  UTF-8 median {statistics.median(u for _, u, _ in pairs):.2f} s, Windows-1251 median "
+          f"{statistics.median(w for w, _, _ in pairs):.2f} s ({max(m for *_, m in pairs) / 1024:.1f} MiB peak); {counts}")
+    print("  pairs (Windows-1251 s / UTF-8 s = ratio): " + ", ".join(f"{w:.2f}/{u:.2f} = {w / u:.2f}" for w, u, _ in pairs))
+    print(f"  median ratio {ratio:.2f} (target at most 1.1: {'met' if ratio <= 1.1 else 'NOT met'})")
+
+
 def main():
     WORK.mkdir(parents=True, exist_ok=True)
+    if ENC_ONLY:
+        encoding_part()
+        return
     csv = data(LINES)
     size = csv.stat().st_size
     print(f"input: {csv} ({LINES:,} lines, {size / 1e6:.0f} MB); {RUNS} runs each, alternating; median")
@@ -129,6 +174,8 @@ def main():
             print("  its pairs: " + ", ".join(f"{a:.2f}/{b:.2f} = {a / b:.1f}" for a, b in ref_pairs))
             print(f"  its median ratio {ref:.1f}x: how a raw bulk load scales on this machine "
                   f"(bookkeeper's is {ratio / ref:.2f} of it)")
+    if ENC:
+        encoding_part()
 
 if __name__ == "__main__":
     main()

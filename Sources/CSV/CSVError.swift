@@ -33,6 +33,16 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case io(operation: String, errno: Int32)
         /// The input is not text in an encoding the reader knows (found when it is opened).
         case notText(NotText)
+        /// With `auto`: a byte that is not UTF-8 in a file whose other non-ASCII bytes are (a field
+        /// cut mid-character); `line`/`column` say where.
+        case invalidByteInUTF8(bytes: [UInt8], offset: Int64)
+        /// With `auto`: not UTF-8, and no code page reads its letters clearly better than another.
+        case unclearEncoding([String])
+        /// Bytes of a transcoded input (UTF-16, Shift_JIS, …) that are not that encoding;
+        /// `atEnd` when the input ends inside a character.
+        case undecodable(bytes: [UInt8], offset: Int64, encoding: String, atEnd: Bool)
+        /// An accepted encoding this system's iconv cannot convert.
+        case unavailableEncoding(String)
     }
 
     /// Why an input is not CSV text.
@@ -93,13 +103,36 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
             let reason = String(cString: strerror(code))
             return "cannot \(operation): \(reason)"
         case let .notText(.byteOrderMark(encoding)):
-            return "not CSV text: the file begins with a \(encoding) byte-order mark — save it as UTF-8 (or convert it: iconv -f UTF-16 -t UTF-8)"
+            return "not CSV text in the encoding given: the file begins with a \(encoding) byte-order mark — leave --encoding auto, or give \(encoding.hasPrefix("UTF-32") ? "utf-32" : "utf-16")"
+        case let .invalidByteInUTF8(bytes, offset):
+            return "bytes \(CSVError.hex(bytes)) at offset \(offset) are not UTF-8, though the rest of the file is — a value cut mid-character? (if the whole file is in another encoding, give it with --encoding)"
+        case let .unclearEncoding(candidates):
+            return "not UTF-8; the text looks like \(candidates.joined(separator: " or ")) — give --encoding"
+        case let .undecodable(bytes, offset, encoding, atEnd):
+            return atEnd ? "the file ends inside a character (bytes \(CSVError.hex(bytes)) at offset \(offset)) — is it \(encoding)?"
+                : "bytes \(CSVError.hex(bytes)) at offset \(offset) are not \(encoding) — is the file in another encoding? (give it with --encoding)"
+        case let .unavailableEncoding(name):
+            return "this system's iconv cannot convert \(name)"
         case let .notText(.nulByte(offset, isZip)):
             if isZip {
                 return "not CSV text: a ZIP archive (an .xlsx workbook?) — export the sheet as CSV"
             }
             return "not CSV text: a NUL byte at offset \(offset) — a binary file, or UTF-16 without a byte-order mark?"
         }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { "0x" + String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ")
+    }
+
+    /// How messages name an encoding: `Windows-1251`, `KOI8-R`, `CP866`, `UTF-8`.
+    static func displayName(_ encoding: CSVEncoding) -> String {
+        let n = encoding.name
+        if n.hasPrefix("windows-") { return "Windows-" + n.dropFirst(8) }
+        if n == "mac-roman" { return "Mac Roman" }
+        if n == "big5" { return "Big5" }
+        if n == "shift_jis" { return "Shift_JIS" }
+        return n.uppercased()
     }
 
     /// `16 MiB`, `64 KiB` or `1000 bytes`.

@@ -12,7 +12,11 @@
 //   starts with `"` is quoted: it may contain the delimiter, line breaks and `""` (one quote).
 // - Leniency, as Python's csv module: a quote inside an unquoted field is literal (`37.8"N`), and
 //   text after a closing quote is appended (`"ab"c` is `abc`). Spaces are kept as they are.
-// - A UTF-8 byte-order mark at the start is skipped, whatever the encoding option.
+// - A UTF-8 byte-order mark at the start is skipped, whatever the encoding option. A UTF-16 or UTF-32
+//   mark names the encoding (with `auto` or `utf-16`/`utf-32`): such input, and the multi-byte encodings,
+//   are transcoded to UTF-8 before parsing (Transcoder.swift); with another encoding the mark is an error.
+// - Encodings: see TextEncoding.swift; what `auto` decides: ByteSource.prescan and EncodingGuesser.swift.
+//   A byte the code page in use leaves undefined is an error at its place, as an invalid UTF-8 byte is.
 // - Blank lines (an empty line anywhere, also before the header or at the end) are skipped
 //   silently: they are not records and do not get a record number. `blankLinesSkipped` counts
 //   them, and records keep their physical line numbers, so a caller can still see the gap. (So a
@@ -110,11 +114,14 @@ public final class CSVReader {
     public let displayName: String
     public let options: Options
     /// The encoding in use: the one given, or the one `auto` settled on (never `auto`).
-    public var encoding: CSVEncoding { resolvedEncoding.publicValue }
+    public private(set) var encoding: CSVEncoding = .utf8
     /// The delimiter in use: the one given, or the one sniffed.
     public private(set) var delimiter: UInt8 = UInt8(ascii: ",")
-    /// Whether the input started with a UTF-8 byte-order mark (which was skipped).
+    /// Whether the input started with a byte-order mark (UTF-8, or the UTF-16/32 one that named its encoding),
+    /// which was skipped.
     public private(set) var hadByteOrderMark = false
+    /// Whether the first line ends with CRLF (as Excel and 1C write), for files written back in the input's dialect.
+    public private(set) var usesCRLF = false
     /// Blank lines skipped so far (see the behaviour notes at the top of this file).
     public internal(set) var blankLinesSkipped = 0
     /// Records read so far, including the header and a record just reported as an error: the
@@ -165,6 +172,11 @@ public final class CSVReader {
     /// Buffer offset of the first invalid byte, `Int.max` if none was seen.
     var invalidPosition = Int.max
     var guessedFromPrefix: Int?
+    /// Set when `auto` found valid multi-byte UTF-8 and an invalid byte: that byte is an error.
+    var mostlyUTF8 = false
+    /// The bytes the code page in use leaves undefined, and whether the invalid byte noted is one of them.
+    var undefinedBytes: [UInt8] = []
+    var undefinedInCodePage = false
 
     var expectedFieldCount: Int?
     var finalError: CSVError?
@@ -220,44 +232,54 @@ public final class CSVReader {
         let rereadableStart = source.rereadableStart()
 
         // The first bytes. When something is to be guessed from them, a full buffer (or the whole
-        // input); otherwise what one read gives (at least the 3 of a byte-order mark), so that a
-        // stream's first records are not held back.
-        let guesses = options.delimiter == .auto || (options.encoding == .auto && rereadableStart == nil)
-        while !atEOF, end < 3 || (guesses && end < capacity) { try readMore() }
+        // input; a stream's encoding is judged by its first MiB); otherwise what one read gives (at
+        // least the 4 of a byte-order mark), so that a stream's first records are not held back.
+        let judgesStream = options.encoding == .auto && rereadableStart == nil
+        let guesses = options.delimiter == .auto || judgesStream
+        let wanted = judgesStream ? max(capacity, CSVReader.streamJudgement) : capacity
+        if wanted > capacity { grow(to: wanted) }
+        while !atEOF, end < 4 || (guesses && end < wanted) { try readMore() }
+
+        // UTF-16 and UTF-32 (by their mark, or by name) and the multi-byte encodings are
+        // transcoded to UTF-8 before parsing (Transcoder.swift).
+        if let (transcoded, iconvName, skip) = try transcoding(options.encoding) {
+            try transcode(transcoded, iconvName: iconvName, skip: skip)
+        }
 
         if end >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
             hadByteOrderMark = true
             position = 3
         }
         if let error = notTextError() { throw fail(error) }
+        if let lineBreak = UnsafeBufferPointer(start: buffer + position, count: end - position).firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+            usesCRLF = buffer[position + lineBreak] == 0x0D && position + lineBreak + 1 < end && buffer[position + lineBreak + 1] == 0x0A
+        }
 
-        switch options.encoding {
+        switch options.encoding.family {
         case .utf8:
             startValidating()
-        case .windows1252:
-            resolvedEncoding = .windows1252
-        case .latin1:
-            resolvedEncoding = .latin1
+        case .transcoded:
+            resolvedEncoding = .utf8     // iconv's output is valid UTF-8
+        case .singleByte:
+            try useCodePage(options.encoding)
         case .auto:
-            if hadByteOrderMark {
+            if case .transcoding = self.source {
+                resolvedEncoding = .utf8
+            } else if hadByteOrderMark {
                 startValidating()
             } else if let rereadableStart {
-                let isUTF8: Bool
-                do { isUTF8 = try source.prescanIsUTF8(from: rereadableStart, longestLine: options.maxRecordBytes) } catch {
+                let result: Prescan.Result
+                do { result = try source.prescan(from: rereadableStart, longestLine: options.maxRecordBytes) } catch {
                     throw fail(CSVError(file: displayName, line: 1, kind: .io(operation: "read", errno: error.code)))
                 }
-                resolvedEncoding = isUTF8 ? .utf8 : .windows1252
+                try settle(result, validate: false)
             } else {
-                startValidating()
-                if invalidBytes != nil {
-                    // The start already is not UTF-8: read all of it as Windows-1252.
-                    validator = nil
-                    invalidBytes = nil
-                    invalidPosition = .max
-                    resolvedEncoding = .windows1252
-                } else if !atEOF {
-                    guessedFromPrefix = end
-                }
+                // A stream cannot be read twice: judge its first MiB as a file is judged whole.
+                var scan = Prescan(longestLine: .max)
+                var result = scan.feed(buffer + position, count: end - position, offset: Int64(position))
+                if result == nil { result = atEOF || scan.evidence != nil ? scan.finish() : .utf8 }
+                if case .utf8 = result!, !atEOF { guessedFromPrefix = end }
+                try settle(result!, validate: true)
             }
         }
 
@@ -275,6 +297,145 @@ public final class CSVReader {
         classes[256 + Int(UInt8(ascii: "\r"))] = 3
 
         if case let .exactly(count) = options.fieldCount { expectedFieldCount = count }
+    }
+
+    /// The bytes `text` has in the input as the reader sees it (UTF-8 for a transcoded input), to
+    /// compare with a field's bytes; nil if the encoding cannot hold it.
+    public func bytes(of text: String) -> [UInt8]? {
+        switch resolvedEncoding {
+        case .utf8:
+            return Array(text.utf8)
+        case .singleByte(let table):
+            var out: [UInt8] = []
+            for s in text.unicodeScalars {
+                guard let b = table.bytes[s.value] else { return nil }
+                out.append(b)
+            }
+            return out
+        }
+    }
+
+    /// How much of a stream `auto` judges the encoding by.
+    static let streamJudgement = 1 << 20
+
+    /// The transcoding an encoding needs: what iconv reads, and the bytes of a byte-order mark to skip.
+    /// Nil for the encodings the reader parses directly. With `auto`, only a UTF-16 or UTF-32 mark.
+    private func transcoding(_ encoding: CSVEncoding) throws -> (CSVEncoding, String, Int)? {
+        let bytes = UnsafeBufferPointer(start: buffer, count: end)
+        let marks: [(prefix: [UInt8], name: String)] = [
+            ([0x00, 0x00, 0xFE, 0xFF], "utf-32be"), ([0xFF, 0xFE, 0x00, 0x00], "utf-32le"),
+            ([0xFE, 0xFF], "utf-16be"), ([0xFF, 0xFE], "utf-16le"),
+        ]
+        let mark = marks.first { bytes.starts(with: $0.prefix) }
+        switch encoding.family {
+        case .auto:
+            guard let mark else { return nil }
+            let e = CSVEncoding(label: mark.name)!
+            return (e, e.iconvName, mark.prefix.count)
+        case .transcoded:
+            if encoding.name == "utf-16" || encoding.name == "utf-32" {
+                // By its mark; without one, little-endian, as Windows writes it.
+                if let mark, mark.name.hasPrefix(encoding.name) {
+                    let e = CSVEncoding(label: mark.name)!
+                    return (e, e.iconvName, mark.prefix.count)
+                }
+                let e = CSVEncoding(label: encoding.name + "le")!
+                return (e, e.iconvName, 0)
+            }
+            if let mark, mark.name == encoding.name { return (encoding, encoding.iconvName, mark.prefix.count) }
+            return (encoding, encoding.iconvName, 0)
+        default:
+            return nil
+        }
+    }
+
+    /// Reads the rest of the input through iconv, from the bytes read so far (after `skip` bytes of a
+    /// byte-order mark), and fills the buffer again with UTF-8.
+    private func transcode(_ transcoded: CSVEncoding, iconvName: String, skip: Int) throws {
+        guard let transcoder = Transcoder(inner: source, encoding: transcoded, iconvName: iconvName,
+                                          pending: UnsafeBufferPointer(start: buffer + skip, count: end - skip),
+                                          pendingOffset: Int64(skip))
+        else { throw fail(CSVError(file: displayName, line: 0, kind: .unavailableEncoding(transcoded.name))) }
+        source = .transcoding(transcoder)
+        hadByteOrderMark = skip > 0
+        end = 0
+        position = 0
+        atEOF = false
+        while !atEOF, end < 3 || (options.delimiter == .auto && end < capacity) { try readMore() }
+        encoding = transcoded
+        resolvedEncoding = .utf8
+    }
+
+    /// Decodes fields through the code page's table.
+    private func useCodePage(_ codePage: CSVEncoding) throws {
+        guard let table = SingleByteTable.table(for: codePage) else {
+            throw fail(CSVError(file: displayName, line: 0, kind: .unavailableEncoding(codePage.name)))
+        }
+        resolvedEncoding = .singleByte(table)
+        encoding = codePage
+        // A byte the code page leaves undefined (0x98 in Windows-1251) means the file is in another
+        // encoding: an error where the reader meets it, never a control character in the store. A
+        // stream `auto` judged by its first MiB is contradicted this way too.
+        undefinedBytes = table.undefinedBytes
+        findUndefined(from: 0, count: end)
+    }
+
+    /// Notes the first undefined byte of the code page in `buffer[from..<from + count]` (memchr per byte value:
+    /// code pages leave a few undefined, so this costs next to nothing).
+    private func findUndefined(from: Int, count: Int) {
+        guard !undefinedBytes.isEmpty, invalidBytes == nil, count > 0 else { return }
+        var first = Int.max
+        for u in undefinedBytes {
+            if let p = memchr(buffer + from, Int32(u), first == .max ? count : first - from) {
+                first = min(first, buffer.distance(to: p.assumingMemoryBound(to: UInt8.self)))
+            }
+        }
+        guard first != .max else { return }
+        undefinedInCodePage = true
+        noteInvalid(UTF8Validator.Failure(bytes: [buffer[first]], offset: bufferOffset + Int64(first)))
+    }
+
+    /// What `auto` makes of a pre-scan.
+    /// `validate`: whether UTF-8 must still be checked as it is read (a stream judged by its start).
+    private func settle(_ result: Prescan.Result, validate: Bool) throws {
+        switch result {
+        case .utf8:
+            if validate {
+                startValidating()
+            } else {
+                resolvedEncoding = .utf8
+                encoding = .utf8
+            }
+        case .utf8WithInvalidBytes:
+            // Never a code page: the invalid byte is reported where the reader meets it.
+            guessedFromPrefix = nil
+            mostlyUTF8 = true
+            startValidating()
+        case .notUTF8(let evidence):
+            switch EncodingGuesser.guess(evidence) {
+            case .encoding(let e):
+                validator = nil
+                invalidBytes = nil
+                invalidPosition = .max
+                if e.family == .transcoded {
+                    try transcode(e, iconvName: e.iconvName, skip: 0)
+                } else {
+                    try useCodePage(e)
+                }
+            case .unclear(let candidates):
+                // The region once, unless the candidates' differ: "Windows-1251 (Cyrillic) or KOI8-R".
+                let names = candidates.enumerated().map { i, e in
+                    i > 0 && e.region == candidates[0].region ? CSVError.displayName(e) : "\(CSVError.displayName(e)) (\(e.region))"
+                }
+                throw fail(CSVError(file: displayName, line: 0, kind: .unclearEncoding(names)))
+            }
+        }
+    }
+
+    private func grow(to size: Int) {
+        guard let bigger = realloc(buffer, size + 1) else { fatalError("out of memory for a \(size)-byte CSV buffer") }
+        buffer = bigger.assumingMemoryBound(to: UInt8.self)
+        capacity = size
     }
 
     deinit {
@@ -367,6 +528,10 @@ public final class CSVReader {
         do {
             count = try source.read(into: buffer + end, count: capacity - end)
         } catch {
+            if case let .transcoding(transcoder) = source, let f = transcoder.failure {
+                throw fail(CSVError(file: displayName, line: f.line, column: f.column,
+                                    kind: .undecodable(bytes: f.bytes, offset: f.offset, encoding: transcoder.encoding.name, atEnd: f.atEnd)))
+            }
             throw fail(CSVError(file: displayName, line: line, kind: .io(operation: "read", errno: error.code)))
         }
         if count == 0 {
@@ -376,6 +541,7 @@ public final class CSVReader {
             if validator != nil, let failure = validator!.feed(buffer + end, count: count, offset: bufferOffset + Int64(end)) {
                 noteInvalid(failure)
             }
+            findUndefined(from: end, count: count)
             end += count
         }
         buffer[end] = UInt8(ascii: "\n")
@@ -384,6 +550,7 @@ public final class CSVReader {
     /// Reads as UTF-8 and checks every byte, starting with those already in the buffer.
     private func startValidating() {
         resolvedEncoding = .utf8
+        encoding = .utf8
         var validator = UTF8Validator()
         if let failure = validator.feed(buffer, count: end, offset: bufferOffset) {
             self.validator = validator
@@ -434,6 +601,14 @@ public final class CSVReader {
     private func encodingError() -> CSVError {
         let failure = invalidBytes!
         let place = locate(invalidPosition)
+        if undefinedInCodePage {
+            return CSVError(file: displayName, line: place.line, column: place.column,
+                            kind: .undecodable(bytes: failure.bytes, offset: failure.offset, encoding: encoding.name, atEnd: false))
+        }
+        if mostlyUTF8 {
+            return CSVError(file: displayName, line: place.line, column: place.column,
+                            kind: .invalidByteInUTF8(bytes: failure.bytes, offset: failure.offset))
+        }
         return CSVError(file: displayName, line: place.line,
                         kind: .invalidUTF8(bytes: failure.bytes, offset: failure.offset, guessedFromPrefix: guessedFromPrefix))
     }

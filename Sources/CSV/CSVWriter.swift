@@ -3,7 +3,10 @@
 // Why this file exists: the exporter and the report renderers need output that this reader,
 // Python's csv module and spreadsheets read back as the same values, written fast. Its format is a
 // contract — change it only on purpose:
-// - UTF-8 only; an optional byte-order mark (`byteOrderMark`, for Excel) comes first.
+// - UTF-8 by default; an optional byte-order mark (`byteOrderMark`, for Excel) comes first. Another
+//   `encoding` (a code page, UTF-16, Shift_JIS) encodes every byte written, its mark included
+//   (UTF-16 and UTF-32 without an endianness get one); a character it cannot hold is an error
+//   (`UnencodableCharacter`, with `fieldIndex` in the record), never a `?`.
 // - A field is quoted only when it must be: when it contains the delimiter, `"`, CR or LF, or
 //   starts with U+FEFF (which a reader would take for a byte-order mark). Quotes inside are
 //   doubled. Leading and trailing spaces are written as they are, unquoted (RFC 4180 keeps them).
@@ -28,8 +31,13 @@ public final class CSVWriter {
         public var lineEnding: LineEnding
         /// Start the output with a UTF-8 byte-order mark.
         public var byteOrderMark: Bool
+        /// The output's encoding (`auto` is not one).
+        public var encoding: CSVEncoding
 
-        public init(delimiter: UInt8 = UInt8(ascii: ","), lineEnding: LineEnding = .lf, byteOrderMark: Bool = false) {
+        public init(delimiter: UInt8 = UInt8(ascii: ","), lineEnding: LineEnding = .lf, byteOrderMark: Bool = false,
+                    encoding: CSVEncoding = .utf8) {
+            precondition(encoding != .auto, "an output has a named encoding")
+            self.encoding = encoding
             precondition(delimiter < 0x80 && delimiter != UInt8(ascii: "\"") && delimiter != UInt8(ascii: "\n")
                          && delimiter != UInt8(ascii: "\r"),
                          "the delimiter must be an ASCII byte other than a quote, CR or LF")
@@ -50,6 +58,17 @@ public final class CSVWriter {
     private let special: [Bool]
     private var fieldsInRecord = 0
     private var lastFieldEmpty = false
+    /// Set for any encoding but UTF-8: each field is assembled in UTF-8, then encoded.
+    private let encoder: OutputEncoder?
+    private var assembled: [UInt8] = []
+    private var encodedBytes: [UInt8] = []
+
+    /// A field's character that the output encoding cannot hold.
+    public struct Unencodable: Error, Sendable {
+        /// The field's index in its record.
+        public var fieldIndex: Int
+        public var character: UnencodableCharacter
+    }
 
     /// Writes to `path` through the one output module (`OutputFile`: the store and the input are refused, a
     /// regular file appears whole at `close()`, a device or pipe is written in place); `-` is standard output.
@@ -80,6 +99,18 @@ public final class CSVWriter {
             special[Int(byte)] = true
         }
         self.special = special
+        if options.encoding != .utf8 {
+            guard let encoder = OutputEncoder(options.encoding) else {
+                throw CSVError(file: displayName, line: 0, kind: .unavailableEncoding(options.encoding.name))
+            }
+            self.encoder = encoder
+            if !encoder.byteOrderMark.isEmpty {
+                try io { () throws(Errno) in try sink.reserve(encoder.byteOrderMark.count) }
+                for b in encoder.byteOrderMark { sink.append(b) }
+            }
+            return
+        }
+        encoder = nil
         if options.byteOrderMark {
             try io { () throws(Errno) in try sink.reserve(3) }
             sink.append(0xEF); sink.append(0xBB); sink.append(0xBF)
@@ -126,6 +157,7 @@ public final class CSVWriter {
 
     /// Writes one field given as UTF-8 bytes (quoted if needed, like any field).
     public func writeField(bytes: UnsafeBufferPointer<UInt8>) throws {
+        if let encoder { return try writeEncodedField(bytes, encoder) }
         let count = bytes.count
         // Worst case: delimiter, two quotes, every byte a doubled quote.
         try io { () throws(Errno) in try sink.reserve(2 * count + 3) }
@@ -159,8 +191,48 @@ public final class CSVWriter {
         sink.append(quote)
     }
 
+    /// A field in another encoding: quoted by the same rules (on its UTF-8), then encoded, the
+    /// delimiter and quotes with it.
+    private func writeEncodedField(_ bytes: UnsafeBufferPointer<UInt8>, _ encoder: OutputEncoder) throws {
+        assembled.removeAll(keepingCapacity: true)
+        if fieldsInRecord > 0 { assembled.append(options.delimiter) }
+        let index = fieldsInRecord
+        fieldsInRecord += 1
+        lastFieldEmpty = bytes.isEmpty
+        let quote = UInt8(ascii: "\"")
+        let needsQuotes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) || bytes.contains { special[Int($0)] }
+        if needsQuotes { assembled.append(quote) }
+        for b in bytes {
+            assembled.append(b)
+            if needsQuotes && b == quote { assembled.append(quote) }
+        }
+        if needsQuotes { assembled.append(quote) }
+        try emit(assembled, encoder, field: index)
+    }
+
+    private func emit(_ utf8: [UInt8], _ encoder: OutputEncoder, field: Int) throws {
+        encodedBytes.removeAll(keepingCapacity: true)
+        do {
+            try utf8.withUnsafeBufferPointer { (b) throws(UnencodableCharacter) in try encoder.encode(b, into: &encodedBytes) }
+        } catch {
+            throw Unencodable(fieldIndex: field, character: error)
+        }
+        try io { () throws(Errno) in try sink.reserve(encodedBytes.count) }
+        encodedBytes.withUnsafeBufferPointer { sink.append($0.baseAddress!, count: $0.count) }
+    }
+
     /// Ends the current record with the line ending.
     public func endRecord() throws {
+        if let encoder {
+            var ending: [UInt8] = fieldsInRecord == 1 && lastFieldEmpty ? [UInt8(ascii: "\""), UInt8(ascii: "\"")] : []
+            if options.lineEnding == .crlf { ending.append(UInt8(ascii: "\r")) }
+            ending.append(UInt8(ascii: "\n"))
+            try emit(ending, encoder, field: fieldsInRecord)
+            fieldsInRecord = 0
+            lastFieldEmpty = false
+            recordCount += 1
+            return
+        }
         try io { () throws(Errno) in try sink.reserve(4) }
         if fieldsInRecord == 1, lastFieldEmpty {
             sink.append(UInt8(ascii: "\""))

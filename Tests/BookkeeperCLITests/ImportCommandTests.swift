@@ -46,7 +46,7 @@ final class ImportCommandTests: ImportTestCase {
         let out = ok("import", "Tag", file)
         let lines = out.split(separator: "\n")
         XCTAssertTrue(lines[0].hasPrefix("tags.csv → Tag: 2 records in "), out)
-        XCTAssertTrue(lines[0].hasSuffix(" records/s)"), out)
+        XCTAssertTrue(lines[0].hasSuffix(" records/s), utf-8"), "the encoding the file was read in: \(out)")
         XCTAssertEqual(lines[1], "  Tag  2 inserted, 0 updated, 0 unchanged, 0 rejected")
         XCTAssertEqual(lines.count, 2)
     }
@@ -95,6 +95,24 @@ final class ImportCommandTests: ImportTestCase {
         XCTAssertEqual(json[1]["unchanged"] as? Int, 1)
         XCTAssertEqual(json[0]["entity"] as? String, "Tag")
         XCTAssertNotNil(json[0]["startedAt"] as? String)
+        XCTAssertEqual(json[0]["encoding"] as? String, "utf-8")
+        XCTAssertTrue(lines[0].hasSuffix("encoding"), String(lines[0]))
+        XCTAssertTrue(lines[2].hasSuffix("utf-8"), String(lines[2]))
+    }
+
+    func testAnOlderHistoryTableGainsTheEncodingColumn() throws {
+        ok("init")
+        ok("import", "Tag", csv("tags.csv", "name\nvip\n"))
+        // The table as a version before the encoding was kept made it.
+        let drop = try runTool(["/usr/bin/sqlite3", store, "ALTER TABLE _bookkeeper_imports DROP COLUMN encoding"])
+        XCTAssertEqual(drop.status, 0, drop.error)
+        var json = try JSONSerialization.jsonObject(with: Data(ok("imports", "--format", "json").utf8)) as! [[String: Any]]
+        XCTAssertTrue(json[0]["encoding"] is NSNull, "an older row has none")
+        dir.write("more.csv", "name\nZoë\n")
+        ok("import", "Tag", "more.csv")
+        json = try JSONSerialization.jsonObject(with: Data(ok("imports", "--format", "json").utf8)) as! [[String: Any]]
+        XCTAssertTrue(json[0]["encoding"] is NSNull)
+        XCTAssertEqual(json[1]["encoding"] as? String, "utf-8")
     }
 
     func sha256Hex(_ path: String) throws -> String {

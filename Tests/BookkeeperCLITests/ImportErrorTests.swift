@@ -130,9 +130,12 @@ final class ImportErrorTests: ImportTestCase {
         dir.write("p.yaml", "entity: Tag\ndelimeter: \";\"\n")
         XCTAssertEqual(try fails(78, "import", "Tag", "t.csv", "--profile", "p.yaml"),
                        "bookkeeper: p.yaml:2:1: unknown option \"delimeter\" — did you mean \"delimiter\"?\n")
-        dir.write("q.yaml", "encoding: ebcdic\n")
+        dir.write("q.yaml", "encoding: windows-1215\n")
         XCTAssertEqual(try fails(78, "import", "Tag", "t.csv", "--profile", "q.yaml"),
-                       "bookkeeper: q.yaml: encoding \"ebcdic\" is not one of auto, utf-8, windows-1252, latin1\n")
+                       "bookkeeper: q.yaml: unknown encoding \"windows-1215\" — did you mean \"windows-1251\"?; accepted: auto, utf-8, utf-16 and utf-32 (le, be), windows-1250…1258, iso-8859-1…16, koi8-r, koi8-u, cp866, cp850, mac-roman, shift_jis, euc-jp, gb18030, big5, euc-kr\n")
+        XCTAssertEqual(try fails(64, "import", "Tag", "t.csv", "--encoding", "windows-1215"),
+                       "bookkeeper: unknown encoding \"windows-1215\" — did you mean \"windows-1251\"?; accepted: auto, utf-8, utf-16 and utf-32 (le, be), windows-1250…1258, iso-8859-1…16, koi8-r, koi8-u, cp866, cp850, mac-roman, shift_jis, euc-jp, gb18030, big5, euc-kr\n")
+        XCTAssertTrue(try fails(64, "import", "Tag", "t.csv", "--encoding", "EBCDIC-US").hasPrefix("bookkeeper: encoding \"EBCDIC-US\" is not accepted: EBCDIC"))
         dir.write("m.yaml", "map:\n  name: nmae\n")
         XCTAssertEqual(try fails(78, "import", "Tag", "t.csv", "--profile", "m.yaml"),
                        "bookkeeper: m.yaml: --map \"name=nmae\": \"nmae\" names nothing on Tag — did you mean \"name\"?\n")

@@ -55,8 +55,9 @@ final class ReliabilityBadFileTests: XCTestCase {
     func testFilesThatAreNotText() throws {
         let utf16: [UInt8] = [0xFF, 0xFE] + Array("name\nvip\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
         bytes("utf16.csv", utf16)
-        try fails(65, ["import", "Tag", "utf16.csv"],
-                  "bookkeeper: utf16.csv: not CSV text: the file begins with a UTF-16 (little-endian) byte-order mark — save it as UTF-8 (or convert it: iconv -f UTF-16 -t UTF-8)\n")
+        // Its mark names its encoding (issue 16); given another encoding, it is not text in that one.
+        try fails(65, ["import", "Tag", "utf16.csv", "--encoding", "utf-8"],
+                  "bookkeeper: utf16.csv: not CSV text in the encoding given: the file begins with a UTF-16 (little-endian) byte-order mark — leave --encoding auto, or give utf-16\n")
         bytes("utf16-no-mark.csv", Array(utf16.dropFirst(2)))
         try fails(65, ["import", "Tag", "utf16-no-mark.csv", "--encoding", "windows-1252"],
                   "bookkeeper: utf16-no-mark.csv: not CSV text: a NUL byte at offset 1 — a binary file, or UTF-16 without a byte-order mark?\n")
@@ -69,9 +70,12 @@ final class ReliabilityBadFileTests: XCTestCase {
         bytes("orders.xlsx", [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0x08, 0x00])
         try fails(65, ["import", "Order", "orders.xlsx"],
                   "bookkeeper: orders.xlsx: not CSV text: a ZIP archive (an .xlsx workbook?) — export the sheet as CSV\n")
-        // Bytes that are invalid UTF-8 are Windows-1252 (every byte but NUL is a character there): read, not refused.
+        // Bytes that are not UTF-8 and read as nonsense in every code page (a C1 control after `Café`): auto stops
+        // and names the candidates; given the encoding, every byte but NUL is a character in Windows-1252.
         bytes("cp1252.csv", Array("name\nCaf".utf8) + [0xE9, 0x81, 0x0A])
-        XCTAssertEqual(bk(["import", "Tag", "cp1252.csv", "--quiet"]).status, 0)
+        try fails(65, ["import", "Tag", "cp1252.csv"],
+                  "bookkeeper: cp1252.csv: not UTF-8; the text looks like Windows-1252 (Western European) or Windows-1251 (Cyrillic) — give --encoding\n")
+        XCTAssertEqual(bk(["import", "Tag", "cp1252.csv", "--quiet", "--encoding", "windows-1252"]).status, 0)
         XCTAssertEqual(try queryStore(store, "SELECT name FROM Tag ORDER BY id DESC LIMIT 1"), ["Café\u{81}"])
     }
 

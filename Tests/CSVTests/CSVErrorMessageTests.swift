@@ -32,13 +32,14 @@ final class CSVErrorMessageTests: XCTestCase {
     }
 
     func testInvalidUTF8LaterInAStreamWhoseStartLookedLikeUTF8() throws {
-        let bytes = Array(String(repeating: "ok,fine\n", count: 100).utf8) + [0x96] + Array("\n".utf8)
+        // A stream is judged by its first MiB.
+        let bytes = Array(String(repeating: "ok,fine\n", count: 131_073).utf8) + [0x96] + Array("\n".utf8)
         try withPipe(Data(bytes)) { fd in
             let reader = try CSVReader(fileDescriptor: fd, displayName: "-", options: CSVReader.Options(bufferSize: 64))
             XCTAssertEqual(reader.encoding, .utf8)
             let error = csvError { _ = try reader.readAll() }
             XCTAssertEqual(error?.description,
-                           "-:101: bytes 0x96 at offset 800 are not UTF-8, though the first 64 bytes were — try --encoding windows-1252")
+                           "-:131074: bytes 0x96 at offset 1048584 are not UTF-8, though the first 1048576 bytes were — try --encoding windows-1252")
         }
     }
 

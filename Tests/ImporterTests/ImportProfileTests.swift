@@ -84,7 +84,12 @@ final class ImportProfileTests: XCTestCase {
             do { _ = try ImportSettings(o, entity: "Order") { _ in .commandLine }; return nil } catch { return error.description }
         }
         XCTAssertEqual(settingsError { $0.delimiter = "::" }, "delimiter \"::\" is not one of auto , ; tab | (or another single ASCII character)")
-        XCTAssertEqual(settingsError { $0.encoding = "ebcdic" }, "encoding \"ebcdic\" is not one of auto, utf-8, windows-1252, latin1")
+        let accepted = "auto, utf-8, utf-16 and utf-32 (le, be), windows-1250…1258, iso-8859-1…16, koi8-r, koi8-u, cp866, cp850, mac-roman, shift_jis, euc-jp, gb18030, big5, euc-kr"
+        XCTAssertEqual(settingsError { $0.encoding = "ebcdic" }, "encoding \"ebcdic\" is not accepted: EBCDIC is not ASCII-based, so its delimiters and line breaks are not the bytes a CSV reader looks for; accepted: \(accepted)")
+        XCTAssertEqual(settingsError { $0.encoding = "ISO-2022-JP" }, "encoding \"ISO-2022-JP\" is not accepted: stateful encodings (ISO-2022-*, UTF-7, HZ) change meaning with escape sequences, so bytes cannot be read on their own; accepted: \(accepted)")
+        XCTAssertEqual(settingsError { $0.encoding = "cp1251//TRANSLIT" }, "encoding \"cp1251//TRANSLIT\" is not accepted: iconv's //IGNORE and //TRANSLIT are not accepted: a character that does not fit is an error, never dropped or replaced; accepted: \(accepted)")
+        XCTAssertEqual(settingsError { $0.encoding = "windows-1215" }, "unknown encoding \"windows-1215\" — did you mean \"windows-1251\"?; accepted: \(accepted)")
+        XCTAssertNil(settingsError { $0.encoding = "KOI8-R" })
         XCTAssertEqual(settingsError { $0.dateFormat = "%d/%m" }, "date format \"%d/%m\": needs a year, a month and a day (%Y or %y, %m or %b, %d)")
         XCTAssertEqual(settingsError { $0.listSeparator = ", " }, "list separator \", \" must be one character")
         XCTAssertEqual(settingsError { $0.rejects = "r.csv" }, "--rejects needs --on-error skip (with abort, nothing is imported and nothing rejected)")

@@ -45,6 +45,28 @@ final class ValueConversionTests: XCTestCase {
                        "\"1.5\" is not a decimal number — with --decimal-comma the decimal separator is a comma")
     }
 
+    func testRegionalGroupingAsRussianGermanPolishAndSwissExportsWriteIt() throws {
+        // 1C and Excel: a space, a no-break space, a narrow no-break space, an apostrophe, or the other mark.
+        XCTAssertEqual(try convert("1 234,50", .decimal(scale: 2), decimalComma: true), decimal(123450, 2))
+        XCTAssertEqual(try convert("1\u{A0}234,50", .decimal(scale: 2), decimalComma: true), decimal(123450, 2))
+        XCTAssertEqual(try convert("12\u{A0}345\u{A0}678,00", .decimal(scale: 2), decimalComma: true), decimal(1_234_567_800, 2))
+        XCTAssertEqual(try convert("1\u{202F}234,5", .decimal(scale: 2), decimalComma: true), decimal(123450, 2))
+        XCTAssertEqual(try convert("1'234.50", .decimal(scale: 2)), decimal(123450, 2))
+        XCTAssertEqual(try convert("-1 234 567", .integer), .integer(-1_234_567))
+        XCTAssertEqual(try convert("1.234.567,89", .decimal(scale: 2), decimalComma: true), decimal(123_456_789, 2))
+        // Anything else is an error, never a silently joined number.
+        XCTAssertEqual(failure("12 34,5", .decimal(scale: 2), decimalComma: true), "\"12 34,5\" is not a decimal number")
+        XCTAssertEqual(failure("1 2345", .decimal(scale: 2)), "\"1 2345\" is not a decimal number")
+        XCTAssertEqual(failure("1234 567,5", .decimal(scale: 2), decimalComma: true), "\"1234 567,5\" is not a decimal number")
+        XCTAssertEqual(failure("1 234.567,5", .decimal(scale: 2), decimalComma: true), "\"1 234.567,5\" is not a decimal number", "one grouping mark throughout")
+        XCTAssertEqual(failure("1 234,5", .decimal(scale: 2)), "\"1 234,5\" is not a decimal number — try --decimal-comma")
+        XCTAssertEqual(failure("1,234,5", .decimal(scale: 2), decimalComma: true), "\"1,234,5\" is not a decimal number", "the grouping mark differs from the decimal one")
+        // In a code page the no-break space is that page's byte.
+        var koi8 = ValueConverter(decimalComma: true)
+        koi8.spaceGroupings = [[0x9A]]
+        XCTAssertEqual(try [0x31, 0x9A, 0x32, 0x33, 0x34, 0x2C, 0x35].withUnsafeBufferPointer { try koi8.convert($0, as: .decimal(scale: 2)) { "" } }, decimal(123450, 2))
+    }
+
     func testDecimalsThatDoNotFitAreErrorsNeverRounded() {
         XCTAssertEqual(failure("1.005", .decimal(scale: 2)), "\"1.005\" has more than 2 decimal places")
         XCTAssertEqual(failure("12,5", .decimal(scale: 2)), "\"12,5\" is not a decimal number — try --decimal-comma")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSV
 import FileOutput
 import Importer
 import ObjectStore
@@ -15,13 +16,22 @@ struct Export: StoreCommand {
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
     @Argument(help: "The entity.") var entity: String
     @Argument(help: ArgumentHelp("The CSV file to write (default: standard output).", valueName: "file")) var file: String = "-"
+    @Option(help: ArgumentHelp("Output encoding: utf-8 (default), windows-1251, koi8-r, utf-16, shift_jis, … (as import accepts).", valueName: "encoding"))
+    var encoding: String?
 
     func run() throws {
         _ = try OutputTarget.resolve(file)   // refused before the store is opened (or migrated)
         let store = try openStore(readOnly: true)
         _ = try model.entity(entity)
+        var outputEncoding = CSVEncoding.utf8
+        if let encoding {
+            outputEncoding = try ImportSettings.encoding(encoding, source: .commandLine)
+            if outputEncoding == .auto {
+                throw ImportOptionError("export writes a named encoding, not auto", source: .commandLine)
+            }
+        }
         // Through the one output module (CSVWriter → OutputFile): the store is refused, a file appears whole or
         // not at all, a device or pipe is written in place.
-        try Exporter.export(store: store, entity: entity, to: file) { Log.warning("\(file == "-" ? "standard output" : file): \($0)") }
+        try Exporter.export(store: store, entity: entity, to: file, encoding: outputEncoding) { Log.warning("\(file == "-" ? "standard output" : file): \($0)") }
     }
 }

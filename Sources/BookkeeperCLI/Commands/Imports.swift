@@ -21,7 +21,7 @@ struct Imports: StoreCommand {
                 let t = e.total
                 return ["id": e.id ?? 0, "file": e.file, "sha256": e.sha256, "startedAt": e.startedAt.description,
                         "seconds": e.seconds, "entity": e.entity, "records": e.records, "inserted": t.inserted,
-                        "updated": t.updated, "unchanged": t.unchanged, "deleted": t.deleted, "rejected": e.rejected,
+                        "updated": t.updated, "unchanged": t.unchanged, "deleted": t.deleted, "rejected": e.rejected, "encoding": e.encoding ?? NSNull(),
                         "counts": e.counts.mapValues { c in
                             ["inserted": c.inserted, "updated": c.updated, "unchanged": c.unchanged, "deleted": c.deleted]
                         }]
@@ -34,13 +34,13 @@ struct Imports: StoreCommand {
                 return
             }
             var table = TextTable(
-                headers: ["id", "time", "file", "sha256", "entity", "records", "inserted", "updated", "unchanged", "deleted", "rejected"],
-                alignments: [.right, .left, .left, .left, .left, .right, .right, .right, .right, .right, .right])
+                headers: ["id", "time", "file", "sha256", "entity", "records", "inserted", "updated", "unchanged", "deleted", "rejected", "encoding"],
+                alignments: [.right, .left, .left, .left, .left, .right, .right, .right, .right, .right, .right, .left])
             for e in history {
                 let t = e.total
                 table.append([String(e.id ?? 0), e.startedAt.description, oneLine(e.file), String(e.sha256.prefix(12)), e.entity,
                               String(e.records), String(t.inserted), String(t.updated), String(t.unchanged),
-                              String(t.deleted), String(e.rejected)])
+                              String(t.deleted), String(e.rejected), e.encoding ?? ""])
             }
             print(table.render())
         }

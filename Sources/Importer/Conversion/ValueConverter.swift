@@ -3,7 +3,11 @@
 // so the hot path makes no String for them.
 //
 // - Decimal: exact, never through floating point: `1234.50`, `1,234.50`, `-3`; with `decimalComma`
-//   `1.234,50`. Grouping separators must stand every three digits; no more places than the scale.
+//   `1.234,50`. Grouping as 1C and Excel write it in Russian, German, Polish and Swiss locales: the
+//   mark that is not the decimal one, a space, a no-break space (U+00A0), a narrow no-break space
+//   (U+202F) or an apostrophe (`1 234,50`, `1'234.50`), one of them throughout, standing every three
+//   digits after a first group of one to three (`12 34,5` is an error, never a joined number); no more
+//   places than the scale.
 // - Integer: digits with an optional sign and the same grouping.
 // - Date: `dateFormat` (default YYYY-MM-DD); time parts are ignored for a Date. DateTime: with a format
 //   that has time parts, that format (UTC); otherwise ISO 8601.
@@ -23,6 +27,9 @@ package struct ConversionError: Error, Equatable, Sendable {
 package struct ValueConverter: Sendable {
     package var decimalComma: Bool
     package var dateFormat: DateFormat?
+    /// The no-break spaces as the input's encoding writes them (UTF-8: two and three bytes; a code
+    /// page: its own byte, 0xA0 in Windows-125x, 0x9A in KOI8-R, 0xFF in CP866), also grouping marks.
+    package var spaceGroupings: [[UInt8]] = [[0xC2, 0xA0], [0xE2, 0x80, 0xAF]]
 
     package init(decimalComma: Bool = false, dateFormat: DateFormat? = nil) {
         self.decimalComma = decimalComma
@@ -122,6 +129,20 @@ package struct ValueConverter: Sendable {
         return UnsafeBufferPointer(rebasing: b[s..<e])
     }
 
+    /// The length of the grouping mark at `i`, if one stands there.
+    @inline(__always)
+    func groupingMark(_ b: UnsafeBufferPointer<UInt8>, at i: Int, group: UInt8) -> Int? {
+        let c = b[i]
+        if c == group || c == 0x20 || c == 0x27 { return 1 }
+        if c < 0x80 { return nil }
+        for s in spaceGroupings where i + s.count <= b.count {
+            var k = 0
+            while k < s.count, b[i + k] == s[k] { k += 1 }
+            if k == s.count { return s.count }
+        }
+        return nil
+    }
+
     /// Parses `[+-]digits[grouped][.fraction]` exactly: (units, places). Nil when malformed or too large.
     @inline(__always)
     func number(_ b: UnsafeBufferPointer<UInt8>, allowFraction: Bool) -> (Int64, Int)? {
@@ -140,6 +161,7 @@ package struct ValueConverter: Sendable {
         var places = 0
         var groupDigits = 0      // digits since the last grouping separator
         var grouped = false
+        var separator: [UInt8] = []     // the grouping mark in use: one kind throughout
         var inFraction = false
         while i < n {
             let c = b[i]
@@ -150,11 +172,16 @@ package struct ValueConverter: Sendable {
                 units = a
                 digits += 1
                 if inFraction { places += 1 } else { groupDigits += 1 }
-            } else if c == group && !inFraction {
+            } else if !inFraction, let length = groupingMark(b, at: i, group: group) {
                 // The first group has 1–3 digits, every later one exactly 3.
                 if digits == 0 || (grouped ? groupDigits != 3 : groupDigits > 3) { return nil }
+                let mark = Array(b[i..<i + length])
+                if grouped && mark != separator { return nil }
+                separator = mark
                 grouped = true
                 groupDigits = 0
+                i += length
+                continue
             } else if c == point && !inFraction && allowFraction {
                 if grouped && groupDigits != 3 { return nil }
                 inFraction = true

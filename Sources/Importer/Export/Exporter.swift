@@ -6,7 +6,9 @@
 // columns repeated, one line with empty `rows.*` cells for a document without rows. Values are written
 // as import reads them by default: decimals at their scale, dates YYYY-MM-DD, booleans yes/no.
 // Limits: an empty string is written as an empty cell, which imports as empty (null); a key containing
-// the list separator cannot be told apart in a list.
+// the list separator cannot be told apart in a list. In another `encoding` (`--encoding windows-1251`), a
+// value that encoding cannot hold is an error naming the object and the column (never a `?`), and the
+// file is not written.
 
 import CSV
 import ObjectStore
@@ -17,14 +19,14 @@ package enum Exporter {
     @discardableResult
     /// A reference whose target is gone (a No Action relationship) is written as the stored object ID, and
     /// `warn` is told (`Customer/3.bank refers to Bank/1, which does not exist`).
-    package static func export(store: Store, entity entityName: String, to path: String,
+    package static func export(store: Store, entity entityName: String, to path: String, encoding: CSVEncoding = .utf8,
                                warn: @escaping (String) -> Void = { _ in }) throws -> Int {
         let model = store.model
         let entity = try model.entity(entityName)
         let resolver = KeyPathResolver(model: model, entity: entity)
         let writer: CSVWriter
         do {
-            writer = try CSVWriter(path: path)
+            writer = try CSVWriter(path: path, options: CSVWriter.Options(encoding: encoding))
         } catch let error as CSVError {
             throw ImportInputError(message: error.description, category: .cannotCreateOutput)
         }
@@ -62,16 +64,29 @@ package enum Exporter {
             rowColumns = columns(re, prefix: "\(rr.name).", excluding: model.inverse(of: rr).name)
         }
         var lines = 0
+        let names = own.map(\.0) + rowColumns.map(\.0)
+        let keyIndex = model.referenceKey(of: entity).flatMap { k in entity.attributes.firstIndex { $0.name == k.name } }
+        /// Writes one line; a value the encoding cannot hold names its object and column.
+        func write(_ cells: [String], _ object: ExportedObject?) throws {
+            do {
+                try writer.writeRecord(cells)
+            } catch let error as CSVWriter.Unencodable {
+                let what = object.map { o in keyIndex.map { "\(entity.name) \"\(o.attributes[$0].description)\"" } ?? "\(entity.name) \(o.rowID)" }
+                    ?? "the header"
+                throw ImportInputError(message: "\(path): \(what), column \(names[error.fieldIndex]): \(error.character.message) — nothing was written",
+                                       category: .data)
+            }
+        }
         do {
-            try writer.writeRecord(own.map(\.0) + rowColumns.map(\.0))
+            try write(names, nil)
             try store.forEachObject(of: entity.name, rows: resolver.rowsRelationship?.name) { object in
                 let ownCells = own.map { $0.1(object) }
                 if rowColumns.isEmpty || object.rows.isEmpty {
-                    try writer.writeRecord(ownCells + rowColumns.map { _ in "" })
+                    try write(ownCells + rowColumns.map { _ in "" }, object)
                     lines += 1
                 } else {
                     for row in object.rows {
-                        try writer.writeRecord(ownCells + rowColumns.map { $0.1(row) })
+                        try write(ownCells + rowColumns.map { $0.1(row) }, object)
                         lines += 1
                     }
                 }

@@ -145,6 +145,12 @@ package final class ImportJob {
         } catch let error as CSVError {
             throw csvFailure(error)
         }
+        // Cells are compared as bytes: null tokens and the no-break spaces that group digits in the input's encoding.
+        cells = Cells(converter: {
+            var c = cells.converter
+            c.spaceGroupings = ["\u{A0}", "\u{202F}"].compactMap { reader.bytes(of: $0) }
+            return c
+        }(), nullTokens: settings.nullTokens.compactMap { reader.bytes(of: $0) }, listSeparator: cells.listSeparator)
 
         // The header.
         var header: [String]
@@ -164,8 +170,17 @@ package final class ImportJob {
             }
         }
 
+        // A rejects file, fixed, is imported again with the same profile and command: its trailing `reason`
+        // column (which the rejects file adds) is ignored, unless the entity has such a property or it is mapped.
+        var map = settings.map, mapOrder = settings.mapOrder
+        if !headerless, header.count > 1, let last = header.last, HeaderMapping.trim(last) == "reason",
+           !map.keys.contains(where: { HeaderMapping.trim($0).lowercased() == "reason" }),
+           !resolver.candidates.contains(where: { $0.lowercased() == "reason" }) {
+            map[last] = ""
+            mapOrder.append(last)
+        }
         let mapping: HeaderMapping
-        switch HeaderMapping.make(header: header, resolver: resolver, map: settings.map, mapOrder: settings.mapOrder,
+        switch HeaderMapping.make(header: header, resolver: resolver, map: map, mapOrder: mapOrder,
                                   mapSource: settings.mapSource, ignoreUnknown: settings.ignoreUnknown) {
         case .success(let m): mapping = m
         case .failure(let failure):
@@ -180,7 +195,7 @@ package final class ImportJob {
         try plan(mapping, resolver: resolver)
 
         if let path = settings.rejects, !settings.dryRun {
-            rejects = try RejectsWriter(path: path, delimiter: reader.delimiter)
+            rejects = try RejectsWriter(path: path, reader: reader)
             if let headerRaw { try rejects!.writeHeader(headerRaw) }
         }
         let progress = ProgressBar(totalBytes: input.size, enabled: progressEnabled && !settings.quiet)
@@ -213,7 +228,7 @@ package final class ImportJob {
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
                     try writer.recordImport(ImportJournalEntry(
                         file: file, sha256: sha, startedAt: started, seconds: seconds, entity: entity.name,
-                        records: records, rejected: rejectedLines, counts: counts))
+                        records: records, rejected: rejectedLines, counts: counts, encoding: reader.encoding.name))
                 }
                 try rejects?.prepare()
             }
@@ -247,7 +262,8 @@ package final class ImportJob {
                                     category: .io)
             }
         }
-        let summary = makeSummary(records: records, seconds: seconds, sha: sha, counts: counts, unknown: mapping.unknown)
+        var summary = makeSummary(records: records, seconds: seconds, sha: sha, counts: counts, unknown: mapping.unknown)
+        summary.encoding = reader.encoding.name
         if issues.total > 0 {
             var lines = issues.rendered(file: file)
             lines.append("\(rejected) record\(rejected == 1 ? "" : "s") rejected\(rejects != nil && !settings.dryRun ? " (written to \(settings.rejects!))" : ""); the others were \(settings.dryRun ? "checked" : "imported")")

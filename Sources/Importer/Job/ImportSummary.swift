@@ -30,6 +30,8 @@ package struct ImportSummary: Sendable, Codable, Equatable {
     /// The errors shown (the first 20) and how many there were in all.
     package var errors: [ImportIssue]
     package var errorCount: Int
+    /// The encoding the input was read in (`utf-8`, `windows-1251`, `utf-16le`).
+    package var encoding: String?
 
     /// The entity's line, e.g. `Order  0 inserted, 0 updated, 50 unchanged, 0 rejected`.
     func line(_ c: EntityCounts, width: Int, rowsEntity: Bool) -> String {
@@ -44,7 +46,7 @@ package struct ImportSummary: Sendable, Codable, Equatable {
     /// `rowEntities`: the row tables, whose lines always show `deleted`.
     package func text(rowEntities: Set<String> = []) -> String {
         let perSecond = recordsPerSecond >= 1 ? String(Int(recordsPerSecond.rounded())) : String(format: "%.1f", recordsPerSecond)
-        var lines = ["\(file) → \(entity): \(records) record\(records == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(perSecond) records/s)"]
+        var lines = ["\(file) → \(entity): \(records) record\(records == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(perSecond) records/s)\(encoding.map { ", \($0)" } ?? "")"]
         let width = entities.map(\.entity.count).max() ?? 0
         for c in entities { lines.append("  " + line(c, width: width, rowsEntity: rowEntities.contains(c.entity))) }
         if !ignoredColumns.isEmpty {

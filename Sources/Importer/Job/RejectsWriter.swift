@@ -1,7 +1,10 @@
 // The rejects file of `--on-error skip`: the header, then each rejected input line as it was read, with
-// one more column, `reason`. The file is UTF-8 (an input read as Windows-1252 is transcoded, so the
-// rejects can be fixed and imported again with the same options but the encoding); a rejected record
-// that spans several physical lines is written whole. It is written through the one output module
+// one more column, `reason`. It is written in the input's encoding and dialect (delimiter, CRLF or LF, a
+// byte-order mark if the input had one), so that it can be fixed and imported again with the same profile
+// and command — `import` ignores a trailing `reason` column. (It was UTF-8 whatever the input, which gave
+// mojibake when imported again under a windows-1252 profile.) Characters of a reason that the encoding
+// cannot hold (our dashes and quotes in KOI8-R) are written as ASCII equivalents; a rejected record that
+// spans several physical lines is written whole. It is written through the one output module
 // (`OutputFile`): the store and the input are refused before anything is imported, and the file appears
 // whole when the import ends — synced before the store commits, put in place after.
 
@@ -15,14 +18,21 @@ final class RejectsWriter {
     private let file: OutputFile
     private var buffer: [UInt8] = []
     private let delimiter: UInt8
+    private let encoder: OutputEncoder
+    private let lineEnding: [UInt8]
     private(set) var count = 0
 
     /// Opens the output now, so an unwritable or forbidden path fails before anything is imported.
-    init(path: String, delimiter: UInt8) throws {
+    init(path: String, reader: CSVReader) throws {
         self.path = path
-        self.delimiter = delimiter
+        delimiter = reader.delimiter
+        encoder = OutputEncoder(reader.encoding) ?? OutputEncoder(.utf8)!
         file = try OutputFile(path: path)
         buffer.reserveCapacity(1 << 16)
+        var ending: [UInt8] = []
+        try? encoder.encode(reader.usesCRLF ? "\r\n" : "\n", into: &ending)
+        lineEnding = ending
+        if reader.hadByteOrderMark { try? encoder.encode("\u{FEFF}", into: &buffer) }
     }
 
     func writeHeader(_ raw: String) throws {
@@ -35,22 +45,23 @@ final class RejectsWriter {
     }
 
     private func writeLine(_ raw: String, reason: String) throws {
-        buffer += raw.utf8
-        buffer.append(delimiter)
+        // The line as it was read (its characters came from this encoding, so they fit).
+        try? encoder.encode(raw, into: &buffer, fallback: true)
+        var tail = [delimiter]
         // The reason is quoted when it must be, as CSVWriter quotes.
         let special: Set<UInt8> = [delimiter, UInt8(ascii: "\""), 10, 13]
-        let needsQuotes = reason.utf8.contains { special.contains($0) }
-        if needsQuotes {
-            buffer.append(UInt8(ascii: "\""))
+        if reason.utf8.contains(where: { special.contains($0) }) {
+            tail.append(UInt8(ascii: "\""))
             for b in reason.utf8 {
-                buffer.append(b)
-                if b == UInt8(ascii: "\"") { buffer.append(b) }
+                tail.append(b)
+                if b == UInt8(ascii: "\"") { tail.append(b) }
             }
-            buffer.append(UInt8(ascii: "\""))
+            tail.append(UInt8(ascii: "\""))
         } else {
-            buffer += reason.utf8
+            tail += reason.utf8
         }
-        buffer.append(10)
+        try? tail.withUnsafeBufferPointer { (t) throws(UnencodableCharacter) in try encoder.encode(t, into: &buffer, fallback: true) }
+        buffer += lineEnding
         if buffer.count >= 1 << 16 { try flush() }
     }
 

@@ -146,10 +146,7 @@ package struct ImportSettings: Sendable {
             delimiter = .auto
         }
         if let e = options.encoding {
-            guard let parsed = CSVEncoding(label: e) else {
-                throw ImportOptionError("encoding \"\(e)\" is not one of auto, utf-8, windows-1252, latin1", source: source("encoding"))
-            }
-            encoding = parsed
+            encoding = try ImportSettings.encoding(e, source: source("encoding"))
         } else {
             encoding = .auto
         }
@@ -175,5 +172,18 @@ package struct ImportSettings: Sendable {
         summary = options.summary ?? .text
         columns = options.columns
         mapSource = source("map")
+    }
+
+    /// The encoding a label names; a refused or unknown one is an option error naming what is accepted.
+    package static func encoding(_ label: String, source: OptionSource) throws(ImportOptionError) -> CSVEncoding {
+        switch CSVEncoding.parse(label) {
+        case .success(let e):
+            return e
+        case .failure(.refused(let why)):
+            throw ImportOptionError("encoding \"\(label)\" is not accepted: \(why); accepted: \(CSVEncoding.accepted)", source: source)
+        case .failure(.unknown):
+            let suggestion = Suggestions.closest(to: label, in: CSVEncoding.names)
+            throw ImportOptionError("unknown encoding \"\(label)\"\(Suggestions.didYouMean(suggestion)); accepted: \(CSVEncoding.accepted)", source: source)
+        }
     }
 }

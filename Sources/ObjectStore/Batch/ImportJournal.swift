@@ -1,6 +1,8 @@
 // The import history: one row per import that wrote to the store (file name, SHA-256 of its bytes, time,
-// counts), in the store's own table `_bookkeeper_imports`, written inside the import's transaction so
-// it is there exactly when the import is. Made on first use; a store that never imported has none.
+// counts, the encoding it was read in), in the store's own table `_bookkeeper_imports`, written inside
+// the import's transaction so it is there exactly when the import is. Made on first use; a store that
+// never imported has none. Columns added later (`encoding`) are added to an older table by the first
+// import that writes one (an additive ALTER TABLE, in the same transaction); rows from before have none.
 
 import Foundation
 import GRDB
@@ -19,9 +21,12 @@ package struct ImportJournalEntry: Sendable, Equatable {
     package var rejected: Int
     /// What was done, per entity.
     package var counts: [String: BatchCounts]
+    /// The encoding the file was read in (`windows-1251`); nil for imports recorded before it was kept.
+    package var encoding: String?
 
     package init(id: Int64? = nil, file: String, sha256: String, startedAt: Timestamp, seconds: Double, entity: String,
-                records: Int, rejected: Int, counts: [String: BatchCounts]) {
+                records: Int, rejected: Int, counts: [String: BatchCounts], encoding: String? = nil) {
+        self.encoding = encoding
         self.id = id
         self.file = file
         self.sha256 = sha256
@@ -51,17 +56,27 @@ enum ImportJournal {
         "id" INTEGER PRIMARY KEY, "file" TEXT NOT NULL, "sha256" TEXT NOT NULL, "started_at" TEXT NOT NULL, \
         "seconds" REAL NOT NULL, "entity" TEXT NOT NULL, "records" INTEGER NOT NULL, "inserted" INTEGER NOT NULL, \
         "updated" INTEGER NOT NULL, "unchanged" INTEGER NOT NULL, "deleted" INTEGER NOT NULL, \
-        "rejected" INTEGER NOT NULL, "counts" TEXT NOT NULL) STRICT
+        "rejected" INTEGER NOT NULL, "counts" TEXT NOT NULL, "encoding" TEXT) STRICT
         """
+    /// Columns added since the table was first made, each nullable (rows from before have no value).
+    static let addedColumns = [("encoding", "TEXT")]
 }
 
 extension BatchWriter {
     /// Records an import in the store's history, in this batch's transaction.
     package func recordImport(_ entry: ImportJournalEntry) throws(BatchError) {
         try execute(ImportJournal.createSQL)
+        // A table made by an older version: add the newer columns.
+        let info = try statement("SELECT \"name\" FROM pragma_table_info('\(ImportJournal.table)')")
+        var existing: Set<String> = []
+        while try info.step() { if case .text(let n) = info.column(0) { existing.insert(n) } }
+        info.reset()
+        for (name, type) in ImportJournal.addedColumns where !existing.contains(name) {
+            try execute("ALTER TABLE \(quoted(ImportJournal.table)) ADD COLUMN \(quoted(name)) \(type)")
+        }
         let s = try statement("""
             INSERT INTO \(quoted(ImportJournal.table)) ("file", "sha256", "started_at", "seconds", "entity", "records", \
-            "inserted", "updated", "unchanged", "deleted", "rejected", "counts") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            "inserted", "updated", "unchanged", "deleted", "rejected", "counts", "encoding") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let total = entry.total
         let encoder = JSONEncoder()
@@ -71,7 +86,7 @@ extension BatchWriter {
             .text(entry.file), .text(entry.sha256), .text(entry.startedAt.description), .real(entry.seconds),
             .text(entry.entity), .integer(Int64(entry.records)), .integer(Int64(total.inserted)),
             .integer(Int64(total.updated)), .integer(Int64(total.unchanged)), .integer(Int64(total.deleted)),
-            .integer(Int64(entry.rejected)), .text(counts),
+            .integer(Int64(entry.rejected)), .text(counts), entry.encoding.map { .text($0) } ?? .null,
         ]
         for (i, v) in values.enumerated() { s.bind(Int32(i + 1), v) }
         try s.execute()
@@ -83,8 +98,11 @@ extension Store {
     package func importHistory() throws -> [ImportJournalEntry] {
         try read { db in
             guard try db.tableExists(ImportJournal.table) else { return [] }
+            // A read-only look at an older store: its table may not have the newer column yet.
+            let hasEncoding = try db.columns(in: ImportJournal.table).contains { $0.name == "encoding" }
             return try Row.fetchAll(db, sql: """
-                SELECT "id", "file", "sha256", "started_at", "seconds", "entity", "records", "rejected", "counts" \
+                SELECT "id", "file", "sha256", "started_at", "seconds", "entity", "records", "rejected", "counts", \
+                \(hasEncoding ? "\"encoding\"" : "NULL AS \"encoding\"") \
                 FROM \(quoted(ImportJournal.table)) ORDER BY "id"
                 """).map { row in
                 let countsText: String = row["counts"]
@@ -93,7 +111,7 @@ extension Store {
                 return ImportJournalEntry(id: row["id"], file: row["file"], sha256: row["sha256"],
                                           startedAt: Timestamp(iso: started) ?? Timestamp(secondsSinceEpoch: 0),
                                           seconds: row["seconds"], entity: row["entity"], records: row["records"],
-                                          rejected: row["rejected"], counts: counts)
+                                          rejected: row["rejected"], counts: counts, encoding: row["encoding"])
             }
         }
     }
