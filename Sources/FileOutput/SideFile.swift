@@ -31,30 +31,27 @@ public final class SideFile {
         let identity = ProcessIdentity.current.map { "\($0.pid) \($0.startTime)" } ?? "\(getpid())"
         let bytes = Array("\(identity)\n\(text.replacingOccurrences(of: "\n", with: " "))\n".utf8)
         for attempt in 0..<2 {
-            var fd: Int32
-            // Created and registered for removal on a signal as one step: a note ended by a signal does not stay.
-            var registered: Int?
-            fd = TemporaryFileCleanup.withSignalsBlocked {
+            // Written whole under a private name, then linked to its name: a reader never finds it empty, link(2)
+            // fails when the name exists (a file, a folder or a symlink, never followed), and the step is one
+            // with its registration for removal on a signal.
+            var result: (note: SideFile?, code: Int32) = (nil, 0)
+            TemporaryFileCleanup.withSignalsBlocked {
+                let temporary = path + ".\(getpid()).tmp"
                 var fd: Int32
                 repeat {
-                    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                    fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 } while fd < 0 && errno == EINTR
-                if fd >= 0 { registered = TemporaryFileCleanup.register(path) }
-                return fd
-            }
-            if fd >= 0 {
-                defer { _ = close(fd) }
+                guard fd >= 0 else { result.code = errno; return }
+                defer { _ = close(fd); _ = unlink(temporary) }
                 var status = stat()
-                guard fstat(fd, &status) == 0 else { return nil }
+                guard bytes.withUnsafeBytes({ writeAll(fd, $0) }) == 0, fstat(fd, &status) == 0 else { result.code = EIO; return }
+                guard link(temporary, path) == 0 else { result.code = errno; return }
                 let note = SideFile(path: path, device: status.st_dev, inode: status.st_ino)
-                note.slot = registered
-                if bytes.withUnsafeBytes({ writeAll(fd, $0) }) != 0 {
-                    note.remove()
-                    return nil
-                }
-                return note
+                note.slot = TemporaryFileCleanup.register(path)
+                result.note = note
             }
-            guard errno == EEXIST, attempt == 0, isStaleNote(at: path) else { return nil }
+            if let note = result.note { return note }
+            guard result.code == EEXIST, attempt == 0, isStaleNote(at: path) else { return nil }
             _ = unlink(path)
         }
         return nil
