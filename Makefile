@@ -51,7 +51,7 @@ test: deps
 	  if [ -n "$$line" ]; then echo "$$((total - failed - skipped)) passed, $$failed failed, $$skipped skipped"; fi; \
 	  exit $$status
 
-# Speed and memory against a reference measured in the same run (release build; see README "Speed").
+# Speed and memory against a reference measured in the same run (release build; see bench/RESULTS.md).
 RELEASE_BIN := .build/release/bookkeeper
 bench: bench-fetch bench-import
 
@@ -65,7 +65,7 @@ bench-import: deps
 	$(SWIFT) build -c release --product bookkeeper --scratch-path $(IMPORT_BENCH_BUILD)
 	BIN=$(IMPORT_BENCH_BUILD)/release/bookkeeper WORK=$(OUT)/bench python3 bench/import_bench.py
 
-# Reports (README "Reports"): every shipped report on the sample store, text to the terminal, then XLSX into
+# Reports (docs/reports.md): every shipped report on the sample store, text to the terminal, then XLSX into
 # $(REPORTS_OUT) (one file per report, and all-reports.xlsx with a sheet each). SampleData/ runs to November 2026,
 # so the reports read it as of SAMPLE_TODAY: "start of last month" and "today" then fall inside the data.
 REPORTS_OUT ?= $(OUT)/reports
@@ -84,7 +84,7 @@ bench-reports: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/reports/reports_bench.py
 
-# The long runs of the reliability proofs (README "Running from cron"): SIGKILL at STRESS_TRIALS random moments of
+# The long runs of the reliability proofs (docs/cron.md): SIGKILL at STRESS_TRIALS random moments of
 # a bigger import, the overlapping-jobs test STRESS_CONCURRENCY times, the predicate differential test with more
 # seeds, STRESS_ROUNDTRIPS random stores through export and import, and STRESS_READERS imports each read by another
 # user meanwhile. Prints what it tried; STRESS_SEED (default: the time) makes a run repeatable.
@@ -131,7 +131,7 @@ stress: deps
 	  && grep -h "^model-based graph test" $$log \
 	  || { grep -h -A30 "error:" $$log | head -60; echo "stress: the model-based graph test failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
 
-# Fuzzing (README "Fuzzing"): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and
+# Fuzzing (docs/cron.md): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and
 # AddressSanitizer), each for FUZZ_SECONDS; prints executions and crashes found, and exits 1 on a crash (saved
 # into Tests/FuzzRegressionTests/Inputs, which `make test` replays).
 FUZZ_SECONDS ?= 60

@@ -1,6 +1,6 @@
 // Every shipped report run on SampleData/, its cells checked against SQL written by hand here — not by
 // the fetch compiler — over the store's own tables (decimals are integer units × 10^scale, dates ISO
-// text, booleans 0/1: README "How the store keeps it"). Today is fixed at 2026-11-21.
+// text, booleans 0/1: docs/model.md "How the store keeps it"). Today is fixed at 2026-11-21.
 
 import Bookkeeping
 import ObjectStore

@@ -6,7 +6,7 @@
 // are consumed. On this project's bench machine (a VM whose free memory goes back to its host), page cache
 // past a few hundred MB costs the kernel several times more per page than memory it has just freed. On the
 // 10M-line bench file the commit took 3.51–3.74 s with the log kept in cache and 1.75–2.18 s with its copied
-// pages given back, with no more bytes read from disk (README "Import › Speed"). A log page is never read
+// pages given back, with no more bytes read from disk (bench/RESULTS.md). A log page is never read
 // again once copied: after the checkpoint the log is reset or deleted. (Dropping the whole log's pages
 // instead, copied or not, made the checkpoint read them back from disk: 0.8–3.5 GB more read, and as slow
 // as keeping them when done at once before the commit.)

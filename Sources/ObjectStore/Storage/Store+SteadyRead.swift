@@ -7,7 +7,7 @@ import Glibc
 // Reads that must give one committed state, and damage that must be real before it is called damage.
 //
 // A user who may only read a store, in a folder it cannot write, cannot create the store's -wal and -shm files.
-// SQLite (3.22 and later; checked with 3.40.1, two processes, see README "Running from cron") then reads it with
+// SQLite (3.22 and later; checked with 3.40.1, two processes, see docs/cron.md) then reads it with
 // locks — one snapshot, writers or not — whenever those files exist, even when the -shm is read-only and no
 // other connection is open (it builds the index in heap memory). Without them it can read the file only as
 // immutable, without locks: right while nobody writes, torn when a writer starts and checkpoints under it. So

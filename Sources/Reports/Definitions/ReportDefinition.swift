@@ -6,7 +6,7 @@
 // every later check — a key path against the model, a total naming a column that does not exist —
 // reports the file, line and column.
 //
-// The format (README "Reports" holds the reference; `ReportDefinition+YAML.swift` reads it):
+// The format (docs/reports.md holds the reference; `ReportDefinition+YAML.swift` reads it):
 //
 //     title: Completed but unpaid orders              optional (default: the report's name)
 //     description: Orders made but not yet paid.      optional

@@ -1,7 +1,7 @@
 // From stored values to report cells, in one step per cell.
 //
 // Why this file exists: the store keeps decimals as integer units at their scale, booleans as 0/1 and
-// dates as `YYYY-MM-DD` text (README "How the store keeps it"). A report reads the SQL results of its
+// dates as `YYYY-MM-DD` text (docs/model.md "How the store keeps it"). A report reads the SQL results of its
 // fetch plan straight into `ReportCell`s — units stay units, dates are read from their ten bytes —
 // without going through `Value` or any text, because this runs once per cell of reports with
 // millions of cells. A stored value of an unexpected kind (written by another tool) is shown as it

@@ -3,7 +3,7 @@ import GRDB
 
 /// A value as SQLite stores it, for readers that convert stored values themselves, fast (a report turning
 /// millions of cells into spreadsheet cells): decimals are integer units at their attribute's scale, booleans
-/// 0/1, dates and date-times ISO text (README "How the store keeps it").
+/// 0/1, dates and date-times ISO text (docs/model.md "How the store keeps it").
 public enum StoredValue: Sendable, Equatable {
     case null
     case integer(Int64)
