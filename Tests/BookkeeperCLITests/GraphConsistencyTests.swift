@@ -177,22 +177,118 @@ final class GraphConsistencyTests: StoreCommandTestCase {
     // MARK: Documents whose lines are apart, with --on-error skip
 
     /// Seen: an order whose two lines were not adjacent and disagreed on its date was stored with its first line,
-    /// the second rejected. Now the import stores nothing and says why; a document rejected in its first stretch
-    /// is rejected with its later lines too.
-    func testADocumentWhoseLinesAreApartIsNeverStoredInPart() throws {
+    /// the second rejected — and re-importing the fixed reject replaced the rows, losing the first. Now the
+    /// document is rejected with all its lines (the file is read again), the others are kept, and the fixed
+    /// rejects file imports the whole document.
+    func testADocumentWhoseLinesAreApartIsRejectedWithAllItsLines() throws {
         ok("add", "Service", "name=S9")
-        let before = try storeFingerprint(store)
-        dir.write("apart.csv", "number,date,rows.service,rows.sum\nA-1,2024-01-01,S9,1\nB-1,2024-01-01,S9,2\nA-1,2024-01-02,S9,3\n")
+        dir.write("apart.csv", """
+            number,date,rows.service,rows.sum
+            A-1,2024-01-01,S9,1
+            B-1,2024-01-01,S9,2
+            A-1,2024-01-02,S9,3
+            C-1,2024-01-01,S9,4
+            C-1,2024-01-01,S9,x
+            A-1,2024-01-01,S9,5
+            D-1,2024-01-01,S9,6
+
+            """)
         let r = bk("import", "Order", "apart.csv", "--on-error", "skip", "--rejects", "rejects.csv")
         XCTAssertEqual(r.status, 65)
         XCTAssertEqual(r.stderr, """
             bookkeeper: apart.csv:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date)
-            bookkeeper: Order "A-1": its lines are not together (line 2 was accepted, line 4 is wrong), so the document can be neither kept nor rejected whole; nothing was imported — put each document's lines together, or fix line 4
+            bookkeeper: apart.csv:6:19: column "rows.sum": "x" is not a decimal number
+            bookkeeper: 5 records rejected (written to rejects.csv); the others were imported
+
+            """)
+        XCTAssertTrue(r.stdout.contains("Order     2 inserted, 0 updated, 0 unchanged, 2 rejected"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("OrderRow  2 inserted, 0 updated, 0 unchanged, 0 deleted, 5 rejected"), r.stdout)
+        XCTAssertEqual(try queryStore(store, "SELECT group_concat(number, ' ') FROM (SELECT number FROM \"Order\" WHERE number LIKE '_-1' ORDER BY number)"), ["B-1 D-1"])
+        XCTAssertEqual(try queryStore(store, "SELECT count(*) FROM OrderRow r JOIN \"Order\" o ON o.id = r.order_id WHERE o.number LIKE '_-1'"), ["2"])
+        let rejects = try String(contentsOfFile: dir.file("rejects.csv"), encoding: .utf8)
+        XCTAssertEqual(rejects, """
+            number,date,rows.service,rows.sum,reason
+            A-1,2024-01-01,S9,1,"rejected with Order ""A-1"" (line 4: column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date))"
+            A-1,2024-01-02,S9,3,"column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date)"
+            C-1,2024-01-01,S9,4,"rejected with Order ""C-1"" (line 6: column ""rows.sum"": ""x"" is not a decimal number)"
+            C-1,2024-01-01,S9,x,"column ""rows.sum"": ""x"" is not a decimal number"
+            A-1,2024-01-01,S9,5,"rejected with Order ""A-1"" (line 4: column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date))"
+
+            """)
+        checkIsClean()
+
+        // Fixed, the rejects file imports every line of both documents.
+        dir.write("fixed.csv", rejects.replacingOccurrences(of: "2024-01-02", with: "2024-01-01").replacingOccurrences(of: "S9,x", with: "S9,7"))
+        let again = bk("import", "Order", "fixed.csv")
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertEqual(try queryStore(store, "SELECT group_concat(sum, ' ') FROM (SELECT r.sum FROM OrderRow r JOIN \"Order\" o ON o.id = r.order_id WHERE o.number = 'A-1' ORDER BY r.id)"),
+                       ["100 300 500"])
+        XCTAssertEqual(try queryStore(store, "SELECT group_concat(sum, ' ') FROM (SELECT r.sum FROM OrderRow r JOIN \"Order\" o ON o.id = r.order_id WHERE o.number = 'C-1' ORDER BY r.id)"),
+                       ["400 700"])
+        checkIsClean()
+    }
+
+    /// A rule broken only by a document's later stretch (its total is the sum of all its rows) rejects the whole
+    /// document too, with the rule's message on the stretch that broke it.
+    func testADocumentWhoseLaterLinesBreakARuleIsRejectedWhole() throws {
+        let model = dir.write("rules.yaml", Self.ruleModel)
+        let s = dir.file("apart.sqlite")
+        func run(_ args: String...) -> CLIResult { runCLI(["--store", s, "--model", model] + args, in: dir.path) }
+        XCTAssertEqual(run("init").status, 0)
+        XCTAssertEqual(run("add", "Service", "name=S1").status, 0)
+        dir.write("apart.csv", "number,total,rows.service,rows.sum\nO1,3,S1,3\nO2,1,S1,1\nO1,3,S1,2\n")
+        let r = run("import", "Order", "apart.csv", "--on-error", "skip", "--rejects", "rejects.csv")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: apart.csv:4: Order \"O1\": total must equal the sum of the rows\nbookkeeper: 2 records rejected (written to rejects.csv); the others were imported\n")
+        XCTAssertEqual(try queryStore(s, "SELECT group_concat(number, ' ') FROM \"Order\""), ["O2"])
+        XCTAssertEqual(try String(contentsOfFile: dir.file("rejects.csv"), encoding: .utf8), """
+            number,total,rows.service,rows.sum,reason
+            O1,3,S1,3,"rejected with Order ""O1"" (line 4: total must equal the sum of the rows)"
+            O1,3,S1,2,"Order ""O1"": total must equal the sum of the rows"
+
+            """)
+        XCTAssertEqual(run("check").status, 0)
+    }
+
+    /// A rule is about the whole document: an order whose first lines alone do not add up to its total, but all its
+    /// lines do, is kept (as without --on-error skip); one whose lines never add up is rejected with all of them.
+    func testADocumentApartIsJudgedByItsRulesWithAllItsRows() throws {
+        let model = dir.write("rules.yaml", Self.ruleModel)
+        let s = dir.file("whole.sqlite")
+        func run(_ args: String...) -> CLIResult { runCLI(["--store", s, "--model", model] + args, in: dir.path) }
+        XCTAssertEqual(run("init").status, 0)
+        XCTAssertEqual(run("add", "Service", "name=S1").status, 0)
+        dir.write("apart.csv", "number,total,rows.service,rows.sum\nO1,3,S1,1\nO2,1,S1,1\nO1,3,S1,2\nO3,4,S1,1\nO2,1,S1,0\nO3,4,S1,2\n")
+        let r = run("import", "Order", "apart.csv", "--on-error", "skip", "--rejects", "rejects.csv")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: apart.csv:7: Order \"O3\": total must equal the sum of the rows\nbookkeeper: 2 records rejected (written to rejects.csv); the others were imported\n")
+        XCTAssertEqual(try queryStore(s, "SELECT group_concat(number || ':' || total, ' ') FROM (SELECT * FROM \"Order\" ORDER BY number)"), ["O1:300 O2:100"])
+        XCTAssertEqual(try queryStore(s, "SELECT count(*) FROM OrderRow"), ["4"])
+        XCTAssertEqual(try String(contentsOfFile: dir.file("rejects.csv"), encoding: .utf8), """
+            number,total,rows.service,rows.sum,reason
+            O3,4,S1,1,"rejected with Order ""O3"" (line 7: total must equal the sum of the rows)"
+            O3,4,S1,2,"Order ""O3"": total must equal the sum of the rows"
+
+            """)
+        XCTAssertEqual(run("check").status, 0)
+    }
+
+    /// Standard input cannot be read again: the import is refused whole and says how to import it.
+    func testADocumentApartOnStandardInputRefusesTheImport() throws {
+        ok("add", "Service", "name=S9")
+        let before = try storeFingerprint(store)
+        let text = "number,date,rows.service,rows.sum\nA-1,2024-01-01,S9,1\nB-1,2024-01-01,S9,2\nA-1,2024-01-02,S9,3\n"
+        let r = runCLI(["--store", store, "import", "Order", "-", "--on-error", "skip", "--rejects", "rejects.csv"], in: dir.path, stdin: text)
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.stderr, """
+            bookkeeper: -:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date)
+            bookkeeper: Order "A-1": its lines are not together (line 2 was accepted, line 4 is wrong), so the document can be neither kept nor rejected whole from standard input; nothing was imported — put each document's lines together, fix line 4, or import from a file, which is read again to reject the document whole
 
             """)
         XCTAssertEqual(try storeFingerprint(store), before)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("rejects.csv")))
 
+        // A document rejected in its first stretch is rejected with its later lines in one pass.
         dir.write("firstbad.csv", "number,date,rows.service,rows.sum\nA-1,2024-01-01,S9,x\nB-1,2024-01-01,S9,2\nA-1,2024-01-01,S9,3\n")
         let s = bk("import", "Order", "firstbad.csv", "--on-error", "skip", "--rejects", "rejects.csv")
         XCTAssertEqual(s.status, 65)

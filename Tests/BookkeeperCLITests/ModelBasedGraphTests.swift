@@ -267,8 +267,7 @@ struct GraphGenerator {
             // A document import: one to three orders, their rows; now and then a wrong total, a missing service
             // or customer; with --on-error skip half the time.
             imports += 1
-            var text = "number,customer,total,rows.service,rows.sum\n"
-            // (Each order's lines together and once: a document whose lines are not adjacent is issue 14's open part.)
+            var lines: [String] = []
             var numbers = Self.orders
             for _ in 0..<(1 + random.next(upTo: 3)) {
                 let number = numbers.remove(at: random.next(upTo: numbers.count))
@@ -277,10 +276,13 @@ struct GraphGenerator {
                 var total = rows.reduce(0) { $0 + $1.1 }
                 if random.next(upTo: 6) == 0 { total += 1 }
                 if rows.isEmpty {
-                    text += "\(number),\(customer),\(Self.cents(total)),,\n"
+                    lines.append("\(number),\(customer),\(Self.cents(total)),,")
                 }
-                for row in rows { text += "\(number),\(customer),\(Self.cents(total)),\(row.0),\(Self.cents(row.1))\n" }
+                for row in rows { lines.append("\(number),\(customer),\(Self.cents(total)),\(row.0),\(Self.cents(row.1))") }
             }
+            // Now and then an order's first line moves to the end, apart from the rest of its lines.
+            if lines.count > 2, random.next(upTo: 3) == 0 { lines.append(lines.removeFirst()) }
+            let text = "number,customer,total,rows.service,rows.sum\n" + lines.map { $0 + "\n" }.joined()
             file = ("import-\(imports).csv", text)
             args = ["import", "Order", file!.name] + (random.next(upTo: 2) == 0 ? ["--on-error", "skip"] : [])
         }
@@ -419,8 +421,9 @@ struct GraphGenerator {
         return ref
     }
 
-    /// A document import: lines grouped by order (the generator writes each order's lines together); a document
-    /// is refused when a line names a missing customer or service, or its total is not the sum of its rows.
+    /// A document import: an order's lines wherever they are in the file (the generator sometimes moves one apart);
+    /// a document is refused when a line names a missing customer or service, its lines disagree, or its total is
+    /// not the sum of all its rows.
     /// With abort any refusal refuses the import; with skip the good documents are kept and the command still
     /// fails (65) when any was refused.
     static func predictImport(_ text: String, skip: Bool, in before: GraphReference) -> (GraphReference?, Bool) {
@@ -428,10 +431,9 @@ struct GraphGenerator {
         var groups: [(number: String, lines: [[String]])] = []
         for line in text.split(separator: "\n").dropFirst() {
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            if let last = groups.last, last.number == f[0] { groups[groups.count - 1].lines.append(f) } else { groups.append((f[0], [f])) }
+            if let i = groups.firstIndex(where: { $0.number == f[0] }) { groups[i].lines.append(f) } else { groups.append((f[0], [f])) }
         }
         var refused = false
-        var given: Set<String> = []
         for group in groups {
             let first = group.lines[0]
             let customer = first[1].isEmpty ? nil : first[1]
@@ -440,18 +442,14 @@ struct GraphGenerator {
             var ok = customer.map { ref.customers[$0] != nil } ?? true
             ok = ok && rows.allSatisfy { ref.services.contains($0.0) }
             ok = ok && group.lines.allSatisfy { $0[1] == first[1] && $0[2] == first[2] }
-            // An order given twice in one file (in two stretches) must agree; its rows add up.
-            let earlier = given.contains(group.number)
-            let allRows = (earlier ? ref.orders[group.number]!.rows : []) + rows
-            ok = ok && total == allRows.reduce(0) { $0 + $1.1 }
-            if earlier { ok = ok && ref.orders[group.number]!.customer == customer && ref.orders[group.number]!.total == total }
+            // The file's rows replace the order's rows; its rule is about all of them.
+            ok = ok && total == rows.reduce(0) { $0 + $1.1 }
             guard ok else {
                 refused = true
                 if !skip { return (nil, true) }
                 continue
             }
-            given.insert(group.number)
-            ref.orders[group.number] = (customer, total, allRows)
+            ref.orders[group.number] = (customer, total, rows)
         }
         // With skip and a refused document the command fails (65) but keeps the rest.
         return (ref, refused)

@@ -89,9 +89,23 @@ extension ImportJob {
         // With --on-error skip a document is kept or rejected with all its lines. Its lines may be apart in the
         // file: each stretch is remembered (its first line, whether it was rejected). A later stretch of a
         // rejected document is rejected with it; a later stretch that fails after an earlier one was kept
-        // cannot make the document whole, so nothing is imported.
-        var stretches: [[UInt8]: (line: Int, rejected: Bool)] = [:]
-        var earlier: (line: Int, rejected: Bool)?
+        // cannot make the document whole in this pass: `run` reads the file again, rejecting the document
+        // from its first line (`splitRejections`), with the problems this pass found. A rule is about the whole
+        // document: when a stretch broke one and the document has more lines further on, the file is read again
+        // and that document's rules are checked at the end of the file (`rulesAtEnd`), once all its rows are in.
+        var stretches: [[UInt8]: (line: Int, rejected: Bool, forRule: Bool)] = [:]
+        var earlier: (line: Int, rejected: Bool, forRule: Bool)?
+        var brokeRule = false
+        /// Documents whose rules wait for the end of the file: their ID and the first line of their last stretch.
+        var checkAtEnd: [[UInt8]: (id: Int64, line: Int)] = [:]
+        var stretchIssues: [ImportIssue] = []
+        var reasons: [Int: String] = [:]
+        /// In a later pass, the failed stretch of a document rejected whole: its problems as first found.
+        var replay: SplitRejection?
+        func note(_ issue: ImportIssue) {
+            issues.add(issue)
+            if skip { stretchIssues.append(issue) }
+        }
 
         func closeGroup() throws {
             guard open else { return }
@@ -99,23 +113,32 @@ extension ImportJob {
             if let parent { writer.endRows(rowsName, of: parent) }
             guard skip else { return }
             // The document with all its rows must keep the model's rules, or it is rejected whole.
-            if !failed, let parent, entity.rules.isEmpty == false {
+            if !failed, let parent, rulesAtEnd.contains(groupKey) {
+                checkAtEnd[groupKey] = (parent, firstLine)
+            } else if !failed, let parent, entity.rules.isEmpty == false {
                 try writer.finishRows(rowsName, of: parent)
                 let broken = try writer.ruleViolations(of: entity.name, id: parent)
                 if !broken.isEmpty {
                     failed = true
+                    brokeRule = true
                     failure = "line \(firstLine): \(broken.joined(separator: "; "))"
-                    for message in broken { issues.add(ImportIssue(line: firstLine, message: "\(label): \(message)")) }
+                    for message in broken { note(ImportIssue(line: firstLine, message: "\(label): \(message)")) }
                     if !lines.isEmpty { lines[0].reason = lines[0].reason ?? "\(label): \(broken.joined(separator: "; "))" }
                 }
             }
             if failed, let earlier, !earlier.rejected {
+                if canReadAgain {
+                    if let r = lines.first?.reason { reasons[firstLine] = r }
+                    splitRejections[groupKey] = SplitRejection(failure: failure, start: firstLine, issues: stretchIssues, reasons: reasons)
+                    throw SplitDocument()
+                }
                 throw ImportFailure(lines: issues.rendered(file: file) + [
                     "\(label): its lines are not together (line \(earlier.line) was accepted, line \(firstLine) is wrong), "
-                    + "so the document can be neither kept nor rejected whole; nothing was imported — "
-                    + "put each document's lines together, or fix line \(firstLine)"], category: .data)
+                    + "so the document can be neither kept nor rejected whole from standard input; nothing was imported — "
+                    + "put each document's lines together, fix line \(firstLine), or import from a file, which is read again "
+                    + "to reject the document whole"], category: .data)
             }
-            if stretches[groupKey] == nil { stretches[groupKey] = (firstLine, failed) }
+            if stretches[groupKey] == nil { stretches[groupKey] = (firstLine, failed, brokeRule) }
             if failed {
                 try writer.rollbackRecord()
                 if earlier == nil { rejectedCounts[entity.name, default: 0] += 1 }   // a document counts once
@@ -157,11 +180,29 @@ extension ImportJob {
                 failed = false
                 failure = ""
                 lines.removeAll(keepingCapacity: true)
+                stretchIssues.removeAll()
+                reasons.removeAll()
+                replay = nil
+                brokeRule = false
                 rowLines = 0
                 if skip { try writer.beginRecord() }
                 earlier = skip ? stretches[groupKey] : nil
+                if let earlier, earlier.rejected, earlier.forRule, canReadAgain {
+                    // Its first stretch broke a rule, but the document goes on: judge it whole, in another pass.
+                    rulesAtEnd.insert(groupKey)
+                    throw SplitDocument()
+                }
                 own.reset()
-                if let earlier, earlier.rejected {
+                if skip, let split = splitRejections[groupKey] {
+                    // Rejected whole in this pass: its stretch that failed keeps the problems first found.
+                    failed = true
+                    failure = split.failure
+                    problems = []
+                    if split.start == firstLine {
+                        replay = split
+                        for i in split.issues { issues.add(i) }
+                    }
+                } else if let earlier, earlier.rejected {
                     // Lines of a document rejected earlier in the file: rejected with it.
                     failed = true
                     failure = "its lines from line \(earlier.line) on were rejected"
@@ -180,7 +221,7 @@ extension ImportJob {
                         problems = issues(of: error, record, columns: mainColumns)
                     }
                 }
-            } else {
+            } else if replay == nil {
                 for (k, c) in mainColumns.enumerated() {
                     let range = ownRanges[k]
                     let agrees = ownBytes.withUnsafeBufferPointer { all in
@@ -199,6 +240,12 @@ extension ImportJob {
             for c in rowColumns where c.index < record.count {
                 if !record.withBytes(ofField: c.index, { cells.isNull($0) }) { hasRow = true; break }
             }
+            if let replay {
+                // The stretch that failed in an earlier pass: its lines keep the reasons first found.
+                if hasRow { rowLines += 1 }
+                lines.append((record.rawText, replay.reasons[record.line]))
+                continue
+            }
             if hasRow {
                 rowLines += 1
                 row.reset()
@@ -214,13 +261,29 @@ extension ImportJob {
                 if !rowProblems.isEmpty { problems += rowProblems }
             }
             if !problems.isEmpty {
-                for p in problems { issues.add(p) }
+                for p in problems { note(p) }
                 if !failed { failure = "line \(record.line): \(problems[0].message)" }
                 failed = true
             }
-            if skip { lines.append((record.rawText, problems.isEmpty ? nil : reason(problems))) }
+            if skip {
+                lines.append((record.rawText, problems.isEmpty ? nil : reason(problems)))
+                if !problems.isEmpty { reasons[record.line] = reason(problems) }
+            }
         }
         try closeGroup()
+        var judged = false
+        for (key, document) in checkAtEnd {
+            try writer.finishRows(rowsName, of: document.id)
+            let broken = try writer.ruleViolations(of: entity.name, id: document.id)
+            guard !broken.isEmpty else { continue }
+            let label = "\(entity.name) \"\(String(decoding: key, as: UTF8.self))\""
+            let message = "\(label): \(broken.joined(separator: "; "))"
+            splitRejections[key] = SplitRejection(failure: "line \(document.line): \(broken.joined(separator: "; "))", start: document.line,
+                                                  issues: [ImportIssue(line: document.line, message: message)],
+                                                  reasons: [document.line: message])
+            judged = true
+        }
+        if judged { throw SplitDocument() }
         return n
     }
 

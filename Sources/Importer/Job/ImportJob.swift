@@ -106,6 +106,11 @@ package final class ImportJob {
     var rejects: RejectsWriter?
     /// The line where each record (by row ID) was first given, for messages about a key given again.
     var firstLines = LineBook()
+    /// Whether the input can be read again (not standard input), and the documents a later pass rejects.
+    var canReadAgain = false
+    var splitRejections: [[UInt8]: SplitRejection] = [:]
+    /// Documents whose lines are apart and whose rules are checked once all their lines are in.
+    var rulesAtEnd: Set<[UInt8]> = []
 
     /// Runs the import. Returns the summary; throws `ImportFailure` when records were rejected (after
     /// committing the good ones with --on-error skip) or nothing was imported, and the input and store
@@ -139,12 +144,14 @@ package final class ImportJob {
         }
 
         let input = try InputFile(path: path)
-        let reader: CSVReader
+        let readerOptions = CSVReader.Options(delimiter: settings.delimiter, encoding: settings.encoding)
+        var reader: CSVReader
         do {
-            reader = try input.reader(options: CSVReader.Options(delimiter: settings.delimiter, encoding: settings.encoding))
+            reader = try input.reader(options: readerOptions)
         } catch let error as CSVError {
             throw csvFailure(error)
         }
+        canReadAgain = path != "-"
         // Cells are compared as bytes: null tokens and the no-break spaces that group digits in the input's encoding.
         cells = Cells(converter: {
             var c = cells.converter
@@ -204,6 +211,10 @@ package final class ImportJob {
         var finalError: Error?
         var counts: [String: BatchCounts] = [:]
         var sha = ""
+        // Usually one pass. With --on-error skip, a document whose lines are apart and whose later lines fail after
+        // its earlier ones were kept cannot be taken back alone: the pass is rolled back and the file read again,
+        // rejecting that document's lines wherever they are (each further pass rejects one more such document).
+        passes: while true {
         do {
             try store.batch(dryRun: settings.dryRun) { writer in
                 try prepare(writer)
@@ -232,6 +243,26 @@ package final class ImportJob {
                 }
                 try rejects?.prepare()
             }
+            break passes
+        } catch is SplitDocument {
+            rejects?.discard()
+            do {
+                guard let again = try input.readerFromStart(options: readerOptions) else { throw SplitDocument() }
+                reader = again
+                if !headerless { _ = try reader.next() }
+            } catch let error as CSVError {
+                throw csvFailure(error)
+            }
+            if let path = settings.rejects, !settings.dryRun {
+                rejects = try RejectsWriter(path: path, reader: reader)
+                if let headerRaw { try rejects!.writeHeader(headerRaw) }
+            }
+            issues = IssueLog()
+            rejectedCounts = [:]
+            rejectedLines = 0
+            records = 0
+            counts = [:]
+            continue passes
         } catch is AbortImport {
             progress?.finish()
             rejects?.discard()
@@ -248,6 +279,7 @@ package final class ImportJob {
             // The store's and SQLite's own failures (busy, I/O, a damaged file, a constraint) pass as they are:
             // one line with their own status; the transaction was rolled back.
             throw error
+        }
         }
         progress?.finish()
 
@@ -273,6 +305,17 @@ package final class ImportJob {
     }
 
     struct AbortImport: Error {}
+    struct SplitDocument: Error {}
+
+    /// A document rejected in a later pass (see `run`): what made it fail, from the pass that found it.
+    struct SplitRejection {
+        /// The failure named in the reason of its lines that had no problem of their own.
+        var failure: String
+        /// The first line of its stretch that failed, that stretch's issues and its lines' own reasons.
+        var start: Int
+        var issues: [ImportIssue]
+        var reasons: [Int: String]
+    }
 
     func csvFailure(_ error: CSVError) -> ImportFailure {
         if case .io = error.kind { return ImportFailure(lines: [error.description], category: .io) }

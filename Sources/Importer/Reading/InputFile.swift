@@ -36,6 +36,8 @@ final class InputFile: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var digest = ""
     private var hashError: Int32 = 0
+    /// A second descriptor of a regular file, so that it can be read again from the start (-1: it cannot).
+    private var spare: Int32 = -1
 
     init(path: String) throws {
         self.path = path
@@ -81,6 +83,7 @@ final class InputFile: @unchecked Sendable {
                                    category: code == ENOENT || code == EACCES ? .missingInput : .io)   // sysexits: 66 is missing or unreadable
         }
         descriptor = fd
+        spare = dup(fd)
         var info = stat()
         size = fstat(fd, &info) == 0 ? Int64(info.st_size) : nil
         let hashFD = open(path, O_RDONLY | O_CLOEXEC)
@@ -104,6 +107,20 @@ final class InputFile: @unchecked Sendable {
     /// The CSV reader over the input (which owns and closes the descriptor).
     func reader(options: CSVReader.Options) throws -> CSVReader {
         try CSVReader(fileDescriptor: descriptor, displayName: displayName, closeWhenDone: true, options: options)
+    }
+
+    /// A new reader from the first byte, for an import that must read its input again; nil for standard input.
+    func readerFromStart(options: CSVReader.Options) throws -> CSVReader? {
+        guard spare >= 0 else { return nil }
+        let fd = dup(spare)
+        guard fd >= 0, lseek(fd, 0, SEEK_SET) == 0 else {
+            throw ImportInputError(message: "\(displayName): cannot read it again: \(String(cString: strerror(errno)))", category: .io)
+        }
+        return try CSVReader(fileDescriptor: fd, displayName: displayName, closeWhenDone: true, options: options)
+    }
+
+    deinit {
+        if spare >= 0 { close(spare) }
     }
 
     /// The SHA-256 of every byte of the input; waits for the hashing thread.
