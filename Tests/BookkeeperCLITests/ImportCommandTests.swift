@@ -167,7 +167,7 @@ final class ImportCommandTests: ImportTestCase {
         XCTAssertEqual(try query("SELECT name FROM Customer WHERE code = 'C001'"), ["Acme Limited"])
         let bad = bk("import", "Customer", "c.csv", "--key", "info")
         XCTAssertEqual(bad.status, 64)
-        XCTAssertEqual(bad.stderr, "bookkeeper: --key info: Customer.info is not unique, so it cannot identify records\n")
+        XCTAssertEqual(bad.stderr, "bookkeeper: --key info: Customer.info is not unique, so it cannot name one object\n")
         XCTAssertEqual(bk("import", "Customer", "c.csv", "--key", "cod").stderr,
                        "bookkeeper: --key cod: unknown attribute of Customer — did you mean \"code\"?\n")
     }

@@ -163,15 +163,8 @@ extension BatchWriter {
                                   createMissing: Bool = false) throws(BatchError) -> ReferenceResolver {
         let layout = try layout(named: entityName)
         let e = layout.entity
-        guard let keyName = key ?? e.naturalKey else {
-            throw .usage("\(e.name) objects have no natural key; name one by a unique attribute")
-        }
-        guard let index = layout.attributeIndex[keyName] else {
-            throw .usage("unknown key \"\(keyName)\" on \(e.name)")
-        }
-        guard e.attributes[index].isUnique || keyName == e.naturalKey else {
-            throw .usage("\(e.name).\(keyName) is not unique, so it cannot name one object")
-        }
+        let index: Int
+        do { index = layout.attributeIndex[try e.identifyingKey(key).name]! } catch { throw .usage(error.description) }
         return ReferenceResolver(writer: self, cache: try keyCache(layout, index), layout: layout, keyIndex: index,
                                  createMissing: createMissing)
     }
@@ -183,16 +176,8 @@ extension BatchWriter {
                         createMissing: Bool = false) throws(BatchError) -> Int64 {
         let layout = try layout(named: entityName)
         let e = layout.entity
-        guard let keyName = key ?? e.naturalKey else {
-            throw .usage("\(e.name) objects have no natural key; name one by a unique attribute")
-        }
-        guard let index = layout.attributeIndex[keyName] else {
-            throw .usage("unknown key \"\(keyName)\" on \(e.name)\(Suggestions.didYouMean(Suggestions.closest(to: keyName, in: e.attributes.map(\.name))))")
-        }
-        let a = e.attributes[index]
-        guard a.isUnique || keyName == e.naturalKey else {
-            throw .usage("\(e.name).\(keyName) is not unique, so it cannot name one object")
-        }
+        let index: Int
+        do { index = layout.attributeIndex[try e.identifyingKey(key).name]! } catch { throw .usage(error.description) }
         return try resolve(value, layout, index, try keyCache(layout, index), createMissing: createMissing)
     }
 

@@ -10,13 +10,9 @@ extension BatchWriter {
     package func upsert(_ r: BatchRecord, by key: String) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
         let layout = r.layout
         let e = layout.entity
-        guard let ki = layout.attributeIndex[key] else {
-            throw .usage("unknown key \"\(key)\" on \(e.name)\(Suggestions.didYouMean(Suggestions.closest(to: key, in: e.attributes.map(\.name))))")
-        }
-        let a = e.attributes[ki]
-        guard a.isUnique || e.naturalKey == key else {
-            throw .usage("\(e.name).\(key) is not unique, so it cannot identify records (choose a unique attribute)")
-        }
+        let a: Attribute
+        do { a = try e.identifyingKey(key) } catch { throw .usage(error.description) }
+        let ki = layout.attributeIndex[a.name]!
         guard r.given[ki], !r.values[ki].isNull else {
             throw .invalid([BatchIssue(key: key, message: "\(e.name).\(key) is required")])
         }
@@ -75,8 +71,9 @@ extension BatchWriter {
     /// Upserts by the entity's natural key.
     @discardableResult
     package func upsert(_ r: BatchRecord) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
-        guard let key = r.entity.naturalKey else { throw .usage("\(r.entity.name) has no natural key: name a unique attribute to upsert by") }
-        return try upsert(r, by: key)
+        let key: Attribute
+        do { key = try r.entity.identifyingKey() } catch { throw .usage(error.description) }
+        return try upsert(r, by: key.name)
     }
 
     /// The attributes and to-one relationships where the record differs from the stored row.

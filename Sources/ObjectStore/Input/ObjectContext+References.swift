@@ -17,12 +17,11 @@ extension ObjectContext {
             if object.isDeleted { throw ContextError.objectNotFound(id) }
             return object
         }
-        guard let keyName = keyAttribute ?? entity.naturalKey else {
+        let key: Attribute
+        do {
+            key = try entity.identifyingKey(keyAttribute)
+        } catch KeyError.noNaturalKey {
             throw ContextError.noNaturalKey(entity: entity.name, reference: reference)
-        }
-        let key = try entity.requireAttribute(keyName)
-        guard key.isUnique || key.name == entity.naturalKey else {
-            throw InputError("\(entity.name).\(key.name) is not unique, so it cannot name one object", category: .usage)
         }
         let value: Value
         do {

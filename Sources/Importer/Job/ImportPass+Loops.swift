@@ -1,12 +1,10 @@
-// The three reading loops of an import (see ImportJob.swift for the shapes).
+// The three reading loops of an import pass (see ImportPlan.swift for the shapes).
 
 import CSV
 import Foundation
 import ObjectStore
 
-extension ImportJob {
-    var expectedFields: Int { settings.columns?.count ?? mainColumns.count + rowColumns.count + 0 }
-
+extension ImportPass {
     func reason(_ problems: [ImportIssue]) -> String {
         problems.map(\.message).joined(separator: "; ")
     }
@@ -90,7 +88,7 @@ extension ImportJob {
         // file: each stretch is remembered (its first line, whether it was rejected). A later stretch of a
         // rejected document is rejected with it; a later stretch that fails after an earlier one was kept
         // cannot make the document whole in this pass: `run` reads the file again, rejecting the document
-        // from its first line (`splitRejections`), with the problems this pass found. A rule is about the whole
+        // from its first line (`split.rejections`), with the problems this pass found. A rule is about the whole
         // document: when a stretch broke one and the document has more lines further on, the file is read again
         // and that document's rules are checked at the end of the file (`rulesAtEnd`), once all its rows are in.
         var stretches: [[UInt8]: (line: Int, rejected: Bool, forRule: Bool)] = [:]
@@ -101,7 +99,7 @@ extension ImportJob {
         var stretchIssues: [ImportIssue] = []
         var reasons: [Int: String] = [:]
         /// In a later pass, the failed stretch of a document rejected whole: its problems as first found.
-        var replay: SplitRejection?
+        var replay: SplitDocuments.Rejection?
         func note(_ issue: ImportIssue) {
             issues.add(issue)
             if skip { stretchIssues.append(issue) }
@@ -113,7 +111,7 @@ extension ImportJob {
             if let parent { writer.endRows(rowsName, of: parent) }
             guard skip else { return }
             // The document with all its rows must keep the model's rules, or it is rejected whole.
-            if !failed, let parent, rulesAtEnd.contains(groupKey) {
+            if !failed, let parent, split.rulesAtEnd.contains(groupKey) {
                 checkAtEnd[groupKey] = (parent, firstLine)
             } else if !failed, let parent, entity.rules.isEmpty == false {
                 try writer.finishRows(rowsName, of: parent)
@@ -127,10 +125,10 @@ extension ImportJob {
                 }
             }
             if failed, let earlier, !earlier.rejected {
-                if canReadAgain {
+                if split.canReadAgain {
                     if let r = lines.first?.reason { reasons[firstLine] = r }
-                    splitRejections[groupKey] = SplitRejection(failure: failure, start: firstLine, issues: stretchIssues, reasons: reasons)
-                    throw SplitDocument()
+                    split.rejections[groupKey] = SplitDocuments.Rejection(failure: failure, start: firstLine, issues: stretchIssues, reasons: reasons)
+                    throw ReadAgain()
                 }
                 throw ImportFailure(lines: issues.rendered(file: file) + [
                     "\(label): its lines are not together (line \(earlier.line) was accepted, line \(firstLine) is wrong), "
@@ -187,20 +185,20 @@ extension ImportJob {
                 rowLines = 0
                 if skip { try writer.beginRecord() }
                 earlier = skip ? stretches[groupKey] : nil
-                if let earlier, earlier.rejected, earlier.forRule, canReadAgain {
+                if let earlier, earlier.rejected, earlier.forRule, split.canReadAgain {
                     // Its first stretch broke a rule, but the document goes on: judge it whole, in another pass.
-                    rulesAtEnd.insert(groupKey)
-                    throw SplitDocument()
+                    split.rulesAtEnd.insert(groupKey)
+                    throw ReadAgain()
                 }
                 own.reset()
-                if skip, let split = splitRejections[groupKey] {
+                if skip, let rejection = split.rejections[groupKey] {
                     // Rejected whole in this pass: its stretch that failed keeps the problems first found.
                     failed = true
-                    failure = split.failure
+                    failure = rejection.failure
                     problems = []
-                    if split.start == firstLine {
-                        replay = split
-                        for i in split.issues { issues.add(i) }
+                    if rejection.start == firstLine {
+                        replay = rejection
+                        for i in rejection.issues { issues.add(i) }
                     }
                 } else if let earlier, earlier.rejected {
                     // Lines of a document rejected earlier in the file: rejected with it.
@@ -278,12 +276,12 @@ extension ImportJob {
             guard !broken.isEmpty else { continue }
             let label = "\(entity.name) \"\(String(decoding: key, as: UTF8.self))\""
             let message = "\(label): \(broken.joined(separator: "; "))"
-            splitRejections[key] = SplitRejection(failure: "line \(document.line): \(broken.joined(separator: "; "))", start: document.line,
+            split.rejections[key] = SplitDocuments.Rejection(failure: "line \(document.line): \(broken.joined(separator: "; "))", start: document.line,
                                                   issues: [ImportIssue(line: document.line, message: message)],
                                                   reasons: [document.line: message])
             judged = true
         }
-        if judged { throw SplitDocument() }
+        if judged { throw ReadAgain() }
         return n
     }
 

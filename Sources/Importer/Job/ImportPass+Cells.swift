@@ -1,0 +1,135 @@
+// Cells to values, and a failed write back to the line and column at fault.
+
+import CSV
+import Foundation
+import ObjectStore
+
+extension ImportPass {
+    // MARK: Cells
+
+    @inline(__always)
+    func isNull(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { cells.isNull(bytes) }
+
+    /// A cell's text, or nil when empty or a null token.
+    @inline(__always)
+    func text(_ record: CSVRecord, _ i: Int, _ cells: Cells) -> String? {
+        let empty = record.withBytes(ofField: i) { cells.isNull($0) }
+        return empty ? nil : record[i]
+    }
+
+    /// A column's problem on this record, placed at the field.
+    func issue(_ record: CSVRecord, _ column: Column?, _ message: String) -> ImportIssue {
+        var text = message
+        if let column { text = "column \"\(column.name)\": \(message)" }
+        if headerless, record.line == 1, column != nil, message.contains(" is not ") {
+            text += " — is line 1 a header the mapping does not know?"
+        }
+        let position = column.map { record.position(ofField: $0.index) }
+        return ImportIssue(line: position?.line ?? record.line, column: position?.column, record: record.number, message: text)
+    }
+
+    /// Fills `r` from the columns, resolving references. Returns the problems (empty: all cells converted).
+    func fill(_ r: BatchRecord, from record: CSVRecord, columns: [Column], writer: BatchWriter) -> [ImportIssue] {
+        var problems: [ImportIssue] = []
+        let cells = self.cells
+        let fields = record.count
+        for c in columns where c.index < fields {
+            do {
+                switch c.target {
+                case .attribute:
+                    let type = c.type
+                    let value: Value = try record.withBytes(ofField: c.index) { bytes in
+                        if cells.isNull(bytes) { return .null }
+                        return try cells.converter.convert(bytes, as: type) { record[c.index] }
+                    }
+                    if value.isNull && c.hasDefault { continue }
+                    r.set(value, at: c.attributeIndex)
+                case .reference:
+                    if let memo = c.memo {
+                        let id: Int64? = try record.withBytes(ofField: c.index) { bytes in
+                            if cells.isNull(bytes) { return nil }
+                            if let id = memo.get(bytes) { return id }
+                            let id = try c.resolver!.id(forText: record[c.index])
+                            memo.set(bytes, id)
+                            return id
+                        }
+                        r.setReference(at: c.propertyIndex, to: id)
+                        continue
+                    }
+                    guard let t = text(record, c.index, cells) else { r.setReference(at: c.propertyIndex, to: nil); continue }
+                    let id = c.textKey ? try c.resolver!.id(forText: t) : try reference(t, keyType: c.type, c.resolver!)
+                    r.setReference(at: c.propertyIndex, to: id)
+                case .links:
+                    var ids: [Int64] = []
+                    if let t = text(record, c.index, cells) {
+                        for item in t.split(separator: cells.listSeparator) {
+                            let k = item.trimmingCharacters(in: .whitespaces)
+                            if k.isEmpty { continue }
+                            ids.append(c.textKey ? try c.resolver!.id(forText: k) : try reference(k, keyType: c.type, c.resolver!))
+                        }
+                    }
+                    r.setLinks(at: c.propertyIndex, to: ids)
+                }
+            } catch let error as ConversionError {
+                problems.append(issue(record, c, error.message))
+            } catch let error as BatchError {
+                problems.append(issue(record, c, message(for: error, destination: c.target)))
+            } catch {
+                problems.append(issue(record, c, "\(error)"))
+            }
+        }
+        return problems
+    }
+
+    func reference(_ text: String, keyType: AttributeType, _ resolver: ReferenceResolver) throws -> Int64 {
+        let value: Value = try Array(text.utf8).withUnsafeBufferPointer { bytes in
+            try cells.converter.convert(bytes, as: keyType) { text }
+        }
+        return try resolver.id(for: value)
+    }
+
+    func message(for error: BatchError, destination: ColumnTarget?) -> String {
+        if case .notFound(let e, _, _, _) = error, !settings.createMissing, model.entity(named: e)?.kind == .directory {
+            return "\(error) (--create-missing creates it)"
+        }
+        return error.description
+    }
+
+    /// The issues of a failed write, each at the column of the property at fault.
+    func issues(of error: Error, _ record: CSVRecord, columns: [Column]) -> [ImportIssue] {
+        guard let batch = error as? BatchError else { return [issue(record, nil, "\(error)")] }
+        if case .invalid(let list) = batch {
+            return list.map { i in issue(record, columns.first { $0.target.property == i.key }, i.message) }
+        }
+        if case .repeatedKey(_, _, _, let rowID, let properties) = batch {
+            let column = columns.first { $0.target.property == properties.first }
+            let earlier = firstLines[rowID].map { " on line \($0)" } ?? ""
+            return [issue(record, column, batch.description.replacingOccurrences(of: "given earlier", with: "given earlier\(earlier)"))]
+        }
+        return [issue(record, nil, message(for: batch, destination: nil))]
+    }
+
+    /// A store error (busy, I/O) ends the import; a record's problem does not.
+    func isFatal(_ error: Error) -> Bool {
+        guard let batch = error as? BatchError else { return true }
+        switch batch {
+        // A constraint SQLite enforced is not one record's: validation foresees them all, and rows reach SQLite in
+        // chunks on another thread, so it could not be placed. It ends the import.
+        case .invalid, .notFound, .repeatedKey: return false
+        default: return true
+        }
+    }
+
+    func reject(_ raws: [String], reason: String, entity: String, count: Int = 1) throws {
+        rejectedCounts[entity, default: 0] += count
+        rejectedLines += raws.count
+        guard let rejects else { return }
+        for raw in raws { try rejects.reject(raw, reason: reason) }
+    }
+
+    func checkFieldCount(_ record: CSVRecord, expected: Int) -> ImportIssue? {
+        guard record.count != expected else { return nil }
+        let e = CSVError(file: file, line: record.line, kind: .fieldCountMismatch(found: record.count, expected: expected, expectedIsHeader: !headerless))
+        return ImportIssue(line: record.line, record: record.number, message: e.message)
+    }
+}

@@ -1,0 +1,139 @@
+// One pass over the input inside the import's transaction. Usually the only one: with --on-error skip, a
+// document whose lines are apart may need the file read again (see `SplitDocuments`), and each pass starts
+// with nothing counted, rejected or resolved.
+
+import CSV
+import Foundation
+import ObjectStore
+
+/// What passes over the input learn and hand on to the next: documents whose lines are apart and must be
+/// rejected whole, or judged by their rules once all their lines are in.
+final class SplitDocuments {
+    /// A document a later pass rejects: what made it fail, from the pass that found it.
+    struct Rejection {
+        /// The failure named in the reason of its lines that had no problem of their own.
+        var failure: String
+        /// The first line of its stretch that failed, that stretch's issues and its lines' own reasons.
+        var start: Int
+        var issues: [ImportIssue]
+        var reasons: [Int: String]
+    }
+
+    /// Whether the input can be read again (standard input cannot).
+    let canReadAgain: Bool
+    var rejections: [[UInt8]: Rejection] = [:]
+    /// Documents whose rules are checked at the end of the file.
+    var rulesAtEnd: Set<[UInt8]> = []
+
+    init(canReadAgain: Bool) { self.canReadAgain = canReadAgain }
+}
+
+/// Thrown out of a pass (rolling its transaction back) when the file must be read again.
+struct ReadAgain: Error {}
+
+final class ImportPass {
+    typealias Column = ImportPlan.Column
+    typealias Cells = ImportPlan.Cells
+
+    let plan: ImportPlan
+    let settings: ImportSettings
+    let model: Model
+    let split: SplitDocuments
+    let rejects: RejectsWriter?
+    var issues = IssueLog()
+    var rejectedCounts: [String: Int] = [:]
+    /// Input records rejected (a document's lines all count).
+    var rejectedLines = 0
+    /// The line where each record (by row ID) was first given, for messages about a key given again.
+    var firstLines = LineBook()
+    /// The plan's columns with this pass's resolvers.
+    private(set) var mainColumns: [Column]
+    private(set) var rowColumns: [Column]
+
+    var file: String { plan.file }
+    var entity: Entity { plan.entity }
+    var rowsEntity: Entity? { plan.rowsEntity }
+    var key: String? { plan.key }
+    var cells: Cells { plan.cells }
+    var keyColumn: Int { plan.keyColumn }
+    var headerless: Bool { plan.headerless }
+
+    init(plan: ImportPlan, settings: ImportSettings, model: Model, split: SplitDocuments, rejects: RejectsWriter?) {
+        self.plan = plan
+        self.settings = settings
+        self.model = model
+        self.split = split
+        self.rejects = rejects
+        mainColumns = plan.mainColumns
+        rowColumns = plan.rowColumns
+    }
+
+    /// Reads every record after the header into `writer`. Returns the number of records read.
+    func run(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?) throws -> Int {
+        try prepare(writer)
+        firstLines = LineBook(firstNewRowID: try writer.firstNewRowID(of: entity.name))
+        try checkRequired(writer)
+        let records: Int
+        switch plan.shape {
+        case .records: records = try importRecords(reader, writer, progress, fields: plan.fieldCount)
+        case .documents: records = try importDocuments(reader, writer, progress, fields: plan.fieldCount)
+        case .rows: records = try importRows(reader, writer, progress, fields: plan.fieldCount)
+        }
+        try writer.finishRows()
+        return records
+    }
+
+    /// Gives each reference column its resolver and each column its place in its record.
+    func prepare(_ writer: BatchWriter) throws {
+        func prepared(_ c: Column) throws -> Column {
+            let record = try writer.record(c.target.inRows ? rowsEntity!.name : entity.name)
+            switch c.target {
+            case .attribute: return c
+            case .reference(let rel, let destination, let key, let keyType, _):
+                // A memo only where no record of this import can change or take back the key.
+                let memo = keyType == .string && settings.onError == .abort && destination != entity.name
+                    && destination != rowsEntity?.name
+                return Column(index: c.index, name: c.name, target: c.target, type: keyType,
+                              propertyIndex: record.index(ofReference: rel) ?? 0,
+                              resolver: try writer.referenceResolver(to: destination, by: key, createMissing: settings.createMissing),
+                              textKey: keyType == .string, memo: memo ? ByteKeyTable() : nil)
+            case .links(let rel, let destination, let key, let keyType, _):
+                return Column(index: c.index, name: c.name, target: c.target, type: keyType,
+                              propertyIndex: record.index(ofLinks: rel) ?? 0,
+                              resolver: try writer.referenceResolver(to: destination, by: key, createMissing: settings.createMissing),
+                              textKey: keyType == .string)
+            }
+        }
+        mainColumns = try plan.mainColumns.map(prepared)
+        rowColumns = try plan.rowColumns.map(prepared)
+    }
+
+    /// Required properties no column gives (and no default or domain rule provides): reported before any row is read.
+    func checkRequired(_ writer: BatchWriter) throws {
+        func check(_ e: Entity, _ columns: [Column], parent: String?) throws -> [String] {
+            var attributes: Set<String> = []
+            var references: Set<String> = []
+            for c in columns {
+                switch c.target {
+                case .attribute(let n, _, _): attributes.insert(n)
+                case .reference(let r, _, _, _, _): references.insert(r)
+                case .links: break
+                }
+            }
+            if let parent { references.insert(parent) }
+            return try writer.missingRequired(e.name, attributes: attributes, references: references).map { "\(e.name).\($0)" }
+        }
+        var missing = try check(entity, mainColumns, parent: nil)
+        if plan.shape == .documents, let re = rowsEntity, let rr = KeyPathResolver(model: model, entity: entity).rowsRelationship {
+            missing += try check(re, rowColumns, parent: model.inverse(of: rr).name)
+        }
+        if !missing.isEmpty {
+            let prefix = plan.shape == .documents ? "rows." : ""
+            throw ImportFailure(lines: missing.map { m in
+                let property = m.split(separator: ".").last.map(String.init) ?? m
+                let path = m.hasPrefix("\(entity.name).") ? property : prefix + property
+                return "\(file):1: required \(m) has no column — add one, or map one with --map \"COLUMN=\(path)\""
+            }, category: .data)
+        }
+    }
+}
