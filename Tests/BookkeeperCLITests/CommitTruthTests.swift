@@ -45,6 +45,28 @@ final class CommitTruthTests: XCTestCase {
         XCTAssertEqual(try queryStore(store, "SELECT count(*) FROM Tag WHERE name = 'after-full'"), ["1"])
     }
 
+    /// Seen: `import --on-error skip > /dev/full` that rejected a line exited 65 and never said its summary was lost.
+    func testStandardOutputFullAfterASkipImportSaysTheSummaryWasLost() throws {
+        let csv = dir.write("orders.csv", ordersCSV(prefix: "K", count: 5) + "Kbad,2024-02-30,Acme Ltd,yes,no,Repair,1,10.00\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
+        process.arguments = ["--store", store, "import", "Order", csv, "--on-error", "skip"]
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 74, stderr)
+        let lines = stderr.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.suffix(3), [
+            "bookkeeper: 1 record rejected; the others were imported",
+            "bookkeeper: standard output: cannot write (No space left on device)",
+            "bookkeeper: the change was committed before this failure: it is in the store; only this output was lost",
+        ], stderr)
+        XCTAssertEqual(try countOrders("K"), 5)
+    }
+
     /// Standard output is a pipe nobody reads, filled beforehand: the import commits, then blocks writing its
     /// summary. A SIGTERM then must say the change was committed.
     func testASignalJustAfterTheCommitSaysTheChangeWasCommitted() throws {

@@ -131,7 +131,15 @@ struct Import: StoreCommand {
             let result = try job.run()
             report(result, settings)
         } catch let failure as ImportFailure {
-            if let s = failure.summary { report(s, settings) }
+            if let s = failure.summary {
+                report(s, settings)
+                // The summary of what was kept is part of the result: lost, it is an I/O error as well.
+                do {
+                    try StandardOutput.flushPrinted()
+                } catch {
+                    throw ImportFailure(lines: failure.lines + ["\(error)"], category: .io)
+                }
+            }
             throw failure
         }
     }
