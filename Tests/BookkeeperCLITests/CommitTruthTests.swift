@@ -22,19 +22,25 @@ final class CommitTruthTests: XCTestCase {
         Int(try queryStore(store, "SELECT count(*) FROM \"Order\" WHERE number LIKE '\(prefix)-%'").first!!)!
     }
 
+    /// Runs the binary on the store with standard output on /dev/full: its status and standard error.
+    func runWithStandardOutputFull(_ args: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
+        process.arguments = ["--store", store] + args
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stderr)
+    }
+
     func testStandardOutputFullAfterTheCommitSaysTheChangeWasCommitted() throws {
         let csv = dir.write("orders.csv", ordersCSV(prefix: "F", count: 20))
         for args in [["import", "Order", csv], ["add", "Tag", "name=after-full"]] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
-            process.arguments = ["--store", store] + args
-            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 74, "\(args): \(stderr)")
+            let (status, stderr) = try runWithStandardOutputFull(args)
+            XCTAssertEqual(status, 74, "\(args): \(stderr)")
             XCTAssertEqual(stderr, """
                 bookkeeper: standard output: cannot write (No space left on device)
                 bookkeeper: the change was committed before this failure: it is in the store; only this output was lost
@@ -48,16 +54,8 @@ final class CommitTruthTests: XCTestCase {
     /// Seen: `import --on-error skip > /dev/full` that rejected a line exited 65 and never said its summary was lost.
     func testStandardOutputFullAfterASkipImportSaysTheSummaryWasLost() throws {
         let csv = dir.write("orders.csv", ordersCSV(prefix: "K", count: 5) + "Kbad,2024-02-30,Acme Ltd,yes,no,Repair,1,10.00\n")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
-        process.arguments = ["--store", store, "import", "Order", csv, "--on-error", "skip"]
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 74, stderr)
+        let (status, stderr) = try runWithStandardOutputFull(["import", "Order", csv, "--on-error", "skip"])
+        XCTAssertEqual(status, 74, stderr)
         let lines = stderr.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.suffix(3), [
             "bookkeeper: 1 record rejected; the others were imported",

@@ -17,14 +17,7 @@ extension ImportPass {
                     _ write: (CSVRecord) throws -> [ImportIssue]) throws -> Int {
         let skip = settings.onError == .skip
         var n = 0
-        while let record = try reader.next() {
-            n += 1
-            if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
-            if let problem = checkFieldCount(record, expected: fields) {
-                issues.add(problem)
-                if skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
-                continue
-            }
+        while let record = try nextRecord(reader, count: &n, progress, fields: fields) {
             if skip { try writer.beginRecord() }
             let problems = try write(record)
             if problems.isEmpty {
@@ -38,6 +31,22 @@ extension ImportPass {
             }
         }
         return n
+    }
+
+    /// The next record with the header's number of fields: counts it and reports progress, and refuses (rejects,
+    /// with --on-error skip) each record on the way that has another number of fields.
+    func nextRecord(_ reader: CSVReader, count n: inout Int, _ progress: ProgressBar?, fields: Int) throws -> CSVRecord? {
+        while let record = try reader.next() {
+            n += 1
+            if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
+            if let problem = checkFieldCount(record, expected: fields) {
+                issues.add(problem)
+                if settings.onError == .skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
+                continue
+            }
+            return record
+        }
+        return nil
     }
 
     /// Directories, and documents without rows: one record per line.
@@ -150,14 +159,7 @@ extension ImportPass {
             }
         }
 
-        while let record = try reader.next() {
-            n += 1
-            if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
-            if let problem = checkFieldCount(record, expected: fields) {
-                issues.add(problem)
-                if skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
-                continue
-            }
+        while let record = try nextRecord(reader, count: &n, progress, fields: fields) {
             var problems: [ImportIssue] = []
             let same = open && record.withBytes(ofField: keyColumn) { b in
                 b.count == groupKey.count && (b.count == 0 || groupKey.withUnsafeBufferPointer { memcmp(b.baseAddress!, $0.baseAddress!, b.count) == 0 })
