@@ -1,11 +1,17 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Linux is the one supported platform (Debian 12, x86-64): the code calls Glibc and reads /proc directly, and
+// the system libraries come from apt. SwiftPM's `platforms:` names only Apple systems, so the
+// manifest says it here instead.
+#if !os(Linux)
+#error("Bookkeeper builds and runs on Linux only")
+#endif
+
 // Data flows one way: CSV -> Importer -> ObjectStore <- Reports -> renderers,
 // with Bookkeeping declaring the domain model and the CLI on top.
 let package = Package(
     name: "Bookkeeper",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "bookkeeper", targets: ["bookkeeper"]),
         // For the fuzz targets in Fuzz/ (a separate package, built with -sanitize=fuzzer; see `make fuzz`).
