@@ -41,11 +41,13 @@ let package = Package(
         .target(name: "CSV", dependencies: ["FileOutput"]),
         // SHA-256 from the system's libcrypto, for the import history (see Sources/Importer/Reading/SHA256.swift).
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // CSV import and export jobs: mapping, conversion, errors with places, summaries. Knows no SQL.
+        // CSV import jobs: mapping, conversion, errors with places, summaries. Knows no SQL.
         .target(
             name: "Importer",
             dependencies: ["ObjectStore", "CSV", "FileOutput", "CCrypto", .product(name: "Yams", package: "Yams")]
         ),
+        // CSV export: the columns are the import's key paths (KeyPathResolver), so what it writes imports back.
+        .target(name: "Exporter", dependencies: ["ObjectStore", "CSV", "Importer"]),
         // libxlsxwriter (Debian's libxlsxwriter-dev 1.1.4); only the XLSX renderer imports it.
         .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
@@ -62,7 +64,7 @@ let package = Package(
         .target(
             name: "BookkeeperCLI",
             dependencies: [
-                "ObjectStore", "Bookkeeping", "Importer", "CSV", "FileOutput",
+                "ObjectStore", "Bookkeeping", "Importer", "Exporter", "CSV", "FileOutput",
                 "Reports", "ReportRenderers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -75,7 +77,7 @@ let package = Package(
         .testTarget(name: "CSVTests", dependencies: ["CSV", "FileOutput", "TestSupport"]),
         .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "TestSupport"]),
         .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "FileOutput", "TestSupport"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Bookkeeping", "TestSupport"]),
         .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
