@@ -16,7 +16,7 @@ public struct Bookkeeper: ParsableCommand {
 
             \(ExitStatus.helpText)
             """,
-        version: "0.1.0",
+        version: bookkeeperVersion,
         subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self, Migrate.self, Backup.self, Check.self,
                       Import.self, Imports.self, Export.self,
                       ReportsCommand.self, ReportCommand.self]
