@@ -9,7 +9,7 @@ BIN := .build/debug/bookkeeper
 # System packages the build and the tests need (Debian names).
 APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev
 
-.PHONY: deps build run test bench bench-fetch bench-import clean
+.PHONY: deps build run test bench bench-fetch bench-import clean release install uninstall cli-reference
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -40,16 +40,41 @@ run: build
 
 # The suite is XCTest only (no Swift Testing runner, whose empty "0 tests" line would close the output);
 # the last line sums it up as "N passed, N failed, N skipped".
-test: deps
-	$(SWIFT) build --build-tests
+# A clean build has no warnings, and the test build keeps it so (WARNINGS= builds without the check). The
+# release build comes first: InstallTests installs it into a temporary prefix, and would otherwise build it there.
+WARNINGS ?= -Xswiftc -warnings-as-errors
+test: deps release
+	$(SWIFT) build --build-tests $(WARNINGS)
 	@mkdir -p $(OUT)
-	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee $(OUT)/test.log; status=$$?; \
+	@set -o pipefail; BOOKKEEPER_RELEASE_SCRATCH=$(RELEASE_SCRATCH) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee $(OUT)/test.log; status=$$?; \
 	  line=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with" $(OUT)/test.log | tail -n 1); \
 	  total=$$(echo "$$line" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
 	  failed=$$(echo "$$line" | sed -E 's/.* ([0-9]+) failures?.*/\1/'); \
 	  skipped=$$(echo "$$line" | grep -oE '[0-9]+ tests? skipped' | grep -oE '^[0-9]+' || echo 0); \
 	  if [ -n "$$line" ]; then echo "$$((total - failed - skipped)) passed, $$failed failed, $$skipped skipped"; fi; \
 	  exit $$status
+
+# Install like a tool (README: Install): a release binary with the Swift runtime and Foundation linked in
+# (--static-swift-stdlib: it needs only the system libraries README names), the shipped reports, which it finds
+# as ../share/bookkeeper/reports beside itself, a man page from argument-parser's generate-manual, and bash, zsh and
+# fish completions. uninstall removes what the manifest (share/bookkeeper/install-manifest) lists.
+PREFIX ?= /usr/local
+DESTDIR ?=
+RELEASE_SCRATCH ?= .build-release
+MANUAL_SCRATCH ?= .build-manual
+release: deps
+	$(SWIFT) build -c release --product bookkeeper --scratch-path $(RELEASE_SCRATCH) --static-swift-stdlib
+	$(SWIFT) build --package-path $(RELEASE_SCRATCH)/checkouts/swift-argument-parser --scratch-path $(MANUAL_SCRATCH) \
+	  --product generate-manual
+install: release
+	scripts/install.sh install "$(DESTDIR)" "$(PREFIX)" $(RELEASE_SCRATCH)/release/bookkeeper $(MANUAL_SCRATCH)/debug/generate-manual
+uninstall:
+	scripts/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+
+# docs/cli-reference.md from every command's --help (a test fails when it is out of date).
+cli-reference: build
+	@mkdir -p $(OUT)
+	python3 scripts/cli-reference.py $(BIN) > $(OUT)/cli-reference.md && mv $(OUT)/cli-reference.md docs/cli-reference.md
 
 # Speed and memory against a reference measured in the same run (release build; see bench/RESULTS.md).
 RELEASE_BIN := .build/release/bookkeeper
@@ -141,4 +166,4 @@ fuzz: deps
 	BIN_DIR=$(FUZZ_SCRATCH)/debug FUZZ_SECONDS=$(FUZZ_SECONDS) python3 Fuzz/run.py
 
 clean:
-	rm -rf .build $(OUT)
+	rm -rf .build $(RELEASE_SCRATCH) $(MANUAL_SCRATCH) $(OUT)

@@ -1,11 +1,17 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Linux is the one supported platform (Debian 12, x86-64): the code calls Glibc and reads /proc directly, and
+// the system libraries come from apt. SwiftPM's `platforms:` names only Apple systems, so the
+// manifest says it here instead.
+#if !os(Linux)
+#error("Bookkeeper builds and runs on Linux only")
+#endif
+
 // Data flows one way: CSV -> Importer -> ObjectStore <- Reports -> renderers,
 // with Bookkeeping declaring the domain model and the CLI on top.
 let package = Package(
     name: "Bookkeeper",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "bookkeeper", targets: ["bookkeeper"]),
         // For the fuzz targets in Fuzz/ (a separate package, built with -sanitize=fuzzer; see `make fuzz`).
@@ -35,11 +41,13 @@ let package = Package(
         .target(name: "CSV", dependencies: ["FileOutput"]),
         // SHA-256 from the system's libcrypto, for the import history (see Sources/Importer/Reading/SHA256.swift).
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // CSV import and export jobs: mapping, conversion, errors with places, summaries. Knows no SQL.
+        // CSV import jobs: mapping, conversion, errors with places, summaries. Knows no SQL.
         .target(
             name: "Importer",
             dependencies: ["ObjectStore", "CSV", "FileOutput", "CCrypto", .product(name: "Yams", package: "Yams")]
         ),
+        // CSV export: the columns are the import's key paths (KeyPathResolver), so what it writes imports back.
+        .target(name: "Exporter", dependencies: ["ObjectStore", "CSV", "Importer"]),
         // libxlsxwriter (Debian's libxlsxwriter-dev 1.1.4); only the XLSX renderer imports it.
         .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
@@ -56,7 +64,7 @@ let package = Package(
         .target(
             name: "BookkeeperCLI",
             dependencies: [
-                "ObjectStore", "Bookkeeping", "Importer", "CSV", "FileOutput",
+                "ObjectStore", "Bookkeeping", "Importer", "Exporter", "CSV", "FileOutput",
                 "Reports", "ReportRenderers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -69,7 +77,7 @@ let package = Package(
         .testTarget(name: "CSVTests", dependencies: ["CSV", "FileOutput", "TestSupport"]),
         .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "TestSupport"]),
         .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "FileOutput", "TestSupport"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Bookkeeping", "TestSupport"]),
         .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),

@@ -7,11 +7,11 @@ import PackageDescription
 // with `make fuzz` at the top (it passes -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library).
 // Each target is a thin wrapper around a function of Tests/FuzzHarness (FuzzDriver hands over to libFuzzer), which the main package's
 // FuzzRegressionTests also run on every input that ever crashed.
+// Linux only, like the package it fuzzes (see ../Package.swift).
 let harness: [Target.Dependency] = ["FuzzDriver", .product(name: "BookkeeperFuzzHarness", package: "Bookkeeper")]
 
 let package = Package(
     name: "BookkeeperFuzz",
-    platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "Bookkeeper", path: ".."),
     ],

@@ -16,7 +16,7 @@ public struct Bookkeeper: ParsableCommand {
 
             \(ExitStatus.helpText)
             """,
-        version: "0.1.0",
+        version: bookkeeperVersion,
         subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self, Migrate.self, Backup.self, Check.self,
                       Import.self, Imports.self, Export.self,
                       ReportsCommand.self, ReportCommand.self]
@@ -70,7 +70,7 @@ public struct Bookkeeper: ParsableCommand {
     }
 
     /// Global options that take a value, so the word after them is not the subcommand.
-    private static let valueOptions: Set<String> = ["--store", "--model", "--wait", "--log-format"]
+    private static let valueOptions: Set<String> = ["--store", "--model", "--wait", "--log-format", "--generate-completion-script"]
 
     /// A first word that names no subcommand gets a did-you-mean (`fetc` → `fetch`), which argument-parser's
     /// "Unexpected argument" does not give.

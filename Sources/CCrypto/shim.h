@@ -1,2 +1,2 @@
-// libcrypto's SHA-256, for the import history. Only the one-shot-free streaming API is used.
-#include <openssl/sha.h>
+// libcrypto's EVP digest interface, for the SHA-256 of the import history (Sources/Importer/Reading/SHA256.swift).
+#include <openssl/evp.h>

@@ -14,7 +14,7 @@ final class ImportEncodingTests: ImportTestCase {
     }
 
     func bytes(_ name: String, _ bytes: [UInt8]) {
-        FileManager.default.createFile(atPath: dir.file(name), contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir.file(name), contents: Data(bytes)))
     }
 
     func names(_ storeName: String, _ entity: String = "Customer") throws -> [String] {

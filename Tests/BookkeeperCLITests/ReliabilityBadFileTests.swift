@@ -42,7 +42,7 @@ final class ReliabilityBadFileTests: XCTestCase {
     }
 
     func bytes(_ name: String, _ bytes: [UInt8]) {
-        FileManager.default.createFile(atPath: dir.file(name), contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir.file(name), contents: Data(bytes)))
     }
 
     // MARK: Inputs

@@ -43,8 +43,8 @@ final class Child {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("bookkeeper-child-\(getpid())-\(n)").path
         out = logs + ".out"
         err = logs + ".err"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: out, contents: nil))
+        XCTAssertTrue(FileManager.default.createFile(atPath: err, contents: nil))
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)

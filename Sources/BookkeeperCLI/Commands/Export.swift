@@ -1,5 +1,6 @@
 import ArgumentParser
 import CSV
+import Exporter
 import FileOutput
 import Importer
 import ObjectStore

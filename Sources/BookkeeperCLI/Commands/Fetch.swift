@@ -10,7 +10,7 @@ struct Fetch: StoreCommand {
             Predicates use NSPredicate's format syntax: made == YES AND paid == NO, name CONTAINS[cd] "muller", \
             ANY tags.name == "vip", rows.@sum.sum > 1000, date <= $until (with --param until=2024-12-31), \
             number BEGINSWITH %@ (with --arg A-). Columns and sort keys are key paths, to-one chains and \
-            aggregates included. See the README's query section for the whole language.
+            aggregates included. docs/queries.md has the whole language.
             Example: bookkeeper fetch Order --where 'made == YES AND paid == NO' --sort 'date, customer.name' \
             --columns 'number, date, customer.name, rows.@sum.sum'
             """)

@@ -48,7 +48,7 @@ struct Import: StoreCommand {
     @Flag(help: "Ignore columns that map to nothing (the summary lists them).") var ignoreUnknown = false
     @Flag(help: "Create missing directory items that references name.") var createMissing = false
     @Option(help: ArgumentHelp("Field delimiter: auto, \",\", \";\", tab or \"|\".", valueName: "delimiter")) var delimiter: String?
-    @Option(help: ArgumentHelp("Input encoding: auto, utf-8, utf-16, windows-1250…1258, iso-8859-N, koi8-r, cp866, shift_jis, … (see the README).", valueName: "encoding")) var encoding: String?
+    @Option(help: ArgumentHelp("Input encoding: auto, utf-8, utf-16, windows-1250…1258, iso-8859-N, koi8-r, cp866, shift_jis, … (see docs/import.md).", valueName: "encoding")) var encoding: String?
     @Option(help: ArgumentHelp("strftime-style date format, e.g. %d/%m/%Y or %d-%b-%y (default %Y-%m-%d).", valueName: "format"))
     var dateFormat: String?
     @Flag(help: "Decimals use a comma (1.234,50).") var decimalComma = false

@@ -10,7 +10,7 @@ struct ReportCommand: StoreCommand {
         commandName: "report",
         abstract: "Run a report (or every report) to text, CSV, JSON or XLSX.",
         discussion: """
-            A report is a YAML definition in Reports/ (see `bookkeeper reports` and the README's Reports section): \
+            A report is a YAML definition (`bookkeeper reports` lists them and where they are; docs/reports.md): \
             an entity, a predicate with typed parameters, sort and group keys, and columns with formats and totals.
             Text goes to standard output unless --output is given; files are written whole or not at all. \
             --all runs every report: text to standard output, or each to --output-dir DIR as NAME.EXT, or with \
@@ -81,8 +81,7 @@ struct ReportCommand: StoreCommand {
         // Every report. A --param must belong to at least one of them.
         let entries = try library.entries()
         guard !entries.isEmpty else {
-            throw ReportInputError("no report definitions found (looked in "
-                                   + library.directories.map(ReportLibrary.displayPath).joined(separator: ", ") + ")")
+            throw ReportInputError("no report definitions found (\(library.searched))")
         }
         var failures = ReportFailures(total: entries.count)
         var prepared: [PreparedReport] = []

@@ -49,7 +49,7 @@ struct ReportsCommand: StoreCommand {
     ///                      --param until=DATE  default: today (2026-11-21)
     private func text(_ listed: [(ReportLibrary.Entry, ReportDefinition?)], today: Day) -> String {
         guard !listed.isEmpty else {
-            return "no reports (looked in \(definitions.library.directories.map(ReportLibrary.displayPath).joined(separator: ", ")))\n"
+            return "no reports (\(definitions.library.searched))\n"
         }
         let width = listed.map(\.0.name.count).max()! + 2
         var out = ""

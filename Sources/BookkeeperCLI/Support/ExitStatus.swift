@@ -1,7 +1,7 @@
 import ArgumentParser
 import ObjectStore
 
-/// Exit statuses, following sysexits(3). Documented in the README and in `bookkeeper --help`.
+/// Exit statuses, following sysexits(3). Documented in docs/commands.md and in `bookkeeper --help`.
 enum ExitStatus {
     static let success: Int32 = 0
     static let failure: Int32 = 1

@@ -49,7 +49,7 @@ final class InputFile: @unchecked Sendable {
             descriptor = readEnd
             size = nil
             let thread = Thread { [self] in
-                var hasher = SHA256Hasher()
+                let hasher = SHA256Hasher()
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
                 defer { buffer.deallocate(); close(writeEnd); done.signal() }
                 var forwarding = true
@@ -88,7 +88,7 @@ final class InputFile: @unchecked Sendable {
         size = fstat(fd, &info) == 0 ? Int64(info.st_size) : nil
         let hashFD = open(path, O_RDONLY | O_CLOEXEC)
         let thread = Thread { [self] in
-            var hasher = SHA256Hasher()
+            let hasher = SHA256Hasher()
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate(); if hashFD >= 0 { close(hashFD) }; done.signal() }
             guard hashFD >= 0 else { hashError = errno; return }

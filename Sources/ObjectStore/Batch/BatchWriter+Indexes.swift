@@ -5,12 +5,8 @@
 // up, dates of orders written day by day, the rows of one document after another) costs only an append
 // per row, so it is kept up as rows come and nothing is left to sort at the end.
 //
-// Why, in figures (the 1M- and 10M-line benches of `make bench`):
-// - random inserts into an index larger than SQLite's page cache read and rewrite a page per row: on
-//   the 10M-line file, keeping the unique index of 200,000 customers' names live read and wrote about
-//   330 MB more than rebuilding it at the end (/proc/PID/io rchar and wchar);
-// - a sort grows as n log n while appends grow as n, so every index that can stay live also keeps the
-//   10M-line import closer to ten times the 1M-line one.
+// Why: a random insert into an index larger than SQLite's page cache reads and rewrites a page per row, and
+// a sort grows as n log n where appends grow as n (figures: docs/design/import-speed.md).
 //
 // A unique index can be dropped only where the batch checks that uniqueness itself: a single column
 // holding an attribute the writer validates, in a table that was empty, whose every row the authoritative
@@ -117,8 +113,7 @@ extension BatchWriter {
         }
         guard !missing.isEmpty else { return }
         // The load is over and the inserting thread idle: SQLite's sorter may sort on the other cores while
-        // this one reads the table (10M-line bench: 15.2 s → 13.9 s and 17.0 s → 15.2 s, two runs each way;
-        // no difference at 1M lines, where the sorts are small).
+        // this one reads the table (faster at 10M lines: docs/design/import-speed.md).
         let helpers = max(0, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4))
         try execute("PRAGMA threads = \(helpers)")
         defer { try? connection.execute("PRAGMA threads = 0") }

@@ -8,11 +8,8 @@
 // An authoritative cache keeps no entries at all while its keys arrive in increasing order (order numbers
 // counting up, as exports write them): a key that sorts after the last one written cannot be any earlier
 // one, so it is new without a look-up. The first key that is not past the last fills the cache from its
-// table, and from then on it keeps every key. On the 10M-line bench the 2,000,000 order numbers were
-// 167 MiB of the import's 254 MiB peak, and probing and filling a table of that size cost CPU time that the
-// 1M-line import, whose table fits the CPU's caches, does not pay tenfold. Five alternating runs each way:
-// 10M lines 17.00 → 15.75 s (median), user time 22.9 → 20.6 s, peak 254 → 87 MiB; 1M lines 1.42 → 1.51 s
-// (within the noise), peak 66 → 50 MiB.
+// table, and from then on it keeps every key. (Order numbers were most of the 10M-line import's peak memory:
+// docs/design/import-speed.md.)
 
 final class KeyCache {
     let attributeIndex: Int

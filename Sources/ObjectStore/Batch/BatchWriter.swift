@@ -298,8 +298,7 @@ extension Store {
                     beginActivity()
                     defer { endActivity() }
                     let writer = BatchWriter(store: self, connection: SQLConnection(handle: handle, path: path))
-                    // (SQLite's default page cache measured fastest here: with the non-unique indexes deferred,
-                    // a bigger one only added memory; 16 MiB cost 0.3 s more on the bench.)
+                    // (SQLite's default page cache measured fastest here: docs/design/import-speed.md.)
                     defer { writer.close() }
                     result = try body(writer)
                     try writer.flushAll()

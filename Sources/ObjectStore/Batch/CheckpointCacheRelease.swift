@@ -1,34 +1,15 @@
 // While SQLite checkpoints a large write-ahead log at a batch's commit, tells the kernel to drop the log's
-// pages that the checkpoint has already copied into the store.
+// pages that the checkpoint has already copied into the store, so the page cache need not hold both (on the
+// bench machine, page cache past a few hundred MB costs the kernel several times more per page; the 10M-line
+// commit took half the time). Measurements and the variants left out: docs/design/import-speed.md.
 //
-// Why this exists: a first load of 10,000,000 lines writes a 670 MB log, and the checkpoint at commit copies
-// it into the store, so the page cache must hold both (1.3 GB) unless the log's pages are given back as they
-// are consumed. On this project's bench machine (a VM whose free memory goes back to its host), page cache
-// past a few hundred MB costs the kernel several times more per page than memory it has just freed. On the
-// 10M-line bench file the commit took 3.51–3.74 s with the log kept in cache and 1.75–2.18 s with its copied
-// pages given back, with no more bytes read from disk (bench/RESULTS.md). A log page is never read
-// again once copied: after the checkpoint the log is reset or deleted. (Dropping the whole log's pages
-// instead, copied or not, made the checkpoint read them back from disk: 0.8–3.5 GB more read, and as slow
-// as keeping them when done at once before the commit.)
+// What was copied: the checkpoint copies pages in increasing page number and the store grows as it writes
+// past its end, so a chunk of log frames (page numbers read from the frame headers before the commit) may be
+// dropped once the store is larger than its largest page. This needs the store's mmap off, as it is.
 //
-// How it knows what was copied. The checkpoint copies pages in increasing page number (SQLite's WAL
-// iterator), and the store file grows as it writes pages past its end. The page number of each log frame is
-// in the frame's header (SQLite's documented file format: https://www.sqlite.org/fileformat2.html#walformat),
-// read once before the commit; frames whose salts are not the log header's are left over from an earlier,
-// longer log and never read again. A chunk of frames may be dropped once the store file has grown past the
-// largest page number in it. When the store does not grow (a batch that only changes existing pages), nothing
-// is dropped and the checkpoint runs as it always did. (This relies on the store's memory-mapped I/O being
-// off, as it is: with `mmap_size` set, SQLite sizes the file up front, every chunk would look copied at once,
-// and the checkpoint would read the rest back from disk: correct, but slower.)
-//
-// Which files it opens, and why no others: SQLite's locks are POSIX record locks, and closing *any*
-// descriptor of a file drops all of the process's locks on it (https://www.sqlite.org/howtocorrupt.html,
-// 2.2). So this never opens the store file or its `-shm` (where SQLite keeps its locks): the store's size comes
-// from stat(2) by path. It opens only the `-wal` file, on which SQLite takes no locks. A test checks that
-// another process still cannot write while a batch holds the store.
-//
-// Only `posix_fadvise(POSIX_FADV_DONTNEED)` is used: it never discards data that is not yet on disk (dirty
-// pages are written back, not dropped), so the store's durability and SQLite's own syncs are untouched.
+// Never opens the store or its -shm: closing any descriptor of a file drops all of the process's POSIX locks
+// on it, SQLite's included; only the -wal, on which SQLite takes no locks. Only POSIX_FADV_DONTNEED is used,
+// which never discards data not yet on disk, so durability and SQLite's syncs are untouched.
 
 import Foundation
 #if canImport(Glibc)
@@ -36,8 +17,8 @@ import Glibc
 #endif
 
 final class CheckpointCacheRelease: @unchecked Sendable {
-    /// Logs smaller than this are left alone, without a thread: the page cache holds them cheaply. (The 1M
-    /// bench's 63 MB log commits in the same 0.18–0.20 s with and without the release.)
+    /// Logs smaller than this are left alone, without a thread: the page cache holds them cheaply (the 1M
+    /// bench's 63 MB log commits as fast either way).
     static let minimumLogBytes: Int64 = 32 << 20
     /// Frames per chunk given back at once (about 1 MiB with 4 KiB pages).
     static let framesPerChunk = 256

@@ -13,7 +13,7 @@ import ReportRenderers
 import Yams
 
 extension ReportDefinition {
-    /// The keys a definition may have, in the order the README documents them.
+    /// The keys a definition may have, in the order docs/reports.md documents them.
     public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart"]
     static let columnKeys = ["key", "title", "format", "width"]
     static let parameterKeys = ["type", "default", "title"]

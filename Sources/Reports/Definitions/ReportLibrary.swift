@@ -2,8 +2,9 @@
 // a name wins, so an operator's edited copy of a shipped report (same name, own directory) replaces it.
 //
 // The order: each `--reports DIR` as given, then the directories in `$BOOKKEEPER_REPORTS`
-// (colon-separated), then the shipped `Reports/` beside the binary's project (found by walking up
-// from the executable to a folder holding both `Package.swift` and `Reports/`).
+// (colon-separated), then the shipped definitions: `../share/bookkeeper/reports` beside an installed
+// executable (relative, so a DESTDIR or a moved prefix needs no rebuild), else `Reports/` of the checkout
+// a built executable lives in (found by walking up to a folder holding both `Package.swift` and `Reports/`).
 
 import Foundation
 import ObjectStore
@@ -47,19 +48,30 @@ public struct ReportLibrary: Sendable {
         return Bundle.main.executablePath
     }
 
-    /// `Reports/` in the nearest folder above `executable` that holds `Package.swift` and `Reports/`.
+    /// Where an installed executable's definitions go, relative to the folder it is in (`make install`).
+    public static let installedRelativePath = "../share/bookkeeper/reports"
+
+    /// `../share/bookkeeper/reports` beside an installed `executable`, else `Reports/` in the nearest folder
+    /// above it that holds `Package.swift` and `Reports/` (a build in a checkout).
     public static func shippedDirectory(executable: String) -> String? {
-        var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let binDirectory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let installed = binDirectory.appendingPathComponent(installedRelativePath).standardizedFileURL
+        if isDirectory(installed.path) { return installed.path }
+        var directory = binDirectory
         while directory.path != "/" {
             let reports = directory.appendingPathComponent("Reports")
-            var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
-               FileManager.default.fileExists(atPath: reports.path, isDirectory: &isDirectory), isDirectory.boolValue {
+               isDirectory(reports.path) {
                 return reports.path
             }
             directory = directory.deletingLastPathComponent()
         }
         return nil
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// Every definition, the first of each name, sorted by name.
@@ -90,13 +102,21 @@ public struct ReportLibrary: Sendable {
         return found.values.sorted { $0.name < $1.name }
     }
 
+    /// The directories searched, as messages name them.
+    public var searched: String {
+        guard !directories.isEmpty else {
+            return "no report directories: give --reports DIR or $BOOKKEEPER_REPORTS, or install the shipped ones "
+                + "in \(ReportLibrary.installedRelativePath) beside the executable"
+        }
+        return "looked in " + directories.map(ReportLibrary.displayPath).joined(separator: ", ")
+    }
+
     /// The definition file of `name`; an unknown name is a usage error with a did-you-mean.
     public func entry(named name: String) throws -> Entry {
         let all = try entries()
         if let entry = all.first(where: { $0.name == name }) { return entry }
         let suggestion = Suggestions.closest(to: name, in: all.map(\.name))
-        let looked = directories.isEmpty ? "no report directories" : directories.map(ReportLibrary.displayPath).joined(separator: ", ")
-        throw ReportUsageError("unknown report \"\(name)\"\(Suggestions.didYouMean(suggestion)) (looked in \(looked); "
+        throw ReportUsageError("unknown report \"\(name)\"\(Suggestions.didYouMean(suggestion)) (\(searched); "
                                + "`bookkeeper reports` lists them)")
     }
 

@@ -11,7 +11,21 @@
 // file is not written.
 
 import CSV
+import Importer
 import ObjectStore
+
+/// Why an export failed: the output (73, 74) or a value its encoding cannot hold (73).
+package struct ExportError: CategorizedError, Equatable {
+    package let message: String
+    package let category: ErrorCategory
+
+    package init(message: String, category: ErrorCategory) {
+        self.message = message
+        self.category = category
+    }
+
+    package var description: String { message }
+}
 
 package enum Exporter {
     /// Writes every object of `entityName` to `path` (`-`: standard output; a file appears whole when complete);
@@ -28,7 +42,7 @@ package enum Exporter {
         do {
             writer = try CSVWriter(path: path, options: CSVWriter.Options(encoding: encoding))
         } catch let error as CSVError {
-            throw ImportInputError(message: error.description, category: .cannotCreateOutput)
+            throw ExportError(message: error.description, category: .cannotCreateOutput)
         }
 
         func columns(_ e: Entity, prefix: String, excluding parent: String?) -> [(String, (ExportedObject) -> String)] {
@@ -73,7 +87,7 @@ package enum Exporter {
             } catch let error as CSVWriter.Unencodable {
                 let what = object.map { o in keyIndex.map { "\(entity.name) \"\(o.attributes[$0].description)\"" } ?? "\(entity.name) \(o.rowID)" }
                     ?? "the header"
-                throw ImportInputError(message: "\(path): \(what), column \(names[error.fieldIndex]): \(error.character.message) — nothing was written",
+                throw ExportError(message: "\(path): \(what), column \(names[error.fieldIndex]): \(error.character.message) — nothing was written",
                                        category: .data)
             }
         }
@@ -93,7 +107,7 @@ package enum Exporter {
             }
             try writer.close()
         } catch let error as CSVError {
-            throw ImportInputError(message: error.description, category: .io)
+            throw ExportError(message: error.description, category: .io)
         }
         return lines
     }

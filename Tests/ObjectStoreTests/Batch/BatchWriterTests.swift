@@ -53,7 +53,7 @@ final class BatchWriterTests: XCTestCase {
     }
 
     func testValidationSpeaksAsTheContext() throws {
-        try store.batch { w in try w.upsert(try customer(w, "Acme", code: "C1")) }
+        _ = try store.batch { w in try w.upsert(try customer(w, "Acme", code: "C1")) }
         try store.batch { w in
             let r = try customer(w, "Bolt", code: "C1")
             XCTAssertThrowsError(try w.upsert(r)) { e in
@@ -109,7 +109,7 @@ final class BatchWriterTests: XCTestCase {
             r.setLinks("tags", to: try names.map { try w.resolve(.string($0), in: "Tag", createMissing: true) })
             return r
         }
-        try store.batch { w in try w.upsert(try tag(w, ["vip", "retail"])) }
+        _ = try store.batch { w in try w.upsert(try tag(w, ["vip", "retail"])) }
         XCTAssertEqual(try rows("SELECT Tag_id FROM Customer_tags ORDER BY Tag_id"), ["1", "2"])
         let outcomes = try store.batch { w in
             [try w.upsert(try tag(w, ["retail", "vip"])).outcome, try w.upsert(try customer(w, "Acme")).outcome]
@@ -188,7 +188,7 @@ final class BatchWriterTests: XCTestCase {
 
     func testADryRunWritesNothingAndAThrowingBatchNeither() throws {
         let before = try dumpStore(store.path)
-        try store.batch(dryRun: true) { w in try w.upsert(try customer(w, "Acme")) }
+        _ = try store.batch(dryRun: true) { w in try w.upsert(try customer(w, "Acme")) }
         XCTAssertEqual(try dumpStore(store.path), before)
         struct Stop: Error {}
         XCTAssertThrowsError(try store.batch { w in
