@@ -29,13 +29,20 @@ final class DefinitionErrorTests: XCTestCase {
         XCTAssertEqual(message("title: X\nentty: Order\ncolumns: [number]\n"),
                        #"Reports/x.yaml:2:1: unknown key "entty" in a report definition — did you mean "entity"?"#)
         XCTAssertEqual(message("entity: Order\nfilter: paid == NO\ncolumns: [number]\n"),
-                       #"Reports/x.yaml:2:1: unknown key "filter" in a report definition (a report definition takes title, description, entity, where, params, sort, group, columns, totals, chart)"#)
+                       #"Reports/x.yaml:2:1: unknown key "filter" in a report definition (a report definition takes title, description, entity, where, params, sort, group, columns, totals, chart, negative)"#)
         XCTAssertEqual(message("entity: Order\ncolumns:\n  - { key: number, titel: Number }\n"),
                        #"Reports/x.yaml:3:20: unknown key "titel" in a column — did you mean "title"?"#)
         XCTAssertEqual(message("entity: Order\nparams:\n  until: { type: date, defualt: today }\ncolumns: [number]\n"),
                        #"Reports/x.yaml:3:24: unknown key "defualt" in a parameter — did you mean "default"?"#)
         XCTAssertEqual(message("entity: Order\ncolumns: [number]\nchart: { kind: pie, categories: Number, values: [Number] }\n"),
                        #"Reports/x.yaml:3:10: unknown key "kind" in chart (chart takes type, title, categories, values)"#)
+    }
+
+    func testUnknownNegativeStyle() {
+        XCTAssertEqual(message("entity: Order\ncolumns: [number]\nnegative: parenthesis\n"),
+                       #"Reports/x.yaml:3:11: unknown negative style "parenthesis" — did you mean "parentheses"? (write minus, red, parentheses)"#)
+        XCTAssertEqual(message("entity: Order\ncolumns: [number]\nnegative: [red]\n"),
+                       "Reports/x.yaml:3:11: negative takes one value, not a list")
     }
 
     func testMissingAndRepeatedKeys() {

@@ -79,6 +79,12 @@ final class ReportEngineTests: XCTestCase {
         ])
     }
 
+    func testNegativeStyleReachesTheDocument() throws {
+        XCTAssertEqual(try prepare(ReportEngineTests.objects).document.negative, .minus, "the default")
+        XCTAssertEqual(try prepare(ReportEngineTests.objects + "negative: parentheses\n").document.negative, .parentheses)
+        XCTAssertEqual(try prepare(ReportEngineTests.objects + "negative: red\n").document.negative, .red)
+    }
+
     func testGroupedAggregates() throws {
         let report = try prepare("""
             entity: Order

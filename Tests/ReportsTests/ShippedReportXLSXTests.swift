@@ -45,14 +45,14 @@ final class ShippedReportXLSXTests: XCTestCase {
             let cell = book.cell(sheet, "D\(r)")
             XCTAssertTrue(["float", "int"].contains(cell["type"] as? String), "D\(r) is a number")
             XCTAssertEqual(((cell["value"] as? NSNumber)?.doubleValue ?? .nan) * 100, Double(cents), accuracy: 0.001)
-            XCTAssertEqual(cell["format"] as? String, "#,##0.00")
+            XCTAssertEqual(cell["format"] as? String, "#,##0.00_);-#,##0.00_)")
         }
         XCTAssertEqual(book.sheet(sheet)["ignoredErrors"] as? [String],
                        [#"<ignoredError sqref="A1:XFD1048576" numberStoredAsText="1"/>"#], "codes raise no number-as-text warning")
 
         // Totals: SUBTOTAL(109, …), so filtering keeps them right, with the exact sum cached.
         book.assertCell(sheet, "A10", type: "str", value: "Total", bold: true)
-        book.assertCell(sheet, "D10", type: "str", value: "=SUBTOTAL(109,D2:D9)", format: "#,##0.00", bold: true, cached: 7264.05)
+        book.assertCell(sheet, "D10", type: "str", value: "=SUBTOTAL(109,D2:D9)", format: "#,##0.00_);-#,##0.00_)", bold: true, cached: 7264.05)
 
         // The About sheet and the document properties carry the title, parameters and generation time.
         let about = book.cells("About").values.compactMap { $0["value"] as? String }
@@ -68,8 +68,8 @@ final class ShippedReportXLSXTests: XCTestCase {
         let book = try workbook("sales-by-month", in: directory)
         let sheet = "sales-by-month"
         book.assertCell(sheet, "A2", type: "str", value: "2025-12")
-        book.assertCell(sheet, "B2", type: "int", value: 5, format: "0")
-        book.assertCell(sheet, "C2", type: "float", value: 5692.25, format: "#,##0.00")
+        book.assertCell(sheet, "B2", type: "int", value: 5, format: "#,##0")
+        book.assertCell(sheet, "C2", type: "float", value: 5692.25, format: "#,##0.00_);-#,##0.00_)")
         book.assertCell(sheet, "B11", type: "str", value: "=SUBTOTAL(109,B2:B10)", cached: 35)
         book.assertCell(sheet, "C11", type: "str", value: "=SUBTOTAL(109,C2:C10)", cached: 31063.1)
         let charts = book.sheet(sheet)["charts"] as? [[String: Any]] ?? []
@@ -94,7 +94,7 @@ final class ShippedReportXLSXTests: XCTestCase {
         book.assertCell(sheet, "A8", type: "str", value: "Hill Street School")
         XCTAssertNil(book.cells(sheet)["C8"])
         XCTAssertNil(book.cells(sheet)["E8"])
-        book.assertCell(sheet, "F8", type: "int", value: 0, format: "#,##0.00")
+        book.assertCell(sheet, "F8", type: "int", value: 0, format: "#,##0.00_);-#,##0.00_)")
     }
 
     func testEveryReportInOneWorkbook() throws {

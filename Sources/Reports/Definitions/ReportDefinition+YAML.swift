@@ -14,7 +14,8 @@ import Yams
 
 extension ReportDefinition {
     /// The keys a definition may have, in the order the README documents them.
-    public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart"]
+    public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart",
+                              "negative"]
     static let columnKeys = ["key", "title", "format", "width"]
     static let parameterKeys = ["type", "default", "title"]
     static let chartKeys = ["type", "title", "categories", "values"]
@@ -77,6 +78,7 @@ private struct DefinitionReader {
         var columns: [ColumnDefinition]?
         var totals: [Placed<String>] = []
         var chart: ChartDefinition?
+        var negative: Placed<NegativeStyle>?
         for (key, value) in pairs {
             switch key.value {
             case "title": title = try text(value, key.value)
@@ -89,6 +91,14 @@ private struct DefinitionReader {
             case "columns": columns = try self.columns(value)
             case "totals": totals = try textList(value, key.value)
             case "chart": chart = try self.chart(value)
+            case "negative":
+                let text = try self.text(value, "negative")
+                let names = NegativeStyle.allCases.map(\.rawValue)
+                guard let style = NegativeStyle(rawValue: text.value) else {
+                    throw DefinitionError("unknown negative style \"\(text.value)\"\(Suggestions.didYouMean(Suggestions.closest(to: text.value, in: names)))"
+                                          + " (write \(names.joined(separator: ", ")))", at: text.place)
+                }
+                negative = Placed(style, at: text.place)
             default: break
             }
         }
@@ -100,7 +110,7 @@ private struct DefinitionReader {
         }
         return ReportDefinition(name: name, file: source.file, title: title, description: description, entity: entity,
                                 predicate: predicate, parameters: parameters, sort: sort, group: group, columns: columns,
-                                totals: totals, chart: chart, place: source.place(of: root))
+                                totals: totals, chart: chart, negative: negative, place: source.place(of: root))
     }
 
     // MARK: Shapes

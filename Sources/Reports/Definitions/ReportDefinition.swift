@@ -21,8 +21,10 @@
 //       - { key: rows.@sum.sum, title: Total, format: money, width: 14 }
 //     totals: [Total]                                 column titles
 //     chart: { type: column, categories: Month, values: [Total], title: Sales }
+//     negative: parentheses                           XLSX money: minus (default), red, parentheses
 
 import Foundation
+import ReportRenderers
 
 /// A value with the place it was written: the file and the 1-based line and column (in characters).
 public struct Placed<Value: Sendable>: Sendable {
@@ -81,6 +83,8 @@ public struct ReportDefinition: Sendable {
     public var columns: [ColumnDefinition]
     public var totals: [Placed<String>]
     public var chart: ChartDefinition?
+    /// How negative money looks in XLSX (`negative: minus|red|parentheses`); nil for a minus.
+    public var negative: Placed<NegativeStyle>?
     /// Where the whole definition starts (for errors about something missing).
     public var place: SourcePlace
 

@@ -156,7 +156,8 @@ public struct PreparedReport: Sendable {
             name: definition.name, title: definition.displayTitle, description: definition.description?.value,
             parameters: parameters.map { ($0.name, $0.value.description) },
             sortDescription: PreparedReport.sortDescription(plan: plan, titles: columns.map(\.title)),
-            generatedAt: clock.now, timeZone: clock.timeZone, columns: columns, chart: chart)
+            generatedAt: clock.now, timeZone: clock.timeZone, columns: columns, chart: chart,
+            negative: definition.negative?.value ?? .minus)
     }
 
     /// A period or aggregate spelt wrong (`mnth(date)`, `smu:rows.sum`) gets a did-you-mean here; the
