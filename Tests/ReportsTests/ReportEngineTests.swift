@@ -131,7 +131,7 @@ final class ReportEngineTests: XCTestCase {
             3 rows
 
             """)
-        XCTAssertEqual(try rendered(report, .csv()), """
+        XCTAssertEqual(try rendered(report, .csv(.raw)), """
             Number,Customer,Date,Paid,Total,Avg price,Services,Year
             A-1,=cmd|' /C calc'!A0,2024-03-01,true,30.00,10.25,"Repair, Refund",2024
             A-2,"Zoë ""Z"", Inc.
@@ -139,6 +139,7 @@ final class ReportEngineTests: XCTestCase {
             A-3,,2025-01-15,false,0.00,,,2025
 
             """)
+        XCTAssertTrue(try rendered(report, .csv()).contains("\nA-1,'=cmd|' /C calc'!A0,"), "formula neutralised by default")
         XCTAssertTrue(try rendered(report, .csv(.excel)).contains("\r\nA-1,'=cmd|' /C calc'!A0,"), "formula neutralised for Excel")
         let json = try rendered(report, .json())
         XCTAssertTrue(json.contains(#"{"Number": "A-2", "Customer": "Zoë \"Z\", Inc.\nline two\tand a tab 🧾", "Date": "2025-12-31", "Paid": false, "Total": 9999999999.99, "Avg price": 9999999999.99, "Services": "Repair", "Year": "2025"}"#), json)
