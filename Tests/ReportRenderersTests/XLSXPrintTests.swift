@@ -146,6 +146,16 @@ final class XLSXPrintTests: XCTestCase {
         book.assertCell("escapes", "A3", type: "str", value: "_x005F_x005F_")
     }
 
+    func testEmptyCellsOfALabelledColumnShowTheLabel() throws {
+        var document = ReportFixtures.unpaidOrders
+        document.columns[1].emptyLabel = "(no customer)"
+        let (book, _) = try renderedWorkbook(document, ReportFixtures.unpaidOrderRows + [[.text("A-4"), .text(""), .null, .null, .null]])
+        book.assertCell("unpaid-orders", "B4", type: "str", value: "(no customer)")
+        book.assertCell("unpaid-orders", "B5", type: "str", value: "(no customer)")
+        book.assertCell("unpaid-orders", "B2", type: "str", value: "Acme Ltd")
+        XCTAssertNil(book.cells("unpaid-orders")["C4"], "columns without a label stay empty")
+    }
+
     func testAChartCarriesItsDataHasNoLegendForOneSeriesAndTakesTheColumnsFormat() throws {
         let (book, data) = try renderedWorkbook(ReportFixtures.unpaidOrders, ReportFixtures.unpaidOrderRows)
         let chart = try XCTUnwrap((book.sheet("unpaid-orders")["charts"] as? [[String: Any]])?.first)

@@ -85,6 +85,33 @@ final class ReportEngineTests: XCTestCase {
         XCTAssertEqual(try prepare(ReportEngineTests.objects + "negative: red\n").document.negative, .red)
     }
 
+    func testEmptyGroupKeysAreLabelledAfterTheirKeyPathOrAsTheColumnSays() throws {
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "customer.name"), "(no customer)")
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "order.customer.name"), "(no customer)")
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "month(date)"), "(no date)")
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "name"), "(no name)")
+        let grouped = try prepare("""
+            entity: Order
+            group: [customer.name]
+            sort: customer.name
+            columns:
+              - { key: customer.name, title: Customer }
+              - { key: count, title: Orders }
+              - { key: sum:rows.sum, title: Total, format: money, empty: "—" }
+
+            """)
+        XCTAssertEqual(grouped.document.columns.map(\.emptyLabel), ["(no customer)", nil, "—"])
+        let text = try rendered(grouped, .text())
+        XCTAssertTrue(text.contains("\n(no customer)  "), text)
+        // CSV and JSON keep the empty value, for programs.
+        XCTAssertTrue(try rendered(grouped, .csv()).contains("\n,1,"), "empty in CSV")
+        XCTAssertTrue(try rendered(grouped, .json()).contains(#"{"Customer": null, "Orders": 1"#))
+        // Plain (ungrouped) columns stay empty unless they ask.
+        XCTAssertEqual(try prepare(ReportEngineTests.objects).document.columns.map(\.emptyLabel), Array(repeating: nil, count: 8))
+        let asked = try prepare("entity: Order\nsort: number\ncolumns: [{ key: number, title: N }, { key: customer.name, title: C, empty: (walk-in) }]\n")
+        XCTAssertTrue(try rendered(asked, .text()).contains("A-3  (walk-in)"))
+    }
+
     func testGroupedAggregates() throws {
         let report = try prepare("""
             entity: Order

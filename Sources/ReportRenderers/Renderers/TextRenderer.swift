@@ -71,7 +71,7 @@ public struct TextRenderer: ReportRenderer {
             var shown: [String] = []
             shown.reserveCapacity(columns.count)
             for (i, column) in columns.enumerated() {
-                shown.append(TerminalText.singleLine(cells.display(row[i], as: column.format)))
+                shown.append(TerminalText.singleLine(column.label(for: row[i]) ?? cells.display(row[i], as: column.format)))
                 if column.hasTotal { totals[i].add(row[i]) }
             }
             table.append(shown)

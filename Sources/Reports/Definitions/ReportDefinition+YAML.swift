@@ -16,7 +16,7 @@ extension ReportDefinition {
     /// The keys a definition may have, in the order the README documents them.
     public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart",
                               "negative"]
-    static let columnKeys = ["key", "title", "format", "width"]
+    static let columnKeys = ["key", "title", "format", "width", "empty"]
     static let parameterKeys = ["type", "default", "title"]
     static let chartKeys = ["type", "title", "categories", "values"]
 
@@ -242,13 +242,14 @@ private struct DefinitionReader {
         for item in sequence {
             if case .scalar(let scalar) = item {
                 columns.append(ColumnDefinition(key: source.snippet(of: scalar, region: false), title: nil, format: nil,
-                                                width: nil, place: source.place(of: item)))
+                                                width: nil, empty: nil, place: source.place(of: item)))
                 continue
             }
             var key: SourceSnippet?
             var title: Placed<String>?
             var format: Placed<String>?
             var width: Placed<Int>?
+            var empty: Placed<String>?
             for (name, value) in try mapping(item, what: "a column", keys: ReportDefinition.columnKeys) {
                 switch name.value {
                 case "key": key = try snippet(value, "key", region: false)
@@ -267,13 +268,15 @@ private struct DefinitionReader {
                         throw DefinitionError("width is a number of characters from 1 to 255, not \"\(text.value)\"", at: text.place)
                     }
                     width = Placed(number, at: text.place)
+                case "empty": empty = try text(value, "empty")
                 default: break
                 }
             }
             guard let key, !key.text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw error("a column needs a key: the key path, period or aggregate it shows ({ key: KEYPATH, title: TITLE })", item)
             }
-            columns.append(ColumnDefinition(key: key, title: title, format: format, width: width, place: source.place(of: item)))
+            columns.append(ColumnDefinition(key: key, title: title, format: format, width: width, empty: empty,
+                                            place: source.place(of: item)))
         }
         return columns
     }

@@ -119,6 +119,9 @@ public struct ColumnDefinition: Sendable {
     public var format: Placed<String>?
     /// The XLSX column width in characters; nil to size it from the values.
     public var width: Placed<Int>?
+    /// What text and XLSX show for an empty value (`empty: (none)`); nil for the default: `(no customer)` for a
+    /// group key `customer.name`, nothing for other columns.
+    public var empty: Placed<String>?
     public var place: SourcePlace
 
     public var displayTitle: String { title?.value ?? key.text.trimmingCharacters(in: .whitespacesAndNewlines) }

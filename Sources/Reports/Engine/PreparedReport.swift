@@ -113,7 +113,9 @@ public struct PreparedReport: Sendable {
             } else {
                 format = ColumnFormats.defaultFormat(for: fetchColumn.type, isYear: isYear)
             }
-            columns.append(ReportColumn(title: title, format: format, width: definitionColumn.width?.value))
+            let isGroupKey = plan.groupKeys.contains(fetchColumn.expression)
+            let emptyLabel = definitionColumn.empty?.value ?? (isGroupKey ? PreparedReport.emptyLabel(keyPath: fetchColumn.keyPath) : nil)
+            columns.append(ReportColumn(title: title, format: format, width: definitionColumn.width?.value, emptyLabel: emptyLabel))
             decoders.append(CellDecoder(fetchColumn.type))
         }
 
@@ -158,6 +160,18 @@ public struct PreparedReport: Sendable {
             sortDescription: PreparedReport.sortDescription(plan: plan, titles: columns.map(\.title)),
             generatedAt: clock.now, timeZone: clock.timeZone, columns: columns, chart: chart,
             negative: definition.negative?.value ?? .minus)
+    }
+
+    /// The label of an empty group key, named after what is missing: `(no customer)` for `customer.name` (the
+    /// relationship), `(no service)` for `order.service.name`, `(no date)` for `month(date)`, `(no name)` for `name`.
+    static func emptyLabel(keyPath: String) -> String {
+        var path = Substring(keyPath.trimmingCharacters(in: .whitespaces))
+        if let open = path.firstIndex(of: "("), path.hasSuffix(")") {
+            path = path[path.index(after: open)..<path.index(before: path.endIndex)]
+        }
+        let parts = path.split(separator: ".").map { $0.trimmingCharacters(in: .whitespaces) }
+        let named = parts.count >= 2 ? parts[parts.count - 2] : parts.last ?? keyPath
+        return "(no \(named))"
     }
 
     /// A period or aggregate spelt wrong (`mnth(date)`, `smu:rows.sum`) gets a did-you-mean here; the

@@ -81,7 +81,13 @@ struct XLSXSheetWriter {
                     + "\(XLSXWorkbook.maximumRows) besides its header and totals"))
             }
             for c in columns.indices {
-                let shownWidth = try write(row[c], column: c, row: r)
+                let shownWidth: Int
+                if let label = columns[c].label(for: row[c]) {
+                    try writer.string(label, row: r, column: c, format: nil)
+                    shownWidth = TerminalText.width(label)
+                } else {
+                    shownWidth = try write(row[c], column: c, row: r)
+                }
                 if shownWidth > longest[c] { longest[c] = shownWidth }
                 if columns[c].hasTotal { totals[c].add(row[c]) }
             }
