@@ -146,6 +146,29 @@ final class XLSXPrintTests: XCTestCase {
         book.assertCell("escapes", "A3", type: "str", value: "_x005F_x005F_")
     }
 
+    /// A period is its first day, formatted to read as the period: it sorts and filters as a date.
+    func testPeriodsAreDatesFormattedAsThePeriod() throws {
+        var columns = [ReportColumn(title: "Month"), ReportColumn(title: "Quarter"), ReportColumn(title: "Week"),
+                       ReportColumn(title: "Year", format: .code)]
+        for (i, unit) in [ReportPeriodUnit.month, .quarter, .week, .year].enumerated() { columns[i].period = unit }
+        let document = ReportDocument(name: "periods", title: "Periods", generatedAt: ReportFixtures.generatedAt, timeZone: ReportFixtures.utc,
+                                      columns: columns)
+        let (book, _) = try renderedWorkbook(document, [
+            [.text("2026-03"), .text("2026-Q2"), .text("2026-W01"), .integer(2026)],
+            [.null, .text("not a quarter"), .text("2026-W09"), .null],
+        ])
+        book.assertCell("periods", "A2", type: "datetime", value: "2026-03-01T00:00:00", format: "mmm yyyy")
+        book.assertCell("periods", "B2", type: "datetime", value: "2026-04-01T00:00:00", format: "\"Q2 \"yyyy")
+        // Excel has no code for ISO weeks: a week is its Monday's serial (46020 is 2025-12-29) under a literal format, so
+        // weeks sort in order, though a reader sees a number under them.
+        book.assertCell("periods", "C2", type: "int", value: 46020, format: "\"2026-W01\"")
+        book.assertCell("periods", "D2", type: "datetime", value: "2026-01-01T00:00:00", format: "yyyy")
+        book.assertCell("periods", "C3", type: "int", value: 46076, format: "\"2026-W09\"")
+        book.assertCell("periods", "B3", type: "str", value: "not a quarter")
+        XCTAssertNil(book.cells("periods")["A3"])
+        for reference in ["A1", "B1", "C1", "D1"] { XCTAssertEqual(book.cell("periods", reference)["align"] as? String, "right") }
+    }
+
     func testEmptyCellsOfALabelledColumnShowTheLabel() throws {
         var document = ReportFixtures.unpaidOrders
         document.columns[1].emptyLabel = "(no customer)"

@@ -244,7 +244,7 @@ final class XLSXRendererTests: XCTestCase {
 
     func testTooManyRowsForAWorksheet() throws {
         struct Huge: ReportRowSource {
-            var rowCount: Int { 2_000_000 }
+            var rowCount: Int? { 2_000_000 }
             mutating func nextRow() throws -> [ReportCell]? { [.integer(1)] }
         }
         let folder = try TemporaryFolder()

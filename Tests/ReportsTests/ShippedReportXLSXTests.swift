@@ -67,11 +67,16 @@ final class ShippedReportXLSXTests: XCTestCase {
         let directory = TemporaryDirectory()
         let book = try workbook("sales-by-month", in: directory)
         let sheet = "sales-by-month"
-        book.assertCell(sheet, "A2", type: "str", value: "2025-12")
+        // Months are dates (their first day), shown as months; the twelve months of the period, sales or not.
+        book.assertCell(sheet, "A2", type: "datetime", value: "2025-12-01T00:00:00", format: "mmm yyyy")
+        book.assertCell(sheet, "A13", type: "datetime", value: "2026-11-01T00:00:00", format: "mmm yyyy")
         book.assertCell(sheet, "B2", type: "int", value: 5, format: "#,##0")
         book.assertCell(sheet, "C2", type: "float", value: 5692.25, format: "#,##0.00_);-#,##0.00_)")
-        book.assertCell(sheet, "B11", type: "str", value: "=SUBTOTAL(109,B2:B10)", cached: 35)
-        book.assertCell(sheet, "C11", type: "str", value: "=SUBTOTAL(109,C2:C10)", cached: 31063.1)
+        book.assertCell(sheet, "B12", type: "int", value: 0, format: "#,##0")
+        book.assertCell(sheet, "C12", type: "int", value: 0, format: "#,##0.00_);-#,##0.00_)")
+        book.assertCell(sheet, "B14", type: "str", value: "=SUBTOTAL(109,B2:B13)", cached: 35)
+        book.assertCell(sheet, "C14", type: "str", value: "=SUBTOTAL(109,C2:C13)", cached: 31063.1)
+        XCTAssertEqual(book.cell(sheet, "A1")["align"] as? String, "right", "a date column's title")
         let charts = book.sheet(sheet)["charts"] as? [[String: Any]] ?? []
         XCTAssertEqual(charts.count, 1)
         XCTAssertEqual(charts.first?["type"] as? String, "barChart")
@@ -79,8 +84,14 @@ final class ShippedReportXLSXTests: XCTestCase {
         XCTAssertEqual(charts.first?["title"] as? String, "Sales by month")
         let series = charts.first?["series"] as? [[String: Any]] ?? []
         XCTAssertEqual(series.count, 1)
-        XCTAssertEqual(series.first?["categories"] as? String, "'sales-by-month'!$A$2:$A$10")
-        XCTAssertEqual(series.first?["values"] as? String, "'sales-by-month'!$C$2:$C$10")
+        XCTAssertEqual(series.first?["categories"] as? String, "'sales-by-month'!$A$2:$A$13")
+        XCTAssertEqual(series.first?["values"] as? String, "'sales-by-month'!$C$2:$C$13")
+        // The chart carries its data, so viewers that do not recalculate draw it; one series, no legend.
+        let caches = charts.first?["caches"] as? [[String: Any]]
+        XCTAssertEqual((caches?.first?["values"] as? [Double])?.count, 12)
+        XCTAssertEqual((caches?.first?["categories"] as? [Any])?.count, 12)
+        XCTAssertEqual(charts.first?["legend"] as? Bool, false)
+        XCTAssertEqual(charts.first?["valueAxisFormat"] as? String, "#,##0.00_);-#,##0.00_)")
     }
 
     func testCustomersDatesNullsAndCodes() throws {

@@ -43,6 +43,9 @@ public struct ReportColumn: Sendable, Hashable {
     /// What the text and XLSX outputs show for an empty value (`(no customer)` for a group without a
     /// customer); nil to leave it empty. CSV and JSON always keep the empty value or null, for programs.
     public var emptyLabel: String?
+    /// For a period column (`month(date)`): the unit, so XLSX writes each period as its first day, formatted to
+    /// read as the period; text, CSV and JSON show the cell as it is (`2026-03`).
+    public var period: ReportPeriodUnit?
 
     public init(title: String, format: ColumnFormat = .text, width: Int? = nil, total: Bool = false, emptyLabel: String? = nil) {
         self.title = title

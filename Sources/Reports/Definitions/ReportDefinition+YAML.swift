@@ -15,10 +15,11 @@ import Yams
 extension ReportDefinition {
     /// The keys a definition may have, in the order the README documents them.
     public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart",
-                              "negative"]
+                              "negative", "period"]
     static let columnKeys = ["key", "title", "format", "width", "empty"]
     static let parameterKeys = ["type", "default", "title"]
     static let chartKeys = ["type", "title", "categories", "values"]
+    static let periodKeys = ["from", "to"]
 
     /// Reads the definition at `path`; `file` names it in messages (default: the path).
     public static func load(path: String, file: String? = nil) throws -> ReportDefinition {
@@ -79,6 +80,7 @@ private struct DefinitionReader {
         var totals: [Placed<String>] = []
         var chart: ChartDefinition?
         var negative: Placed<NegativeStyle>?
+        var period: PeriodDefinition?
         for (key, value) in pairs {
             switch key.value {
             case "title": title = try text(value, key.value)
@@ -99,6 +101,13 @@ private struct DefinitionReader {
                                           + " (write \(names.joined(separator: ", ")))", at: text.place)
                 }
                 negative = Placed(style, at: text.place)
+            case "period":
+                var bounds = PeriodDefinition(from: nil, to: nil, place: source.place(of: value))
+                for (name, item) in try mapping(value, what: "period", keys: ReportDefinition.periodKeys) {
+                    let text = try self.text(item, name.value)
+                    if name.value == "from" { bounds.from = text } else { bounds.to = text }
+                }
+                period = bounds
             default: break
             }
         }
@@ -110,7 +119,8 @@ private struct DefinitionReader {
         }
         return ReportDefinition(name: name, file: source.file, title: title, description: description, entity: entity,
                                 predicate: predicate, parameters: parameters, sort: sort, group: group, columns: columns,
-                                totals: totals, chart: chart, negative: negative, place: source.place(of: root))
+                                totals: totals, chart: chart, period: period, negative: negative,
+                                place: source.place(of: root))
     }
 
     // MARK: Shapes

@@ -59,11 +59,15 @@ struct XLSXChart {
                                                      negative: document.negative) {
                 chart_axis_set_num_format(spec.kind == .bar ? chart.pointee.x_axis : chart.pointee.y_axis, number)
             }
+            let categoryAxis = spec.kind == .bar ? chart.pointee.y_axis : chart.pointee.x_axis
+            if let unit = document.columns[spec.categoriesColumn].period, let number = XLSXFormats.periodAxisFormat(unit) {
+                chart_axis_set_num_format(categoryAxis, number)
+            }
             let perCategory = XLSXChart.plotPixels / Double(max(rowCount, 1))
             if Double(longestCategory) * 7 + 8 > perCategory {
                 var font = lxw_chart_font()
                 font.rotation = -45
-                chart_axis_set_num_font(spec.kind == .bar ? chart.pointee.y_axis : chart.pointee.x_axis, &font)
+                chart_axis_set_num_font(categoryAxis, &font)
             }
         }
 

@@ -56,10 +56,43 @@ final class XLSXFormats {
         return created
     }
 
-    /// The style of a column's title: aligned as the column's values are (numbers and dates right,
-    /// booleans centred, text left).
-    static func headerStyle(for format: ColumnFormat) -> XLSXCellStyle {
-        XLSXCellStyle(bold: true, alignment: alignment(of: format), header: true)
+    /// The style of a column's title: aligned as the column's values are (numbers and dates — periods
+    /// included — right, booleans centred, text left).
+    static func headerStyle(for column: ReportColumn) -> XLSXCellStyle {
+        XLSXCellStyle(bold: true, alignment: column.period == nil ? alignment(of: column.format) : .right, header: true)
+    }
+
+    /// How many distinct week formats a workbook may have: each week is its own literal format (Excel has no
+    /// code for ISO weeks), and Excel keeps at most about 200 custom formats.
+    static let maximumWeekFormats = 150
+    private var weekFormats = 0
+
+    /// The date format that shows `period`'s first day as the period: `mmm yyyy` (Mar 2026), `yyyy`,
+    /// `"Q1 "yyyy` (Q1 2026), `"2026-W09"`; weeks past `maximumWeekFormats` show their Monday, `yyyy-mm-dd`.
+    func periodFormat(_ period: ReportPeriod) -> UnsafeMutablePointer<lxw_format>? {
+        let number: String
+        switch period.unit {
+        case .month: number = "mmm yyyy"
+        case .year: number = "yyyy"
+        case .quarter: number = "\"Q\(period.firstDay.month / 3 + 1) \"yyyy"
+        case .week:
+            let literal = "\"\(period.text)\""
+            if cache[XLSXCellStyle(number: literal)] == nil {
+                guard weekFormats < XLSXFormats.maximumWeekFormats else { return format(XLSXCellStyle(number: "yyyy-mm-dd")) }
+                weekFormats += 1
+            }
+            number = literal
+        }
+        return format(XLSXCellStyle(number: number))
+    }
+
+    /// The number format a chart axis over period categories can use (one for every category): months and years.
+    static func periodAxisFormat(_ unit: ReportPeriodUnit) -> String? {
+        switch unit {
+        case .month: return "mmm yyyy"
+        case .year: return "yyyy"
+        case .quarter, .week: return nil
+        }
     }
 
     static func alignment(of format: ColumnFormat) -> XLSXCellStyle.Alignment {

@@ -65,7 +65,7 @@ struct XLSXSheetWriter {
     mutating func write<Rows: ReportRowSource>(rows: inout Rows) throws -> XLSXSheetSummary {
         // Header: filled, bordered, aligned as its column, frozen.
         for (c, column) in columns.enumerated() {
-            try writer.string(column.title, row: 0, column: c, format: formats.format(XLSXFormats.headerStyle(for: column.format)))
+            try writer.string(column.title, row: 0, column: c, format: formats.format(XLSXFormats.headerStyle(for: column)))
         }
         worksheet_freeze_panes(sheet, 1, 0)
         try writer.check(worksheet_ignore_errors(sheet, UInt8(LXW_IGNORE_NUMBER_STORED_AS_TEXT.rawValue), "A1:XFD1048576"),
@@ -85,6 +85,8 @@ struct XLSXSheetWriter {
                 if let label = columns[c].label(for: row[c]) {
                     try writer.string(label, row: r, column: c, format: nil)
                     shownWidth = TerminalText.width(label)
+                } else if let unit = columns[c].period, let period = ReportPeriod(unit: unit, cell: row[c]) {
+                    shownWidth = try write(period, column: c, row: r)
                 } else {
                     shownWidth = try write(row[c], column: c, row: r)
                 }
@@ -166,6 +168,24 @@ struct XLSXSheetWriter {
         let format = formats.format(XLSXCellStyle(number: number))
         dataFormats[c] = (scale, format)
         return format
+    }
+
+    /// Writes a period as its first day, formatted to read as the period (`Mar 2026`, `Q1 2026`, `2026-W09`,
+    /// `2026`), so that it sorts and filters as a date; returns the width shown.
+    private mutating func write(_ period: ReportPeriod, column c: Int, row: Int) throws -> Int {
+        let day = period.firstDay
+        guard XLSXWorkbook.isExcelDate(year: day.year, month: day.month, day: day.day) else {
+            try writer.string(period.text, row: row, column: c, format: nil)
+            return period.text.count
+        }
+        var value = lxw_datetime(year: Int32(day.year), month: Int32(day.month), day: Int32(day.day), hour: 0, min: 0, sec: 0)
+        try writer.check(worksheet_write_datetime(sheet, lxw_row_t(row), lxw_col_t(c), &value, formats.periodFormat(period)),
+                         "write row \(row)")
+        switch period.unit {
+        case .month, .week: return 8
+        case .quarter: return 7
+        case .year: return 4
+        }
     }
 
     /// Writes one cell; returns the width of its shown text (for the column width).
