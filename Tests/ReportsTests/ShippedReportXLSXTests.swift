@@ -120,5 +120,21 @@ final class ShippedReportXLSXTests: XCTestCase {
         XCTAssertEqual(book.properties["title"] as? String, "Bookkeeper reports")
         XCTAssertEqual(book.sheet("order-details")["autofilter"] as? String, "A1:G10")
         XCTAssertEqual(book.sheet("sales-by-service")["freeze"] as? String, "A2")
+        // Every sheet prints with no set-up: one page wide, the header row on every page, title and parameters above,
+        // page numbers and the generation time below; header cells filled.
+        for name in ExpectedOutputs.names {
+            let sheet = book.sheet(name)
+            XCTAssertEqual(sheet["fitToPage"] as? Bool, true, name)
+            XCTAssertEqual(sheet["fitToHeight"] as? Int, 0, name)
+            XCTAssertEqual(sheet["printTitleRows"] as? String, "$1:$1", name)
+            let header = sheet["header"] as? String ?? ""
+            XCTAssertTrue(header.hasPrefix("&L&\"-,Bold\"" + (try ShippedReports.prepared(name).document.title)), "\(name): \(header)")
+            XCTAssertEqual(sheet["footer"] as? String, "&LPage &P of &N&RGenerated 2026-11-21 00:00 UTC", name)
+            XCTAssertEqual(book.cell(name, "A1")["fill"] as? String, "FFD9D9D9", name)
+        }
+        XCTAssertTrue((book.sheet("order-details")["header"] as? String ?? "").hasSuffix("&RFrom: 2026-10-01   To: 2026-10-31"))
+        // The group without a customer is labelled.
+        let customers = book.cells("sales-by-customer").values.compactMap { $0["value"] as? String }
+        XCTAssertTrue(customers.contains("(no customer)"), "\(customers)")
     }
 }
