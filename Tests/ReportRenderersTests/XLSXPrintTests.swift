@@ -132,6 +132,23 @@ final class XLSXPrintTests: XCTestCase {
         XCTAssertFalse(XLSXInexactCell.isInexact(DecimalText(units: 123_456_789_012_345_000, scale: 2)), "trailing zeros are not significant")
     }
 
+    /// The fast path for money cells writes the same double and counts the same width as going through the text.
+    func testMoneyWithoutTextAgreesWithTheText() {
+        let cells = CellText(timeZone: ReportFixtures.utc)
+        var generator = SystemRandomNumberGenerator()
+        var values: [Int64] = [0, 1, -1, 99, 100, -100, 99_999, 100_000, 999_999_999_999_999, -999_999_999_999_999]
+        for _ in 0..<2000 { values.append(Int64.random(in: -999_999_999_999_999...999_999_999_999_999, using: &generator) >> Int64.random(in: 0...50, using: &generator)) }
+        for units in values {
+            for scale in 0...2 {
+                let number = DecimalText(units: units, scale: scale)
+                let powers: [Double] = [1, 10, 100]
+                XCTAssertEqual(Double(units) / powers[scale], number.doubleValue, "\(units) at \(scale)")
+                XCTAssertEqual(XLSXSheetWriter.moneyWidth(cents: units * Int64(powers[2 - scale])),
+                               cells.displayNumber(number, as: .money).utf8.count, "\(units) at \(scale)")
+            }
+        }
+    }
+
     func testTextThatLooksLikeAnOOXMLEscapeIsShownAsWritten() throws {
         XCTAssertEqual(XLSXCellWriter.escapingOOXML("_x0041_"), "_x005F_x0041_")
         XCTAssertEqual(XLSXCellWriter.escapingOOXML("a_x00e9_b_X1234_"), "a_x005F_x00e9_b_x005F_X1234_")

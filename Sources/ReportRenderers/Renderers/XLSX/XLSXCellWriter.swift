@@ -51,8 +51,9 @@ struct XLSXCellWriter {
     /// the underscore that starts such a sequence is itself written escaped (`_x005F_`), as Excel
     /// does when it saves. libxlsxwriter 1.1.4 leaves this to its caller.
     static func escapingOOXML(_ text: String) -> String {
+        // Most text has no underscore: it is looked for before anything is copied.
+        guard text.utf8.count >= 7, text.utf8.contains(UInt8(ascii: "_")) else { return text }
         let bytes = Array(text.utf8)
-        guard bytes.count >= 7, bytes.contains(UInt8(ascii: "_")) else { return text }
         func isHex(_ b: UInt8) -> Bool {
             (0x30...0x39).contains(b) || (0x41...0x46).contains(b) || (0x61...0x66).contains(b)
         }

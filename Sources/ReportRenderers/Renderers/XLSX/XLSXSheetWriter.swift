@@ -188,6 +188,19 @@ struct XLSXSheetWriter {
         }
     }
 
+    static let powersOfTen: [Double] = [1, 10, 100]
+
+    /// The width of `cents` shown as money: `-1,234.50` is 9.
+    static func moneyWidth(cents: Int64) -> Int {
+        var whole = cents.magnitude / 100
+        var digits = 1
+        while whole >= 10 {
+            whole /= 10
+            digits += 1
+        }
+        return digits + (digits - 1) / 3 + 3 + (cents < 0 ? 1 : 0)
+    }
+
     /// Writes one cell; returns the width of its shown text (for the column width).
     private mutating func write(_ cell: ReportCell, column c: Int, row: Int) throws -> Int {
         let columnFormat = columns[c].format
@@ -207,6 +220,13 @@ struct XLSXSheetWriter {
             try writer.number(Double(value), row: row, column: c, format: dataFormat(c, scale: 0))
             return cells.display(cell, as: columnFormat).utf8.count
         case let .decimal(units, scale):
+            // The common case — money of up to 15 digits at scale 0…2 — without text: the double is the exact quotient
+            // correctly rounded (both operands are exact doubles), as the decimal text would parse, and the shown
+            // width is counted from the digits.
+            if columnFormat == .money, (0...2).contains(scale), units.magnitude < 1_000_000_000_000_000 {
+                try writer.number(Double(units) / XLSXSheetWriter.powersOfTen[scale], row: row, column: c, format: dataFormat(c, scale: scale))
+                return XLSXSheetWriter.moneyWidth(cents: units * Int64(XLSXSheetWriter.powersOfTen[2 - scale]))
+            }
             let number = DecimalText(units: units, scale: scale)
             if !columnFormat.isNumeric {
                 let text = number.text()
