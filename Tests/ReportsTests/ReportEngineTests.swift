@@ -150,6 +150,33 @@ final class ReportEngineTests: XCTestCase {
         XCTAssertEqual(try years.rows(from: store).map { $0[0] }, [.integer(2024), .integer(2025)])
     }
 
+    /// The filling as rows stream: a group without a period where SQLite sorts it (first ascending, last descending),
+    /// gaps inside and at both ends, a row outside the bounds shown as it comes.
+    func testFilledRowsAroundGroupsWithoutAPeriod() throws {
+        func month(_ text: String) -> ReportPeriod { ReportPeriod(unit: .month, cell: .text(text))! }
+        func filled(_ rows: [[ReportCell]], descending: Bool, first: String?, last: String?) throws -> [String] {
+            let fill = PeriodFill(column: 0, unit: .month, descending: descending, first: first.map(month), last: last.map(month),
+                                  template: [.null, .integer(0)])
+            var source = PeriodFilledRows(base: ArrayRowSource(rows), fill: fill)
+            var out: [String] = []
+            while let row = try source.nextRow() {
+                guard case .integer(let n) = row[1] else { continue }
+                if case .text(let m) = row[0] { out.append("\(m):\(n)") } else { out.append("-:\(n)") }
+            }
+            return out
+        }
+        let ascending: [[ReportCell]] = [[.null, .integer(7)], [.text("2026-02"), .integer(2)], [.text("2026-04"), .integer(4)]]
+        XCTAssertEqual(try filled(ascending, descending: false, first: "2026-01", last: "2026-05"),
+                       ["-:7", "2026-01:0", "2026-02:2", "2026-03:0", "2026-04:4", "2026-05:0"])
+        XCTAssertEqual(try filled(ascending, descending: false, first: nil, last: nil), ["-:7", "2026-02:2", "2026-03:0", "2026-04:4"])
+        let descending: [[ReportCell]] = [[.text("2026-04"), .integer(4)], [.text("2026-02"), .integer(2)], [.null, .integer(7)]]
+        XCTAssertEqual(try filled(descending, descending: true, first: "2026-05", last: "2026-01"),
+                       ["2026-05:0", "2026-04:4", "2026-03:0", "2026-02:2", "2026-01:0", "-:7"])
+        XCTAssertEqual(try filled([[.text("2025-12"), .integer(1)], [.text("2026-02"), .integer(2)]], descending: false, first: "2026-01", last: "2026-02"),
+                       ["2025-12:1", "2026-01:0", "2026-02:2"], "a row before the bounds is shown; the bounds are kept")
+        XCTAssertEqual(try filled([], descending: false, first: "2026-01", last: "2026-03"), ["2026-01:0", "2026-02:0", "2026-03:0"])
+    }
+
     func testPeriodBoundsThatCannotApplyAreDefinitionErrors() {
         func message(_ yaml: String) -> String {
             do {

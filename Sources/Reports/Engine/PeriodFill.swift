@@ -62,8 +62,9 @@ struct PeriodFilledRows<Base: ReportRowSource>: ReportRowSource {
         }
         if let row = pending {
             guard let period = ReportPeriod(unit: fill.unit, cell: row[fill.column]) else {
-                // A group without a date: after the filled periods when it comes last, as it is where it comes first.
-                if let expected, let last = fill.last, !before(last, expected) {
+                // A group without a date sorts first in ascending order (SQLite's NULLs come first) and is shown as it
+                // comes; in descending order it comes last, after the periods still to fill.
+                if fill.descending, let expected, let last = fill.last, !before(last, expected) {
                     self.expected = step(expected)
                     return filler(expected)
                 }
