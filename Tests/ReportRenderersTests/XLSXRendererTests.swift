@@ -139,6 +139,9 @@ final class XLSXRendererTests: XCTestCase {
             XCTAssertEqual(chart?["barDir"] as? String, direction)
             XCTAssertNil(chart?["title"] as? String)
             XCTAssertEqual((chart?["series"] as? [Any])?.count, 2)
+            if kind != .pie {
+                XCTAssertEqual(chart?["valueAxisFormat"] as? String, "#,##0.00_);-#,##0.00_)", "\(kind): the value axis")
+            }
         }
     }
 
