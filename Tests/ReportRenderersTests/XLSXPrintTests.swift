@@ -201,6 +201,7 @@ final class XLSXPrintTests: XCTestCase {
         let chart = try XCTUnwrap((book.sheet("unpaid-orders")["charts"] as? [[String: Any]])?.first)
         XCTAssertEqual(chart["legend"] as? Bool, false)
         XCTAssertEqual(chart["valueAxisFormat"] as? String, "#,##0.00_);-#,##0.00_)")
+        XCTAssertNil(chart["categoryRotation"] as? Int, "three short labels fit side by side")
         let caches = chart["caches"] as? [[String: Any]]
         XCTAssertEqual(caches?.first?["categories"] as? [String], ["A-1", "007", "A-3"])
         XCTAssertEqual(caches?.first?["values"] as? [Double], [1234.5, 0.99, -10000])

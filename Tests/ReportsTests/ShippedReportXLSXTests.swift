@@ -92,6 +92,10 @@ final class ShippedReportXLSXTests: XCTestCase {
         XCTAssertEqual((caches?.first?["categories"] as? [Any])?.count, 12)
         XCTAssertEqual(charts.first?["legend"] as? Bool, false)
         XCTAssertEqual(charts.first?["valueAxisFormat"] as? String, "#,##0.00_);-#,##0.00_)")
+        // Months as months along the axis, turned 45° (-2,700,000 sixty-thousandths of a degree) so that twelve of
+        // them never wrap over two lines.
+        XCTAssertEqual(charts.first?["categoryAxisFormat"] as? String, "mmm yyyy")
+        XCTAssertEqual(charts.first?["categoryRotation"] as? Int, -2_700_000)
     }
 
     func testCustomersDatesNullsAndCodes() throws {

@@ -93,6 +93,9 @@ public struct OpenpyxlWorkbook {
                 "legend": chart.legend is not None,
                 "anchor": anchor(chart),
                 "valueAxisFormat": axis_format(getattr(chart, "y_axis", None)) if chart.tagname != "pieChart" else None,
+                "categoryAxisFormat": axis_format(getattr(chart, "x_axis", None)) if chart.tagname != "pieChart" else None,
+                "categoryRotation": (chart.x_axis.txPr.bodyPr.rot if chart.tagname != "pieChart" and chart.x_axis.txPr is not None
+                                     and chart.x_axis.txPr.bodyPr is not None else None),
                 "caches": [{"categories": cache(s.cat), "values": cache(s.val)} for s in chart.series],
                 "type": chart.tagname,
                 "barDir": getattr(chart, "barDir", None),
