@@ -6,8 +6,10 @@ SWIFT ?= swift
 OUT ?= out
 STORE ?= $(OUT)/sample.sqlite
 BIN := .build/debug/bookkeeper
-# System packages the build and the tests need (Debian names).
-APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev
+# System packages the build and the tests need (Debian names). LibreOffice (without its GUI), poppler's pdftotext
+# and Carlito (Calibri's metrics, the workbooks' default font) are for the test that prints the reports to PDF.
+APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev \
+	libreoffice-calc-nogui poppler-utils fonts-crosextra-carlito
 
 .PHONY: deps build run test bench bench-fetch bench-import clean release install uninstall cli-reference
 

@@ -87,6 +87,42 @@ final class ReportCommandTests: XCTestCase {
                        try expectedText("sales-by-customer.excel-eu.csv"))
     }
 
+    /// A report CSV is opened by people: formula-like text is neutralised unless `--csv-dialect raw`; `export`
+    /// stays exact for round trips.
+    func testReportCSVIsSafeToOpenAndRawOrExportIsExact() throws {
+        let hostile = TemporaryDirectory()
+        let store = hostile.file("hostile.sqlite")
+        XCTAssertEqual(runCLI(["--store", store, "init"]).status, 0)
+        hostile.write("customers.csv", "name,code\n\"=HYPERLINK(\"\"http://x.example\"\",\"\"pay\"\")\",C1\n-5 discount,C2\n@SUM(A1),C3\nPlain,C4\n")
+        XCTAssertEqual(runCLI(["--store", store, "import", "Customer", hostile.file("customers.csv")]).status, 0)
+        hostile.write("names.yaml", "entity: Customer\nsort: code\ncolumns: [{ key: name, title: Name }, { key: orders.@count, title: Orders }]\n")
+        func report(_ extra: [String]) -> String {
+            let r = runCLI(["--store", store, "report", hostile.file("names.yaml"), "--format", "csv"] + extra,
+                           in: hostile.path, environment: ReportCommandTests.environment)
+            XCTAssertEqual(r.status, 0, "\(r)")
+            return r.stdout
+        }
+        XCTAssertEqual(report([]), """
+            Name,Orders
+            "'=HYPERLINK(""http://x.example"",""pay"")",0
+            '-5 discount,0
+            '@SUM(A1),0
+            Plain,0
+
+            """)
+        XCTAssertEqual(report(["--csv-dialect", "raw"]), """
+            Name,Orders
+            "=HYPERLINK(""http://x.example"",""pay"")",0
+            -5 discount,0
+            @SUM(A1),0
+            Plain,0
+
+            """)
+        let export = runCLI(["--store", store, "export", "Customer"], in: hostile.path)
+        XCTAssertTrue(export.stdout.contains("\n\"=HYPERLINK(\"\"http://x.example\"\",\"\"pay\"\")\",C1,"), export.stdout)
+        XCTAssertTrue(export.stdout.contains("\n-5 discount,C2,"), export.stdout)
+    }
+
     func testParameters() throws {
         let csv = ok("report", "unpaid-orders", "--param", "until=2026-09-11", "--format", "csv")
         XCTAssertEqual(csv, """
@@ -151,7 +187,7 @@ final class ReportCommandTests: XCTestCase {
 
     func testAllToAFolderAndToOneWorkbook() throws {
         let out = dir.file("reports")
-        let counts = ["customers": 20, "order-details": 9, "sales-by-customer": 17, "sales-by-month": 9, "sales-by-service": 10,
+        let counts = ["customers": 20, "order-details": 9, "sales-by-customer": 17, "sales-by-month": 12, "sales-by-service": 10,
                       "unpaid-orders": 8]
         func wrote(_ ext: String) -> String {
             ReportCommandTests.names.map { "wrote \(out)/\($0).\(ext) (\(counts[$0]!) rows)\n" }.joined()

@@ -12,7 +12,7 @@ struct FailingRows: ReportRowSource {
     let rows: [[ReportCell]]
     let failAfter: Int
     var given = 0
-    var rowCount: Int { rows.count }
+    var rowCount: Int? { rows.count }
 
     mutating func nextRow() throws -> [ReportCell]? {
         guard given < failAfter else { throw Failure() }
@@ -81,7 +81,7 @@ final class AtomicOutputTests: XCTestCase {
         struct Lying: ReportRowSource {
             var rows: ArrayRowSource
             let announced: Int
-            var rowCount: Int { announced }
+            var rowCount: Int? { announced }
             mutating func nextRow() throws -> [ReportCell]? { try rows.nextRow() }
         }
         for (name, renderer) in AtomicOutputTests.renderers {
@@ -158,7 +158,7 @@ final class AtomicOutputTests: XCTestCase {
         }
         struct Stalling: ReportRowSource {
             var given = 0
-            var rowCount: Int { 3 }
+            var rowCount: Int? { 3 }
             mutating func nextRow() throws -> [ReportCell]? {
                 given += 1
                 if given == 2 {

@@ -6,8 +6,22 @@ import XCTest
 @testable import ReportRenderers
 
 final class CSVRendererTests: XCTestCase {
+    /// People open report CSVs: formula-like text gets a leading quote; numbers (-0.05, -2.5) stay numbers.
     func testStandardDialect() throws {
         XCTAssertEqual(try rendered(.csv(), ReportFixtures.hostile, ReportFixtures.hostileRows), """
+            Text,Code,Amount,Ratio,Share,When,Count
+            "say ""hi"", then; bye",42,92233720368547758.07,0,0.125,2026-11-20T08:30:15+00:00,1
+            "line
+            feed\ttab 😀",0042,-0.05,0.1,0.5,,-2
+            '=cmd|' /C calc'!A0,'-2+3,0.00,1000000000000000000000,1,1970-01-01T00:00:00+00:00,
+            '@SUM(A1),'+1,100.0000,-2.5,0,,9223372036854775807
+
+            """)
+    }
+
+    /// Pipelines that want the text as stored ask for it.
+    func testRawDialectWritesTextExactly() throws {
+        XCTAssertEqual(try rendered(.csv(.raw), ReportFixtures.hostile, ReportFixtures.hostileRows), """
             Text,Code,Amount,Ratio,Share,When,Count
             "say ""hi"", then; bye",42,92233720368547758.07,0,0.125,2026-11-20T08:30:15+00:00,1
             "line
@@ -16,6 +30,10 @@ final class CSVRendererTests: XCTestCase {
             @SUM(A1),+1,100.0000,-2.5,0,,9223372036854775807
 
             """)
+        let titled = ReportDocument(name: "t", title: "t", generatedAt: ReportFixtures.generatedAt, timeZone: ReportFixtures.utc,
+                                    columns: [ReportColumn(title: "=Total", format: .money)])
+        XCTAssertEqual(try rendered(.csv(.raw), titled, [[.decimal(units: -250, scale: 2)]]), "=Total\n-2.50\n")
+        XCTAssertEqual(try rendered(.csv(), titled, [[.decimal(units: -250, scale: 2)]]), "'=Total\n-2.50\n")
     }
 
     /// A byte-order mark, CRLF, and formula-like text cells neutralised with a quote; numbers

@@ -35,16 +35,16 @@ final class XLSXRendererTests: XCTestCase {
                        [#"<ignoredError sqref="A1:XFD1048576" numberStoredAsText="1"/>"#])
         workbook.assertCell(sheet, "B3", type: "str", value: "Zoë & Co")
         workbook.assertCell(sheet, "C2", type: "datetime", value: "2026-10-01T00:00:00", format: "yyyy-mm-dd")
-        workbook.assertCell(sheet, "D2", type: "float", value: 1234.5, format: "#,##0.00")
-        workbook.assertCell(sheet, "D3", type: "float", value: 0.99, format: "#,##0.00")
-        workbook.assertCell(sheet, "D4", type: "int", value: -10000, format: "#,##0.00")
+        workbook.assertCell(sheet, "D2", type: "float", value: 1234.5, format: "#,##0.00_);-#,##0.00_)")
+        workbook.assertCell(sheet, "D3", type: "float", value: 0.99, format: "#,##0.00_);-#,##0.00_)")
+        workbook.assertCell(sheet, "D4", type: "int", value: -10000, format: "#,##0.00_);-#,##0.00_)")
         workbook.assertCell(sheet, "E2", type: "bool", value: false)
         workbook.assertCell(sheet, "E4", type: "bool", value: true)
         XCTAssertNil(workbook.cells(sheet)["B4"], "null is an empty cell")
 
         // Totals: a SUBTOTAL formula with its value cached, bold, in the column's format.
         workbook.assertCell(sheet, "A5", type: "str", value: "Total", bold: true)
-        workbook.assertCell(sheet, "D5", type: "str", value: "=SUBTOTAL(109,D2:D4)", format: "#,##0.00", bold: true,
+        workbook.assertCell(sheet, "D5", type: "str", value: "=SUBTOTAL(109,D2:D4)", format: "#,##0.00_);-#,##0.00_)", bold: true,
                    cached: -8764.51)
         XCTAssertEqual(workbook.sheet(sheet)["maxRow"] as? Int, 5)
 
@@ -101,18 +101,18 @@ final class XLSXRendererTests: XCTestCase {
         workbook.assertCell(sheet, "B2", type: "str", value: "42", format: "General")
         workbook.assertCell(sheet, "B4", type: "str", value: "-2+3")
         // Numbers: huge money, negative zero as 0, decimals at their scale, percentages.
-        workbook.assertCell(sheet, "C2", type: "float", value: 92_233_720_368_547_758.07, format: "#,##0.00")
-        workbook.assertCell(sheet, "C5", type: "int", value: 100, format: "#,##0.00")
+        workbook.assertCell(sheet, "C2", type: "float", value: 92_233_720_368_547_758.07, format: "#,##0.00_);-#,##0.00_)")
+        workbook.assertCell(sheet, "C5", type: "int", value: 100, format: "#,##0.00_);-#,##0.00_)")
         workbook.assertCell(sheet, "D2", type: "int", value: 0, format: "General")
         workbook.assertCell(sheet, "D3", type: "float", value: 0.1, format: "General")
         workbook.assertCell(sheet, "E2", type: "float", value: 0.125, format: "0.0%")
         workbook.assertCell(sheet, "E4", type: "int", value: 1, format: "0%")
         workbook.assertCell(sheet, "F2", type: "datetime", value: "2026-11-20T08:30:15", format: "yyyy-mm-dd hh:mm")
-        workbook.assertCell(sheet, "G2", type: "int", value: 1, format: "0")
+        workbook.assertCell(sheet, "G2", type: "int", value: 1, format: "#,##0")
         // Totals over both total columns; no label cell over a total column.
         workbook.assertCell(sheet, "A6", type: "str", value: "Total", bold: true)
         workbook.assertCell(sheet, "C6", type: "str", value: "=SUBTOTAL(109,C2:C5)", cached: 92_233_720_368_547_858.02)
-        workbook.assertCell(sheet, "G6", type: "str", value: "=SUBTOTAL(109,G2:G5)", format: "0",
+        workbook.assertCell(sheet, "G6", type: "str", value: "=SUBTOTAL(109,G2:G5)", format: "#,##0",
                    cached: 9_223_372_036_854_775_806.0)
         XCTAssertNil(workbook.cells(sheet)["D6"])
         XCTAssertEqual(workbook.properties["subject"] as? String, nil)
@@ -139,6 +139,9 @@ final class XLSXRendererTests: XCTestCase {
             XCTAssertEqual(chart?["barDir"] as? String, direction)
             XCTAssertNil(chart?["title"] as? String)
             XCTAssertEqual((chart?["series"] as? [Any])?.count, 2)
+            if kind != .pie {
+                XCTAssertEqual(chart?["valueAxisFormat"] as? String, "#,##0.00_);-#,##0.00_)", "\(kind): the value axis")
+            }
         }
     }
 
@@ -244,7 +247,7 @@ final class XLSXRendererTests: XCTestCase {
 
     func testTooManyRowsForAWorksheet() throws {
         struct Huge: ReportRowSource {
-            var rowCount: Int { 2_000_000 }
+            var rowCount: Int? { 2_000_000 }
             mutating func nextRow() throws -> [ReportCell]? { [.integer(1)] }
         }
         let folder = try TemporaryFolder()
@@ -253,7 +256,7 @@ final class XLSXRendererTests: XCTestCase {
         var rows = Huge()
         XCTAssertThrowsError(try XLSXRenderer().render(document, rows: &rows, to: .file(path: folder.file("big.xlsx")))) { error in
             XCTAssertEqual((error as? ReportRenderError)?.message,
-                           "the report has 2000000 rows; a worksheet holds at most 1048574 besides its header and totals")
+                           "the report has more than 1048574 rows; a worksheet holds at most 1048574 besides its header and totals")
         }
         XCTAssertEqual(try folder.contents(), [])
     }

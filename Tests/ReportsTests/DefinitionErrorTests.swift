@@ -29,13 +29,20 @@ final class DefinitionErrorTests: XCTestCase {
         XCTAssertEqual(message("title: X\nentty: Order\ncolumns: [number]\n"),
                        #"Reports/x.yaml:2:1: unknown key "entty" in a report definition — did you mean "entity"?"#)
         XCTAssertEqual(message("entity: Order\nfilter: paid == NO\ncolumns: [number]\n"),
-                       #"Reports/x.yaml:2:1: unknown key "filter" in a report definition (a report definition takes title, description, entity, where, params, sort, group, columns, totals, chart)"#)
+                       #"Reports/x.yaml:2:1: unknown key "filter" in a report definition (a report definition takes title, description, entity, where, params, sort, group, columns, totals, chart, negative, period)"#)
         XCTAssertEqual(message("entity: Order\ncolumns:\n  - { key: number, titel: Number }\n"),
                        #"Reports/x.yaml:3:20: unknown key "titel" in a column — did you mean "title"?"#)
         XCTAssertEqual(message("entity: Order\nparams:\n  until: { type: date, defualt: today }\ncolumns: [number]\n"),
                        #"Reports/x.yaml:3:24: unknown key "defualt" in a parameter — did you mean "default"?"#)
         XCTAssertEqual(message("entity: Order\ncolumns: [number]\nchart: { kind: pie, categories: Number, values: [Number] }\n"),
                        #"Reports/x.yaml:3:10: unknown key "kind" in chart (chart takes type, title, categories, values)"#)
+    }
+
+    func testUnknownNegativeStyle() {
+        XCTAssertEqual(message("entity: Order\ncolumns: [number]\nnegative: parenthesis\n"),
+                       #"Reports/x.yaml:3:11: unknown negative style "parenthesis" — did you mean "parentheses"? (write minus, red, parentheses)"#)
+        XCTAssertEqual(message("entity: Order\ncolumns: [number]\nnegative: [red]\n"),
+                       "Reports/x.yaml:3:11: negative takes one value, not a list")
     }
 
     func testMissingAndRepeatedKeys() {
@@ -79,7 +86,7 @@ final class DefinitionErrorTests: XCTestCase {
         XCTAssertEqual(message("entity: Order\ngroup: [customer.name]\ncolumns: [customer.name, number]\n"),
                        #"Reports/x.yaml:3:26: "number" is neither a group key nor an aggregate — add it to the group keys, or aggregate it (count, sum:…, min:…)"#)
         XCTAssertEqual(message("entity: Order\ngroup: [mnth(date)]\ncolumns: [count]\n"),
-                       #"Reports/x.yaml:2:9: unknown period "mnth(…)" — did you mean "month"? (the periods are month(KEYPATH) and year(KEYPATH))"#)
+                       #"Reports/x.yaml:2:9: unknown period "mnth(…)" — did you mean "month"? (the periods are month(KEYPATH), quarter(KEYPATH), week(KEYPATH) and year(KEYPATH))"#)
         XCTAssertEqual(message("entity: Order\ngroup: [customer.name]\ncolumns: [customer.name, \"smu:rows.sum\"]\n"),
                        #"Reports/x.yaml:3:27: unknown aggregate "smu:" — did you mean "sum"? (the aggregates are count, sum:KEYPATH, avg:, min: and max:)"#)
     }

@@ -37,8 +37,9 @@ final class ReportEngineTests: XCTestCase {
         try context.save()
     }
 
-    private func prepare(_ yaml: String) throws -> PreparedReport {
-        try PreparedReport(ReportDefinition.parse(yaml, name: "t", file: "t.yaml"), model: BookkeepingModel.model, clock: SampleStore.clock)
+    private func prepare(_ yaml: String, _ parameters: [String: String] = [:]) throws -> PreparedReport {
+        try PreparedReport(ReportDefinition.parse(yaml, name: "t", file: "t.yaml"), model: BookkeepingModel.model,
+                           arguments: ParameterArguments(parameters), clock: SampleStore.clock)
     }
 
     private func rendered(_ report: PreparedReport, _ renderer: any ReportRenderer) throws -> String {
@@ -77,6 +78,126 @@ final class ReportEngineTests: XCTestCase {
             [.text("A-3"), .null, .date(year: 2025, month: 1, day: 15), .boolean(false),
              .decimal(units: 0, scale: 2), .null, .null, .integer(2025)],
         ])
+    }
+
+    func testNegativeStyleReachesTheDocument() throws {
+        XCTAssertEqual(try prepare(ReportEngineTests.objects).document.negative, .minus, "the default")
+        XCTAssertEqual(try prepare(ReportEngineTests.objects + "negative: parentheses\n").document.negative, .parentheses)
+        XCTAssertEqual(try prepare(ReportEngineTests.objects + "negative: red\n").document.negative, .red)
+    }
+
+    func testEmptyGroupKeysAreLabelledAfterTheirKeyPathOrAsTheColumnSays() throws {
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "customer.name"), "(no customer)")
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "order.customer.name"), "(no customer)")
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "month(date)"), "(no date)")
+        XCTAssertEqual(PreparedReport.emptyLabel(keyPath: "name"), "(no name)")
+        let grouped = try prepare("""
+            entity: Order
+            group: [customer.name]
+            sort: customer.name
+            columns:
+              - { key: customer.name, title: Customer }
+              - { key: count, title: Orders }
+              - { key: sum:rows.sum, title: Total, format: money, empty: "—" }
+
+            """)
+        XCTAssertEqual(grouped.document.columns.map(\.emptyLabel), ["(no customer)", nil, "—"])
+        let text = try rendered(grouped, .text())
+        XCTAssertTrue(text.contains("\n(no customer)  "), text)
+        // CSV and JSON keep the empty value, for programs.
+        XCTAssertTrue(try rendered(grouped, .csv()).contains("\n,1,"), "empty in CSV")
+        XCTAssertTrue(try rendered(grouped, .json()).contains(#"{"Customer": null, "Orders": 1"#))
+        // Plain (ungrouped) columns stay empty unless they ask.
+        XCTAssertEqual(try prepare(ReportEngineTests.objects).document.columns.map(\.emptyLabel), Array(repeating: nil, count: 8))
+        let asked = try prepare("entity: Order\nsort: number\ncolumns: [{ key: number, title: N }, { key: customer.name, title: C, empty: (walk-in) }]\n")
+        XCTAssertTrue(try rendered(asked, .text()).contains("A-3  (walk-in)"))
+    }
+
+    /// Periods without data appear with zeros: between the first and last with data, or between the bounds the
+    /// definition names; in either order; averages of nothing stay empty.
+    func testMissingPeriodsAreFilledWithZeros() throws {
+        let quarters = try prepare("""
+            entity: Order
+            group: [quarter(date)]
+            sort: quarter(date)
+            columns: [{ key: quarter(date), title: Q }, { key: count, title: N }, { key: sum:rows.sum, title: Total, format: money }, { key: avg:rows.price, title: Avg }]
+
+            """)
+        let rows = try quarters.rows(from: store)
+        XCTAssertEqual(rows.map { $0[0] }, ["2024-Q1", "2024-Q2", "2024-Q3", "2024-Q4", "2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"].map(ReportCell.text))
+        XCTAssertEqual(rows.map { $0[1] }, [1, 0, 0, 0, 1, 0, 0, 1].map(ReportCell.integer))
+        XCTAssertEqual(rows[1][2], .decimal(units: 0, scale: 2))
+        XCTAssertEqual(rows[1][3], .null, "no average of nothing")
+        XCTAssertEqual(quarters.document.columns[0].period, .quarter)
+
+        let weeks = try prepare("""
+            entity: Order
+            params: { from: date, to: date }
+            where: date >= $from AND date <= $to
+            group: [week(date)]
+            sort: week(date) desc
+            columns: [{ key: week(date), title: Week }, { key: count, title: N }]
+            period: { from: $from, to: $to }
+
+            """, ["from": "2025-12-22", "to": "2026-01-12"])
+        XCTAssertEqual(try weeks.rows(from: store), [
+            [.text("2026-W03"), .integer(0)], [.text("2026-W02"), .integer(0)], [.text("2026-W01"), .integer(1)], [.text("2025-W52"), .integer(0)],
+        ])
+        let csv = try rendered(weeks, .csv())
+        XCTAssertEqual(csv, "Week,N\n2026-W03,0\n2026-W02,0\n2026-W01,1\n2025-W52,0\n")
+
+        let years = try prepare("entity: Order\ngroup: [year(date)]\nsort: year(date)\ncolumns: [year(date), count]\n")
+        XCTAssertEqual(try years.rows(from: store).map { $0[0] }, [.integer(2024), .integer(2025)])
+    }
+
+    /// The filling as rows stream: a group without a period where SQLite sorts it (first ascending, last descending),
+    /// gaps inside and at both ends, a row outside the bounds shown as it comes.
+    func testFilledRowsAroundGroupsWithoutAPeriod() throws {
+        func month(_ text: String) -> ReportPeriod { ReportPeriod(unit: .month, cell: .text(text))! }
+        func filled(_ rows: [[ReportCell]], descending: Bool, first: String?, last: String?) throws -> [String] {
+            let fill = PeriodFill(column: 0, unit: .month, descending: descending, first: first.map(month), last: last.map(month),
+                                  template: [.null, .integer(0)])
+            var source = PeriodFilledRows(base: ArrayRowSource(rows), fill: fill)
+            var out: [String] = []
+            while let row = try source.nextRow() {
+                guard case .integer(let n) = row[1] else { continue }
+                if case .text(let m) = row[0] { out.append("\(m):\(n)") } else { out.append("-:\(n)") }
+            }
+            return out
+        }
+        let ascending: [[ReportCell]] = [[.null, .integer(7)], [.text("2026-02"), .integer(2)], [.text("2026-04"), .integer(4)]]
+        XCTAssertEqual(try filled(ascending, descending: false, first: "2026-01", last: "2026-05"),
+                       ["-:7", "2026-01:0", "2026-02:2", "2026-03:0", "2026-04:4", "2026-05:0"])
+        XCTAssertEqual(try filled(ascending, descending: false, first: nil, last: nil), ["-:7", "2026-02:2", "2026-03:0", "2026-04:4"])
+        let descending: [[ReportCell]] = [[.text("2026-04"), .integer(4)], [.text("2026-02"), .integer(2)], [.null, .integer(7)]]
+        XCTAssertEqual(try filled(descending, descending: true, first: "2026-05", last: "2026-01"),
+                       ["2026-05:0", "2026-04:4", "2026-03:0", "2026-02:2", "2026-01:0", "-:7"])
+        XCTAssertEqual(try filled([[.text("2025-12"), .integer(1)], [.text("2026-02"), .integer(2)]], descending: false, first: "2026-01", last: "2026-02"),
+                       ["2025-12:1", "2026-01:0", "2026-02:2"], "a row before the bounds is shown; the bounds are kept")
+        XCTAssertEqual(try filled([], descending: false, first: "2026-01", last: "2026-03"), ["2026-01:0", "2026-02:0", "2026-03:0"])
+    }
+
+    func testPeriodBoundsThatCannotApplyAreDefinitionErrors() {
+        func message(_ yaml: String) -> String {
+            do {
+                try PreparedReport.check(ReportDefinition.parse(yaml, name: "t", file: "t.yaml"), model: BookkeepingModel.model,
+                                         clock: SampleStore.clock)
+                return "no error"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let head = "entity: Order\nparams: { from: date, to: date, who: string }\n"
+        XCTAssertEqual(message(head + "group: [month(date)]\nsort: month(date)\ncolumns: [month(date), count]\nperiod: { from: $frm, to: $to }\n"),
+                       #"t.yaml:6:17: period: "$frm" names no date parameter — did you mean "$from"? (write $NAME of a parameter declared under params: with type: date)"#)
+        XCTAssertEqual(message(head + "group: [month(date)]\nsort: month(date)\ncolumns: [month(date), count]\nperiod: { from: $who }\n"),
+                       #"t.yaml:6:17: period: "$who" is a string parameter; a period is bounded by dates"#)
+        XCTAssertEqual(message(head + "columns: [number]\nperiod: { from: $from }\n"),
+                       "t.yaml:4:9: period: applies to a report grouped by one period (group: [month(date)]) that shows it as a column")
+        XCTAssertEqual(message(head + "group: [month(date)]\nsort: count desc\ncolumns: [month(date), count]\nperiod: { from: $from }\n"),
+                       "t.yaml:6:9: period: needs the report sorted by its period first (sort: month(date)), so that the missing periods are found between consecutive rows")
+        XCTAssertEqual(message(head + "group: [month(date)]\nsort: month(date)\ncolumns: [month(date), count]\nperiod: { start: $from }\n"),
+                       #"t.yaml:6:11: unknown key "start" in period (period takes from, to)"#)
     }
 
     func testGroupedAggregates() throws {
@@ -125,7 +246,7 @@ final class ReportEngineTests: XCTestCase {
             3 rows
 
             """)
-        XCTAssertEqual(try rendered(report, .csv()), """
+        XCTAssertEqual(try rendered(report, .csv(.raw)), """
             Number,Customer,Date,Paid,Total,Avg price,Services,Year
             A-1,=cmd|' /C calc'!A0,2024-03-01,true,30.00,10.25,"Repair, Refund",2024
             A-2,"Zoë ""Z"", Inc.
@@ -133,6 +254,7 @@ final class ReportEngineTests: XCTestCase {
             A-3,,2025-01-15,false,0.00,,,2025
 
             """)
+        XCTAssertTrue(try rendered(report, .csv()).contains("\nA-1,'=cmd|' /C calc'!A0,"), "formula neutralised by default")
         XCTAssertTrue(try rendered(report, .csv(.excel)).contains("\r\nA-1,'=cmd|' /C calc'!A0,"), "formula neutralised for Excel")
         let json = try rendered(report, .json())
         XCTAssertTrue(json.contains(#"{"Number": "A-2", "Customer": "Zoë \"Z\", Inc.\nline two\tand a tab 🧾", "Date": "2025-12-31", "Paid": false, "Total": 9999999999.99, "Avg price": 9999999999.99, "Services": "Repair", "Year": "2025"}"#), json)
@@ -156,17 +278,19 @@ final class ReportEngineTests: XCTestCase {
         XCTAssertEqual(try rendered(report, .csv()), "Total\n")
     }
 
-    /// The count and the rows come from one snapshot: a write between them cannot make them disagree.
-    func testCountAndRowsShareATransaction() throws {
+    /// A report reads one snapshot, with no count first: a write committed while its rows stream does not show.
+    func testTheRowsAreOneSnapshotWithNoCountFirst() throws {
         let report = try prepare("entity: Order\ncolumns: [number]\n")
-        let (count, rows) = try report.withRows(in: store) { source -> (Int, Int) in
-            // Another connection commits an order after the count, before the rows are read.
-            try executeSQL(store.path, "INSERT INTO \"Order\" (number, date, made, paid) VALUES ('B-1', '2026-01-01', 0, 0)")
+        XCTAssertFalse(report.explanation.contains("COUNT("), "one statement")
+        let (declared, rows) = try report.withRows(in: store) { source -> (Int?, Int) in
             var n = 0
+            if try source.nextRow() != nil { n += 1 }
+            // Another connection commits an order after the first row is read.
+            try executeSQL(store.path, "INSERT INTO \"Order\" (number, date, made, paid) VALUES ('B-1', '2026-01-01', 0, 0)")
             while try source.nextRow() != nil { n += 1 }
             return (source.rowCount, n)
         }
-        XCTAssertEqual(count, 3)
+        XCTAssertNil(declared, "not counted up front")
         XCTAssertEqual(rows, 3)
         XCTAssertEqual(try report.rows(from: store).count, 4, "the next run sees the new order")
     }

@@ -65,15 +65,22 @@ final class ShippedReportSQLTests: XCTestCase {
             """)
     }
 
+    /// Every month of the period (`period: { from: $from, to: $to }`), those without sales with zeros.
     func testSalesByMonth() throws {
         try assertMatches("sales-by-month", sql: """
-            SELECT substr(o.date, 1, 7), COUNT(*), COALESCE(SUM(t.total), 0)
-            FROM "Order" o
-            LEFT JOIN (SELECT order_id, SUM(sum) AS total FROM OrderRow GROUP BY order_id) t ON t.order_id = o.id
-            WHERE o.paid = 1 AND o.date >= '2025-12-01' AND o.date <= '2026-11-21'
-            GROUP BY 1
+            WITH RECURSIVE months(m) AS (
+                SELECT '2025-12-01' UNION ALL SELECT date(m, '+1 month') FROM months WHERE m < '2026-11-01'),
+            sales AS (
+                SELECT substr(o.date, 1, 7) AS month, COUNT(*) AS orders, COALESCE(SUM(t.total), 0) AS total
+                FROM "Order" o
+                LEFT JOIN (SELECT order_id, SUM(sum) AS total FROM OrderRow GROUP BY order_id) t ON t.order_id = o.id
+                WHERE o.paid = 1 AND o.date >= '2025-12-01' AND o.date <= '2026-11-21'
+                GROUP BY 1)
+            SELECT substr(m, 1, 7), COALESCE(s.orders, 0), COALESCE(s.total, 0)
+            FROM months LEFT JOIN sales s ON s.month = substr(m, 1, 7)
             ORDER BY 1
             """)
+        XCTAssertEqual(try ShippedReports.prepared("sales-by-month").rows(from: SampleStore.open()).count, 12, "twelve months")
     }
 
     func testCustomers() throws {

@@ -13,7 +13,7 @@ public struct OpenpyxlWorkbook {
     public static let python = "/usr/bin/python3"
 
     static let script = #"""
-    import datetime, json, re, sys, zipfile
+    import datetime, html, json, re, sys, zipfile
     import openpyxl
 
     path = sys.argv[1]
@@ -49,9 +49,12 @@ public struct OpenpyxlWorkbook {
     for index, ws in enumerate(formulas.worksheets):
         wsv = values[ws.title]
         cells = {}
+        blank_borders = {}
         for row in ws.iter_rows():
             for cell in row:
                 if cell.value is None:
+                    if cell.has_style and cell.border is not None and cell.border.bottom.style:
+                        blank_borders[cell.coordinate] = [cell.border.top.style, cell.border.bottom.style]
                     continue
                 cells[cell.coordinate] = {
                     "type": type(cell.value).__name__,
@@ -59,10 +62,41 @@ public struct OpenpyxlWorkbook {
                     "cached": plain(wsv[cell.coordinate].value),
                     "format": cell.number_format,
                     "bold": bool(cell.font and cell.font.b),
+                    "fill": cell.fill.fgColor.rgb if cell.fill is not None and cell.fill.fill_type == "solid" else None,
+                    "border": [cell.border.top.style, cell.border.bottom.style] if cell.border is not None else [None, None],
+                    "align": cell.alignment.horizontal if cell.alignment is not None else None,
+                    "red": "[Red]" in (cell.number_format or ""),
                 }
+        def cache(data):
+            if data is None:
+                return None
+            for attr, kind in (("numRef", "numCache"), ("strRef", "strCache")):
+                r = getattr(data, attr, None)
+                if r is not None:
+                    c = getattr(r, kind, None)
+                    if c is None:
+                        return None
+                    return [p.v for p in c.pt]
+            return None
+
+        def anchor(chart):
+            marker = getattr(chart.anchor, "_from", None)
+            return [marker.row, marker.col] if marker is not None else None
+
+        def axis_format(axis):
+            fmt = getattr(axis, "numFmt", None) if axis is not None else None
+            return fmt.formatCode if fmt is not None else None
+
         charts = []
         for chart in ws._charts:
             charts.append({
+                "legend": chart.legend is not None,
+                "anchor": anchor(chart),
+                "valueAxisFormat": axis_format(getattr(chart, "y_axis", None)) if chart.tagname != "pieChart" else None,
+                "categoryAxisFormat": axis_format(getattr(chart, "x_axis", None)) if chart.tagname != "pieChart" else None,
+                "categoryRotation": (chart.x_axis.txPr.bodyPr.rot if chart.tagname != "pieChart" and chart.x_axis.txPr is not None
+                                     and chart.x_axis.txPr.bodyPr is not None else None),
+                "caches": [{"categories": cache(s.cat), "values": cache(s.val)} for s in chart.series],
                 "type": chart.tagname,
                 "barDir": getattr(chart, "barDir", None),
                 "title": text_of(chart.title),
@@ -72,6 +106,10 @@ public struct OpenpyxlWorkbook {
             })
         xml = archive.read("xl/worksheets/sheet%d.xml" % (index + 1)).decode("utf-8")
         ignored = re.findall(r"<ignoredError [^>]*>", xml)
+        def part(tag):
+            found = re.search(r"<%s>(.*?)</%s>" % (tag, tag), xml, re.S)
+            return html.unescape(found.group(1)) if found else None
+        fit = ws.sheet_properties.pageSetUpPr
         result["worksheets"][ws.title] = {
             "freeze": ws.freeze_panes,
             "autofilter": ws.auto_filter.ref,
@@ -80,6 +118,16 @@ public struct OpenpyxlWorkbook {
             "cells": cells,
             "charts": charts,
             "ignoredErrors": ignored,
+            "orientation": ws.page_setup.orientation,
+            "fitToPage": bool(fit is not None and fit.fitToPage),
+            "fitToWidth": ws.page_setup.fitToWidth,
+            "fitToHeight": ws.page_setup.fitToHeight,
+            "scale": ws.page_setup.scale,
+            "printTitleRows": ws.print_title_rows,
+            "header": part("oddHeader"),
+            "footer": part("oddFooter"),
+            "rowBreaks": [b.id for b in ws.row_breaks.brk],
+            "blankBorders": blank_borders,
         }
     print(json.dumps(result))
     """#

@@ -30,7 +30,7 @@ struct Fetch: StoreCommand {
     @Option(parsing: .unconditional, help: "Skip this many objects first (0 or more).") var offset: Int?
     @Option(help: "Columns: \"KEYPATH, ...\" (default: the entity's attributes); with --group also count, sum:KEYPATH, avg:, min:, max:.")
     var columns: String?
-    @Option(help: "Group keys: \"KEYPATH or month(KEYPATH) or year(KEYPATH), ...\"; one row per group.") var group: String?
+    @Option(help: "Group keys: \"KEYPATH or month|quarter|week|year(KEYPATH), ...\"; one row per group.") var group: String?
     @Option(name: .customLong("param"), help: ArgumentHelp("A $NAME value for the predicate.", valueName: "NAME=VALUE"))
     var parameters: [String] = []
     @Option(name: .customLong("arg"), help: ArgumentHelp("A value for the next %@ or %K placeholder.", valueName: "VALUE"))

@@ -37,7 +37,7 @@ struct ReportCommand: StoreCommand {
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write each report to DIR/NAME.EXT (created if missing).", valueName: "dir"))
     var outputDirectory: String?
     @Option(name: .customLong("csv-dialect"),
-            help: "CSV for programs (standard), or for Excel: excel (byte-order mark, CRLF), excel-eu (also ; and decimal commas).")
+            help: "standard (formula-like text gets a leading '), raw (text exactly, for pipelines), or for Excel: excel (byte-order mark, CRLF), excel-eu (also ; and decimal commas).")
     var csvDialect: CSVRenderer.Dialect = .standard
     @OptionGroup var definitions: ReportDirectoryOptions
     @Flag(help: "Print each report's SQL and its arguments instead of running it.") var explain = false

@@ -40,14 +40,32 @@ public struct ReportColumn: Sendable, Hashable {
     public var width: Int?
     /// Whether the column has a totals cell (numeric columns only; ignored on others).
     public var total: Bool
+    /// What the text and XLSX outputs show for an empty value (`(no customer)` for a group without a
+    /// customer); nil to leave it empty. CSV and JSON always keep the empty value or null, for programs.
+    public var emptyLabel: String?
+    /// For a period column (`month(date)`): the unit, so XLSX writes each period as its first day, formatted to
+    /// read as the period; text, CSV and JSON show the cell as it is (`2026-03`).
+    public var period: ReportPeriodUnit?
 
-    public init(title: String, format: ColumnFormat = .text, width: Int? = nil, total: Bool = false) {
+    public init(title: String, format: ColumnFormat = .text, width: Int? = nil, total: Bool = false, emptyLabel: String? = nil) {
         self.title = title
         self.format = format
         self.width = width
         self.total = total
+        self.emptyLabel = emptyLabel
     }
 
     /// Whether the renderers write a totals cell for this column.
     var hasTotal: Bool { total && format.isNumeric }
+
+    /// The label to show instead of `cell`, when the cell is empty and the column has one.
+    @inline(__always)
+    func label(for cell: ReportCell) -> String? {
+        guard let emptyLabel else { return nil }
+        switch cell {
+        case .null: return emptyLabel
+        case .text(let text) where text.isEmpty: return emptyLabel
+        default: return nil
+        }
+    }
 }

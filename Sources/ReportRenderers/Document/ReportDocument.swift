@@ -18,10 +18,13 @@ public struct ReportDocument: Sendable {
     public var timeZone: TimeZone
     public var columns: [ReportColumn]
     public var chart: ChartSpec?
+    /// How negative money looks in XLSX.
+    public var negative: NegativeStyle
 
     public init(name: String, title: String, description: String? = nil,
                 parameters: [(name: String, value: String)] = [], sortDescription: String? = nil,
-                generatedAt: Date, timeZone: TimeZone, columns: [ReportColumn], chart: ChartSpec? = nil) {
+                generatedAt: Date, timeZone: TimeZone, columns: [ReportColumn], chart: ChartSpec? = nil,
+                negative: NegativeStyle = .minus) {
         self.name = name
         self.title = title
         self.description = description
@@ -31,5 +34,6 @@ public struct ReportDocument: Sendable {
         self.timeZone = timeZone
         self.columns = columns
         self.chart = chart
+        self.negative = negative
     }
 }

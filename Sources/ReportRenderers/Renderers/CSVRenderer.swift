@@ -9,14 +9,17 @@
 //   dates `YYYY-MM-DD`, date-times ISO 8601 with offset, booleans `true`/`false`, null as an
 //   empty field.
 // - Dialects:
-//   `standard`  `,`, LF line endings — for programs.
+//   `standard`  `,`, LF line endings.
+//   `raw`       as `standard`, with text written exactly — for pipelines that want the stored text.
 //   `excel`     a UTF-8 byte-order mark (so Excel reads UTF-8), CRLF line endings.
 //   `excel-eu`  as `excel`, with `;` between fields and a decimal comma in numbers (`1234,50`),
 //               as Excel expects where the comma is the decimal separator.
-//   In both Excel dialects, text cells (and column titles) that Excel would run as a formula —
-//   starting with `=`, `+`, `-`, `@`, tab or CR — are prefixed with a single quote (OWASP's
-//   advice against CSV injection): `=1+2` is written `'=1+2`. Numbers, dates and the other
-//   non-text cells are never changed (`-2.5` stays `-2.5`).
+//   A report CSV is opened by people (a double-click starts a spreadsheet), so in every dialect but
+//   `raw`, text cells (and column titles) that a spreadsheet would run as a formula — starting with
+//   `=`, `+`, `-`, `@`, tab or CR — are prefixed with a single quote (OWASP's advice against CSV
+//   injection): `=1+2` is written `'=1+2`. Numbers, dates and the other non-text cells are never
+//   changed (`-2.5` stays `-2.5`). `bookkeeper export` (the Importer's CSV) stays exact, for round
+//   trips.
 
 import CSV
 import Foundation
@@ -24,6 +27,7 @@ import Foundation
 public struct CSVRenderer: ReportRenderer {
     public enum Dialect: String, Sendable, Hashable, CaseIterable {
         case standard
+        case raw
         case excel
         case excelEU = "excel-eu"
     }
@@ -36,7 +40,7 @@ public struct CSVRenderer: ReportRenderer {
 
     var writerOptions: CSVWriter.Options {
         switch dialect {
-        case .standard: return CSVWriter.Options()
+        case .standard, .raw: return CSVWriter.Options()
         case .excel: return CSVWriter.Options(lineEnding: .crlf, byteOrderMark: true)
         case .excelEU: return CSVWriter.Options(delimiter: UInt8(ascii: ";"), lineEnding: .crlf, byteOrderMark: true)
         }
@@ -58,7 +62,7 @@ public struct CSVRenderer: ReportRenderer {
                                               channel: OutputChannel) throws {
         let writer = try CSVWriter(fileDescriptor: channel.fileDescriptor, displayName: channel.displayName,
                                    closeWhenDone: false, options: writerOptions)
-        let neutralizes = dialect != .standard
+        let neutralizes = dialect != .raw
         let decimalSeparator = dialect == .excelEU ? UInt8(ascii: ",") : UInt8(ascii: ".")
         let cells = CellText(timeZone: document.timeZone)
         let formats = document.columns.map(\.format)

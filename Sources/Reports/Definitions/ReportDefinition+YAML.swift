@@ -14,10 +14,12 @@ import Yams
 
 extension ReportDefinition {
     /// The keys a definition may have, in the order docs/reports.md documents them.
-    public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart"]
-    static let columnKeys = ["key", "title", "format", "width"]
+    public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart",
+                              "negative", "period"]
+    static let columnKeys = ["key", "title", "format", "width", "empty"]
     static let parameterKeys = ["type", "default", "title"]
     static let chartKeys = ["type", "title", "categories", "values"]
+    static let periodKeys = ["from", "to"]
 
     /// Reads the definition at `path`; `file` names it in messages (default: the path).
     public static func load(path: String, file: String? = nil) throws -> ReportDefinition {
@@ -77,6 +79,8 @@ private struct DefinitionReader {
         var columns: [ColumnDefinition]?
         var totals: [Placed<String>] = []
         var chart: ChartDefinition?
+        var negative: Placed<NegativeStyle>?
+        var period: PeriodDefinition?
         for (key, value) in pairs {
             switch key.value {
             case "title": title = try text(value, key.value)
@@ -89,6 +93,21 @@ private struct DefinitionReader {
             case "columns": columns = try self.columns(value)
             case "totals": totals = try textList(value, key.value)
             case "chart": chart = try self.chart(value)
+            case "negative":
+                let text = try self.text(value, "negative")
+                let names = NegativeStyle.allCases.map(\.rawValue)
+                guard let style = NegativeStyle(rawValue: text.value) else {
+                    throw DefinitionError("unknown negative style \"\(text.value)\"\(Suggestions.didYouMean(Suggestions.closest(to: text.value, in: names)))"
+                                          + " (write \(names.joined(separator: ", ")))", at: text.place)
+                }
+                negative = Placed(style, at: text.place)
+            case "period":
+                var bounds = PeriodDefinition(from: nil, to: nil, place: source.place(of: value))
+                for (name, item) in try mapping(value, what: "period", keys: ReportDefinition.periodKeys) {
+                    let text = try self.text(item, name.value)
+                    if name.value == "from" { bounds.from = text } else { bounds.to = text }
+                }
+                period = bounds
             default: break
             }
         }
@@ -100,7 +119,8 @@ private struct DefinitionReader {
         }
         return ReportDefinition(name: name, file: source.file, title: title, description: description, entity: entity,
                                 predicate: predicate, parameters: parameters, sort: sort, group: group, columns: columns,
-                                totals: totals, chart: chart, place: source.place(of: root))
+                                totals: totals, chart: chart, period: period, negative: negative,
+                                place: source.place(of: root))
     }
 
     // MARK: Shapes
@@ -232,13 +252,14 @@ private struct DefinitionReader {
         for item in sequence {
             if case .scalar(let scalar) = item {
                 columns.append(ColumnDefinition(key: source.snippet(of: scalar, region: false), title: nil, format: nil,
-                                                width: nil, place: source.place(of: item)))
+                                                width: nil, empty: nil, place: source.place(of: item)))
                 continue
             }
             var key: SourceSnippet?
             var title: Placed<String>?
             var format: Placed<String>?
             var width: Placed<Int>?
+            var empty: Placed<String>?
             for (name, value) in try mapping(item, what: "a column", keys: ReportDefinition.columnKeys) {
                 switch name.value {
                 case "key": key = try snippet(value, "key", region: false)
@@ -257,13 +278,15 @@ private struct DefinitionReader {
                         throw DefinitionError("width is a number of characters from 1 to 255, not \"\(text.value)\"", at: text.place)
                     }
                     width = Placed(number, at: text.place)
+                case "empty": empty = try text(value, "empty")
                 default: break
                 }
             }
             guard let key, !key.text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw error("a column needs a key: the key path, period or aggregate it shows ({ key: KEYPATH, title: TITLE })", item)
             }
-            columns.append(ColumnDefinition(key: key, title: title, format: format, width: width, place: source.place(of: item)))
+            columns.append(ColumnDefinition(key: key, title: title, format: format, width: width, empty: empty,
+                                            place: source.place(of: item)))
         }
         return columns
     }

@@ -21,8 +21,11 @@
 //       - { key: rows.@sum.sum, title: Total, format: money, width: 14 }
 //     totals: [Total]                                 column titles
 //     chart: { type: column, categories: Month, values: [Total], title: Sales }
+//     negative: parentheses                           XLSX money: minus (default), red, parentheses
+//     period: { from: $from, to: $to }               the parameters that bound a period report
 
 import Foundation
+import ReportRenderers
 
 /// A value with the place it was written: the file and the 1-based line and column (in characters).
 public struct Placed<Value: Sendable>: Sendable {
@@ -81,6 +84,11 @@ public struct ReportDefinition: Sendable {
     public var columns: [ColumnDefinition]
     public var totals: [Placed<String>]
     public var chart: ChartDefinition?
+    /// Which parameters bound the report's period (`period: { from: $from, to: $to }`): every period between
+    /// them is shown, those without data with zeros.
+    public var period: PeriodDefinition?
+    /// How negative money looks in XLSX (`negative: minus|red|parentheses`); nil for a minus.
+    public var negative: Placed<NegativeStyle>?
     /// Where the whole definition starts (for errors about something missing).
     public var place: SourcePlace
 
@@ -115,9 +123,20 @@ public struct ColumnDefinition: Sendable {
     public var format: Placed<String>?
     /// The XLSX column width in characters; nil to size it from the values.
     public var width: Placed<Int>?
+    /// What text and XLSX show for an empty value (`empty: (none)`); nil for the default: `(no customer)` for a
+    /// group key `customer.name`, nothing for other columns.
+    public var empty: Placed<String>?
     public var place: SourcePlace
 
     public var displayTitle: String { title?.value ?? key.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+/// The parameters bounding a report grouped by a period: `period: { from: $from, to: $to }`.
+public struct PeriodDefinition: Sendable {
+    /// `$from` as written (a date parameter's name with its `$`).
+    public var from: Placed<String>?
+    public var to: Placed<String>?
+    public var place: SourcePlace
 }
 
 /// A chart drawn in XLSX output: `{ type: column, categories: Month, values: [Total] }`.

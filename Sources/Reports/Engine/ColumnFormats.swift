@@ -10,8 +10,9 @@
 //     Date                date             date, text, code
 //     DateTime            dateTime         dateTime, date, text, code
 //
-// A month period (`month(date)`) is text `YYYY-MM`; a year period is an integer, shown as `code` by
-// default so that 2026 is not written `2,026` nor summed.
+// Month, quarter and week periods are text (`2026-03`, `2026-Q1`, `2026-W09`); a year period is an integer,
+// shown as `code` by default so that 2026 is not written `2,026` nor summed. (XLSX writes every period as a date:
+// ReportColumn.period.)
 
 import ObjectStore
 import ReportRenderers

@@ -1,21 +1,20 @@
-// Running a prepared report: one read transaction in which the rows are counted and then streamed
-// from a cursor into a renderer.
+// Running a prepared report: one statement, its rows streamed from a cursor into a renderer.
 //
-// Why the count and the rows share a transaction: XLSX in constant-memory mode sets its autofilter
-// before the first row, so renderers are told the number of rows up front and fail if the source
-// gives another number. Inside one transaction both statements see the same snapshot of the store,
-// so a nightly import writing at the same time cannot make them disagree. The rows are never all in
-// memory for CSV, JSON and XLSX; the text renderer keeps every row to size its columns, so for text the
-// cells are read first, which counts them without the count statement.
+// No count comes first: no renderer needs the number of rows before the last one (XLSX records its
+// autofilter and totals after the rows), so a report is one pass over one statement inside one read
+// transaction — a nightly import writing at the same time cannot change what a report sees halfway.
+// The rows are never all in memory for CSV, JSON and XLSX; the text renderer keeps every row to size
+// its columns. A report grouped by a period gets its missing periods on the way (PeriodFill.swift).
 
 import ObjectStore
 import ReportRenderers
 
 /// The rows of a report, read from an open cursor.
 struct StoreRowSource: ReportRowSource {
-    let rowCount: Int
     var cursor: StoredRowCursor
     let decoders: [CellDecoder]
+
+    var rowCount: Int? { nil }
 
     mutating func nextRow() throws -> [ReportCell]? {
         guard let row = try cursor.next() else { return nil }
@@ -28,11 +27,30 @@ struct StoreRowSource: ReportRowSource {
     }
 }
 
+/// The rows a renderer reads, counted as they go (for "wrote FILE (N rows)").
+struct CountedRows<Base: ReportRowSource>: ReportRowSource {
+    var base: Base
+    private(set) var delivered = 0
+
+    init(_ base: Base) {
+        self.base = base
+    }
+
+    var rowCount: Int? { base.rowCount }
+
+    mutating func nextRow() throws -> [ReportCell]? {
+        guard let row = try base.nextRow() else { return nil }
+        delivered += 1
+        return row
+    }
+}
+
 extension PreparedReport {
-    /// Counts the rows and opens a cursor on them in one read transaction, then calls `body`.
-    func withRows<T>(in store: Store, _ body: (inout StoreRowSource) throws -> T) throws -> T {
-        try store.withRows(plan, counted: true) { count, cursor in
-            var rows = StoreRowSource(rowCount: count ?? 0, cursor: cursor, decoders: decoders)
+    /// Opens a cursor on the rows in a read transaction (with the missing periods filled in), then calls `body`.
+    func withRows<T>(in store: Store, _ body: (inout CountedRows<PeriodFilledRows<StoreRowSource>>) throws -> T) throws -> T {
+        try store.withRows(plan, counted: false) { _, cursor in
+            let source = StoreRowSource(cursor: cursor, decoders: decoders)
+            var rows = CountedRows(PeriodFilledRows(base: source, fill: periodFill))
             return try body(&rows)
         }
     }
@@ -40,16 +58,9 @@ extension PreparedReport {
     /// Renders the report from `store` to `output` (a file is written atomically); returns the number of rows.
     @discardableResult
     public func render(from store: Store, with renderer: any ReportRenderer, to output: ReportOutput) throws -> Int {
-        if renderer is TextRenderer {
-            // The text renderer holds every row to size its columns anyway: reading the cells first counts
-            // them, and saves the count statement (a fifth of the time on 100,000 rows).
-            var rows = ArrayRowSource(try self.rows(from: store))
+        try withRows(in: store) { rows in
             try renderer.render(document, rows: &rows, to: output)
-            return rows.rowCount
-        }
-        return try withRows(in: store) { rows in
-            try renderer.render(document, rows: &rows, to: output)
-            return rows.rowCount
+            return rows.delivered
         }
     }
 
@@ -61,10 +72,9 @@ extension PreparedReport {
         }
     }
 
-    /// The cells of every row, in memory: one statement, no count.
+    /// The cells of every row, in memory.
     public func rows(from store: Store) throws -> [[ReportCell]] {
-        try store.withRows(plan, counted: false) { _, cursor in
-            var rows = StoreRowSource(rowCount: 0, cursor: cursor, decoders: decoders)
+        try withRows(in: store) { rows in
             var all: [[ReportCell]] = []
             while let row = try rows.nextRow() { all.append(row) }
             return all

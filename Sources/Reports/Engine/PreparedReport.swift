@@ -19,6 +19,8 @@ public struct PreparedReport: Sendable {
     public let parameters: [(name: String, value: ParameterValue)]
     /// How each column's stored values become cells.
     let decoders: [CellDecoder]
+    /// How the missing periods of a period report are filled; nil for other reports.
+    let periodFill: PeriodFill?
 
     /// Binds `definition` against `model` with the parameter values from `arguments` (else the
     /// defaults). With `rejectUnknown`, a `--param` the report does not declare is an error.
@@ -113,7 +115,11 @@ public struct PreparedReport: Sendable {
             } else {
                 format = ColumnFormats.defaultFormat(for: fetchColumn.type, isYear: isYear)
             }
-            columns.append(ReportColumn(title: title, format: format, width: definitionColumn.width?.value))
+            let isGroupKey = plan.groupKeys.contains(fetchColumn.expression)
+            let emptyLabel = definitionColumn.empty?.value ?? (isGroupKey ? PreparedReport.emptyLabel(keyPath: fetchColumn.keyPath) : nil)
+            var column = ReportColumn(title: title, format: format, width: definitionColumn.width?.value, emptyLabel: emptyLabel)
+            if case .period(let unit, _) = fetchColumn.expression { column.period = ReportPeriodUnit(rawValue: unit.rawValue) }
+            columns.append(column)
             decoders.append(CellDecoder(fetchColumn.type))
         }
 
@@ -152,11 +158,25 @@ public struct PreparedReport: Sendable {
         self.plan = plan
         self.parameters = parameters
         self.decoders = decoders
+        periodFill = try PeriodFill.make(definition: definition, plan: plan, decoders: decoders, values: values)
         document = ReportDocument(
             name: definition.name, title: definition.displayTitle, description: definition.description?.value,
             parameters: parameters.map { ($0.name, $0.value.description) },
             sortDescription: PreparedReport.sortDescription(plan: plan, titles: columns.map(\.title)),
-            generatedAt: clock.now, timeZone: clock.timeZone, columns: columns, chart: chart)
+            generatedAt: clock.now, timeZone: clock.timeZone, columns: columns, chart: chart,
+            negative: definition.negative?.value ?? .minus)
+    }
+
+    /// The label of an empty group key, named after what is missing: `(no customer)` for `customer.name` (the
+    /// relationship), `(no service)` for `order.service.name`, `(no date)` for `month(date)`, `(no name)` for `name`.
+    static func emptyLabel(keyPath: String) -> String {
+        var path = Substring(keyPath.trimmingCharacters(in: .whitespaces))
+        if let open = path.firstIndex(of: "("), path.hasSuffix(")") {
+            path = path[path.index(after: open)..<path.index(before: path.endIndex)]
+        }
+        let parts = path.split(separator: ".").map { $0.trimmingCharacters(in: .whitespaces) }
+        let named = parts.count >= 2 ? parts[parts.count - 2] : parts.last ?? keyPath
+        return "(no \(named))"
     }
 
     /// A period or aggregate spelt wrong (`mnth(date)`, `smu:rows.sum`) gets a did-you-mean here; the
@@ -167,10 +187,11 @@ public struct PreparedReport: Sendable {
         let word = String(text.drop { $0 == "@" }.prefix { $0.isLetter || $0 == "_" })
         guard !word.isEmpty else { return }
         let rest = text.drop { $0 == "@" }.dropFirst(word.count).drop { $0 == " " }
-        if rest.hasPrefix("("), !["month", "year"].contains(word.lowercased()) {
-            let suggestion = Suggestions.closest(to: word, in: ["month", "year"])
-            throw DefinitionError("unknown period \"\(word)(…)\"\(Suggestions.didYouMean(suggestion)) (the periods are month(KEYPATH) "
-                                  + "and year(KEYPATH))", at: place)
+        let periods = ReportPeriodUnit.allCases.map(\.rawValue)
+        if rest.hasPrefix("("), !periods.contains(word.lowercased()) {
+            let suggestion = Suggestions.closest(to: word, in: periods)
+            throw DefinitionError("unknown period \"\(word)(…)\"\(Suggestions.didYouMean(suggestion)) (the periods are month(KEYPATH), "
+                                  + "quarter(KEYPATH), week(KEYPATH) and year(KEYPATH))", at: place)
         }
         if rest.hasPrefix(":"), !["count", "sum", "avg", "min", "max"].contains(word.lowercased()) {
             let suggestion = Suggestions.closest(to: word, in: ["count", "sum", "avg", "min", "max"])
@@ -190,7 +211,7 @@ public struct PreparedReport: Sendable {
         }.joined(separator: ", ")
     }
 
-    /// The SQL and its arguments, as `--explain` shows them (the count is the same query counted).
+    /// The SQL and its arguments, as `--explain` shows them.
     public var explanation: String {
         let (sql, arguments) = plan.sql(.columns)
         var lines = [sql]

@@ -62,6 +62,34 @@ final class GroupedFetchTests: XCTestCase {
                        try handSQL("SELECT COALESCE(CAST(substr(added, 1, 4) AS INTEGER), 'NULL'), COUNT(*) FROM Book GROUP BY 1 ORDER BY 2 DESC, 1"))
     }
 
+    /// quarter() and week() as SQL compiles them agree with the evaluator (the in-memory oracle) on every day of
+    /// sixteen years — ISO weeks at every year's edges included — and with ISO 8601's own examples.
+    func testQuarterAndISOWeekOfEveryDayAgreeBetweenSQLAndTheEvaluator() throws {
+        for unit in [PeriodUnit.quarter, .week] {
+            let plan = try FetchPlan(FetchRequest(entity: "Book"), model: store.model, columns: ["\(unit.rawValue)(added)"])
+            let select = plan.sql(.columns).sql
+            let expression = String(select.dropFirst("SELECT ".count)).components(separatedBy: " FROM ")[0]
+                .replacingOccurrences(of: #"t0."added""#, with: "d")
+            let sql = """
+                WITH RECURSIVE days(d) AS (SELECT '2015-01-01' UNION ALL SELECT date(d, '+1 day') FROM days WHERE d < '2030-12-31')
+                SELECT d, \(expression) FROM days
+                """
+            let rows = try handSQL(sql)
+            XCTAssertEqual(rows.count, 5844)
+            for row in rows {
+                let day = Day(iso: row[0])!
+                XCTAssertEqual(PredicateEvaluator.period(unit, of: day).description, row[1], "\(unit) of \(row[0])")
+            }
+        }
+        func week(_ iso: String) -> String { PredicateEvaluator.period(.week, of: Day(iso: iso)!).description }
+        XCTAssertEqual(week("2026-01-01"), "2026-W01", "a Thursday")
+        XCTAssertEqual(week("2025-12-29"), "2026-W01", "the Monday of week 1 of 2026")
+        XCTAssertEqual(week("2021-01-03"), "2020-W53", "a Sunday in the last week of a 53-week year")
+        XCTAssertEqual(week("2027-01-01"), "2026-W53")
+        XCTAssertEqual(week("2024-12-30"), "2025-W01")
+        XCTAssertEqual(PredicateEvaluator.period(.quarter, of: Day(iso: "2026-09-30")!).description, "2026-Q3")
+    }
+
     func testWholeFetchSummaryWithoutGroupKeys() throws {
         XCTAssertEqual(try rows("Book", columns: ["count", "sum:price", "min:price", "max:title"]),
                        [["12", "1234841.99", "-5.00", "the muller case"]])

@@ -60,7 +60,8 @@ package indirect enum BoundExpression: Hashable, Sendable {
     case aggregate(AggregateOperator, BoundCollection, value: ToOnePath?, Attribute?)
     /// `tags.name` as a fetched column: the values of every element, joined with ", ".
     case values(BoundCollection, ToOnePath, Attribute)
-    /// `month(date)` (`YYYY-MM` text) or `year(date)` (an integer) of a date or date-time expression.
+    /// `month(date)` (`YYYY-MM` text), `quarter(date)` (`YYYY-Qn`), `week(date)` (ISO 8601: `YYYY-Www`) or
+    /// `year(date)` (an integer) of a date or date-time expression.
     case period(PeriodUnit, BoundExpression)
     /// An aggregate over the objects of a group (grouped fetches only): `count`, `sum:rows.sum`.
     /// `weight`, for an average over a to-many path, is the per-object element count to divide by.
@@ -79,7 +80,7 @@ package indirect enum BoundExpression: Hashable, Sendable {
             case .sum, .min, .max: .attribute(a!.type)
             }
         case .values: .attribute(.string)
-        case .period(let unit, _): unit == .month ? .attribute(.string) : .attribute(.integer)
+        case .period(let unit, _): unit == .year ? .attribute(.integer) : .attribute(.string)
         case .groupAggregate(let op, let e, _):
             switch op {
             case .count: .attribute(.integer)
@@ -139,7 +140,7 @@ extension Value {
 
 /// Calendar periods a date can be grouped by.
 package enum PeriodUnit: String, Hashable, Sendable, CaseIterable {
-    case month, year
+    case month, quarter, week, year
 }
 
 extension BoundPredicate {

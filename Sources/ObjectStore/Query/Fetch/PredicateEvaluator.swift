@@ -140,11 +140,13 @@ package struct PredicateEvaluator {
             }
             return aggregate(op, values, a!.type)
         case .period(let unit, let inner):
+            let day: Day
             switch try value(inner, env) {
-            case .date(let d): return unit == .month ? .string(String(d.description.prefix(7))) : .integer(Int64(d.year))
-            case .dateTime(let t): return unit == .month ? .string(String(t.description.prefix(7))) : .integer(Int64(t.day.year))
+            case .date(let d): day = d
+            case .dateTime(let t): day = t.day
             default: return .null
             }
+            return PredicateEvaluator.period(unit, of: day)
         case .groupAggregate:
             // Group aggregates exist only in grouped SQL fetches.
             return .null
@@ -307,6 +309,29 @@ extension PredicateEvaluator {
         case .decimal(let d): Double(d.units) / pow10(d.scale)
         case .double(let d): d
         default: nil
+        }
+    }
+}
+
+extension PredicateEvaluator {
+    /// The period of `unit` holding `day`, as the SQL compiler writes it (the oracle for that SQL).
+    static func period(_ unit: PeriodUnit, of day: Day) -> Value {
+        func padded(_ n: Int, _ width: Int) -> String {
+            let text = String(n)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        switch unit {
+        case .year: return .integer(Int64(day.year))
+        case .month: return .string(padded(day.year, 4) + "-" + padded(day.month, 2))
+        case .quarter: return .string(padded(day.year, 4) + "-Q" + String((day.month + 2) / 3))
+        case .week:
+            // The Thursday of the day's ISO week decides the year; the week number counts from that year's first one.
+            let days = day.daysSinceEpoch
+            let weekday = ((days % 7) + 7 + 3) % 7          // 0 Monday … 6 Sunday (1970-01-01 was a Thursday)
+            let thursday = days - weekday + 3
+            guard let year = Day(daysSinceEpoch: thursday)?.year, let january = Day(year: year, month: 1, day: 1) else { return .null }
+            let week = (thursday - january.daysSinceEpoch) / 7 + 1
+            return .string(padded(year, 4) + "-W" + padded(week, 2))
         }
     }
 }

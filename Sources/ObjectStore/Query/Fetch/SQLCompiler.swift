@@ -294,7 +294,18 @@ package final class SQLCompiler {
             }
         case .period(let unit, let inner):
             let value = scalar(inner, .stored, in: q)
-            return unit == .month ? "substr(\(value), 1, 7)" : "CAST(substr(\(value), 1, 4) AS INTEGER)"
+            switch unit {
+            case .month: return "substr(\(value), 1, 7)"
+            case .year: return "CAST(substr(\(value), 1, 4) AS INTEGER)"
+            case .quarter:
+                return "(substr(\(value), 1, 4) || '-Q' || ((CAST(substr(\(value), 6, 2) AS INTEGER) + 2) / 3))"
+            case .week:
+                // ISO 8601: a week belongs to the year of its Thursday, and is numbered from that year's first
+                // Thursday. SQLite 3.40 (Debian 12) has no %V or %G, so the Thursday is found with 'weekday 4'
+                // (the next Thursday, counting the day itself) from three days before.
+                let thursday = "date(substr(\(value), 1, 10), '-3 days', 'weekday 4')"
+                return "(strftime('%Y', \(thursday)) || '-W' || printf('%02d', (CAST(strftime('%j', \(thursday)) AS INTEGER) - 1) / 7 + 1))"
+            }
         case .groupAggregate(let op, let inner, let weight):
             guard let inner else { return "COUNT(*)" }
             let value = scalar(inner, .stored, in: q)

@@ -1,0 +1,62 @@
+// The About sheet: for every report of the workbook its title, sheet, description, parameters,
+// sort, generation time with its zone and row count — and the cells a spreadsheet cannot show
+// exactly (more than 15 significant digits), with their exact values, so none is rounded silently.
+
+import CXLSXWriter
+
+struct XLSXAboutSheet {
+    let sheet: UnsafeMutablePointer<lxw_worksheet>
+    let formats: XLSXFormats
+    let writer: XLSXCellWriter
+
+    func write(_ reports: [XLSXSheetSummary], title: String, generated: String) throws {
+        let bold = formats.format(XLSXCellStyle(bold: true))
+        let indented = formats.format(XLSXCellStyle(indent: true))
+        var row = 0
+        var widest = 20
+        func line(_ label: String, _ value: String, labelFormat: UnsafeMutablePointer<lxw_format>? = bold,
+                  valueFormat: UnsafeMutablePointer<lxw_format>? = nil) throws {
+            try writer.string(label, row: row, column: 0, format: labelFormat)
+            try writer.string(value, row: row, column: 1, format: valueFormat)
+            widest = max(widest, TerminalText.width(value) + 2)
+            row += 1
+        }
+        for (i, report) in reports.enumerated() {
+            if i > 0 { row += 1 }
+            let document = report.document
+            try line("Title", document.title, valueFormat: bold)
+            try line("Sheet", report.sheet)
+            if let description = document.description { try line("Description", description) }
+            if !document.parameters.isEmpty {
+                try writer.string("Parameters", row: row, column: 0, format: bold)
+                row += 1
+                for parameter in document.parameters {
+                    try line(parameter.name, parameter.value, labelFormat: indented)
+                }
+            }
+            if let sort = document.sortDescription { try line("Sort", sort) }
+            try line("Generated", XLSXWorkbook.generatedText(document))
+            try writer.string("Rows", row: row, column: 0, format: bold)
+            try writer.number(Double(report.rowCount), row: row, column: 1,
+                              format: formats.format(XLSXCellStyle(number: "0", alignment: .left)))
+            row += 1
+            if report.inexactCount > 0 {
+                try line("Not exact", "\(report.inexactCount) \(report.inexactCount == 1 ? "amount has" : "amounts have") more "
+                         + "than 15 significant digits, which a spreadsheet rounds; the exact values:")
+                for cell in report.inexact {
+                    try line(cell.reference, cell.exact, labelFormat: indented)
+                }
+                if report.inexactCount > report.inexact.count {
+                    try line("", "and \(report.inexactCount - report.inexact.count) more (the CSV and JSON outputs are exact)",
+                             labelFormat: indented)
+                }
+            }
+        }
+        try writer.check(worksheet_set_column(sheet, 0, 0, 16, nil), "set the column widths")
+        let valueWidth = Double(min(widest, 100))
+        try writer.check(worksheet_set_column(sheet, 1, 1, valueWidth, nil), "set the column widths")
+        let layout = XLSXPageSetup(tableWidth: XLSXPageSetup.pixels(ofWidth: 16) + XLSXPageSetup.pixels(ofWidth: valueWidth))
+        try layout.apply(to: sheet, writer: writer, repeatHeader: false, title: title, parameters: [],
+                         generated: generated)
+    }
+}
