@@ -16,7 +16,7 @@ extension Value {
         case (.integer(let i), .decimal(let s)):
             return DecimalNumber(i).exactly(atScale: s).map(Value.decimal)
         case (.decimal(let d), .integer):
-            return d.exactly(atScale: 0).map { .integer($0.units) }
+            return d.exactly(atScale: 0).flatMap { Int64(exactly: $0.units) }.map(Value.integer)
         case (.decimal(let d), .decimal(let s)):
             return d.exactly(atScale: s).map(Value.decimal)
         case (.integer(let i), .double):

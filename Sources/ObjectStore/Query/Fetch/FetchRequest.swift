@@ -212,6 +212,8 @@ public struct FetchPlan: Sendable {
         if selection != .count || limited {
             for (descriptor, expression) in sortKeys {
                 var term = compiler.scalar(expression, .stored, in: q)
+                // A sum may be beyond an Int64 (a BLOB), which SQLite would sort after every INTEGER.
+                if compiler.isWide(expression, .stored) { term = compiler.dialect.wideOrderKey(term) }
                 if expression.type == .attribute(.string), let collation = descriptor.comparison.collation {
                     term += " COLLATE \(collation)"
                 }
