@@ -144,3 +144,10 @@ struct Import: StoreCommand {
         }
     }
 }
+
+extension Import: TakesRepeatedOptions {
+    mutating func take(_ values: [String: [String]]) {
+        maps += values["--map"] ?? []
+        nullTokens += values["--null"] ?? []
+    }
+}

@@ -43,6 +43,8 @@ package final class SQLCompiler {
     let model: Model
     let scopes: [Entity]
     let dialect: any SQLDialect = SQLiteDialect()
+    /// The form the sum being compiled takes beyond an Int64 (see `ordering`).
+    private var sumForm: WideForm = .exact
     private(set) var arguments: [DatabaseValue] = []
     private var aliasCount = 0
 
@@ -216,39 +218,59 @@ package final class SQLCompiler {
             if values.contains(where: \.isNull) { sql = "(\(sql) OR \(l) IS NULL)" }
             return sql
         case .between:
+            // Equality needs nothing: a number has one SQL form (an INTEGER, or beyond an Int64 its 16 bytes).
+            // Order does: see `ordering`.
+            let wide = ordering(c)
+            let saved = sumForm
+            sumForm = wide == .comparable ? .comparable : .exact
+            defer { sumForm = saved }
             let l = side(c.left, c, in: q)
             guard case .list(let values) = c.right, values.count == 2 else { preconditionFailure("BETWEEN without two values") }
             let (lo, hi) = (bind(literal(values[0], c.domain, fold: [])), bind(literal(values[1], c.domain, fold: [])))
-            if wide(c) { return "(\(dialect.wideComparison(l, ">=", lo)) AND \(dialect.wideComparison(l, "<=", hi)))" }
+            if wide == .function { return "(\(dialect.wideComparison(l, ">=", lo)) AND \(dialect.wideComparison(l, "<=", hi)))" }
             return "(\(l) >= \(lo) AND \(l) <= \(hi))"
         case .equal:
-            return compare(side(c.left, c, in: q), "IS", side(c.right, c, in: q), wide: wide(c))
+            return "\(side(c.left, c, in: q)) IS \(side(c.right, c, in: q))"
         case .notEqual:
-            return compare(side(c.left, c, in: q), "IS NOT", side(c.right, c, in: q), wide: wide(c))
-        case .lessThan, .greaterThan:
-            return compare(side(c.left, c, in: q), c.op.rawValue, side(c.right, c, in: q), wide: wide(c))
-        case .lessThanOrEqual, .greaterThanOrEqual:
+            return "\(side(c.left, c, in: q)) IS NOT \(side(c.right, c, in: q))"
+        case .lessThan, .greaterThan, .lessThanOrEqual, .greaterThanOrEqual:
+            let wide = ordering(c)
+            let saved = sumForm
+            sumForm = wide == .comparable ? .comparable : .exact
+            defer { sumForm = saved }
             let (l, r) = (side(c.left, c, in: q), side(c.right, c, in: q))
-            let sql = compare(l, c.op.rawValue, r, wide: wide(c))
+            let sql = wide == .function ? dialect.wideComparison(l, c.op.rawValue, r) : "\(l) \(c.op.rawValue) \(r)"
             // x <= NULL holds only when x is NULL too.
+            if c.op == .lessThan || c.op == .greaterThan { return sql }
             if case .literal(let v) = c.right, !v.isNull { return sql }
             return "(\(sql) OR (\(l) IS NULL AND \(r) IS NULL))"
         }
     }
 
-    private func compare(_ l: String, _ op: String, _ r: String, wide: Bool) -> String {
-        wide ? dialect.wideComparison(l, op, r) : "\(l) \(op) \(r)"
+    /// How an ordering comparison meets numbers beyond an Int64.
+    private enum Ordering { case native, comparable, function }
+
+    /// SQLite orders every INTEGER before every BLOB, so a wide number (16 bytes) cannot be ordered with its
+    /// own operators. When only one side is a sum and the other always fits an Int64, the sum is written in
+    /// its comparable form (a REAL beyond the Int64 range) and SQLite's operators stay right; otherwise both
+    /// sides go through the dialect's comparison function.
+    private func ordering(_ c: BoundComparison) -> Ordering {
+        guard case .exact = c.domain else { return .native }
+        var sides = [c.left]
+        if case .list(let values) = c.right { sides += values.map(BoundExpression.literal) } else { sides.append(c.right) }
+        let wide = sides.filter { isWide($0, c.domain) }
+        if wide.isEmpty { return .native }
+        if wide.count == 1, isPlainSum(wide[0], c.domain) { return .comparable }
+        return .function
     }
 
-    /// Whether a side of an exact comparison may be a number beyond an Int64 (then SQLite's own operators,
-    /// which put every INTEGER before every BLOB, cannot compare it).
-    private func wide(_ c: BoundComparison) -> Bool {
-        guard case .exact = c.domain else { return false }
-        if isWide(c.left, c.domain) || isWide(c.right, c.domain) { return true }
-        if case .list(let values) = c.right {
-            return values.contains { literal($0, c.domain, fold: []).storage.isBlob }
+    /// A sum compared at its own scale: the one kind of wide value that has a comparable form.
+    private func isPlainSum(_ e: BoundExpression, _ domain: ComparisonDomain) -> Bool {
+        switch e {
+        case .aggregate(.sum, _, _, let a): return !scaledUp(a!.type, domain)
+        case .groupAggregate(.sum, let inner?, _): return !isWide(inner, .stored) && !scaledUp(typeOf(inner), domain)
+        default: return false
         }
-        return false
     }
 
     /// Whether `e`, brought to `domain`, may be beyond an Int64: an exact sum, a number scaled up, a wide literal.
@@ -331,6 +353,7 @@ package final class SQLCompiler {
         case .reference(let path, _):
             return "\(alias(of: path, in: q)).\"id\""
         case .aggregate(let op, let c, let valuePath, let a):
+            let form = sumForm
             let sub = collectionQuery(c, in: q)
             var value = "*"
             if let valuePath, let a { value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))" }
@@ -339,12 +362,13 @@ package final class SQLCompiler {
                 return numeric("(SELECT COUNT(\(value)) \(sub.body()))", .integer, domain, wide: false)
             case .sum:
                 if a!.type == .double { return numeric("COALESCE((SELECT SUM(\(value)) \(sub.body())), 0.0)", .double, domain, wide: false) }
-                return numeric("COALESCE((SELECT \(dialect.exactSum(value)) \(sub.body())), 0)", a!.type, domain, wide: true)
+                // The form is read before the subquery's own comparisons (compiled above) could change it.
+                return numeric("COALESCE((SELECT \(dialect.exactSum(value, beyond: form)) \(sub.body())), 0)", a!.type, domain, wide: true)
             case .avg:
                 let scale = PredicateBinder.scale(a!.type)
                 // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
                 let avg = a!.type == .double ? "(SELECT AVG(\(value)) \(sub.body()))"
-                    : "(SELECT \(dialect.wideReal(dialect.exactSum(value))) / COUNT(\(value)) \(sub.body()))"
+                    : "(SELECT CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value)) \(sub.body()))"
                 return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
             case .min, .max:
                 return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain, wide: false)
@@ -358,18 +382,22 @@ package final class SQLCompiler {
             let scale: Int
             if case .attribute(let t) = inner.type { scale = PredicateBinder.scale(t) } else { scale = 0 }
             let innerWide = isWide(inner, .stored)
+            let isDouble = typeOf(inner) == .double
             switch op {
             case .count: return "COUNT(\(value))"
             case .sum:
-                if typeOf(inner) == .double { return numeric("COALESCE(SUM(\(value)), 0.0)", .double, domain, wide: false) }
-                return numeric("COALESCE(\(groupSum(value, wide: innerWide)), 0)", typeOf(inner), domain, wide: true)
+                if isDouble { return numeric("COALESCE(SUM(\(value)), 0.0)", .double, domain, wide: false) }
+                let sum = innerWide ? dialect.wideSum(value) : dialect.exactSum(value, beyond: sumForm)
+                return numeric("COALESCE(\(sum), 0)", typeOf(inner), domain, wide: true)
             case .avg:
-                // Sums for an average are exact, then divided in floating point (an average is a Double).
-                let real = innerWide ? dialect.wideReal(value) : value
+                // Sums for an average are exact, then divided once in floating point (an average is a Double).
+                func realSum(_ v: String, wide: Bool) -> String {
+                    "CAST(\(wide ? dialect.wideReal(dialect.wideSum(v)) : dialect.exactSum(v, beyond: .real)) AS REAL)"
+                }
+                let total = isDouble ? "SUM(\(value))" : realSum(value, wide: innerWide)
                 let average = weight.map { w -> String in
-                    let total = typeOf(inner) == .double ? "SUM(\(value))" : dialect.wideReal(groupSum(value, wide: innerWide))
-                    return "(CAST(\(total) AS REAL) / NULLIF(\(dialect.wideReal(groupSum(scalar(w, .stored, in: q), wide: isWide(w, .stored)))), 0))"
-                } ?? "AVG(\(real))"
+                    "(\(total) / NULLIF(\(realSum(scalar(w, .stored, in: q), wide: isWide(w, .stored))), 0))"
+                } ?? (isDouble ? "AVG(\(value))" : "(\(total) / COUNT(\(value)))")
                 return scale == 0 ? average : "(\(average) / \(pow10(scale)))"
             case .min, .max:
                 if innerWide { return numeric(dialect.wideExtreme(op == .min, value), typeOf(inner), domain, wide: true) }
@@ -386,11 +414,6 @@ package final class SQLCompiler {
     private func typeOf(_ e: BoundExpression) -> AttributeType {
         if case .attribute(let t) = e.type { return t }
         return .integer
-    }
-
-    /// The exact sum over a group of values that are stored numbers, or (`wide`) may already be wide sums.
-    private func groupSum(_ value: String, wide: Bool) -> String {
-        wide ? dialect.wideSum(value) : dialect.exactSum(value)
     }
 
     /// Scales a stored number for a domain: decimals to the exact domain's scale, or to REAL. `wide` says the

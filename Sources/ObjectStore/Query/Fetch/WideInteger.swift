@@ -19,6 +19,14 @@ public enum WideInteger {
         return orderKey(value).databaseValue
     }
 
+    /// An INTEGER when it fits, else a REAL on the same side of every Int64 (-2^63 - 1 would round to -2^63).
+    static func comparable(_ value: Int128) -> DatabaseValue {
+        if let small = Int64(exactly: value) { return small.databaseValue }
+        var real = Double(value)
+        if value < 0, real >= -0x1p63 { real = (-0x1p63).nextDown }
+        return real.databaseValue
+    }
+
     /// The 16 bytes whose byte order is the numeric order (sign bit flipped, big-endian).
     static func orderKey(_ value: Int128) -> Data {
         let biased = UInt128(bitPattern: value) ^ (UInt128(1) << 127)
@@ -54,6 +62,13 @@ public enum WideInteger {
         db.add(function: DatabaseFunction("bk_wide_total", argumentCount: 1, pure: true, aggregate: WideTotal.self))
         db.add(function: DatabaseFunction("bk_wide_min", argumentCount: 1, pure: true, aggregate: WideMinimum.self))
         db.add(function: DatabaseFunction("bk_wide_max", argumentCount: 1, pure: true, aggregate: WideMaximum.self))
+        // The same, beyond an Int64 as a REAL strictly outside its range (WideForm.comparable).
+        db.add(function: DatabaseFunction("bk_wide_sum_comparable", argumentCount: 2, pure: true) { values in
+            guard let high = Int64.fromDatabaseValue(values[0]), let low = Int64.fromDatabaseValue(values[1]) else {
+                return nil
+            }
+            return comparable(Int128(high) << 32 + Int128(low))
+        })
         // -1, 0 or 1 as the first number is below, equal to or above the second; NULL if either is NULL.
         db.add(function: DatabaseFunction("bk_wide_cmp", argumentCount: 2, pure: true) { values in
             guard let a = decode(values[0]), let b = decode(values[1]) else { return nil }
