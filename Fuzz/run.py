@@ -26,6 +26,7 @@ TARGETS = [
     ("FuzzPredicate", "predicate", 512),
     ("FuzzPredicateShape", "predicate-shape", 64),
     ("FuzzReportDefinition", "report-definition", 4096),
+    ("FuzzDefinitionShape", "definition-shape", 64),
 ]
 
 
@@ -48,9 +49,15 @@ def seeds(kind):
                 yield "%s-%02x" % (os.path.basename(path), selector), bytes([selector]) + data
     elif kind == "predicate-shape":
         # Shape byte, size (two bytes, big-endian), then the words: each shape at the nesting limit and past it.
-        for shape in range(8):
+        for shape in range(11):
             for size in (0, 5, 24, 25, 300, 5000):
                 yield "shape%d-%d" % (shape, size), bytes([shape, size >> 8, size & 255, 0, 3, 5])
+    elif kind == "definition-shape":
+        # Container byte (report where, columns, sort; model rule, sort), shape byte, size (two bytes), words.
+        for container in range(5):
+            for shape in range(11):
+                for size in (0, 24, 25, 3000):
+                    yield "c%d-shape%d-%d" % (container, shape, size), bytes([container, shape, size >> 8, size & 255, 8, 9, 3])
     elif kind == "predicate":
         for path in files(os.path.join(FUZZ, "Corpus", "predicate")):
             yield os.path.basename(path), open(path, "rb").read()

@@ -63,6 +63,20 @@ final class ScaleCommandTests: StoreCommandTestCase {
         XCTAssertTrue(blocked.contains("- blocked: --rename Nothing2999=Else2999: the store has no entity Nothing2999"))
     }
 
+    /// Found by FuzzDefinitionShape: a report sorted by 3,000 keys was an I/O error on the store (74).
+    func testAReportSortedByThousandsOfKeysIsAUsageError() throws {
+        let keys = Array(repeating: ["number", "date desc", "rows.@sum.sum"], count: 1_000).flatMap { $0 }
+        try "title: S\nentity: Order\nsort: \(keys.joined(separator: ", "))\ncolumns: [number]\n"
+            .write(toFile: dir.file("sort.yaml"), atomically: true, encoding: .utf8)
+        let r = bk("report", dir.file("sort.yaml"))
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.stderr, "bookkeeper: the query is too large for SQLite (too many terms in ORDER BY clause) — use fewer terms, shorter lists or less nesting\n")
+        // 60 keys are fine.
+        try "title: S\nentity: Order\nsort: \(keys.prefix(60).joined(separator: ", "))\ncolumns: [number]\n"
+            .write(toFile: dir.file("sort.yaml"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(bk("report", dir.file("sort.yaml"), "--format", "csv").stdout, "number\nA-1\nA-2\nA-3\nA-4\nA-5\n")
+    }
+
     /// Seen: 10,001 lines for a header of 10,000 unknown columns; docs/import.md promises the first 20 and a count.
     func testTenThousandUnknownColumnsPrintTheFirstTwentyAndACount() throws {
         let header = ["name"] + (0..<10_000).map { "x\($0)" }
