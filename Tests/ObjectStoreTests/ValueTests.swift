@@ -114,3 +114,15 @@ final class ValueTextTests: XCTestCase {
         XCTAssertEqual(message("inf", .double), "\"inf\" is not a number")
     }
 }
+
+/// Issue 15: decimals are Int128 inside, so every conversion into a stored decimal checks the stored range.
+final class DecimalRangeConversionTests: XCTestCase {
+    func testConversionsIntoADecimalKeepToTheStoredRange() {
+        XCTAssertEqual(Value.integer(5).converted(to: .decimal(scale: 2)), .decimal(DecimalNumber(units: 500, scale: 2)))
+        // A migration retyping an integer column to Decimal(2) cannot keep Int64.max: it does not convert.
+        XCTAssertNil(Value.integer(Int64.max).converted(to: .decimal(scale: 2)))
+        XCTAssertNil(Value.string("92233720368547758.08").converted(to: .decimal(scale: 2)))
+        XCTAssertNil(Value.decimal(DecimalNumber(units: Int128(Int64.max) + 1, scale: 0)).converted(to: .integer))
+        XCTAssertFalse(Value.decimal(DecimalNumber(units: Int128(Int64.max) + 1, scale: 2)).fits(.decimal(scale: 2)))
+    }
+}
