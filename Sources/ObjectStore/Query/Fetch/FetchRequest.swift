@@ -81,6 +81,8 @@ public struct FetchPlan: Sendable {
     public let columns: [FetchColumn]
     package let predicate: BoundPredicate?
     package let sortKeys: [(SortKey, BoundExpression)]
+    /// The most sort keys a fetch takes (see where it is checked).
+    public static let maximumSortKeys = 32
     package let scopes: [Entity]
     package let model: Model
     package let groupKeys: [BoundExpression]
@@ -174,6 +176,15 @@ public struct FetchPlan: Sendable {
             if !grouped && e.isGroupAggregate {
                 if request.sortIsDefault { continue }
                 throw term.error("\"\(descriptor.keyPath)\" aggregates a group, but the fetch is not grouped")
+            }
+            // A key repeated with the same comparison orders nothing more: the first one decides. Dropped, it
+            // keeps a long generated sort list within the limit below.
+            // (Compared by key path: each binding of an aggregate makes scopes of its own.)
+            if sortKeys.contains(where: { $0.0.keyPath == descriptor.keyPath && $0.0.comparison == descriptor.comparison }) { continue }
+            if sortKeys.count == FetchPlan.maximumSortKeys {
+                // SQLite 3.40 (Debian 12's) crashes (SIGSEGV) ordering by 63 or more terms when some are columns
+                // of joined tables; FuzzDefinitionShape found it with a report's sort list.
+                throw term.error("more than \(FetchPlan.maximumSortKeys) sort keys — sort by at most \(FetchPlan.maximumSortKeys)")
             }
             sortKeys.append((descriptor, e))
         }
