@@ -63,7 +63,10 @@ public enum BookkeepingModel {
     /// A derived sum beyond what `sum` holds is named as quantity × price, with both values: the user never
     /// typed it. (The store's own check then skips it: `rangeCheckedByBehaviour`.)
     @Sendable static func checkRowSum(_ row: any ObjectValues) -> [String] {
-        guard case .decimal(let sum) = row["sum"], let cents = sum.exactly(atScale: 2), !cents.fitsStorage else { return [] }
+        guard case .decimal(let sum) = row["sum"] else { return [] }
+        // Every imported row comes here: the common case (cents that fit) returns before any arithmetic.
+        if sum.scale == 2 && sum.fitsStorage { return [] }
+        guard let cents = sum.exactly(atScale: 2), !cents.fitsStorage else { return [] }
         let quantity: DecimalNumber
         if case .decimal(let q) = row["quantity"] { quantity = q } else { quantity = DecimalNumber(1) }
         guard case .decimal(let price) = row["price"], quantity.multiplied(by: price)?.rounded(toScale: 2) == sum else {
