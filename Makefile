@@ -86,6 +86,14 @@ bench-fetch: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/fetch_bench.py
 
+# Issue 15 §4: an IN list of 10,000 to 100,000 values and 1,000 to 8,000 repeated options, each time printed with
+# its growth (must be linear; see bench/RESULTS.md).
+.PHONY: bench-scale
+bench: bench-scale
+bench-scale: deps
+	$(SWIFT) build -c release --product bookkeeper
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/scale_bench.py
+
 # The import bench builds its own release binary, in its own build folder.
 IMPORT_BENCH_BUILD ?= .build-bench-import
 bench-import: deps

@@ -20,12 +20,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUZZ = os.path.join(ROOT, "Fuzz")
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "datasets")
 
-# target executable, input folder name, maximum input length
+# target executable, input folder name, maximum input length, seconds before an input is a timeout, memory limit
+# (MB). The shape targets build megabyte predicates by design: 65,536 terms take 10–15 s and over 2 GB to bind and
+# compile under AddressSanitizer, and 1 s and 250 MB without (linear: 32,768 terms 132 MB).
 TARGETS = [
-    ("FuzzCSV", "csv", 8192),
-    ("FuzzPredicate", "predicate", 512),
-    ("FuzzPredicateShape", "predicate-shape", 64),
-    ("FuzzReportDefinition", "report-definition", 4096),
+    ("FuzzCSV", "csv", 8192, 10, 2048),
+    ("FuzzPredicate", "predicate", 512, 10, 2048),
+    ("FuzzPredicateShape", "predicate-shape", 64, 40, 6144),
+    ("FuzzReportDefinition", "report-definition", 4096, 10, 2048),
+    ("FuzzDefinitionShape", "definition-shape", 64, 40, 6144),
 ]
 
 
@@ -48,9 +51,15 @@ def seeds(kind):
                 yield "%s-%02x" % (os.path.basename(path), selector), bytes([selector]) + data
     elif kind == "predicate-shape":
         # Shape byte, size (two bytes, big-endian), then the words: each shape at the nesting limit and past it.
-        for shape in range(8):
+        for shape in range(11):
             for size in (0, 5, 24, 25, 300, 5000):
                 yield "shape%d-%d" % (shape, size), bytes([shape, size >> 8, size & 255, 0, 3, 5])
+    elif kind == "definition-shape":
+        # Container byte (report where, columns, sort; model rule, sort), shape byte, size (two bytes), words.
+        for container in range(5):
+            for shape in range(11):
+                for size in (0, 24, 25, 3000):
+                    yield "c%d-shape%d-%d" % (container, shape, size), bytes([container, shape, size >> 8, size & 255, 8, 9, 3])
     elif kind == "predicate":
         for path in files(os.path.join(FUZZ, "Corpus", "predicate")):
             yield os.path.basename(path), open(path, "rb").read()
@@ -68,7 +77,7 @@ def main():
     jobs = int(os.environ.get("FUZZ_JOBS", "1"))
     total_crashes = 0
     rows = []
-    for target, kind, max_len in TARGETS:
+    for target, kind, max_len, timeout, rss in TARGETS:
         if wanted and target not in wanted and kind not in wanted:
             continue
         corpus = os.path.join(FUZZ, ".corpus", kind)
@@ -83,7 +92,7 @@ def main():
         os.makedirs(artifacts)
         dictionary = os.path.join(FUZZ, "Dictionaries", kind + ".dict")
         command = [os.path.join(bin_dir, target), corpus,
-                   "-max_total_time=%d" % seconds, "-max_len=%d" % max_len, "-timeout=10", "-rss_limit_mb=2048",
+                   "-max_total_time=%d" % seconds, "-max_len=%d" % max_len, "-timeout=%d" % timeout, "-rss_limit_mb=%d" % rss,
                    "-print_final_stats=1", "-artifact_prefix=" + artifacts + "/"]
         if jobs > 1:
             command += ["-fork=%d" % jobs, "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]

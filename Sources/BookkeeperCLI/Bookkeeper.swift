@@ -143,13 +143,16 @@ private func sayWhatWasCommitted(outputFailed: Bool) {
     Log.error("the change was committed before this failure: it is in the store; only this output was lost")
 }
 
-/// Options given many times (`--where`, `--param`, `--arg`). argument-parser 1.x copies an array option's whole
+/// Options given many times (`--where`, `--param`, `--arg`, `--map`, …). argument-parser 1.x copies an array option's whole
 /// array for every occurrence, so n of them took O(n²) time (8,000 `--where` took two minutes); they are taken
 /// out of the arguments in one pass before parsing, and handed to the command after.
 enum RepeatedOptions {
     static let bySubcommand: [String: Set<String>] = [
         "fetch": ["--where", "--param", "--arg"],
-        "report": ["--param"],
+        "report": ["--param", "--reports"],
+        "reports": ["--reports"],
+        "import": ["--map", "--null"],
+        "migrate": ["--rename", "--default"],
     ]
 
     static func extract(_ arguments: [String], subcommand: (name: String, index: Int)?) -> (rest: [String], values: [String: [String]]) {

@@ -43,7 +43,8 @@ public enum BookkeepingModel {
         ])
         do {
             return try Model(entities: [customer, service, tag, order, row],
-                             behaviours: ["OrderRow": EntityBehaviour(willSave: deriveRowSum)])
+                             behaviours: ["OrderRow": EntityBehaviour(willSave: deriveRowSum, validate: checkRowSum,
+                                                                       rangeCheckedByBehaviour: ["sum"])])
         } catch {
             fatalError("the built-in bookkeeping model is invalid: \(error)")
         }
@@ -57,5 +58,20 @@ public enum BookkeepingModel {
         if let product = quantity.multiplied(by: price), let sum = product.rounded(toScale: 2) {
             row["sum"] = .decimal(sum)
         }
+    }
+
+    /// A derived sum beyond what `sum` holds is named as quantity × price, with both values: the user never
+    /// typed it. (The store's own check then skips it: `rangeCheckedByBehaviour`.)
+    @Sendable static func checkRowSum(_ row: any ObjectValues) -> [String] {
+        guard case .decimal(let sum) = row["sum"] else { return [] }
+        // Every imported row comes here: the common case (cents that fit) returns before any arithmetic.
+        if sum.scale == 2 && sum.fitsStorage { return [] }
+        guard let cents = sum.exactly(atScale: 2), !cents.fitsStorage else { return [] }
+        let quantity: DecimalNumber
+        if case .decimal(let q) = row["quantity"] { quantity = q } else { quantity = DecimalNumber(1) }
+        guard case .decimal(let price) = row["price"], quantity.multiplied(by: price)?.rounded(toScale: 2) == sum else {
+            return ["OrderRow.sum \(Value.decimalMisfit(sum, scale: 2))"]
+        }
+        return ["OrderRow.sum: quantity × price = \(quantity) × \(price) = \(sum), beyond what Decimal(2) can hold (±\(DecimalNumber.storedMaximum(scale: 2)))"]
     }
 }

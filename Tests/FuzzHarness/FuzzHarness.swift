@@ -11,7 +11,10 @@
 //   and parsed again prints the same; a bound plan compiles to SQL that SQLite accepts, and gives the same
 //   objects, in the same order, as the in-memory evaluator on a small store with awkward values.
 // - Predicate shapes: deep nesting and long chains of any size end in a located error or a plan that runs,
-//   never in a stack overflow; a chain of any length is accepted.
+//   never in a stack overflow; a chain of any length is accepted; long IN lists and sums at the edges of the
+//   decimal range run alike in SQL and in memory.
+// - Definition shapes: the same predicates, and long column and sort lists, inside report definitions and
+//   model files: a definition error or a model with its place, or a report that runs; never a crash.
 // - Report definitions: loading any YAML ends with a definition error or a report that runs on that store.
 
 import CSV
@@ -166,13 +169,52 @@ public enum FuzzHarness {
     public static func predicateShape(_ bytes: [UInt8]) -> Outcome {
         guard bytes.count >= 3 else { return .rejected }
         let size = Int(bytes[1]) << 8 | Int(bytes[2])
-        let words = bytes.dropFirst(3)
-        let comparisons = ["paid == NO", "number BEGINSWITH[c] 'a'", "customer.name != nil", "ANY rows.sum > 10",
-                           "rows.@sum.sum >= 0", "made == YES", "date < '2024-03-01'", "NOT customer.code == 'C1'"]
+        let (text, isChain) = shapeText(bytes[0], size: size, words: bytes.dropFirst(3))
+        do {
+            _ = try PredicateSyntax(parsing: text, origin: PredicateSourceOrigin(name: "where"))
+        } catch {
+            let message = "\(error)"
+            if isChain || !message.contains("nested more than \(PredicateParser.maximumDepth) levels deep") {
+                fatalError("\(text.prefix(200))…: \(message)")
+            }
+            return .rejected
+        }
+        if isChain && size > longestChainRun {
+            // Bound and compiled to SQL, not run: SQLite's own statement preparation grows faster than linearly
+            // past some 20,000 bound values (34,816 ORed terms took 23 s of CPU in a release build, 0.7 s of it
+            // ours; libFuzzer's timeout found it). 5,000 terms run in QueryTrustCommandTests; here under AddressSanitizer
+            // a few thousand stay well inside libFuzzer's 10 s.
+            do {
+                let plan = try FetchPlan(FetchRequest(entity: "Order", predicate: text), model: fixture.store.model, columns: nil)
+                _ = fixture.store.explain(plan, .objects)
+            } catch {
+                fatalError("a chain was not accepted: \(text.prefix(200))…: \(error)")
+            }
+            return .accepted
+        }
+        let outcome = predicate(Array(("Order\n" + text).utf8))
+        if isChain && outcome != .accepted { fatalError("a chain was not accepted: \(text.prefix(200))…") }
+        return outcome
+    }
+
+    /// The longest chain a shape runs on the store (see `predicateShape`).
+    static let longestChainRun = 3_000
+
+    /// Comparisons over Order that shapes are built from; the last ones meet the edges of the decimal range
+    /// (issue 15 §3: sums beyond an Int64 must compare exactly in SQL and in memory).
+    static let shapeComparisons = ["paid == NO", "number BEGINSWITH[c] 'a'", "customer.name != nil", "ANY rows.sum > 10",
+                                   "rows.@sum.sum >= 0", "made == YES", "date < '2024-03-01'", "NOT customer.code == 'C1'",
+                                   "rows.@sum.sum < 92233720368547758.07", "rows.@max.sum > -92233720368547758.08",
+                                   "rows.@sum.quantity >= 184467440737095516.150", "rows.@avg.price <= 1.0000000000000000000000"]
+
+    /// The text of a shape (the first byte), `size` levels or terms, built from `words`; and whether it is a chain,
+    /// which must always be accepted. Shared by predicate shapes and definition shapes.
+    static func shapeText(_ shapeByte: UInt8, size: Int, words: ArraySlice<UInt8>) -> (String, Bool) {
+        let comparisons = shapeComparisons
         func term(_ i: Int) -> String { comparisons[Int(words.isEmpty ? UInt8(i & 7) : words[words.startIndex + i % words.count]) % comparisons.count] }
         let text: String
         var isChain = false
-        switch bytes[0] % 8 {
+        switch shapeByte % 11 {
         case 0: text = String(repeating: "(", count: size) + term(0) + String(repeating: ")", count: size)
         case 1: text = String(repeating: "NOT ", count: size) + term(0)
         case 2: text = (0...size).map(term).joined(separator: " AND "); isChain = true
@@ -188,26 +230,90 @@ public enum FuzzHarness {
             var t = term(0)
             for i in 0..<(size <= 6 ? size : PredicateParser.maximumDepth + size % 64) { t = "SUBQUERY(rows, $r\(i), $r\(i).sum > 0 AND \(i % 2 == 0 ? "" : "NOT ")(\(t))).@count >= 0" }
             text = t
-        default:
+        case 7:
             // Groups of chains: (a AND b AND …) OR (c AND d AND …) OR …
             let width = max(1, words.count)
             text = stride(from: 0, through: size, by: width).map { start in
                 "(" + (start..<(start + width)).map(term).joined(separator: " AND ") + ")"
             }.joined(separator: " OR ")
             isChain = true
-        }
-        do {
-            _ = try PredicateSyntax(parsing: text, origin: PredicateSourceOrigin(name: "where"))
-        } catch {
-            let message = "\(error)"
-            if isChain || !message.contains("nested more than \(PredicateParser.maximumDepth) levels deep") {
-                fatalError("\(text.prefix(200))…: \(message)")
+        case 8:
+            // A long IN list of text (one bound array in SQL, issue 15 §4), with the words' bytes in it.
+            // Letters only: a quote, a NUL or a line break would make another predicate (or none), not a longer list.
+            let tail = String(decoding: words.map { UInt8(ascii: "a") + $0 % 26 }, as: UTF8.self)
+            text = "number IN {" + (0...size).map { "'A-\($0 % 7)\(tail)'" }.joined(separator: ", ") + "}"
+            isChain = true
+        case 9:
+            // A long IN list of numbers, at and beyond the edges of the decimal range, against a sum.
+            let edges = ["0", "-1", "20.5", "92233720368547758.07", "92233720368547758.08", "-92233720368547758.08",
+                         "184467440737095516.14", "1.000000000000000000000", "nil", "99.99"]
+            text = "rows.@sum.sum IN {" + (0...size).map { edges[(Int(words.isEmpty ? 0 : words[words.startIndex + $0 % words.count]) + $0) % edges.count] }
+                .joined(separator: ", ") + "}"
+            isChain = true
+        default:
+            // NOT and parentheses alternating with chains of edge comparisons, to the nesting limit or past it.
+            var t = term(size)
+            for i in 0..<min(size, PredicateParser.maximumDepth + 8) {
+                t = "NOT (\(term(i + 8)) OR \(t))"
             }
-            return .rejected
+            text = t
         }
-        let outcome = predicate(Array(("Order\n" + text).utf8))
-        if isChain && outcome != .accepted { fatalError("a chain was not accepted: \(text.prefix(200))…") }
-        return outcome
+        return (text, isChain)
+    }
+
+    // MARK: Definition shapes
+
+    /// Deep and long predicates, column and sort lists inside report definitions and model files (issue 15:
+    /// "the same inside a report definition and a model file"). Byte 0 picks the container, byte 1 the
+    /// predicate shape, bytes 2–3 the size, the rest the words. No input may crash; a chain in a definition's
+    /// `where:` or a model rule is accepted. Chains that would run on the store are capped at 2,000 terms (a
+    /// report also runs its count): SQLite's time, not ours, grows faster past that (see `predicateShape`).
+    @discardableResult
+    public static func definitionShape(_ bytes: [UInt8]) -> Outcome {
+        guard bytes.count >= 4 else { return .rejected }
+        let size = Int(bytes[2]) << 8 | Int(bytes[3])
+        let words = bytes.dropFirst(4)
+        let keys = ["number", "date desc", "customer.name", "rows.@sum.sum desc", "rows.@count", "customer.code natural",
+                    "rows.@max.sum", "paid"]
+        func key(_ i: Int) -> String { keys[(Int(words.isEmpty ? 0 : words[words.startIndex + i % words.count]) + i) % keys.count] }
+        let container = bytes[0] % 5
+        let shape = bytes[1]
+        let chainShapes: Set<UInt8> = [2, 3, 7]
+        let capped = chainShapes.contains(shape % 11) ? min(size, 2_000) : size
+        let (predicateText, isChain) = shapeText(shape, size: capped, words: words)
+        switch container {
+        case 0, 1, 2:
+            var yaml = "title: Shape\nentity: Order\n"
+            switch container {
+            case 0: yaml += "where: |-\n  \(predicateText)\ncolumns: [number, rows.@sum.sum]\n"
+            case 1:
+                yaml += "columns:\n" + (0...min(size, 3_000)).map { "  - { key: \(key($0).split(separator: " ")[0]), title: c\($0) }" }
+                    .joined(separator: "\n") + "\n"
+            default:
+                yaml += "sort: " + (0...min(size, 3_000)).map(key).joined(separator: ", ") + "\ncolumns: [number]\n"
+            }
+            let outcome = reportDefinition(Array(yaml.utf8))
+            if container == 0 && isChain && outcome != .accepted {
+                fatalError("a chain in a report definition was not accepted: \(predicateText.prefix(200))…")
+            }
+            return outcome
+        default:
+            var yaml = "entities:\n  Order:\n"
+            if container == 3 {
+                yaml += "    rules:\n      - where: |-\n          \(predicateText)\n        message: shape\n"
+            } else {
+                yaml += "    sort: " + (0...min(size, 3_000)).map(key).joined(separator: ", ") + "\n"
+            }
+            do {
+                _ = try ModelFile.parse(yaml, name: "fuzz-model.yaml", extending: BookkeepingModel.model)
+            } catch {
+                let message = "\(error)"
+                if container == 3 && isChain { fatalError("a chain in a model rule was refused: \(message.prefix(300))") }
+                guard message.contains("fuzz-model.yaml:") else { fatalError("a model file error without its place: \(message.prefix(300))") }
+                return .rejected
+            }
+            return .accepted
+        }
     }
 
     // MARK: Report definitions
@@ -230,7 +336,9 @@ public enum FuzzHarness {
             _ = try report.rows(from: fixture.store)
         } catch let error as CategorizedError {
             if "\(error)".contains("regular expression") || "\(error)".contains("MATCHES") { return .rejected }
-            fatalError("a checked report failed to run: \(error)\n\(text)")
+            // Nesting within the parser's limit that SQLite still finds too deep: a usage error, as for fetch.
+            if case StoreError.queryTooLarge = error { return .rejected }
+            fatalError("a checked report failed to run: \(error)\n\(text.prefix(2_000))")
         } catch {
             fatalError("a checked report failed to run: \(error)\n\(text)")
         }

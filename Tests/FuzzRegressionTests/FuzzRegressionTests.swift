@@ -25,6 +25,7 @@ final class FuzzRegressionTests: XCTestCase {
         for url in files("Tests/FuzzRegressionTests/Inputs/predicate") { FuzzHarness.predicate(bytes(url)); count += 1 }
         for url in files("Tests/FuzzRegressionTests/Inputs/report-definition") { FuzzHarness.reportDefinition(bytes(url)); count += 1 }
         for url in files("Tests/FuzzRegressionTests/Inputs/predicate-shape") { FuzzHarness.predicateShape(bytes(url)); count += 1 }
+        for url in files("Tests/FuzzRegressionTests/Inputs/definition-shape") { FuzzHarness.definitionShape(bytes(url)); count += 1 }
         print("fuzz regression inputs: \(count) run without a crash")
     }
 
@@ -32,13 +33,32 @@ final class FuzzRegressionTests: XCTestCase {
     /// limit, and long (the harness itself checks what each must give).
     func testPredicateShapes() {
         var accepted = 0, total = 0
-        for shape: UInt8 in 0..<8 {
+        for shape: UInt8 in 0..<11 {
             for size in [0, 5, 24, 25, 300, 5_000] {
                 total += 1
                 if FuzzHarness.predicateShape([shape, UInt8(size >> 8), UInt8(size & 255), 0, 3, 5]) == .accepted { accepted += 1 }
             }
         }
         XCTAssertGreaterThanOrEqual(accepted, 20, "\(accepted) of \(total)")
+    }
+
+    /// The definition-shape target's seeds, as `make fuzz` writes them: each predicate shape in a report's
+    /// `where:` and a model rule, long column and sort lists in both, at and past the nesting limit and long.
+    func testDefinitionShapes() {
+        var accepted: [UInt8: Int] = [:], total = 0
+        for container: UInt8 in 0..<5 {
+            for shape: UInt8 in 0..<11 {
+                for size in [0, 24, 25, 3_000] {
+                    total += 1
+                    if FuzzHarness.definitionShape([container, shape, UInt8(size >> 8), UInt8(size & 255), 8, 9, 3]) == .accepted {
+                        accepted[container, default: 0] += 1
+                    }
+                }
+            }
+        }
+        // Every container reaches a report that runs, or a model, for most shapes (chains always).
+        for container: UInt8 in 0..<5 { XCTAssertGreaterThanOrEqual(accepted[container] ?? 0, 10, "container \(container): \(accepted)") }
+        print("definition shapes: \(accepted.values.reduce(0, +)) of \(total) accepted")
     }
 
     /// Every seed, as `make fuzz` gives it to the fuzzers (CSV files behind each of a few option bytes). Most

@@ -20,7 +20,7 @@ final class ValueConversionTests: XCTestCase {
         }
     }
 
-    func decimal(_ units: Int64, _ scale: Int) -> Value { .decimal(DecimalNumber(units: units, scale: scale)) }
+    func decimal(_ units: Int64, _ scale: Int) -> Value { .decimal(DecimalNumber(units: Int128(units), scale: scale)) }
 
     func testTextWithANulByteIsRefused() {
         XCTAssertEqual(failure("bad\u{0}tail", .string), "the value contains a NUL byte, which text in the store cannot hold")
@@ -73,8 +73,22 @@ final class ValueConversionTests: XCTestCase {
         XCTAssertEqual(failure("1,23,456", .decimal(scale: 2)), "\"1,23,456\" is not a decimal number — try --decimal-comma")
         XCTAssertEqual(failure("12abc", .decimal(scale: 2)), "\"12abc\" is not a decimal number")
         XCTAssertEqual(failure("1e5", .decimal(scale: 2)), "\"1e5\" is not a decimal number")
-        XCTAssertEqual(failure("99999999999999999999", .decimal(scale: 2)), "\"99999999999999999999\" is not a decimal number")
-        XCTAssertEqual(failure("92233720368547758.07", .decimal(scale: 3)), "\"92233720368547758.07\" is too large")
+        // Issue 15: a value beyond the attribute's range says so, with the range.
+        XCTAssertEqual(failure("99999999999999999999", .decimal(scale: 2)),
+                       "\"99999999999999999999\" is beyond what Decimal(2) can hold (±92233720368547758.07)")
+        XCTAssertEqual(failure("92233720368547758.08", .decimal(scale: 2)),
+                       "\"92233720368547758.08\" is beyond what Decimal(2) can hold (±92233720368547758.07)")
+        XCTAssertEqual(failure("92233720368547758.07", .decimal(scale: 3)),
+                       "\"92233720368547758.07\" is beyond what Decimal(3) can hold (±9223372036854775.807)")
+        XCTAssertEqual(failure("1.0000000000000000000001", .decimal(scale: 2)), "\"1.0000000000000000000001\" is not a decimal number")
+    }
+
+    /// Issue 15: places beyond the scale that are all zeros change nothing, however many.
+    func testTrailingZerosBeyondTheScaleAreAccepted() throws {
+        XCTAssertEqual(try convert("1.0000000000000000000000", .decimal(scale: 2)), decimal(100, 2))
+        XCTAssertEqual(try convert("-92233720368547758.0700000000000000000000000", .decimal(scale: 2)), decimal(-9223372036854775807, 2))
+        XCTAssertEqual(try convert("1.000", .decimal(scale: 2)), decimal(100, 2))
+        XCTAssertEqual(try convert("0.10000000000000000000", .decimal(scale: 1)), decimal(1, 1))
     }
 
     func testIntegers() throws {

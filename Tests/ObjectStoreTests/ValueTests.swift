@@ -8,9 +8,25 @@ final class DecimalNumberTests: XCTestCase {
         XCTAssertEqual(DecimalNumber(exactly: "+3")?.description, "3")
         XCTAssertEqual(DecimalNumber(exactly: ".5")?.description, "0.5")
         XCTAssertEqual(DecimalNumber(exactly: "0.1")!.adding(DecimalNumber(exactly: "0.2")!), DecimalNumber(exactly: "0.3"))
-        for bad in ["", "-", ".", "1.2.3", "1e5", "12a", " 1", "9223372036854775808"] {
+        for bad in ["", "-", ".", "1.2.3", "1e5", "12a", " 1", "1234567890123456789012345678901234567890",
+                    "1.0000000000000000000001"] {
             XCTAssertNil(DecimalNumber(exactly: bad), bad)
         }
+        // Beyond an Int64 parses exactly (a sum, or a value to refuse with its range); storing it is refused.
+        XCTAssertEqual(DecimalNumber(exactly: "9223372036854775808")?.fitsStorage, false)
+        XCTAssertThrowsError(try Value.parse("92233720368547758.08", as: .decimal(scale: 2))) { error in
+            XCTAssertEqual((error as? ValueParseError)?.message,
+                           "\"92233720368547758.08\" is beyond what Decimal(2) can hold (±92233720368547758.07)")
+        }
+    }
+
+    /// Issue 15: zeros after the point beyond the largest scale change nothing and are accepted.
+    func testTrailingZerosBeyondTheLargestScale() throws {
+        XCTAssertEqual(DecimalNumber(exactly: "1.0000000000000000000000"), DecimalNumber(1))
+        XCTAssertEqual(DecimalNumber(exactly: "1.50")?.description, "1.50")
+        XCTAssertEqual(try Value.parse("1.0000000000000000000000", as: .decimal(scale: 2)), .decimal(DecimalNumber(units: 100, scale: 2)))
+        XCTAssertEqual(try Value.parse("92233720368547758.070000000000000000000", as: .decimal(scale: 2)),
+                       .decimal(DecimalNumber(units: Int128(Int64.max), scale: 2)))
     }
 
     func testRoundsHalfToEven() {
@@ -30,21 +46,26 @@ final class DecimalNumberTests: XCTestCase {
     func testExactRescalingRefusesLoss() {
         XCTAssertEqual(DecimalNumber(exactly: "1.50")!.exactly(atScale: 1)?.description, "1.5")
         XCTAssertNil(DecimalNumber(exactly: "1.05")!.exactly(atScale: 1))
-        XCTAssertNil(DecimalNumber(units: Int64.max, scale: 0).widened(to: 2))
+        XCTAssertNil(DecimalNumber(units: Int128.max, scale: 0).widened(to: 2))
+        // Widening beyond an Int64 is exact; storing it is what is refused.
+        XCTAssertEqual(DecimalNumber(units: Int128(Int64.max), scale: 0).widened(to: 2)?.fitsStorage, false)
     }
 
     func testComparesAcrossScalesAndOverflow() {
         XCTAssertEqual(DecimalNumber(exactly: "1.5"), DecimalNumber(exactly: "1.500"))
         XCTAssertEqual(DecimalNumber(exactly: "1.5")!.hashValue, DecimalNumber(exactly: "1.500")!.hashValue)
         XCTAssertLessThan(DecimalNumber(exactly: "1.49")!, DecimalNumber(exactly: "1.5")!)
-        XCTAssertLessThan(DecimalNumber(exactly: "0.000000000000000001")!, DecimalNumber(units: Int64.max, scale: 0))
-        XCTAssertLessThan(DecimalNumber(units: Int64.min, scale: 0), DecimalNumber(exactly: "-0.1")!)
+        XCTAssertLessThan(DecimalNumber(exactly: "0.000000000000000001")!, DecimalNumber(units: Int128.max, scale: 0))
+        XCTAssertLessThan(DecimalNumber(units: Int128.min, scale: 0), DecimalNumber(exactly: "-0.1")!)
     }
 
     func testMultipliesExactly() {
         let product = DecimalNumber(exactly: "3.000")!.multiplied(by: DecimalNumber(exactly: "10.25")!)!
         XCTAssertEqual(product.description, "30.75000")
-        XCTAssertNil(DecimalNumber(units: Int64.max / 2, scale: 0).multiplied(by: DecimalNumber(3)))
+        XCTAssertNil(DecimalNumber(units: Int128.max / 2, scale: 0).multiplied(by: DecimalNumber(3)))
+        // Two stored extremes multiply exactly (quantity × price never overflows before it is checked).
+        XCTAssertEqual(DecimalNumber(Int64.max).multiplied(by: DecimalNumber(Int64.max))?.description,
+                       "85070591730234615847396907784232501249")
     }
 }
 
@@ -91,5 +112,17 @@ final class ValueTextTests: XCTestCase {
         XCTAssertEqual(message("maybe", .boolean), "\"maybe\" is not a boolean (expected yes/no, true/false or 1/0)")
         XCTAssertEqual(message("4.2", .integer), "\"4.2\" is not an integer")
         XCTAssertEqual(message("inf", .double), "\"inf\" is not a number")
+    }
+}
+
+/// Issue 15: decimals are Int128 inside, so every conversion into a stored decimal checks the stored range.
+final class DecimalRangeConversionTests: XCTestCase {
+    func testConversionsIntoADecimalKeepToTheStoredRange() {
+        XCTAssertEqual(Value.integer(5).converted(to: .decimal(scale: 2)), .decimal(DecimalNumber(units: 500, scale: 2)))
+        // A migration retyping an integer column to Decimal(2) cannot keep Int64.max: it does not convert.
+        XCTAssertNil(Value.integer(Int64.max).converted(to: .decimal(scale: 2)))
+        XCTAssertNil(Value.string("92233720368547758.08").converted(to: .decimal(scale: 2)))
+        XCTAssertNil(Value.decimal(DecimalNumber(units: Int128(Int64.max) + 1, scale: 0)).converted(to: .integer))
+        XCTAssertFalse(Value.decimal(DecimalNumber(units: Int128(Int64.max) + 1, scale: 2)).fits(.decimal(scale: 2)))
     }
 }

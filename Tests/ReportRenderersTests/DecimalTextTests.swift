@@ -9,8 +9,8 @@ final class DecimalTextTests: XCTestCase {
         XCTAssertEqual(DecimalText(units: -5, scale: 3).text(), "-0.005")
         XCTAssertEqual(DecimalText(units: 0, scale: 2).text(), "0.00")
         XCTAssertEqual(DecimalText(units: 7, scale: -2).text(), "700")
-        XCTAssertEqual(DecimalText(units: Int64.max, scale: 2).text(), "92233720368547758.07")
-        XCTAssertEqual(DecimalText(units: Int64.min, scale: 2).text(), "-92233720368547758.08")
+        XCTAssertEqual(DecimalText(units: Int128(Int64.max), scale: 2).text(), "92233720368547758.07")
+        XCTAssertEqual(DecimalText(units: Int128(Int64.min), scale: 2).text(), "-92233720368547758.08")
         XCTAssertEqual(DecimalText(units: -123_456_789, scale: 2).text(decimalSeparator: UInt8(ascii: ","),
                                                                        groupingSeparator: UInt8(ascii: ".")), "-1.234.567,89")
         XCTAssertEqual(DecimalText(units: 100_000, scale: 2).text(groupingSeparator: UInt8(ascii: ",")), "1,000.00")
@@ -42,13 +42,13 @@ final class DecimalTextTests: XCTestCase {
 
     func testExactSums() {
         var sum = ExactSum()
-        sum.add(units: Int64.max, scale: 2)
-        sum.add(units: Int64.max, scale: 2)
+        sum.add(units: Int128(Int64.max), scale: 2)
+        sum.add(units: Int128(Int64.max), scale: 2)
         XCTAssertEqual(sum.decimalText.text(), "184467440737095516.14")
         sum.add(units: 1, scale: 4)
         XCTAssertEqual(sum.decimalText.text(), "184467440737095516.1401")
-        sum.add(units: Int64.min, scale: 2)
-        sum.add(units: Int64.min, scale: 2)
+        sum.add(units: Int128(Int64.min), scale: 2)
+        sum.add(units: Int128(Int64.min), scale: 2)
         XCTAssertEqual(sum.decimalText.text(), "-0.0199")
         sum.add(units: 199, scale: 4)
         XCTAssertEqual(sum.decimalText.text(), "0.0000")

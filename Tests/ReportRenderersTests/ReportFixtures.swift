@@ -44,7 +44,7 @@ enum ReportFixtures {
         ])
 
     static let hostileRows: [[ReportCell]] = [
-        [.text("say \"hi\", then; bye"), .integer(42), .decimal(units: Int64.max, scale: 2), .double(-0.0),
+        [.text("say \"hi\", then; bye"), .integer(42), .decimal(units: Int128(Int64.max), scale: 2), .double(-0.0),
          .decimal(units: 125, scale: 3), .dateTime(secondsSinceEpoch: 1_795_163_415), .integer(1)],
         [.text("line\nfeed\ttab 😀"), .text("0042"), .decimal(units: -5, scale: 2), .double(0.1),
          .double(0.5), .null, .integer(-2)],

@@ -49,7 +49,7 @@ final class XLSXMemoryTests: XCTestCase {
                 guard index < total else { return nil }
                 index += 1
                 return [.text("N\(index)"), .text("Customer \(index % 977)"), .date(year: 2026, month: index % 12 + 1, day: index % 28 + 1),
-                        .decimal(units: Int64(index) * 137, scale: 2), .integer(Int64(index)), .boolean(index % 2 == 0)]
+                        .decimal(units: Int128(index) * 137, scale: 2), .integer(Int64(index)), .boolean(index % 2 == 0)]
             }
         }
         let document = ReportDocument(

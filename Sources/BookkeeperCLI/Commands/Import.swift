@@ -152,3 +152,10 @@ struct Import: StoreCommand {
         }
     }
 }
+
+extension Import: TakesRepeatedOptions {
+    mutating func take(_ values: [String: [String]]) {
+        maps += values["--map"] ?? []
+        nullTokens += values["--null"] ?? []
+    }
+}

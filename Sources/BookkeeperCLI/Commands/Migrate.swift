@@ -66,3 +66,10 @@ struct Migrate: StoreCommand {
         confirm("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
     }
 }
+
+extension Migrate: TakesRepeatedOptions {
+    mutating func take(_ values: [String: [String]]) {
+        renames += values["--rename"] ?? []
+        defaults += values["--default"] ?? []
+    }
+}

@@ -175,6 +175,7 @@ struct ReportCommand: StoreCommand {
 extension ReportCommand: TakesRepeatedOptions {
     mutating func take(_ values: [String: [String]]) {
         parameters += values["--param"] ?? []
+        definitions.directories += values["--reports"] ?? []
     }
 }
 

@@ -95,3 +95,9 @@ struct ReportsCommand: StoreCommand {
         return items.isEmpty ? "[]" : "[\n" + items.joined(separator: ",\n") + "\n]"
     }
 }
+
+extension ReportsCommand: TakesRepeatedOptions {
+    mutating func take(_ values: [String: [String]]) {
+        definitions.directories += values["--reports"] ?? []
+    }
+}

@@ -51,14 +51,15 @@ package struct ValueConverter: Sendable {
             return .string(text())
         case .decimal(let scale):
             guard let (units, places) = number(trimmed(bytes), allowFraction: true) else {
+                // A number too long for an Int64 is named as such, not as "not a number".
+                if !decimalComma, let wide = DecimalNumber(exactly: text().trimmingCharacters(in: .whitespaces)) {
+                    throw fail(text(), Value.decimalMisfitReason(wide, scale: scale))
+                }
                 throw fail(text(), "is not a decimal number\(decimalHint(bytes))")
             }
-            let d = DecimalNumber(units: units, scale: places)
-            guard let scaled = d.exactly(atScale: scale) else {
-                if places > scale {
-                    throw fail(text(), "has more than \(scale) decimal place\(scale == 1 ? "" : "s")")
-                }
-                throw fail(text(), "is too large")
+            let d = DecimalNumber(units: Int128(units), scale: places)
+            guard let scaled = d.exactly(atScale: scale), scaled.fitsStorage else {
+                throw fail(text(), Value.decimalMisfitReason(d, scale: scale))
             }
             return .decimal(scaled)
         case .integer:
@@ -163,9 +164,20 @@ package struct ValueConverter: Sendable {
         var grouped = false
         var separator: [UInt8] = []     // the grouping mark in use: one kind throughout
         var inFraction = false
+        var pendingZeros = 0
         while i < n {
             let c = b[i]
             if c >= 48 && c <= 57 {
+                // Zeros after the point wait until a later digit needs them: trailing ones change nothing
+                // (`1.0000000000000000000000` is 1) and must not overflow or exceed the largest scale.
+                if inFraction && c == 48 { pendingZeros += 1; digits += 1; i += 1; continue }
+                while pendingZeros > 0 {
+                    let (m, o) = units.multipliedReportingOverflow(by: 10)
+                    if o { return nil }
+                    units = m
+                    places += 1
+                    pendingZeros -= 1
+                }
                 let (m, o1) = units.multipliedReportingOverflow(by: 10)
                 let (a, o2) = m.addingReportingOverflow(Int64(c - 48))
                 if o1 || o2 { return nil }
@@ -191,6 +203,14 @@ package struct ValueConverter: Sendable {
             i += 1
         }
         if grouped && !inFraction && groupDigits != 3 { return nil }
+        // Trailing zeros: kept while they fit (so `1.50` keeps its scale), the rest dropped.
+        while pendingZeros > 0, places < DecimalNumber.maxScale {
+            let (m, o) = units.multipliedReportingOverflow(by: 10)
+            if o { break }
+            units = m
+            places += 1
+            pendingZeros -= 1
+        }
         guard digits > 0, places <= DecimalNumber.maxScale else { return nil }
         return (negative ? -units : units, places)
     }

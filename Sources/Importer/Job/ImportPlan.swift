@@ -164,7 +164,17 @@ struct ImportPlan {
         case .success(let m): mapping = m
         case .failure(let failure):
             let problems = failure.list
-            var lines = problems.map { p in p.category == .data ? "\(file):1: \(p.message)" : p.message }
+            // As for records: the first 20 problems and a count (a header of 10,000 unknown columns was
+            // 10,001 lines). The closing hint on how to map columns, the last problem, is always shown.
+            var shown = problems
+            var hint: [HeaderMapping.Problem] = []
+            if let last = shown.last, last.message.hasPrefix("map such columns") { hint = [shown.removeLast()] }
+            let more = shown.count - IssueLog.shownLimit
+            if more > 0 { shown.removeLast(more) }
+            func line(_ p: HeaderMapping.Problem) -> String { p.category == .data ? "\(file):1: \(p.message)" : p.message }
+            var lines = shown.map(line)
+            if more > 0 { lines.append("… and \(more) more error\(more == 1 ? "" : "s") (\(problems.count - hint.count) in all)") }
+            lines += hint.map(line)
             if header.map(HeaderMapping.trim).allSatisfy({ name in !resolver.candidates.contains { $0.lowercased() == name.lowercased() } }),
                settings.map.isEmpty, settings.columns == nil {
                 lines.append("\(file):1: no column name is a key path of \(entity.name) — is line 1 a header? (a profile's `columns:` names the columns of a file without one)")

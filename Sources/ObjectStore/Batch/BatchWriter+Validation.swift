@@ -21,7 +21,8 @@ extension BatchWriter {
             if !value.fits(type) {
                 let a = e.attributes[k]
                 if case .decimal(let d) = value, case .decimal(let scale) = a.type {
-                    issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \(d) has more than \(scale) decimal place\(scale == 1 ? "" : "s")"))
+                    if d.exactly(atScale: scale) != nil, layout.rangeCheckedByBehaviour.contains(a.name) { continue }
+                    issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \(Value.decimalMisfit(d, scale: scale))"))
                 } else {
                     issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \"\(value)\" is not a \(a.type)"))
                 }

@@ -36,6 +36,7 @@ final class EntityLayout {
     let lineKey: Int?
     let willSave: (@Sendable (any ObjectValues) -> Void)?
     let validateRule: (@Sendable (any ObjectValues) -> [String])?
+    let rangeCheckedByBehaviour: Set<String>
 
     /// Attribute names, for the record's subscript (a linear search beats hashing for a handful).
     let names: [String]
@@ -104,6 +105,7 @@ final class EntityLayout {
         lineKey = entity.kind == .rows ? entity.attributes.firstIndex { $0.isUnique } : nil
         willSave = model.behaviours[entity.name]?.willSave
         validateRule = model.behaviours[entity.name]?.validate
+        rangeCheckedByBehaviour = model.behaviours[entity.name]?.rangeCheckedByBehaviour ?? []
     }
 
     var table: String { quoted(entity.name) }

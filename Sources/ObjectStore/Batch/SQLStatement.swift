@@ -26,9 +26,10 @@ extension Value {
         case (.string(let s), _): return .text(s)
         case (.integer(let i), _): return .integer(i)
         case (.decimal(let d), .decimal(let scale)):
-            if d.scale == scale { return .integer(d.units) }
-            return .integer((d.exactly(atScale: scale) ?? d.rounded(toScale: scale)!).units)
-        case (.decimal(let d), _): return .integer(d.units)
+            // Validation refused values beyond an Int64 before anything is written.
+            if d.scale == scale { return .integer(d.storedUnits!) }
+            return .integer((d.exactly(atScale: scale) ?? d.rounded(toScale: scale)!).storedUnits!)
+        case (.decimal(let d), _): return .integer(d.storedUnits!)
         case (.double(let d), _): return .real(d)
         case (.boolean(let b), _): return .integer(b ? 1 : 0)
         case (.date(let d), _): return .text(SQLValue.iso(d))

@@ -26,7 +26,9 @@ extension ObjectContext {
                 }
                 if !value.fits(a.type) {
                     if case .decimal(let d) = value, case .decimal(let scale) = a.type {
-                        issue(o, a.name, "\(name) \(d) has more than \(scale) decimal place\(scale == 1 ? "" : "s")")
+                        if d.exactly(atScale: scale) != nil,
+                           model.behaviours[e.name]?.rangeCheckedByBehaviour.contains(a.name) == true { continue }
+                        issue(o, a.name, "\(name) \(Value.decimalMisfit(d, scale: scale))")
                     } else {
                         issue(o, a.name, "\(name) \"\(value)\" is not a \(a.type)")
                     }

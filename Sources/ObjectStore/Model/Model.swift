@@ -170,11 +170,16 @@ public struct EntityBehaviour: Sendable {
     public var willSave: (@Sendable (any ObjectValues) -> Void)?
     /// Returns problems as messages (`OrderRow.sum must not be negative`); empty when valid.
     public var validate: (@Sendable (any ObjectValues) -> [String])?
+    /// Attributes whose values beyond the attribute's range `validate` reports itself, naming how they were
+    /// derived (a row's sum as quantity × price), so the store does not report them a second time.
+    public var rangeCheckedByBehaviour: Set<String>
 
     public init(willSave: (@Sendable (any ObjectValues) -> Void)? = nil,
-                validate: (@Sendable (any ObjectValues) -> [String])? = nil) {
+                validate: (@Sendable (any ObjectValues) -> [String])? = nil,
+                rangeCheckedByBehaviour: Set<String> = []) {
         self.willSave = willSave
         self.validate = validate
+        self.rangeCheckedByBehaviour = rangeCheckedByBehaviour
     }
 }
 

@@ -271,12 +271,13 @@ public final class Store: @unchecked Sendable {
     }
 
     /// SQLite's messages for a statement beyond its compile-time limits (SQLITE_MAX_EXPR_DEPTH,
-    /// SQLITE_MAX_VARIABLE_NUMBER, the parser's stack, the join and compound-select limits).
+    /// SQLITE_MAX_VARIABLE_NUMBER, the parser's stack, the join and compound-select limits, SQLITE_MAX_COLUMN for
+    /// ORDER BY and GROUP BY terms: a report sorted by 3,000 keys was an I/O error, found by FuzzDefinitionShape).
     static func isSizeLimit(_ message: String?) -> Bool {
         guard let message = message?.lowercased() else { return false }
         return ["expression tree is too large", "too many sql variables", "parser stack overflow",
                 "too many terms in compound select", "at most 64 tables in a join", "too many arguments on function",
-                "too many columns"]
+                "too many columns", "too many terms in"]
             .contains { message.contains($0) }
     }
 

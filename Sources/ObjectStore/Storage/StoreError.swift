@@ -62,7 +62,9 @@ public enum StoreError: CategorizedError, Equatable {
         case .matchFailed(let message):
             "where: \(message)"
         case .queryTooLarge(let message):
-            "where: the query is too large for SQLite (\(message)) — use fewer terms, shorter lists or less nesting"
+            // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
+            (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")
+                + "the query is too large for SQLite (\(message)) — use fewer terms, shorter lists or less nesting"
         }
     }
 }

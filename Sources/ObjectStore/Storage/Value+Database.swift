@@ -12,8 +12,8 @@ extension Value {
         case (.string(let s), _): return s.databaseValue
         case (.integer(let i), _): return i.databaseValue
         case (.decimal(let d), .decimal(let scale)):
-            return (d.exactly(atScale: scale) ?? d.rounded(toScale: scale)!).units.databaseValue
-        case (.decimal(let d), _): return d.units.databaseValue
+            return (d.exactly(atScale: scale) ?? d.rounded(toScale: scale)!).wideDatabaseValue
+        case (.decimal(let d), _): return d.wideDatabaseValue
         case (.double(let d), _): return d.databaseValue
         case (.boolean(let b), _): return (b ? 1 : 0).databaseValue
         case (.date(let d), _): return d.description.databaseValue
@@ -31,7 +31,7 @@ extension Value {
         case .int64(let i):
             switch type {
             case .integer: self = .integer(i)
-            case .decimal(let scale): self = .decimal(DecimalNumber(units: i, scale: scale))
+            case .decimal(let scale): self = .decimal(DecimalNumber(units: Int128(i), scale: scale))
             case .boolean: self = .boolean(i != 0)
             case .double: self = .double(Double(i))
             default: self = .string(String(i))
@@ -46,6 +46,14 @@ extension Value {
             default: self = .string(s)
             }
         case .blob(let data):
+            // A sum computed in SQL beyond an Int64 comes back as a wide integer (WideInteger.swift).
+            if let wide = WideInteger.decode(dbValue) {
+                switch type {
+                case .integer: self = .decimal(DecimalNumber(units: wide, scale: 0)); return
+                case .decimal(let scale): self = .decimal(DecimalNumber(units: wide, scale: scale)); return
+                default: break
+                }
+            }
             self = .binary(data)
         }
     }

@@ -1,23 +1,47 @@
+import GRDB
+
 // An exact decimal: an integer count of units at a decimal scale (12550 at scale 2 is 125.50).
 // Money never passes through floating point: parsing, arithmetic, rounding and storage all work
 // on the scaled integer, and the store keeps the integer at the attribute's declared scale.
+// Units are an Int128 although a stored value is an Int64: sums of stored values and products
+// (quantity × price) must be exact and must be able to say by how much they exceed what an
+// attribute holds, instead of overflowing.
 
 /// An exact decimal number, `units / 10^scale`.
 public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let units: Int64
+    public let units: Int128
     public let scale: Int
 
     public static let maxScale = 18
 
-    public init(units: Int64, scale: Int) {
+    /// The largest magnitude of units a stored value may have (an attribute's column is an SQLite INTEGER).
+    public static let storedRange: ClosedRange<Int128> = Int128(Int64.min)...Int128(Int64.max)
+
+    public init(units: Int128, scale: Int) {
         precondition(scale >= 0 && scale <= DecimalNumber.maxScale, "scale out of range")
         self.units = units
         self.scale = scale
     }
 
-    public init(_ integer: Int64) { self.init(units: integer, scale: 0) }
+    public init(_ integer: Int64) { self.init(units: Int128(integer), scale: 0) }
+
+    /// Whether the units fit a stored column (an Int64).
+    public var fitsStorage: Bool { DecimalNumber.storedRange.contains(units) }
+
+    /// The units as stored; nil when they do not fit an Int64.
+    public var storedUnits: Int64? { Int64(exactly: units) }
+
+    /// The value in SQL: an INTEGER, or beyond an Int64 the wide form of WideInteger.swift.
+    package var wideDatabaseValue: DatabaseValue { WideInteger.encode(units) }
+
+    /// The largest value an attribute of `scale` can hold, as text: `92233720368547758.07` at scale 2.
+    public static func storedMaximum(scale: Int) -> DecimalNumber {
+        DecimalNumber(units: Int128(Int64.max), scale: scale)
+    }
 
     /// Parses `-1234.50`, `+3`, `.5`, `7.` exactly. No exponent, no grouping (callers strip those).
+    /// Zeros after the point that are not followed by another digit are kept only up to `maxScale`
+    /// (`1.0000000000000000000000` is 1 at scale 18): they change nothing, so they must not make a value fail.
     public init?(exactly text: some StringProtocol) {
         var utf8 = Array(text.utf8)[...]
         guard !utf8.isEmpty else { return nil }
@@ -26,10 +50,18 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
             negative = first == UInt8(ascii: "-")
             utf8 = utf8.dropFirst()
         }
-        var units: Int64 = 0
+        var units: Int128 = 0
         var scale = 0
         var seenPoint = false
         var digits = 0
+        var pendingZeros = 0   // fraction zeros not yet applied (they may be trailing)
+        func append(_ digit: Int128) -> Bool {
+            let (m, o1) = units.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(digit)
+            if o1 || o2 { return false }
+            units = a
+            return true
+        }
         for byte in utf8 {
             if byte == UInt8(ascii: ".") {
                 if seenPoint { return nil }
@@ -37,19 +69,32 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
                 continue
             }
             guard byte >= 48 && byte <= 57 else { return nil }
-            let (m, o1) = units.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(Int64(byte - 48))
-            if o1 || o2 { return nil }
-            units = a
             digits += 1
+            if seenPoint && byte == 48 { pendingZeros += 1; continue }
+            if seenPoint {
+                while pendingZeros > 0 {
+                    guard append(0) else { return nil }
+                    pendingZeros -= 1
+                    scale += 1
+                }
+            }
+            guard append(Int128(byte - 48)) else { return nil }
             if seenPoint { scale += 1 }
+        }
+        // Trailing zeros: kept while the scale allows (so `1.50` stays at scale 2), the rest dropped.
+        while pendingZeros > 0, scale < DecimalNumber.maxScale {
+            let (m, o) = units.multipliedReportingOverflow(by: 10)
+            if o { break }
+            units = m
+            scale += 1
+            pendingZeros -= 1
         }
         guard digits > 0, scale <= DecimalNumber.maxScale else { return nil }
         self.init(units: negative ? -units : units, scale: scale)
     }
 
-    static func powerOfTen(_ n: Int) -> Int64 {
-        var p: Int64 = 1
+    static func powerOfTen(_ n: Int) -> Int128 {
+        var p: Int128 = 1
         for _ in 0..<n { p *= 10 }
         return p
     }
@@ -131,7 +176,7 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     public var description: String {
         if scale == 0 { return String(units) }
         let magnitude = units.magnitude
-        let divisor = UInt64(DecimalNumber.powerOfTen(scale))
+        let divisor = UInt128(DecimalNumber.powerOfTen(scale))
         var fraction = String(magnitude % divisor)
         fraction = String(repeating: "0", count: scale - fraction.count) + fraction
         return (units < 0 ? "-" : "") + String(magnitude / divisor) + "." + fraction

@@ -5,6 +5,13 @@ extension Value {
     /// numbers between integer and decimal scales only when nothing is rounded, anything to text, text parsed
     /// strictly, booleans to and from 0/1, a date to a date-time at midnight UTC and back only at midnight.
     public func converted(to type: AttributeType) -> Value? {
+        // A decimal must also fit the stored column: `converted` is how migrations retype values.
+        guard let result = convertedIgnoringRange(to: type) else { return nil }
+        if case .decimal(let d) = result, !d.fitsStorage { return nil }
+        return result
+    }
+
+    private func convertedIgnoringRange(to type: AttributeType) -> Value? {
         if isNull { return .null }
         if fits(type) {
             if case .decimal(let d) = self, case .decimal(let s) = type { return d.exactly(atScale: s).map(Value.decimal) }
@@ -16,7 +23,7 @@ extension Value {
         case (.integer(let i), .decimal(let s)):
             return DecimalNumber(i).exactly(atScale: s).map(Value.decimal)
         case (.decimal(let d), .integer):
-            return d.exactly(atScale: 0).map { .integer($0.units) }
+            return d.exactly(atScale: 0).flatMap { Int64(exactly: $0.units) }.map(Value.integer)
         case (.decimal(let d), .decimal(let s)):
             return d.exactly(atScale: s).map(Value.decimal)
         case (.integer(let i), .double):

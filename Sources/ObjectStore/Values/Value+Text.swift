@@ -26,9 +26,8 @@ extension Value {
             guard let d = DecimalNumber(exactly: text.trimmingCharacters(in: .whitespaces)) else {
                 throw fail("is not a decimal number")
             }
-            guard let scaled = d.exactly(atScale: scale) else {
-                if d.widened(to: max(d.scale, scale)) == nil { throw fail("is too large") }
-                throw fail("has more than \(scale) decimal place\(scale == 1 ? "" : "s")")
+            guard let scaled = d.exactly(atScale: scale), scaled.fitsStorage else {
+                throw fail(Value.decimalMisfitReason(d, scale: scale))
             }
             return .decimal(scaled)
         case .double:

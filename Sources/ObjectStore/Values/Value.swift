@@ -62,7 +62,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
              (.boolean, .boolean), (.date, .date), (.dateTime, .dateTime), (.binary, .binary):
             return true
         case (.decimal(let d), .decimal(let scale)):
-            return d.exactly(atScale: scale) != nil
+            return d.exactly(atScale: scale)?.fitsStorage == true
         default:
             return false
         }
@@ -82,6 +82,20 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .dateTime(let t): t.description
         case .binary(let data): "0x" + data.map { String(format: "%02x", $0) }.joined()
         }
+    }
+
+    /// Why a decimal does not fit an attribute of `scale`, worded after the attribute's name:
+    /// `1.005 has more than 2 decimal places`, `92233720368547758.08 is beyond what Decimal(2) can hold (±92233720368547758.07)`.
+    public static func decimalMisfit(_ d: DecimalNumber, scale: Int) -> String {
+        "\(d) \(decimalMisfitReason(d, scale: scale))"
+    }
+
+    /// The reason alone: `has more than 2 decimal places`, `is beyond what Decimal(2) can hold (±…)`.
+    public static func decimalMisfitReason(_ d: DecimalNumber, scale: Int) -> String {
+        if d.exactly(atScale: scale) == nil, d.rounded(toScale: scale) != nil {
+            return "has more than \(scale) decimal place\(scale == 1 ? "" : "s")"
+        }
+        return "is beyond what Decimal(\(scale)) can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
     }
 
     static func format(double d: Double) -> String {

@@ -10,8 +10,9 @@ public enum ReportCell: Sendable, Hashable {
     case null
     case text(String)
     case integer(Int64)
-    /// `units × 10^-scale`; `decimal(units: 12550, scale: 2)` is 125.50.
-    case decimal(units: Int64, scale: Int)
+    /// `units × 10^-scale`; `decimal(units: 12550, scale: 2)` is 125.50. An Int128: a stored value fits an
+    /// Int64, but a sum of them may not, and it must reach the renderers exact.
+    case decimal(units: Int128, scale: Int)
     case double(Double)
     /// A calendar date, with no time zone.
     case date(year: Int, month: Int, day: Int)

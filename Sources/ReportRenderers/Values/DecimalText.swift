@@ -35,12 +35,12 @@ struct DecimalText: Equatable, Sendable {
     }
 
     /// `units × 10^-scale`.
-    init(units: Int64, scale: Int) {
+    init(units: Int128, scale: Int) {
         self.init(negative: units < 0, digits: Array(String(units.magnitude).utf8), scale: scale)
     }
 
     init(integer: Int64) {
-        self.init(units: integer, scale: 0)
+        self.init(units: Int128(integer), scale: 0)
     }
 
     /// The shortest decimal that reads back as `value`; nil for NaN and infinities. Negative zero

@@ -17,7 +17,7 @@ struct ExactSum: Sendable {
     private(set) var scale = 0
 
     /// Adds `units × 10^-scale`.
-    mutating func add(units: Int64, scale unitsScale: Int) {
+    mutating func add(units: Int128, scale unitsScale: Int) {
         var other = ExactSum.limbs(of: units.magnitude)
         var unitsScale = unitsScale
         if unitsScale < 0 {
@@ -59,12 +59,12 @@ struct ExactSum: Sendable {
         return DecimalText(negative: negative, digits: digits, scale: scale)
     }
 
-    private static func limbs(of value: UInt64) -> [UInt32] {
+    private static func limbs(of value: UInt128) -> [UInt32] {
         var value = value
         var result: [UInt32] = []
         while value > 0 {
-            result.append(UInt32(value % base))
-            value /= base
+            result.append(UInt32(value % UInt128(base)))
+            value /= UInt128(base)
         }
         return result
     }
@@ -131,7 +131,7 @@ struct ColumnTotal: Sendable {
 
     mutating func add(_ cell: ReportCell) {
         switch cell {
-        case let .integer(value): exact.add(units: value, scale: 0)
+        case let .integer(value): exact.add(units: Int128(value), scale: 0)
         case let .decimal(units, scale): exact.add(units: units, scale: scale)
         case let .double(value) where value.isFinite:
             doubles += value

@@ -41,7 +41,7 @@ enum CellDecoder: Sendable {
         case .integer(let i):
             switch self {
             case .integer: return .integer(i)
-            case .decimal(let scale): return .decimal(units: i, scale: scale)
+            case .decimal(let scale): return .decimal(units: Int128(i), scale: scale)
             case .boolean: return .boolean(i != 0)
             case .double: return .double(Double(i))
             case .text, .date, .dateTime, .binary: return .text(String(i))
@@ -57,6 +57,14 @@ enum CellDecoder: Sendable {
             default: return .text(s)
             }
         case .blob(let data):
+            // A sum beyond an Int64 (WideInteger.swift), exact.
+            if let wide = WideInteger.decode(blob: data) {
+                switch self {
+                case .integer: return .decimal(units: wide, scale: 0)
+                case .decimal(let scale): return .decimal(units: wide, scale: scale)
+                default: break
+                }
+            }
             var hex = "0x"
             for byte in data { hex += (byte < 16 ? "0" : "") + String(byte, radix: 16) }
             return .text(hex)

@@ -129,7 +129,7 @@ final class BatchWriterTests: XCTestCase {
         let row = try w.record("OrderRow")
         for s in sums {
             row.reset()
-            row["sum"] = .decimal(DecimalNumber(units: s, scale: 2))
+            row["sum"] = .decimal(DecimalNumber(units: Int128(s), scale: 2))
             row.setReference("service", to: service)
             try w.putRow(row, parent: id)
         }

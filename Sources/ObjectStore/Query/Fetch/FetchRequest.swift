@@ -81,6 +81,8 @@ public struct FetchPlan: Sendable {
     public let columns: [FetchColumn]
     package let predicate: BoundPredicate?
     package let sortKeys: [(SortKey, BoundExpression)]
+    /// The most sort keys a fetch takes (see where it is checked).
+    public static let maximumSortKeys = 32
     package let scopes: [Entity]
     package let model: Model
     package let groupKeys: [BoundExpression]
@@ -175,6 +177,15 @@ public struct FetchPlan: Sendable {
                 if request.sortIsDefault { continue }
                 throw term.error("\"\(descriptor.keyPath)\" aggregates a group, but the fetch is not grouped")
             }
+            // A key repeated with the same comparison orders nothing more: the first one decides. Dropped, it
+            // keeps a long generated sort list within the limit below.
+            // (Compared by key path: each binding of an aggregate makes scopes of its own.)
+            if sortKeys.contains(where: { $0.0.keyPath == descriptor.keyPath && $0.0.comparison == descriptor.comparison }) { continue }
+            if sortKeys.count == FetchPlan.maximumSortKeys {
+                // SQLite 3.40 (Debian 12's) crashes (SIGSEGV) ordering by 63 or more terms when some are columns
+                // of joined tables; FuzzDefinitionShape found it with a report's sort list.
+                throw term.error("more than \(FetchPlan.maximumSortKeys) sort keys — sort by at most \(FetchPlan.maximumSortKeys)")
+            }
             sortKeys.append((descriptor, e))
         }
         self.sortKeys = sortKeys
@@ -212,6 +223,8 @@ public struct FetchPlan: Sendable {
         if selection != .count || limited {
             for (descriptor, expression) in sortKeys {
                 var term = compiler.scalar(expression, .stored, in: q)
+                // A sum may be beyond an Int64 (a BLOB), which SQLite would sort after every INTEGER.
+                if compiler.isWide(expression, .stored) { term = compiler.dialect.wideOrderKey(term) }
                 if expression.type == .attribute(.string), let collation = descriptor.comparison.collation {
                     term += " COLLATE \(collation)"
                 }

@@ -73,7 +73,14 @@ extension Store {
     public func explain(_ plan: FetchPlan, _ selection: FetchPlan.Selection) -> String {
         let (sql, arguments) = plan.sql(selection)
         var lines = [sql]
-        for (i, a) in arguments.enumerated() { lines.append("  ?\(i + 1) = \(a)") }
+        for (i, a) in arguments.enumerated() {
+            // A number beyond an Int64 is bound as 16 bytes (WideInteger.swift): show the number it stands for.
+            if case .blob(let data) = a.storage, let wide = WideInteger.decode(blob: data) {
+                lines.append("  ?\(i + 1) = \(wide) (beyond an Int64: bound as 16 bytes)")
+            } else {
+                lines.append("  ?\(i + 1) = \(a)")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 }

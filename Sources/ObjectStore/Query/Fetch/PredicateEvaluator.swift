@@ -170,19 +170,23 @@ package struct PredicateEvaluator {
             switch type {
             case .double: return .double(values.reduce(0.0) { $0 + (real($1) ?? 0) })
             case .decimal(let s):
-                var total = DecimalNumber(units: 0, scale: s)
-                for v in values { if let d = exact(v), let t = total.adding(d) { total = t } }
-                return .decimal(total)
+                // Int128 units: exact for any number of stored values, as the SQL sum is.
+                return .decimal(DecimalNumber(units: exactUnits(values, scale: s), scale: s))
             default:
-                return .integer(values.reduce(Int64(0)) { $0 &+ (exact($1)?.units ?? 0) })
+                let total = exactUnits(values, scale: 0)
+                return Int64(exactly: total).map(Value.integer) ?? .decimal(DecimalNumber(units: total, scale: 0))
             }
         case .avg:
             guard !values.isEmpty else { return .null }
-            if case .decimal(let s) = type {
-                let units = values.reduce(0.0) { $0 + Double(exact($1)?.units ?? 0) }
-                return .double(units / Double(values.count) / pow10(s))
+            switch type {
+            case .decimal(let s):
+                // The exact sum, then one division: what the SQL computes too.
+                return .double(Double(exactUnits(values, scale: s)) / Double(values.count) / pow10(s))
+            case .integer:
+                return .double(Double(exactUnits(values, scale: 0)) / Double(values.count))
+            default:
+                return .double(values.reduce(0.0) { $0 + (real($1) ?? 0) } / Double(values.count))
             }
-            return .double(values.reduce(0.0) { $0 + (real($1) ?? 0) } / Double(values.count))
         case .min, .max:
             guard var best = values.first else { return .null }
             for v in values.dropFirst() {
@@ -191,6 +195,13 @@ package struct PredicateEvaluator {
             }
             return best
         }
+    }
+
+    /// The sum of the values' units at `scale` (they are stored values, so at most that scale).
+    private func exactUnits(_ values: [Value], scale: Int) -> Int128 {
+        var total: Int128 = 0
+        for v in values { if let d = exact(v)?.widened(to: max(scale, exact(v)!.scale)) { total &+= d.units } }
+        return total
     }
 
     private func follow(_ path: ToOnePath, _ env: [Int: ManagedObject]) throws -> ManagedObject? {

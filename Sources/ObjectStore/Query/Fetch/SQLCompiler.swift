@@ -42,6 +42,9 @@ final class SQLQuery {
 package final class SQLCompiler {
     let model: Model
     let scopes: [Entity]
+    let dialect: any SQLDialect = SQLiteDialect()
+    /// The form the sum being compiled takes beyond an Int64 (see `ordering`).
+    private var sumForm: WideForm = .exact
     private(set) var arguments: [DatabaseValue] = []
     private var aliasCount = 0
 
@@ -210,26 +213,99 @@ package final class SQLCompiler {
         case .in:
             let l = side(c.left, c, in: q)
             guard case .list(let values) = c.right else { preconditionFailure("IN without a list") }
-            let items = values.filter { !$0.isNull }.map { bind(literal($0, c.domain, fold: folds ? c.options : [])) }
-            var sql = items.isEmpty ? "0" : "\(l) IN (\(items.joined(separator: ", ")))"
+            let items = values.filter { !$0.isNull }.map { literal($0, c.domain, fold: folds ? c.options : []) }
+            var sql = items.isEmpty ? "0" : dialect.inList(l, items, bind: bind)
             if values.contains(where: \.isNull) { sql = "(\(sql) OR \(l) IS NULL)" }
             return sql
         case .between:
+            // Equality needs nothing: a number has one SQL form (an INTEGER, or beyond an Int64 its 16 bytes).
+            // Order does: see `ordering`.
+            let wide = ordering(c)
+            let saved = sumForm
+            sumForm = wide == .comparable ? .comparable : .exact
+            defer { sumForm = saved }
             let l = side(c.left, c, in: q)
             guard case .list(let values) = c.right, values.count == 2 else { preconditionFailure("BETWEEN without two values") }
             let (lo, hi) = (bind(literal(values[0], c.domain, fold: [])), bind(literal(values[1], c.domain, fold: [])))
+            if wide == .function { return "(\(dialect.wideComparison(l, ">=", lo)) AND \(dialect.wideComparison(l, "<=", hi)))" }
             return "(\(l) >= \(lo) AND \(l) <= \(hi))"
         case .equal:
             return "\(side(c.left, c, in: q)) IS \(side(c.right, c, in: q))"
         case .notEqual:
             return "\(side(c.left, c, in: q)) IS NOT \(side(c.right, c, in: q))"
-        case .lessThan, .greaterThan:
-            return "\(side(c.left, c, in: q)) \(c.op.rawValue) \(side(c.right, c, in: q))"
-        case .lessThanOrEqual, .greaterThanOrEqual:
+        case .lessThan, .greaterThan, .lessThanOrEqual, .greaterThanOrEqual:
+            let wide = ordering(c)
+            let saved = sumForm
+            sumForm = wide == .comparable ? .comparable : .exact
+            defer { sumForm = saved }
             let (l, r) = (side(c.left, c, in: q), side(c.right, c, in: q))
+            let sql = wide == .function ? dialect.wideComparison(l, c.op.rawValue, r) : "\(l) \(c.op.rawValue) \(r)"
             // x <= NULL holds only when x is NULL too.
-            if case .literal(let v) = c.right, !v.isNull { return "\(l) \(c.op.rawValue) \(r)" }
-            return "(\(l) \(c.op.rawValue) \(r) OR (\(l) IS NULL AND \(r) IS NULL))"
+            if c.op == .lessThan || c.op == .greaterThan { return sql }
+            if case .literal(let v) = c.right, !v.isNull { return sql }
+            return "(\(sql) OR (\(l) IS NULL AND \(r) IS NULL))"
+        }
+    }
+
+    /// How an ordering comparison meets numbers beyond an Int64.
+    private enum Ordering { case native, comparable, function }
+
+    /// SQLite orders every INTEGER before every BLOB, so a wide number (16 bytes) cannot be ordered with its
+    /// own operators. When only one side is a sum and the other always fits an Int64, the sum is written in
+    /// its comparable form (a REAL beyond the Int64 range) and SQLite's operators stay right; otherwise both
+    /// sides go through the dialect's comparison function.
+    private func ordering(_ c: BoundComparison) -> Ordering {
+        guard case .exact = c.domain else { return .native }
+        var sides = [c.left]
+        if case .list(let values) = c.right { sides += values.map(BoundExpression.literal) } else { sides.append(c.right) }
+        let wide = sides.filter { isWide($0, c.domain) }
+        if wide.isEmpty { return .native }
+        if wide.count == 1, isPlainSum(wide[0], c.domain) { return .comparable }
+        return .function
+    }
+
+    /// A sum compared at its own scale: the one kind of wide value that has a comparable form.
+    private func isPlainSum(_ e: BoundExpression, _ domain: ComparisonDomain) -> Bool {
+        switch e {
+        case .aggregate(.sum, _, _, let a): return !scaledUp(a!.type, domain)
+        case .groupAggregate(.sum, let inner?, _): return !isWide(inner, .stored) && !scaledUp(typeOf(inner), domain)
+        default: return false
+        }
+    }
+
+    /// Whether `e`, brought to `domain`, may be beyond an Int64: an exact sum, a number scaled up, a wide literal.
+    func isWide(_ e: BoundExpression, _ domain: ComparisonDomain) -> Bool {
+        switch e {
+        case .literal(let v):
+            guard case .exact = domain else { return false }
+            return literal(v, domain, fold: []).storage.isBlob
+        case .list, .reference, .values, .period:
+            return false
+        case .attribute(_, let a):
+            return scaledUp(a.type, domain)
+        case .aggregate(let op, _, _, let a):
+            switch op {
+            case .count: return scaledUp(.integer, domain)
+            case .avg: return false
+            case .sum: return a!.type != .double
+            case .min, .max: return scaledUp(a!.type, domain)
+            }
+        case .groupAggregate(let op, let inner, _):
+            guard let inner else { return scaledUp(.integer, domain) }
+            switch op {
+            case .count: return scaledUp(.integer, domain)
+            case .avg: return false
+            case .sum: return typeOf(inner) != .double
+            case .min, .max: return isWide(inner, .stored) || scaledUp(typeOf(inner), domain)
+            }
+        }
+    }
+
+    private func scaledUp(_ type: AttributeType, _ domain: ComparisonDomain) -> Bool {
+        guard case .exact(let s) = domain else { return false }
+        switch type {
+        case .integer, .decimal: return s > PredicateBinder.scale(type)
+        default: return false
         }
     }
 
@@ -250,9 +326,10 @@ package final class SQLCompiler {
         switch (v, domain) {
         case (.null, _): return .null
         case (.integer(let i), .exact(let s)):
-            return (DecimalNumber(i).widened(to: s)?.units ?? (i > 0 ? Int64.max : Int64.min)).databaseValue
+            return dialect.wideValue(DecimalNumber(i).widened(to: s)?.units ?? (i > 0 ? Int128.max : Int128.min))
         case (.decimal(let d), .exact(let s)):
-            return (d.widened(to: max(s, d.scale))?.units ?? (d.units > 0 ? Int64.max : Int64.min)).databaseValue
+            // Beyond an Int128 at the domain's scale, a literal is beyond every sum of stored values too.
+            return dialect.wideValue(d.widened(to: max(s, d.scale))?.units ?? (d.units > 0 ? Int128.max : Int128.min))
         case (.integer(let i), .real): return Double(i).databaseValue
         case (.decimal(let d), .real): return (Double(d.units) / pow10(d.scale)).databaseValue
         case (.string(let s), _) where !fold.isEmpty:
@@ -272,25 +349,29 @@ package final class SQLCompiler {
             preconditionFailure("a list is not a scalar")
         case .attribute(let path, let a):
             let column = "\(alias(of: path, in: q)).\(quoted(a.name))"
-            return numeric(column, a.type, domain)
+            return numeric(column, a.type, domain, wide: false)
         case .reference(let path, _):
             return "\(alias(of: path, in: q)).\"id\""
         case .aggregate(let op, let c, let valuePath, let a):
+            let form = sumForm
             let sub = collectionQuery(c, in: q)
             var value = "*"
             if let valuePath, let a { value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))" }
             switch op {
             case .count:
-                return numeric("(SELECT COUNT(\(value)) \(sub.body()))", .integer, domain)
+                return numeric("(SELECT COUNT(\(value)) \(sub.body()))", .integer, domain, wide: false)
             case .sum:
-                let zero = a!.type == .double ? "0.0" : "0"
-                return numeric("COALESCE((SELECT SUM(\(value)) \(sub.body())), \(zero))", a!.type, domain)
+                if a!.type == .double { return numeric("COALESCE((SELECT SUM(\(value)) \(sub.body())), 0.0)", .double, domain, wide: false) }
+                // The form is read before the subquery's own comparisons (compiled above) could change it.
+                return numeric("COALESCE((SELECT \(dialect.exactSum(value, beyond: form)) \(sub.body())), 0)", a!.type, domain, wide: true)
             case .avg:
                 let scale = PredicateBinder.scale(a!.type)
-                let avg = "(SELECT AVG(\(value)) \(sub.body()))"
+                // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
+                let avg = a!.type == .double ? "(SELECT AVG(\(value)) \(sub.body()))"
+                    : "(SELECT CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value)) \(sub.body()))"
                 return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
             case .min, .max:
-                return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain)
+                return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain, wide: false)
             }
         case .period(let unit, let inner):
             let value = scalar(inner, .stored, in: q)
@@ -311,16 +392,27 @@ package final class SQLCompiler {
             let value = scalar(inner, .stored, in: q)
             let scale: Int
             if case .attribute(let t) = inner.type { scale = PredicateBinder.scale(t) } else { scale = 0 }
+            let innerWide = isWide(inner, .stored)
+            let isDouble = typeOf(inner) == .double
             switch op {
             case .count: return "COUNT(\(value))"
             case .sum:
-                let zero = inner.type == .attribute(.double) ? "0.0" : "0"
-                return numeric("COALESCE(SUM(\(value)), \(zero))", typeOf(inner), domain)
+                if isDouble { return numeric("COALESCE(SUM(\(value)), 0.0)", .double, domain, wide: false) }
+                let sum = innerWide ? dialect.wideSum(value) : dialect.exactSum(value, beyond: sumForm)
+                return numeric("COALESCE(\(sum), 0)", typeOf(inner), domain, wide: true)
             case .avg:
-                let average = weight.map { "(CAST(SUM(\(value)) AS REAL) / NULLIF(SUM(\(scalar($0, .stored, in: q))), 0))" } ?? "AVG(\(value))"
+                // Sums for an average are exact, then divided once in floating point (an average is a Double).
+                func realSum(_ v: String, wide: Bool) -> String {
+                    "CAST(\(wide ? dialect.wideReal(dialect.wideSum(v)) : dialect.exactSum(v, beyond: .real)) AS REAL)"
+                }
+                let total = isDouble ? "SUM(\(value))" : realSum(value, wide: innerWide)
+                let average = weight.map { w -> String in
+                    "(\(total) / NULLIF(\(realSum(scalar(w, .stored, in: q), wide: isWide(w, .stored))), 0))"
+                } ?? (isDouble ? "AVG(\(value))" : "(\(total) / COUNT(\(value)))")
                 return scale == 0 ? average : "(\(average) / \(pow10(scale)))"
             case .min, .max:
-                return numeric("\(op.rawValue.uppercased())(\(value))", typeOf(inner), domain)
+                if innerWide { return numeric(dialect.wideExtreme(op == .min, value), typeOf(inner), domain, wide: true) }
+                return numeric("\(op.rawValue.uppercased())(\(value))", typeOf(inner), domain, wide: false)
             }
         case .values(let c, let valuePath, let a):
             let sub = collectionQuery(c, in: q)
@@ -335,14 +427,18 @@ package final class SQLCompiler {
         return .integer
     }
 
-    /// Scales a stored number for a domain: decimals to the exact domain's scale, or to REAL.
-    private func numeric(_ sql: String, _ type: AttributeType, _ domain: ComparisonDomain) -> String {
+    /// Scales a stored number for a domain: decimals to the exact domain's scale, or to REAL. `wide` says the
+    /// number may be beyond an Int64 already. Scaling up is exact (never SQLite's `*`, which turns an overflow
+    /// into an approximate REAL).
+    private func numeric(_ sql: String, _ type: AttributeType, _ domain: ComparisonDomain, wide: Bool) -> String {
         let own = PredicateBinder.scale(type)
         switch (type, domain) {
         case (.integer, .exact(let s)), (.decimal, .exact(let s)):
-            return s > own ? "(\(sql) * \(Int64(pow10(s - own))))" : sql
+            return s > own ? dialect.wideScaled(sql, by: s - own) : sql
         case (.decimal, .real):
-            return "(\(sql) / \(pow10(own)))"
+            return "(\(wide ? dialect.wideReal(sql) : sql) / \(pow10(own)))"
+        case (.integer, .real):
+            return wide ? dialect.wideReal(sql) : sql
         default:
             return sql
         }

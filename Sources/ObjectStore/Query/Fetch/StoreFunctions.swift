@@ -5,6 +5,7 @@ import GRDB
 /// ASCII-only; these use the same Unicode-aware code as the in-memory evaluator, so both agree.
 enum StoreFunctions {
     static func register(in db: Database) {
+        WideInteger.register(in: db)
         db.add(collation: DatabaseCollation("bk_nocase") { a, b in TextCollation.nocaseCompare(a, b) })
         db.add(collation: DatabaseCollation("bk_natural") { a, b in TextCollation.naturalCompare(a, b) })
         db.add(function: DatabaseFunction("bk_fold", argumentCount: 2, pure: true) { values in

@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+
+// Integers beyond an Int64 inside SQLite: sums of stored decimals and integers.
+//
+// Why this file exists: a stored value is an Int64 (units at the attribute's scale), but the sum of two of
+// them may not be, and SQLite's SUM then fails with "integer overflow". The compiler sums the high and low
+// 32 bits of each value separately (neither sum can overflow before 2^31 values) and `bk_wide_sum` joins
+// them into an Int128. A result that fits an Int64 stays an INTEGER; a wider one is a 16-byte BLOB, the
+// Int128 big-endian with its sign bit flipped, so that equal values are equal bytes and blobs sort as the
+// numbers do. Comparisons that may meet such a value go through `bk_wide_cmp`, since SQLite orders every
+// INTEGER before every BLOB; sort keys through `bk_wide_order`.
+public enum WideInteger {
+    static let byteCount = 16
+
+    /// The SQL value of `value`: an INTEGER when it fits, else the 16-byte encoding.
+    public static func encode(_ value: Int128) -> DatabaseValue {
+        if let small = Int64(exactly: value) { return small.databaseValue }
+        return orderKey(value).databaseValue
+    }
+
+    /// An INTEGER when it fits, else a REAL on the same side of every Int64 (-2^63 - 1 would round to -2^63).
+    static func comparable(_ value: Int128) -> DatabaseValue {
+        if let small = Int64(exactly: value) { return small.databaseValue }
+        var real = Double(value)
+        if value < 0, real >= -0x1p63 { real = (-0x1p63).nextDown }
+        return real.databaseValue
+    }
+
+    /// The 16 bytes whose byte order is the numeric order (sign bit flipped, big-endian).
+    static func orderKey(_ value: Int128) -> Data {
+        let biased = UInt128(bitPattern: value) ^ (UInt128(1) << 127)
+        var bytes = [UInt8](repeating: 0, count: byteCount)
+        for i in 0..<byteCount { bytes[byteCount - 1 - i] = UInt8(truncatingIfNeeded: biased >> (8 * UInt128(i))) }
+        return Data(bytes)
+    }
+
+    /// An INTEGER or a 16-byte wide value as an Int128; nil for anything else.
+    public static func decode(_ value: DatabaseValue) -> Int128? {
+        switch value.storage {
+        case .int64(let i): return Int128(i)
+        case .blob(let data): return decode(blob: data)
+        default: return nil
+        }
+    }
+
+    public static func decode(blob data: Data) -> Int128? {
+        guard data.count == byteCount else { return nil }
+        var biased: UInt128 = 0
+        for byte in data { biased = biased << 8 | UInt128(byte) }
+        return Int128(bitPattern: biased ^ (UInt128(1) << 127))
+    }
+
+    static func register(in db: Database) {
+        // SUM(v >> 32), SUM(v & 4294967295) → the exact sum; NULL when there was nothing to add.
+        db.add(function: DatabaseFunction("bk_wide_sum", argumentCount: 2, pure: true) { values in
+            guard let high = Int64.fromDatabaseValue(values[0]), let low = Int64.fromDatabaseValue(values[1]) else {
+                return nil
+            }
+            return encode(Int128(high) << 32 + Int128(low))
+        })
+        db.add(function: DatabaseFunction("bk_wide_total", argumentCount: 1, pure: true, aggregate: WideTotal.self))
+        db.add(function: DatabaseFunction("bk_wide_min", argumentCount: 1, pure: true, aggregate: WideMinimum.self))
+        db.add(function: DatabaseFunction("bk_wide_max", argumentCount: 1, pure: true, aggregate: WideMaximum.self))
+        // The same, beyond an Int64 as a REAL strictly outside its range (WideForm.comparable).
+        db.add(function: DatabaseFunction("bk_wide_sum_comparable", argumentCount: 2, pure: true) { values in
+            guard let high = Int64.fromDatabaseValue(values[0]), let low = Int64.fromDatabaseValue(values[1]) else {
+                return nil
+            }
+            return comparable(Int128(high) << 32 + Int128(low))
+        })
+        // -1, 0 or 1 as the first number is below, equal to or above the second; NULL if either is NULL.
+        db.add(function: DatabaseFunction("bk_wide_cmp", argumentCount: 2, pure: true) { values in
+            guard let a = decode(values[0]), let b = decode(values[1]) else { return nil }
+            return a < b ? -1 : (a > b ? 1 : 0)
+        })
+        // x × 10^k exactly (bringing a number to a larger scale to compare it).
+        db.add(function: DatabaseFunction("bk_wide_scale", argumentCount: 2, pure: true) { values in
+            guard let x = decode(values[0]), let k = Int.fromDatabaseValue(values[1]) else { return nil }
+            let (product, overflow) = x.multipliedReportingOverflow(by: DecimalNumber.powerOfTen(k))
+            if overflow { throw WideIntegerError(message: "a number beyond 38 digits cannot be compared") }
+            return encode(product)
+        })
+        // The number as a REAL (a sum compared with a Double or an average).
+        db.add(function: DatabaseFunction("bk_wide_real", argumentCount: 1, pure: true) { values in
+            guard let x = decode(values[0]) else { return values[0] }
+            return Double(x)
+        })
+        // A sort key that orders INTEGERs and wide values together; NULL stays NULL (first ascending).
+        db.add(function: DatabaseFunction("bk_wide_order", argumentCount: 1, pure: true) { values in
+            guard let x = decode(values[0]) else { return values[0] }
+            return orderKey(x)
+        })
+    }
+}
+
+/// SUM over values that may be wide; NULL when every value was NULL (as SUM). Beyond an Int128 is an error.
+struct WideTotal: DatabaseAggregate {
+    var total: Int128?
+    mutating func step(_ values: [DatabaseValue]) throws {
+        guard let x = WideInteger.decode(values[0]) else { return }
+        let (sum, overflow) = (total ?? 0).addingReportingOverflow(x)
+        if overflow { throw WideIntegerError(message: "a sum beyond 38 digits") }
+        total = sum
+    }
+    func finalize() -> (any DatabaseValueConvertible)? { total.map(WideInteger.encode) }
+}
+
+struct WideMinimum: DatabaseAggregate {
+    var value: Int128?
+    mutating func step(_ values: [DatabaseValue]) {
+        guard let x = WideInteger.decode(values[0]) else { return }
+        value = Swift.min(value ?? x, x)
+    }
+    func finalize() -> (any DatabaseValueConvertible)? { value.map(WideInteger.encode) }
+}
+
+struct WideMaximum: DatabaseAggregate {
+    var value: Int128?
+    mutating func step(_ values: [DatabaseValue]) {
+        guard let x = WideInteger.decode(values[0]) else { return }
+        value = Swift.max(value ?? x, x)
+    }
+    func finalize() -> (any DatabaseValueConvertible)? { value.map(WideInteger.encode) }
+}
+
+extension DatabaseValue.Storage {
+    var isBlob: Bool { if case .blob = self { true } else { false } }
+}
+
+struct WideIntegerError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
