@@ -15,7 +15,7 @@ final class ExactMoneyCommandTests: StoreCommandTestCase {
     }
 
     private func importOrders(_ lines: String, _ name: String = "orders.csv") -> CLIResult {
-        FileManager.default.createFile(atPath: dir.file(name), contents: Data((Self.header + lines).utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir.file(name), contents: Data((Self.header + lines).utf8)))
         return bk("import", "Order", name, "--profile", sampleDataPath("orders.yaml"))
     }
 

@@ -140,10 +140,10 @@ final class XLSXPrintTests: XCTestCase {
         for _ in 0..<2000 { values.append(Int64.random(in: -999_999_999_999_999...999_999_999_999_999, using: &generator) >> Int64.random(in: 0...50, using: &generator)) }
         for units in values {
             for scale in 0...2 {
-                let number = DecimalText(units: units, scale: scale)
+                let number = DecimalText(units: Int128(units), scale: scale)
                 let powers: [Double] = [1, 10, 100]
                 XCTAssertEqual(Double(units) / powers[scale], number.doubleValue, "\(units) at \(scale)")
-                XCTAssertEqual(XLSXSheetWriter.moneyWidth(cents: units * Int64(powers[2 - scale])),
+                XCTAssertEqual(XLSXSheetWriter.moneyWidth(cents: Int128(units) * Int128(powers[2 - scale])),
                                cells.displayNumber(number, as: .money).utf8.count, "\(units) at \(scale)")
             }
         }

@@ -191,7 +191,7 @@ struct XLSXSheetWriter {
     static let powersOfTen: [Double] = [1, 10, 100]
 
     /// The width of `cents` shown as money: `-1,234.50` is 9.
-    static func moneyWidth(cents: Int64) -> Int {
+    static func moneyWidth(cents: Int128) -> Int {
         var whole = cents.magnitude / 100
         var digits = 1
         while whole >= 10 {
@@ -225,7 +225,7 @@ struct XLSXSheetWriter {
             // width is counted from the digits.
             if columnFormat == .money, (0...2).contains(scale), units.magnitude < 1_000_000_000_000_000 {
                 try writer.number(Double(units) / XLSXSheetWriter.powersOfTen[scale], row: row, column: c, format: dataFormat(c, scale: scale))
-                return XLSXSheetWriter.moneyWidth(cents: units * Int64(XLSXSheetWriter.powersOfTen[2 - scale]))
+                return XLSXSheetWriter.moneyWidth(cents: units * Int128(XLSXSheetWriter.powersOfTen[2 - scale]))
             }
             let number = DecimalText(units: units, scale: scale)
             if !columnFormat.isNumeric {
