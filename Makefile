@@ -6,8 +6,8 @@ SWIFT ?= swift
 OUT ?= out
 STORE ?= $(OUT)/sample.sqlite
 BIN := .build/debug/bookkeeper
-# System packages the build and the tests need (Debian names).
-APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev
+# System packages the build and the tests need (Debian names; binutils for readelf in InstallTests).
+APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev binutils
 
 .PHONY: deps build run test bench bench-fetch bench-import clean release install uninstall cli-reference
 
