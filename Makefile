@@ -7,8 +7,9 @@ OUT ?= out
 STORE ?= $(OUT)/sample.sqlite
 BIN := .build/debug/bookkeeper
 # System packages the build and the tests need (Debian names). LibreOffice (without its GUI), poppler's pdftotext
-# and Carlito (Calibri's metrics, the workbooks' default font) are for the test that prints the reports to PDF.
-APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev \
+# and Carlito (Calibri's metrics, the workbooks' default font) are for the test that prints the reports to PDF;
+# binutils gives readelf, which InstallTests reads the binary's NEEDED entries with.
+APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev binutils \
 	libreoffice-calc-nogui poppler-utils fonts-crosextra-carlito
 
 .PHONY: deps build run test bench bench-fetch bench-import clean release install uninstall cli-reference
@@ -59,7 +60,9 @@ test: deps release
 # Install like a tool (README: Install): a release binary with the Swift runtime and Foundation linked in
 # (--static-swift-stdlib: it needs only the system libraries README names), the shipped reports, which it finds
 # as ../share/bookkeeper/reports beside itself, a man page from argument-parser's generate-manual, and bash, zsh and
-# fish completions. uninstall removes what the manifest (share/bookkeeper/install-manifest) lists.
+# fish completions. uninstall removes what the manifest (share/bookkeeper/install-manifest) lists. generate-manual is
+# argument-parser's own tool, built from its checkout (its deprecation warnings are its own, so suppressed); the one
+# warning left in a release build is the linker's about mktemp inside the toolchain's static FoundationEssentials.
 PREFIX ?= /usr/local
 DESTDIR ?=
 RELEASE_SCRATCH ?= .build-release
@@ -67,7 +70,7 @@ MANUAL_SCRATCH ?= .build-manual
 release: deps
 	$(SWIFT) build -c release --product bookkeeper --scratch-path $(RELEASE_SCRATCH) --static-swift-stdlib
 	$(SWIFT) build --package-path $(RELEASE_SCRATCH)/checkouts/swift-argument-parser --scratch-path $(MANUAL_SCRATCH) \
-	  --product generate-manual
+	  --product generate-manual -Xswiftc -suppress-warnings
 install: release
 	scripts/install.sh install "$(DESTDIR)" "$(PREFIX)" $(RELEASE_SCRATCH)/release/bookkeeper $(MANUAL_SCRATCH)/debug/generate-manual
 uninstall:

@@ -45,12 +45,61 @@ final class FetchCommandTests: StoreCommandTestCase {
     func testCSVHasKeyPathHeadersScaledDecimalsAndEmptyNulls() {
         XCTAssertEqual(ok("fetch", "Order", "--sort", "number natural", "--columns", "number,customer.name,rows.@count,rows.@sum.sum,rows.service.name,paid", "--format", "csv"), """
             number,customer.name,rows.@count,rows.@sum.sum,rows.service.name,paid
-            A-1,Acme Ltd,2,1500.50,"Delivery, Repair",no
-            A-2,Müller GmbH,1,99.99,Repair,no
-            A-10,,0,0.00,,yes
+            A-1,Acme Ltd,2,1500.50,"Delivery, Repair",false
+            A-2,Müller GmbH,1,99.99,Repair,false
+            A-10,,0,0.00,,true
 
             """)
         XCTAssertEqual(ok("fetch", "Customer", "--where", "code == nil", "--format", "csv"), "name,code,info\n\"Zeta \"\"Z\"\", Inc.\",,\n")
+    }
+
+    /// One place decides how a value is written: fetch writes doubles, date-times, booleans and nulls as the report
+    /// renderers do (no exponent, ISO 8601 with offset in CSV and JSON, the time zone's minutes in text).
+    func testValuesAreWrittenByTheRenderersRules() throws {
+        dir.write("model.yaml", """
+            entities:
+              Reading:
+                kind: directory
+                key: name
+                attributes:
+                  name:  { type: string, required: true }
+                  value: { type: double }
+                  at:    { type: datetime }
+                  ok:    { type: boolean }
+            """)
+        ok("add", "Reading", "name=big", "value=1e20", "at=2026-11-21T21:30:00Z", "ok=yes")
+        ok("add", "Reading", "name=small", "value=0.00001")
+        ok("add", "Reading", "name=none")
+        let columns = ["--columns", "name, value, at, ok", "--sort", "name"]
+        func berlin(_ arguments: [String]) -> String {
+            let r = runCLI(["--store", store, "fetch", "Reading"] + arguments, in: dir.path, environment: ["TZ": "Europe/Berlin"])
+            XCTAssertEqual(r.status, 0, "\(r)")
+            return r.stdout
+        }
+        XCTAssertEqual(berlin(["--format", "json"] + columns), """
+            [
+              {"name": "big", "value": 100000000000000000000, "at": "2026-11-21T22:30:00+01:00", "ok": true},
+              {"name": "none", "value": null, "at": null, "ok": null},
+              {"name": "small", "value": 0.00001, "at": null, "ok": null}
+            ]
+
+            """)
+        XCTAssertEqual(berlin(["--format", "csv"] + columns), """
+            name,value,at,ok
+            big,100000000000000000000,2026-11-21T22:30:00+01:00,true
+            none,,,
+            small,0.00001,,
+
+            """)
+        XCTAssertEqual(berlin(columns), """
+            name                   value  at                ok
+            -----  ---------------------  ----------------  ---
+            big    100000000000000000000  2026-11-21 22:30  yes
+            none
+            small                0.00001
+            3 objects
+
+            """)
     }
 
     func testJSONIsAnArrayOfObjectsKeyedByKeyPath() throws {

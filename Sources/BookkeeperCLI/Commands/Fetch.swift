@@ -2,6 +2,8 @@ import ArgumentParser
 import CSV
 import Foundation
 import ObjectStore
+import ReportRenderers
+import Reports
 
 struct Fetch: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -82,11 +84,16 @@ struct Fetch: StoreCommand {
             return
         }
         let names = plan.columns.map(\.keyPath)
+        // Values are written by the renderers' rules, each column as a report column of its type would be.
+        let formats = plan.columns.map { ColumnFormat(defaultFor: $0.type) }
+        let cells = CellFormatter()
         switch format {
         case .csv:
             let writer = try CSVWriter(path: "-", displayName: "standard output")
             try writer.writeRecord(names)
-            try store.fetchColumns(plan) { values in try writer.writeRecord(values.map(\.description)) }
+            try store.fetchColumns(plan) { values in
+                try writer.writeRecord(zip(values, formats).map { cells.plain(ReportCell($0), as: $1) })
+            }
             try writer.close()
         case .json:
             var out = StandardOutput()
@@ -94,7 +101,9 @@ struct Fetch: StoreCommand {
             var first = true
             try store.fetchColumns(plan) { values in
                 var fields: [String] = []
-                for (name, value) in zip(names, values) { fields.append("\(JSONText.string(name)): \(JSONText.value(value))") }
+                for (i, value) in values.enumerated() {
+                    fields.append("\(JSONText.string(names[i])): \(cells.json(ReportCell(value), as: formats[i]))")
+                }
                 try out.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
                 first = false
             }
@@ -105,7 +114,9 @@ struct Fetch: StoreCommand {
                 switch c.type { case .integer, .decimal, .double: .right; default: .left }
             }
             var table = TextTable(headers: names, alignments: numeric)
-            try store.fetchColumns(plan) { values in table.append(values.map { oneLine($0.description) }) }
+            try store.fetchColumns(plan) { values in
+                table.append(zip(values, formats).map { oneLine(cells.display(ReportCell($0), as: $1)) })
+            }
             print(table.render())
             let noun = plan.isGrouped ? (table.rows.count == 1 ? "group" : "groups") : (table.rows.count == 1 ? "object" : "objects")
             print("\(table.rows.count) \(noun)")

@@ -4,12 +4,17 @@
 
 import CCrypto
 
+/// OpenSSL 3 frees its providers in an atexit handler, and a failed import exits while its hash thread may still be
+/// inside libcrypto (a crash in 1.5% of runs that failed at once); so that handler is never registered. The process's
+/// memory goes with it anyway. This must be libcrypto's first initialisation, which the hasher's first use is.
+private let libcryptoWithoutAtexitCleanup: Bool = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+
 package struct SHA256Hasher: ~Copyable {
     private let context: OpaquePointer
 
     package init() {
         // Fails only when memory cannot be had, or when libcrypto has no SHA-256 (a broken install).
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+        guard libcryptoWithoutAtexitCleanup, let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
             fatalError("libcrypto: cannot start a SHA-256 digest")
         }
         self.context = context

@@ -1,0 +1,22 @@
+// The renderers' rules for writing one cell (CellText, and JSON's on top of it), for an output that is not a
+// report but must write values the same way: `bookkeeper fetch` (its text table, CSV and JSON array).
+
+import Foundation
+
+public struct CellFormatter: Sendable {
+    let cells: CellText
+
+    /// Date-times are shown in `timeZone`, as a report's are in its document's.
+    public init(timeZone: TimeZone = .current) {
+        cells = CellText(timeZone: timeZone)
+    }
+
+    /// As the text report shows it (`1234.50`, `2026-11-21`, `yes`, empty for null).
+    public func display(_ cell: ReportCell, as format: ColumnFormat) -> String { cells.display(cell, as: format) }
+
+    /// As the CSV report writes it (`1234.50`, `true`, ISO 8601 date-times with offset; never an exponent).
+    public func plain(_ cell: ReportCell, as format: ColumnFormat) -> String { cells.plain(cell, as: format) }
+
+    /// As the JSON report writes it: a JSON number, string, boolean or `null` (NaN and infinities too).
+    public func json(_ cell: ReportCell, as format: ColumnFormat) -> String { JSONRenderer.value(cell, as: format, cells: cells) }
+}
