@@ -148,6 +148,43 @@ final class ModelEvolutionCommandTests: StoreCommandTestCase {
         XCTAssertEqual(try queryRows(store, "SELECT name, telefax FROM Customer ORDER BY id"), [["Acme", "555"], ["Bolt", "none"]])
     }
 
+    /// Seen: `migrate --rename Customer.fax=zzz` on a store already up to date exited 0, and a misspelt rename or
+    /// --default was silently ignored. Now each names what is missing, with a did-you-mean (64), and changes
+    /// nothing; a rename that an earlier run made is left out, so a cron job keeping its --rename stays at 0.
+    func testMisspeltRenamesAndDefaultsAreRefusedAndARenameMadeBeforeIsLeftOut() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n")
+        ok("init")
+        ok("add", "Customer", "name=Acme", "fax=555")
+        let upToDate = bk("migrate", "--rename", "Customer.fax=zzz")
+        XCTAssertEqual(upToDate.status, 64)
+        XCTAssertEqual(upToDate.stderr, """
+            bookkeeper: \(store): --rename Customer.fax=zzz: the model has no property Customer.zzz
+            bookkeeper: \(store): nothing was changed; `bookkeeper model` lists the store's entities and properties
+
+            """)
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      telefax: { type: string }\n")
+        let before = try storeFingerprint(store)
+        for (args, message) in [
+            (["--rename", "Customer.fax=telefx"], "--rename Customer.fax=telefx: the model has no property Customer.telefx — did you mean \"telefax\"?"),
+            (["--rename", "Customer.fx=telefax"], "--rename Customer.fx=telefax: the store has no property Customer.fx — did you mean \"fax\"?"),
+            (["--rename", "Custmer.fax=telefax"], "--rename Custmer.fax=telefax: the model has no entity Custmer — did you mean \"Customer\"?"),
+            (["--rename", "Client=Buyer"], "--rename Client=Buyer: the model has no entity Buyer"),
+            (["--rename", "Customer.fax=telefax", "--default", "Customer.tier=1"], "--default Customer.tier=1: the model has no attribute Customer.tier"),
+        ] {
+            for dryRun in [[], ["--dry-run"]] {
+                let r = bk(["migrate"] + dryRun + args + ["--allow-data-loss"])
+                XCTAssertEqual(r.status, 64, "\(args) \(dryRun): \(r)")
+                XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(store): \(message)\n"), "\(args): \(r.stderr)")
+                XCTAssertEqual(try storeFingerprint(store), before)
+            }
+        }
+        XCTAssertEqual(bk("migrate", "--rename", "Customer.fax=telefax").status, 0)
+        XCTAssertEqual(try queryRows(store, "SELECT name, telefax FROM Customer"), [["Acme", "555"]])
+        let again = bk("migrate", "--rename", "Customer.fax=telefax")
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertEqual(again.stdout, "\(store) is up to date with the model\n")
+    }
+
     /// A migration killed at a random moment leaves the store exactly as it was, or fully migrated.
     func testAMigrationKilledMidwayLeavesTheStoreAsItWas() throws {
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n")

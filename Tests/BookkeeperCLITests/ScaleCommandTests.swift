@@ -60,7 +60,7 @@ final class ScaleCommandTests: StoreCommandTestCase {
         let m = bk(renames)
         let blocked = m.stdout.split(separator: "\n").filter { $0.hasPrefix("- blocked: --rename Nothing") }
         XCTAssertEqual(blocked.count, 3_000, m.stdout.suffix(300).description)
-        XCTAssertTrue(blocked.contains("- blocked: --rename Nothing2999=Else2999: the store has no entity Nothing2999"))
+        XCTAssertTrue(blocked.contains("- blocked: --rename Nothing2999=Else2999: the model has no entity Else2999"))
     }
 
     /// Found by FuzzDefinitionShape: a report sorted by 3,000 keys was an I/O error on the store (74), and one

@@ -45,14 +45,14 @@ struct Migrate: StoreCommand {
         if dryRun {
             print(plan.text)
             // A plan the real run would refuse fails here too, so a script can test it before running it.
-            if plan.modelChanged || !plan.steps.isEmpty, !plan.canApply(migrationOptions) {
+            if plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty, !plan.canApply(migrationOptions) {
                 throw MigrationError(path: store.path, plan: plan, reason: plan.blockers.isEmpty
                                      ? "the migration would lose data (dry run: nothing was changed)"
                                      : "the data does not allow the migration yet (dry run: nothing was changed)")
             }
             return
         }
-        guard plan.modelChanged || !plan.steps.isEmpty else {
+        guard plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty else {
             confirm("\(store.path) is up to date with the model")
             return
         }

@@ -35,6 +35,8 @@ public struct MigrationPlan: Sendable {
     public internal(set) var dataLoss: [String] = []
     /// Data that must be fixed (or mapped with --default) first: `Customer.vat: 2 objects share "X" (Customer/1, Customer/4)`.
     public internal(set) var blockers: [String] = []
+    /// Names given with --rename or --default that name nothing: a typo is refused, never ignored.
+    public internal(set) var unknownNames: [String] = []
     public internal(set) var steps: [Step] = []
 
     /// Whether the model changed at all (the recorded model differs, even if no SQL is needed).
@@ -42,7 +44,7 @@ public struct MigrationPlan: Sendable {
 
     /// Whether it may run: nothing blocks, and data loss (if any) is accepted.
     public func canApply(_ options: MigrationOptions) -> Bool {
-        blockers.isEmpty && (dataLoss.isEmpty || options.allowDataLoss)
+        blockers.isEmpty && unknownNames.isEmpty && (dataLoss.isEmpty || options.allowDataLoss)
     }
 
     /// Additive only: what opening a store migrates without asking.
@@ -51,10 +53,10 @@ public struct MigrationPlan: Sendable {
     /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
     public var text: String {
         var lines: [String] = []
-        if changes.isEmpty && steps.isEmpty { lines.append("the store is up to date with the model") }
+        if changes.isEmpty && steps.isEmpty && unknownNames.isEmpty { lines.append("the store is up to date with the model") }
         for c in changes { lines.append("- \(c)") }
         for d in dataLoss { lines.append("- loses data: \(d)") }
-        for b in blockers { lines.append("- blocked: \(b)") }
+        for b in unknownNames + blockers { lines.append("- blocked: \(b)") }
         if !steps.isEmpty {
             lines.append("SQL (one transaction, foreign keys checked at the end):")
             lines += steps.map { "  \($0)" }
@@ -75,10 +77,14 @@ public struct MigrationError: CategorizedError {
         self.reason = reason
     }
 
-    public var category: ErrorCategory { .data }
+    public var category: ErrorCategory { plan.unknownNames.isEmpty ? .data : .usage }
 
     /// One line per problem, then the remedy.
     public var description: String {
+        if !plan.unknownNames.isEmpty {
+            return (plan.unknownNames.map { "\(path): \($0)" }
+                    + ["\(path): nothing was changed; `bookkeeper model` lists the store's entities and properties"]).joined(separator: "\n")
+        }
         var lines = ["\(path): \(reason)"]
         lines += plan.dataLoss.map { "\(path): would lose data: \($0)" }
         lines += plan.blockers.map { "\(path): blocked: \($0)" }

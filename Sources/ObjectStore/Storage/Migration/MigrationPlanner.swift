@@ -27,6 +27,8 @@ private struct Planner {
     var plan = MigrationPlan()
     /// New entity name → old entity name.
     var entityOrigin: [String: String] = [:]
+    /// `Entity.old` → `new` or `Entity.new`, as given.
+    var propertyRenames: [String: String] = [:]
     var indexSteps: [MigrationPlan.Step] = []
 
     init(old: Model, new: Model, db: Database, options: MigrationOptions) {
@@ -34,21 +36,71 @@ private struct Planner {
         self.new = new
         self.db = db
         self.options = options
-        for (from, to) in options.renames where !from.contains(".") { entityOrigin[to] = from }
+        for (from, to) in options.renames {
+            if from.contains(".") { propertyRenames[from] = to } else { entityOrigin[to] = from }
+        }
     }
 
     func oldName(ofEntity name: String) -> String { entityOrigin[name] ?? name }
 
     /// The old name of a property of a (new) entity.
     func oldName(ofProperty name: String, in entity: String) -> String {
-        for (from, to) in options.renames where from.hasPrefix(entity + ".") && to == name {
+        for (from, to) in propertyRenames where from.hasPrefix(entity + ".") && to == name {
             return String(from.dropFirst(entity.count + 1))
         }
         // Also accept Entity.old=Entity.new.
-        for (from, to) in options.renames where from.hasPrefix(entity + ".") && to == "\(entity).\(name)" {
+        for (from, to) in propertyRenames where from.hasPrefix(entity + ".") && to == "\(entity).\(name)" {
             return String(from.dropFirst(entity.count + 1))
         }
         return name
+    }
+
+    /// The names given with --rename and --default must name something: in the model, and (for the old name of a
+    /// rename) in the store. A rename an earlier run already made names its new name in both, and is left out, so a
+    /// cron job that keeps its --rename stays idempotent.
+    mutating func checkNamesGiven() {
+        for (newName, oldName) in entityOrigin.sorted(by: { $0.key < $1.key }) {
+            let given = "--rename \(oldName)=\(newName)"
+            if new.entity(named: newName) == nil {
+                plan.unknownNames.append("\(given): the model has no entity \(newName)\(Suggestions.didYouMean(Suggestions.closest(to: newName, in: new.entities.map(\.name))))")
+            } else if old.entity(named: oldName) == nil {
+                if old.entity(named: newName) == nil {
+                    plan.unknownNames.append("\(given): the store has no entity \(oldName)\(Suggestions.didYouMean(Suggestions.closest(to: oldName, in: old.entities.map(\.name))))")
+                }
+            } else {
+                continue
+            }
+            entityOrigin[newName] = nil
+        }
+        for (from, to) in propertyRenames.sorted(by: { $0.key < $1.key }) {
+            let given = "--rename \(from)=\(to)"
+            let parts = from.split(separator: ".", maxSplits: 1).map(String.init)
+            let entityName = parts[0], oldProperty = parts.count > 1 ? parts[1] : ""
+            let newProperty = to.hasPrefix(entityName + ".") ? String(to.dropFirst(entityName.count + 1)) : to
+            let stored = old.entity(named: oldName(ofEntity: entityName))
+            if let entity = new.entity(named: entityName) {
+                if !entity.propertyNames.contains(newProperty) {
+                    plan.unknownNames.append("\(given): the model has no property \(entityName).\(newProperty)\(Suggestions.didYouMean(Suggestions.closest(to: newProperty, in: entity.propertyNames)))")
+                } else if stored?.propertyNames.contains(oldProperty) == true {
+                    continue
+                } else if stored?.propertyNames.contains(newProperty) != true {
+                    plan.unknownNames.append("\(given): the store has no property \(stored?.name ?? entityName).\(oldProperty)\(Suggestions.didYouMean(Suggestions.closest(to: oldProperty, in: stored?.propertyNames ?? [])))")
+                }
+            } else {
+                plan.unknownNames.append("\(given): the model has no entity \(entityName)\(Suggestions.didYouMean(Suggestions.closest(to: entityName, in: new.entities.map(\.name))))")
+            }
+            propertyRenames[from] = nil
+        }
+        for (key, value) in options.defaults.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let entity = new.entity(named: parts[0]), entity.attribute(named: parts[1]) == nil else { continue }
+            plan.unknownNames.append("--default \(key)=\(value): the model has no attribute \(key)\(Suggestions.didYouMean(Suggestions.closest(to: parts[1], in: entity.attributes.map(\.name))))")
+        }
+        for (key, value) in options.defaults.sorted(by: { $0.key < $1.key }) {
+            let entityName = String(key.split(separator: ".", maxSplits: 1)[0])
+            guard new.entity(named: entityName) == nil else { continue }
+            plan.unknownNames.append("--default \(key)=\(value): the model has no entity \(entityName)\(Suggestions.didYouMean(Suggestions.closest(to: entityName, in: new.entities.map(\.name))))")
+        }
     }
 
     mutating func step(_ sql: String, _ arguments: [DatabaseValue] = []) {
@@ -60,16 +112,9 @@ private struct Planner {
         let oldTables = Dictionary(uniqueKeysWithValues: SchemaBuilder.tables(for: old).map { ($0.name, $0) })
         let newTables = SchemaBuilder.tables(for: new)
 
+        checkNamesGiven()
         // Renamed entities first, so that everything after works on the new names.
         for (newName, oldName) in entityOrigin.sorted(by: { $0.key < $1.key }) {
-            guard old.entity(named: oldName) != nil else {
-                plan.blockers.append("--rename \(oldName)=\(newName): the store has no entity \(oldName)")
-                continue
-            }
-            guard new.entity(named: newName) != nil else {
-                plan.blockers.append("--rename \(oldName)=\(newName): the model has no entity \(newName)")
-                continue
-            }
             step("ALTER TABLE \(quoted(oldName)) RENAME TO \(quoted(newName))")
             plan.changes.append("rename entity \(oldName) to \(newName)")
         }
