@@ -41,6 +41,12 @@ public func runCLI(_ arguments: [String], in directory: String? = nil, environme
     env["TZ"] = env["TZ"] ?? "UTC"
     for (k, v) in environment { env[k] = v }
     process.environment = env
+    return collect(process, stdin: stdin)
+}
+
+/// Runs `process` with `stdin` (or an empty input) and collects what it printed and how it exited; both pipes are
+/// read at once, so a full pipe cannot block the child.
+public func collect(_ process: Process, stdin: String? = nil) -> CLIResult {
     let out = Pipe(), err = Pipe(), input = Pipe()
     process.standardOutput = out
     process.standardError = err
@@ -48,11 +54,10 @@ public func runCLI(_ arguments: [String], in directory: String? = nil, environme
     do {
         try process.run()
     } catch {
-        return CLIResult(status: -1, stdout: "", stderr: "could not run \(bookkeeperBinary): \(error)")
+        return CLIResult(status: -1, stdout: "", stderr: "could not run \(process.executableURL?.path ?? "?"): \(error)")
     }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
-    // Read both pipes concurrently so a full pipe cannot block the child.
     nonisolated(unsafe) var errData = Data()
     let group = DispatchGroup()
     group.enter()
