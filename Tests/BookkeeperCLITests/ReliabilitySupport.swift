@@ -166,8 +166,10 @@ enum OtherUser {
 
 // MARK: Peak memory
 
-/// A run measured with wait4: its status, the signal that ended it (0 if none), its peak resident set size,
-/// and what it printed on stderr. `feed`, when given, writes the child's standard input from another thread
+/// A run measured by GNU time: its status, the signal that ended it (0 if none), its peak resident set size,
+/// and what it printed on stderr. (Not by wait4 on our own child: posix_spawn is a vfork, and exec records the
+/// old address space's peak — this test process's — as the child's, so a child of a test process that had
+/// grown past 256 MiB measured 256.7 MiB whatever it used. GNU time forks, and reports its child's own peak.) `feed`, when given, writes the child's standard input from another thread
 /// (it returns when the child stops reading). Paths in `arguments` must be absolute.
 func runMeasured(_ arguments: [String],
                  feed: (@Sendable (Int32) -> Void)? = nil) -> (status: Int32, signal: Int32, maxRSSBytes: Int, stderr: String) {
@@ -186,11 +188,15 @@ func runMeasured(_ arguments: [String],
     posix_spawn_file_actions_addclose(&actions, fds[1])
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let argv = ([bookkeeperBinary] + arguments).map { strdup($0) } + [nil]
+    let rssPath = errPath + ".rss"
+    let time = "/usr/bin/time"
+    let measured = FileManager.default.isExecutableFile(atPath: time)
+    let program = measured ? time : bookkeeperBinary
+    let argv = ((measured ? [time, "-f", "%M", "-o", rssPath] : []) + [bookkeeperBinary] + arguments).map { strdup($0) } + [nil]
     let envp = childEnvironment().map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for p in argv + envp { free(p) } }
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, bookkeeperBinary, &actions, nil, argv, envp)
+    let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
     close(fds[0])
     precondition(spawned == 0, "posix_spawn: \(spawned)")
     let writer = Thread { [fd = fds[1]] in
@@ -204,7 +210,14 @@ func runMeasured(_ arguments: [String],
     let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
     try? FileManager.default.removeItem(atPath: errPath)
     let signaled = (status & 0x7f) != 0 && (status & 0x7f) != 0x7f
-    return (signaled ? -1 : (status >> 8) & 0xff, signaled ? status & 0x7f : 0, Int(usage.ru_maxrss) * 1024, stderr)
+    var peak = Int(usage.ru_maxrss) * 1024
+    if measured {
+        // GNU time's last line is the figure (a line before it says when the child was ended by a signal).
+        let report = (try? String(contentsOfFile: rssPath, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: rssPath)
+        if let kib = report.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) { peak = kib * 1024 }
+    }
+    return (signaled ? -1 : (status >> 8) & 0xff, signaled ? status & 0x7f : 0, peak, stderr)
 }
 
 // MARK: Stores
