@@ -133,7 +133,7 @@ final class FetchCommandTests: StoreCommandTestCase {
 
     func testExplainShowsOneStatementWithBoundArguments() {
         XCTAssertEqual(ok("fetch", "Order", "--where", "rows.@sum.sum > 1000 AND customer.name BEGINSWITH[c] 'a'", "--columns", "number", "--explain"), """
-            SELECT t0."number" FROM "Order" t0 LEFT JOIN "Customer" t2 ON t2."id" = t0."customer_id" WHERE (COALESCE((SELECT CASE WHEN SUM((t1."sum") >> 32) >= 0 AND SUM((t1."sum") >> 32) < 2147483648 AND SUM((t1."sum") & 4294967295) <= 9223372036854775807 - SUM((t1."sum") >> 32) * 4294967296 THEN SUM((t1."sum") >> 32) * 4294967296 + SUM((t1."sum") & 4294967295) WHEN SUM((t1."sum") >> 32) < 0 AND SUM((t1."sum") >> 32) >= -2147483648 THEN SUM((t1."sum") >> 32) * 4294967296 + SUM((t1."sum") & 4294967295) ELSE bk_wide_sum_comparable(SUM((t1."sum") >> 32), SUM((t1."sum") & 4294967295)) END FROM "OrderRow" t1 WHERE t1."order_id" = t0."id"), 0) > ?1 AND bk_beginswith(t2."name", ?2, 1)) ORDER BY t0."id" ASC
+            SELECT t0."number" FROM "Order" t0 LEFT JOIN "Customer" t2 ON t2."id" = t0."customer_id" WHERE (COALESCE((SELECT bk_sum_comparable(t1."sum") FROM "OrderRow" t1 WHERE t1."order_id" = t0."id"), 0) > ?1 AND bk_beginswith(t2."name", ?2, 1)) ORDER BY t0."id" ASC
               ?1 = 100000
               ?2 = "a"
 

@@ -67,7 +67,7 @@ extension SQLValue {
 }
 
 /// `SQLITE_TRANSIENT`: SQLite copies the bytes before bind returns (the macro is not imported into Swift).
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 final class SQLStatement {
     let handle: OpaquePointer
@@ -94,11 +94,11 @@ final class SQLStatement {
         case .text(var s):
             s.withUTF8 { bytes in
                 _ = sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
-                                      Int32(bytes.count), transient)
+                                      Int32(bytes.count), sqliteTransient)
             }
         case .blob(let b):
             b.withUnsafeBytes { raw in
-                _ = sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), transient)
+                _ = sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), sqliteTransient)
             }
         }
     }

@@ -38,7 +38,7 @@ package enum WideForm: Sendable {
     case real
 }
 
-/// SQLite: wide numbers through the functions of WideInteger.swift, long lists through `json_each`.
+/// SQLite: sums through ExactSum.swift, wide numbers through WideInteger.swift, long lists through `json_each`.
 package struct SQLiteDialect: SQLDialect {
     /// Lists up to this long are written as placeholders (readable in `--explain`, planned as SQLite plans a
     /// literal list); longer ones are bound as one JSON array.
@@ -47,23 +47,15 @@ package struct SQLiteDialect: SQLDialect {
     package init() {}
 
     package func exactSum(_ value: String, beyond: WideForm) -> String {
-        // Two native sums, of the high and low 32 bits: neither overflows before 2^31 values. SQLite computes
-        // each aggregate once however often it is written, and joins them in SQL when the result fits an
-        // Int64 (the bounds below keep every product and sum in range); only a wider sum calls into Swift
-        // (WideInteger.swift), since calling per group cost 70% more on the fetch bench.
-        let high = "SUM((\(value)) >> 32)", low = "SUM((\(value)) & 4294967295)"
-        let joined = "\(high) * 4294967296 + \(low)"
-        let wide: String
+        // Aggregates adding in 128 bits (ExactSum.swift), one per form of a wider result.
         switch beyond {
-        case .exact: wide = "bk_wide_sum(\(high), \(low))"
-        case .comparable: wide = "bk_wide_sum_comparable(\(high), \(low))"
-        case .real: wide = "bk_wide_real(bk_wide_sum(\(high), \(low)))"
+        case .exact: return "\(ExactSum.exact)(\(value))"
+        case .comparable: return "\(ExactSum.comparable)(\(value))"
+        case .real: return "\(ExactSum.real)(\(value))"
         }
-        return "CASE WHEN \(high) >= 0 AND \(high) < 2147483648 AND \(low) <= 9223372036854775807 - \(high) * 4294967296 THEN \(joined) "
-            + "WHEN \(high) < 0 AND \(high) >= -2147483648 THEN \(joined) ELSE \(wide) END"
     }
 
-    package func wideSum(_ value: String) -> String { "bk_wide_total(\(value))" }
+    package func wideSum(_ value: String) -> String { "\(ExactSum.wideTotal)(\(value))" }
 
     package func wideExtreme(_ minimum: Bool, _ value: String) -> String {
         minimum ? "bk_wide_min(\(value))" : "bk_wide_max(\(value))"

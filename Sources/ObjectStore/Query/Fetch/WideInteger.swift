@@ -4,12 +4,11 @@ import GRDB
 // Integers beyond an Int64 inside SQLite: sums of stored decimals and integers.
 //
 // Why this file exists: a stored value is an Int64 (units at the attribute's scale), but the sum of two of
-// them may not be, and SQLite's SUM then fails with "integer overflow". The compiler sums the high and low
-// 32 bits of each value separately (neither sum can overflow before 2^31 values) and `bk_wide_sum` joins
-// them into an Int128. A result that fits an Int64 stays an INTEGER; a wider one is a 16-byte BLOB, the
-// Int128 big-endian with its sign bit flipped, so that equal values are equal bytes and blobs sort as the
-// numbers do. Comparisons that may meet such a value go through `bk_wide_cmp`, since SQLite orders every
-// INTEGER before every BLOB; sort keys through `bk_wide_order`.
+// them may not be, and SQLite's SUM then fails with "integer overflow". The sums add in 128 bits
+// (ExactSum.swift); a result that fits an Int64 stays an INTEGER, a wider one is a 16-byte BLOB, the Int128
+// big-endian with its sign bit flipped, so that equal values are equal bytes and blobs sort as the numbers
+// do. Comparisons that may meet such a value go through `bk_wide_cmp`, since SQLite orders every INTEGER
+// before every BLOB; sort keys through `bk_wide_order`.
 public enum WideInteger {
     static let byteCount = 16
 
@@ -28,11 +27,13 @@ public enum WideInteger {
     }
 
     /// The 16 bytes whose byte order is the numeric order (sign bit flipped, big-endian).
-    static func orderKey(_ value: Int128) -> Data {
+    static func orderKey(_ value: Int128) -> Data { Data(orderKeyBytes(value)) }
+
+    static func orderKeyBytes(_ value: Int128) -> [UInt8] {
         let biased = UInt128(bitPattern: value) ^ (UInt128(1) << 127)
         var bytes = [UInt8](repeating: 0, count: byteCount)
         for i in 0..<byteCount { bytes[byteCount - 1 - i] = UInt8(truncatingIfNeeded: biased >> (8 * UInt128(i))) }
-        return Data(bytes)
+        return bytes
     }
 
     /// An INTEGER or a 16-byte wide value as an Int128; nil for anything else.
@@ -46,29 +47,20 @@ public enum WideInteger {
 
     public static func decode(blob data: Data) -> Int128? {
         guard data.count == byteCount else { return nil }
+        return data.withUnsafeBytes { decode(bytes: $0) }
+    }
+
+    /// The Int128 of exactly `byteCount` bytes in the order-key form.
+    static func decode(bytes: UnsafeRawBufferPointer) -> Int128 {
         var biased: UInt128 = 0
-        for byte in data { biased = biased << 8 | UInt128(byte) }
+        for byte in bytes { biased = biased << 8 | UInt128(byte) }
         return Int128(bitPattern: biased ^ (UInt128(1) << 127))
     }
 
     static func register(in db: Database) {
-        // SUM(v >> 32), SUM(v & 4294967295) → the exact sum; NULL when there was nothing to add.
-        db.add(function: DatabaseFunction("bk_wide_sum", argumentCount: 2, pure: true) { values in
-            guard let high = Int64.fromDatabaseValue(values[0]), let low = Int64.fromDatabaseValue(values[1]) else {
-                return nil
-            }
-            return encode(Int128(high) << 32 + Int128(low))
-        })
-        db.add(function: DatabaseFunction("bk_wide_total", argumentCount: 1, pure: true, aggregate: WideTotal.self))
+        ExactSum.register(in: db)
         db.add(function: DatabaseFunction("bk_wide_min", argumentCount: 1, pure: true, aggregate: WideMinimum.self))
         db.add(function: DatabaseFunction("bk_wide_max", argumentCount: 1, pure: true, aggregate: WideMaximum.self))
-        // The same, beyond an Int64 as a REAL strictly outside its range (WideForm.comparable).
-        db.add(function: DatabaseFunction("bk_wide_sum_comparable", argumentCount: 2, pure: true) { values in
-            guard let high = Int64.fromDatabaseValue(values[0]), let low = Int64.fromDatabaseValue(values[1]) else {
-                return nil
-            }
-            return comparable(Int128(high) << 32 + Int128(low))
-        })
         // -1, 0 or 1 as the first number is below, equal to or above the second; NULL if either is NULL.
         db.add(function: DatabaseFunction("bk_wide_cmp", argumentCount: 2, pure: true) { values in
             guard let a = decode(values[0]), let b = decode(values[1]) else { return nil }
@@ -92,18 +84,6 @@ public enum WideInteger {
             return orderKey(x)
         })
     }
-}
-
-/// SUM over values that may be wide; NULL when every value was NULL (as SUM). Beyond an Int128 is an error.
-struct WideTotal: DatabaseAggregate {
-    var total: Int128?
-    mutating func step(_ values: [DatabaseValue]) throws {
-        guard let x = WideInteger.decode(values[0]) else { return }
-        let (sum, overflow) = (total ?? 0).addingReportingOverflow(x)
-        if overflow { throw WideIntegerError(message: "a sum beyond 38 digits") }
-        total = sum
-    }
-    func finalize() -> (any DatabaseValueConvertible)? { total.map(WideInteger.encode) }
 }
 
 struct WideMinimum: DatabaseAggregate {
