@@ -173,17 +173,45 @@ final class XLSXPrintTests: XCTestCase {
         let (book, _) = try renderedWorkbook(document, [
             [.text("2026-03"), .text("2026-Q2"), .text("2026-W01"), .integer(2026)],
             [.null, .text("not a quarter"), .text("2026-W09"), .null],
+            [.null, .null, .text("2020-W53"), .null],
         ])
         book.assertCell("periods", "A2", type: "datetime", value: "2026-03-01T00:00:00", format: "mmm yyyy")
         book.assertCell("periods", "B2", type: "datetime", value: "2026-04-01T00:00:00", format: "\"Q2 \"yyyy")
-        // Excel has no code for ISO weeks: a week is its Monday's serial (46020 is 2025-12-29) under a literal format, so
-        // weeks sort in order, though a reader sees a number under them.
-        book.assertCell("periods", "C2", type: "int", value: 46020, format: "\"2026-W01\"")
+        // Excel has no code for ISO weeks: a week is its Monday under its week number as a literal after the year, a date
+        // format still (a format of literals only made it a plain number, which filters as one). Week 1 of 2026 begins
+        // on 29 December 2025, so its year is a literal too, and its Monday is shown to keep a date code.
+        book.assertCell("periods", "C2", type: "datetime", value: "2025-12-29T00:00:00", format: "\"2026-W01 (\"d mmm\")\"")
         book.assertCell("periods", "D2", type: "datetime", value: "2026-01-01T00:00:00", format: "yyyy")
-        book.assertCell("periods", "C3", type: "int", value: 46076, format: "\"2026-W09\"")
+        book.assertCell("periods", "C3", type: "datetime", value: "2026-02-23T00:00:00", format: "yyyy\"-W09\"")
+        book.assertCell("periods", "C4", type: "datetime", value: "2020-12-28T00:00:00", format: "yyyy\"-W53\"")
         book.assertCell("periods", "B3", type: "str", value: "not a quarter")
         XCTAssertNil(book.cells("periods")["A3"])
         for reference in ["A1", "B1", "C1", "D1"] { XCTAssertEqual(book.cell("periods", reference)["align"] as? String, "right") }
+    }
+
+    /// Excel keeps about 200 custom number formats: every week number shares one format, and the weeks that begin in
+    /// the year before their own, each a format of its own, stop at `maximumWeekFormats` and show their Monday.
+    func testWeeksOfFiveCenturiesStayWithinExcelsNumberFormats() throws {
+        var column = ReportColumn(title: "Week")
+        column.period = .week
+        let document = ReportDocument(name: "weeks", title: "Weeks", generatedAt: ReportFixtures.generatedAt, timeZone: ReportFixtures.utc,
+                                      columns: [column])
+        var weeks = (1901...2399).map { String($0) + "-W01" }
+        weeks += (1...53).map { "2020-W" + ($0 < 10 ? "0" : "") + String($0) }
+        let (book, _) = try renderedWorkbook(document, weeks.map { [.text($0)] })
+        let cells = book.cells("weeks")
+        var formats: Set<String> = [], monday = 0
+        for row in 2...(weeks.count + 1) {
+            let cell = try XCTUnwrap(cells["A\(row)"])
+            XCTAssertEqual(cell["type"] as? String, "datetime", "A\(row) \(weeks[row - 2])")
+            let format = try XCTUnwrap(cell["format"] as? String)
+            formats.insert(format)
+            if format == "yyyy-mm-dd" { monday += 1 }
+        }
+        XCTAssertEqual(formats.filter { $0.hasPrefix("\"") }.count, XLSXFormats.maximumWeekFormats)
+        XCTAssertGreaterThan(monday, 0, "the weeks past the limit show their Monday")
+        XCTAssertLessThanOrEqual(formats.count, 53 + XLSXFormats.maximumWeekFormats + 1)
+        book.assertCell("weeks", "A\(weeks.count - 50)", type: "datetime", value: "2020-01-06T00:00:00", format: "yyyy\"-W02\"")
     }
 
     func testEmptyCellsOfALabelledColumnShowTheLabel() throws {

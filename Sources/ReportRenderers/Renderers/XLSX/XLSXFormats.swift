@@ -62,28 +62,36 @@ final class XLSXFormats {
         XLSXCellStyle(bold: true, alignment: column.period == nil ? alignment(of: column.format) : .right, header: true)
     }
 
-    /// How many distinct week formats a workbook may have: each week is its own literal format (Excel has no
-    /// code for ISO weeks), and Excel keeps at most about 200 custom formats.
+    /// How many distinct formats for weeks that begin in the year before their own (see `periodFormat`) a workbook
+    /// may have: each is its own literal, and Excel keeps at most about 200 custom formats.
     static let maximumWeekFormats = 150
     private var weekFormats = 0
 
     /// The date format that shows `period`'s first day as the period: `mmm yyyy` (Mar 2026), `yyyy`,
-    /// `"Q1 "yyyy` (Q1 2026), `"2026-W09"`; weeks past `maximumWeekFormats` show their Monday, `yyyy-mm-dd`.
+    /// `"Q1 "yyyy` (Q1 2026), `yyyy"-W09"` (2026-W09). Excel has no code for ISO weeks, so the week number is
+    /// a literal after the Monday's year; that year is the week's own except when week 1 begins on 29, 30 or 31
+    /// December, which shows as `2026-W01 (29 Dec)`: the format must keep a date code for the cell to filter
+    /// as a date. Past `maximumWeekFormats` of those, a week shows its Monday, `yyyy-mm-dd`.
     func periodFormat(_ period: ReportPeriod) -> UnsafeMutablePointer<lxw_format>? {
-        let number: String
+        format(XLSXCellStyle(number: periodNumberFormat(period)))
+    }
+
+    private func periodNumberFormat(_ period: ReportPeriod) -> String {
         switch period.unit {
-        case .month: number = "mmm yyyy"
-        case .year: number = "yyyy"
-        case .quarter: number = "\"Q\(period.firstDay.month / 3 + 1) \"yyyy"
+        case .month: return "mmm yyyy"
+        case .year: return "yyyy"
+        case .quarter: return "\"Q\(period.firstDay.month / 3 + 1) \"yyyy"
         case .week:
-            let literal = "\"\(period.text)\""
+            let (year, week) = period.isoWeek
+            let number = (week < 10 ? "0" : "") + String(week)
+            if year == period.firstDay.year { return "yyyy\"-W\(number)\"" }
+            let literal = "\"\(period.text) (\"d mmm\")\""
             if cache[XLSXCellStyle(number: literal)] == nil {
-                guard weekFormats < XLSXFormats.maximumWeekFormats else { return format(XLSXCellStyle(number: "yyyy-mm-dd")) }
+                guard weekFormats < XLSXFormats.maximumWeekFormats else { return "yyyy-mm-dd" }
                 weekFormats += 1
             }
-            number = literal
+            return literal
         }
-        return format(XLSXCellStyle(number: number))
     }
 
     /// The number format a chart axis over period categories can use (one for every category): months and years.

@@ -171,7 +171,7 @@ struct XLSXSheetWriter {
     }
 
     /// Writes a period as its first day, formatted to read as the period (`Mar 2026`, `Q1 2026`, `2026-W09`,
-    /// `2026`), so that it sorts and filters as a date; returns the width shown.
+    /// `2026`; XLSXFormats.periodFormat), so that it sorts and filters as a date; returns the width shown.
     private mutating func write(_ period: ReportPeriod, column c: Int, row: Int) throws -> Int {
         let day = period.firstDay
         guard XLSXWorkbook.isExcelDate(year: day.year, month: day.month, day: day.day) else {
@@ -182,7 +182,8 @@ struct XLSXSheetWriter {
         try writer.check(worksheet_write_datetime(sheet, lxw_row_t(row), lxw_col_t(c), &value, formats.periodFormat(period)),
                          "write row \(row)")
         switch period.unit {
-        case .month, .week: return 8
+        case .month: return 8
+        case .week: return period.isoWeek.year == day.year ? 8 : 17
         case .quarter: return 7
         case .year: return 4
         }
