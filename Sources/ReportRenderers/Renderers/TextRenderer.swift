@@ -52,15 +52,21 @@ public struct TextRenderer: ReportRenderer {
     public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
                                               to output: ReportOutput) throws {
         try withOutputChannel(output) { channel in
-            let text = try self.text(document, rows: &rows, file: channel.displayName)
+            let text = try self.bytes(document, rows: &rows, file: channel.displayName)
             let buffer = OutputBuffer(channel)
-            try buffer.write(text)
+            try text.withUnsafeBytes { try buffer.write(bytes: $0) }
             try buffer.flush()
         }
     }
 
     /// The whole report as text.
     func text<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows, file: String) throws -> String {
+        String(decoding: try bytes(document, rows: &rows, file: file), as: UTF8.self)
+    }
+
+    /// The whole report as UTF-8: the lines are built as bytes, since appending to a String per value cost
+    /// more than the rest of the layout.
+    func bytes<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows, file: String) throws -> [UInt8] {
         let cells = CellText(timeZone: document.timeZone)
         let columns = document.columns
         let columnCount = columns.count
@@ -105,8 +111,11 @@ public struct TextRenderer: ReportRenderer {
             totalRow = values
         }
 
-        var output = headerLines(document).joined(separator: "\n")
-        output += "\n"
+        var output: [UInt8] = []
+        func append(_ text: String) { output.append(contentsOf: text.utf8) }
+        func appendSpaces(_ count: Int) { output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count)) }
+        append(headerLines(document).joined(separator: "\n"))
+        output.append(newline)
         if !columns.isEmpty {
             let titles = columns.map { TerminalText.singleLine($0.title) }
             for (i, title) in titles.enumerated() { naturalWidths[i] = max(naturalWidths[i], TerminalText.width(title)) }
@@ -114,41 +123,52 @@ public struct TextRenderer: ReportRenderer {
             let widths = fittedWidths(columns: columns, natural: naturalWidths)
             let rightAligned = columns.map(\.format.isNumeric)
             // One line: values shortened to their column, padded, two spaces apart, no trailing spaces.
-            func line(_ value: (Int) -> (text: String, width: Int)) -> String {
-                var text = ""
+            func line(_ value: (Int) -> (text: String, width: Int)) {
+                let start = output.count
                 for i in 0..<columnCount {
-                    if i > 0 { text += TextRenderer.separator }
+                    if i > 0 { appendSpaces(TextRenderer.separator.utf8.count) }
                     var (shownText, shownWidth) = value(i)
                     if shownWidth > widths[i] {
                         shownText = TerminalText.truncated(shownText, toWidth: widths[i])
                         shownWidth = TerminalText.width(shownText)
                     }
                     let missing = widths[i] - shownWidth
-                    if missing > 0 && rightAligned[i] { text += String(repeating: " ", count: missing) }
-                    text += shownText
-                    if missing > 0 && !rightAligned[i] { text += String(repeating: " ", count: missing) }
+                    if missing > 0 && rightAligned[i] { appendSpaces(missing) }
+                    append(shownText)
+                    if missing > 0 && !rightAligned[i] { appendSpaces(missing) }
                 }
-                while text.last == " " { text.removeLast() }
-                return text
+                while output.count > start, output.last == UInt8(ascii: " ") { output.removeLast() }
+                output.append(newline)
+            }
+            func boldLine(_ value: (Int) -> (text: String, width: Int)) {
+                let start = output.count
+                line(value)
+                guard useColor, output.count - 1 > start else { return }
+                output.insert(contentsOf: TextRenderer.boldOn.utf8, at: start)
+                output.insert(contentsOf: TextRenderer.boldOff.utf8, at: output.count - 1)
             }
             let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: TextRenderer.separator)
-            output += bold(line { (titles[$0], TerminalText.width(titles[$0])) }) + "\n"
-            output += rule + "\n"
-            output.reserveCapacity(output.utf8.count + shown.count * 12)
+            boldLine { (titles[$0], TerminalText.width(titles[$0])) }
+            append(rule)
+            output.append(newline)
+            output.reserveCapacity(output.count + rowCount * (widths.reduce(0, +) + 2 * columnCount + 1))
             for r in 0..<rowCount {
                 let base = r * columnCount
-                output += line { (shown[base + $0], Int(shownWidths[base + $0])) }
-                output += "\n"
+                line { (shown[base + $0], Int(shownWidths[base + $0])) }
             }
             if let totalRow {
-                output += rule + "\n"
-                output += bold(line { (totalRow[$0], TerminalText.width(totalRow[$0])) }) + "\n"
+                append(rule)
+                output.append(newline)
+                boldLine { (totalRow[$0], TerminalText.width(totalRow[$0])) }
             }
-            output += "\n"
+            output.append(newline)
         }
-        output += rowCount == 1 ? "1 row" : "\(rowCount) rows"
-        return output + "\n"
+        append(rowCount == 1 ? "1 row" : "\(rowCount) rows")
+        output.append(newline)
+        return output
     }
+
+    private let newline = UInt8(ascii: "\n")
 
     private func headerLines(_ document: ReportDocument) -> [String] {
         var lines: [String] = []
@@ -212,7 +232,9 @@ public struct TextRenderer: ReportRenderer {
         return lines
     }
 
+    static let boldOn = "\u{1B}[1m", boldOff = "\u{1B}[0m"
+
     private func bold(_ text: String) -> String {
-        useColor && !text.isEmpty ? "\u{1B}[1m" + text + "\u{1B}[0m" : text
+        useColor && !text.isEmpty ? TextRenderer.boldOn + text + TextRenderer.boldOff : text
     }
 }
