@@ -78,7 +78,9 @@ put() {
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-put "$binary" "$prefix/bin/bookkeeper" 755
+# Without its debug sections (most of the file); the symbol table stays, so a crash's backtrace still names functions.
+strip --strip-debug -o "$work/bookkeeper" -- "$binary"
+put "$work/bookkeeper" "$prefix/bin/bookkeeper" 755
 for report in "$here"/Reports/*.yaml; do
     put "$report" "$prefix/share/bookkeeper/reports/$(basename "$report")" 644
 done

@@ -65,6 +65,11 @@ final class InstallTests: XCTestCase {
                 .contains { FileManager.default.fileExists(atPath: $0 + library) }, "\(library) is not a system library: \(needed)")
         }
 
+        // Installed without debug sections, with its symbol table.
+        let sections = String(decoding: try runTool(["/usr/bin/readelf", "-S", "-W", bin]).output, as: UTF8.self)
+        XCTAssertFalse(sections.contains(".debug_info"), "installed with its debug sections")
+        XCTAssertTrue(sections.contains(".symtab"), sections)
+
         // From another folder, with no toolchain on PATH.
         let work = tmp.file("work")
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)

@@ -4,10 +4,9 @@ import GRDBSQLite
 // Exact sums of stored integers as SQLite aggregates written against its C API.
 //
 // Why this file exists: SQLite's SUM fails with "integer overflow" past an Int64, so a sum of stored decimals
-// must add in 128 bits. GRDB's aggregate wrapper boxes every argument and calls through a class per step,
-// which made the fetch bench 1.73× `sqlite3`'s plain SUM; two native SUMs of 32-bit halves joined in SQL
-// made it 1.12× (docs/design/exact-sums.md). These callbacks do what SQLite's own sumStep does, one call per
-// row reading the value in place, so an exact sum costs what SUM costs.
+// must add in 128 bits. GRDB's aggregate wrapper boxes every argument and calls through a class per step, and
+// native sums of 32-bit halves joined in SQL cost SQLite extra work on every row; these callbacks do what
+// SQLite's own sumStep does, one call per row reading the value in place (docs/design/exact-sums.md).
 //
 // The running total lives in SQLite's aggregate context (zeroed, 8-byte aligned) as three words: the low and
 // high 64 bits of an Int128 and the count of values added, so an empty or all-NULL group gives NULL, as SUM.
