@@ -170,6 +170,31 @@ final class ReliabilityStoreTests: XCTestCase {
 
     /// Bytes overwritten in the middle of the Order table: check finds it (one line per problem, status 65); commands
     /// that read those pages fail in one line and change nothing; the others still work.
+    /// Written by another tool (the importer refuses both): text with a NUL, which every reader shows only up to
+    /// it — a report read the whole text while fetch stopped at the NUL — and a date that is not a date.
+    func testTextWithANulAndADateThatIsNotADateAreNamedByCheckAndReadAlikeEverywhere() throws {
+        SampleStore.copy(to: store)
+        let customer = try XCTUnwrap(try queryStore(store, "SELECT min(id) FROM Customer")[0])
+        let order = try XCTUnwrap(try queryStore(store, "SELECT min(id) FROM \"Order\"")[0])
+        try executeSQL(store, """
+            UPDATE Customer SET name = 'ab' || char(0) || 'cd' WHERE id = \(customer);
+            UPDATE "Order" SET date = 'soon' WHERE id = \(order);
+            """)
+        let check = bk(["check"])
+        XCTAssertEqual(check.status, 65, "\(check)")
+        XCTAssertTrue(check.stderr.contains(": Customer/\(customer).name holds text with a NUL character, which is shown only up to it (\"ab\")\n"),
+                      check.stderr)
+        XCTAssertTrue(check.stderr.contains(": Order/\(order).date holds \"soon\", which is not a date\n"), check.stderr)
+
+        let fetched = bk(["fetch", "Customer", "--where", "name BEGINSWITH 'ab'", "--columns", "name", "--format", "csv"])
+        XCTAssertEqual(fetched.stdout, "name\nab\n", "\(fetched)")
+        let report = bk(["report", "customers", "--format", "csv"])
+        XCTAssertEqual(report.status, 0, "\(report)")
+        let names = report.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).first ?? "" }
+        XCTAssertTrue(names.contains("ab"), report.stdout)
+        XCTAssertFalse(report.stdout.utf8.contains(0), "a NUL reached the report")
+    }
+
     func testACorruptedPageIsFoundByCheckAndOtherCommandsFailCleanly() throws {
         SampleStore.copy(to: store)
         dir.write("orders.csv", ordersCSV(prefix: "P", count: 2000))

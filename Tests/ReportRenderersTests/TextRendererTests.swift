@@ -29,6 +29,16 @@ final class TextRendererTests: XCTestCase {
             """)
     }
 
+    /// A value ending in a prepended mark (U+0600 ARABIC NUMBER SIGN) joins the padding after it into one Swift
+    /// Character, so trimming whole characters left a trailing space on its line; no line may end with one.
+    func testALineEndingInAPrependedMarkHasNoTrailingSpace() throws {
+        let document = ReportDocument(name: "names", title: "Names", generatedAt: ReportFixtures.generatedAt, timeZone: ReportFixtures.utc,
+                                      columns: [ReportColumn(title: "Code"), ReportColumn(title: "Name")])
+        let text = try rendered(.text(), document, [[.text("C1"), .text("x\u{0600}")], [.text("C2"), .text("a longer name")]])
+        XCTAssertTrue(text.contains("C1    x\u{0600}\n"), text.debugDescription)
+        for line in text.split(separator: "\n") { XCTAssertNotEqual(line.utf8.last, UInt8(ascii: " "), line.debugDescription) }
+    }
+
     /// Quotes, line feeds, tabs, emoji, formula-like text, negative zero, a huge amount: shown as
     /// they are on one line each; numbers are never shortened, so this table is wider than 78.
     func testHostileValues() throws {

@@ -48,6 +48,19 @@ extension Store {
                         problems.append("\(entity.name)/\(row[0] as Int64).\(r.name) refers to \(r.destination)/\(row[1] as Int64), which does not exist")
                     }
                 }
+                // Text with a NUL (written by another tool; the importer refuses it): every reader shows it only up to
+                // the NUL, so the rest would be hidden without a word.
+                for a in entity.attributes where a.type == .string {
+                    let rows = try Row.fetchAll(db, sql: """
+                        SELECT "id", \(quoted(a.name)) FROM \(table)
+                        WHERE instr(CAST(\(quoted(a.name)) AS BLOB), x'00') > 0 ORDER BY "id" LIMIT ?
+                        """, arguments: [limit])
+                    for row in rows {
+                        let shown: String = row[1]
+                        problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds text with a NUL character, "
+                            + "which is shown only up to it (\(shown.debugDescription))")
+                    }
+                }
                 // Values of the wrong kind (written by another tool): dates that are not dates, and so on.
                 for a in entity.attributes where [.date, .dateTime].contains(a.type) || a.type == .boolean {
                     let cursor = try Row.fetchCursor(db, sql: "SELECT \"id\", \(quoted(a.name)) FROM \(table) WHERE \(quoted(a.name)) IS NOT NULL")
@@ -63,7 +76,7 @@ extension Store {
                         }
                         if bad {
                             found += 1
-                            problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds \(stored), which is not a \(a.type)")
+                            problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds \(stored), which is not a \(a.type.name)")
                         }
                     }
                 }

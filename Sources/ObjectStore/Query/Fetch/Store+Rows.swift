@@ -33,8 +33,11 @@ public struct StoredRowCursor {
             case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, i)))
             case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(statement, i)))
             case SQLITE_TEXT:
+                // Up to a NUL, as GRDB reads text everywhere else (fetch, the context): the importer refuses NUL, so
+                // only another tool can have written one, and `check` names such values.
                 let bytes = sqlite3_column_text(statement, i)
-                let count = Int(sqlite3_column_bytes(statement, i))
+                let stored = Int(sqlite3_column_bytes(statement, i))
+                let count = bytes.map { strnlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), stored) } ?? 0
                 values.append(.text(bytes.map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""))
             case SQLITE_BLOB:
                 let bytes = sqlite3_column_blob(statement, i)
