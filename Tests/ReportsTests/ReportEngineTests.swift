@@ -72,9 +72,9 @@ final class ReportEngineTests: XCTestCase {
         let rows = try report.rows(from: store)
         XCTAssertEqual(rows, [
             [.text("A-1"), .text("=cmd|' /C calc'!A0"), .date(year: 2024, month: 3, day: 1), .boolean(true),
-             .decimal(units: 3000, scale: 2), .double(10.25), .text("Repair, Refund"), .integer(2024)],
+             .decimal(units: 3000, scale: 2), .decimal(units: 1025, scale: 2), .text("Repair, Refund"), .integer(2024)],
             [.text("A-2"), .text("Zoë \"Z\", Inc.\nline two\tand a tab 🧾"), .date(year: 2025, month: 12, day: 31), .boolean(false),
-             .decimal(units: 999_999_999_999, scale: 2), .double(9_999_999_999.99), .text("Repair"), .integer(2025)],
+             .decimal(units: 999_999_999_999, scale: 2), .decimal(units: 999_999_999_999, scale: 2), .text("Repair"), .integer(2025)],
             [.text("A-3"), .null, .date(year: 2025, month: 1, day: 15), .boolean(false),
              .decimal(units: 0, scale: 2), .null, .null, .integer(2025)],
         ])
@@ -200,6 +200,33 @@ final class ReportEngineTests: XCTestCase {
                        #"t.yaml:6:11: unknown key "start" in period (period takes from, to)"#)
     }
 
+    /// `format: integer` printed a decimal sum as `97.000` and an average as `376.65303030303033`, and an average
+    /// without a format showed all of a double's digits: an average is shown at the scale of what it averages
+    /// (two decimals for integers, two more for a percentage), `integer` as a whole number, both rounded half away
+    /// from zero, in every output alike.
+    func testAveragesShowAtTheScaleOfWhatTheyAverageAndFormatIntegerRounds() throws {
+        let report = try prepare("""
+            entity: Order
+            group: [year(date)]
+            sort: year(date)
+            columns:
+              - { key: year(date), title: Year }
+              - { key: avg:rows.sum, title: Average }
+              - { key: avg:rows.sum, title: Whole, format: integer }
+              - { key: sum:rows.sum, title: Sum whole, format: integer }
+              - { key: avg:rows.sum, title: Share, format: percent }
+              - { key: avg:rows.@count, title: Rows per order }
+
+            """)
+        XCTAssertEqual(report.document.columns.map(\.format), [.code, .number, .integer, .integer, .percent, .number])
+        XCTAssertEqual(try report.rows(from: store), [
+            [.integer(2024), .decimal(units: 1500, scale: 2), .decimal(units: 15, scale: 0), .decimal(units: 30, scale: 0),
+             .decimal(units: 150_000, scale: 4), .decimal(units: 200, scale: 2)],
+            [.integer(2025), .decimal(units: 999_999_999_999, scale: 2), .decimal(units: 10_000_000_000, scale: 0),
+             .decimal(units: 10_000_000_000, scale: 0), .decimal(units: 99_999_999_999_900, scale: 4), .decimal(units: 50, scale: 2)],
+        ])
+    }
+
     func testGroupedAggregates() throws {
         let report = try prepare("""
             entity: Order
@@ -218,9 +245,9 @@ final class ReportEngineTests: XCTestCase {
             """)
         XCTAssertEqual(report.document.columns.map(\.format), [.code, .integer, .money, .number, .date, .money, .integer])
         XCTAssertEqual(try report.rows(from: store), [
-            [.integer(2025), .integer(2), .decimal(units: 999_999_999_999, scale: 2), .double(9_999_999_999.99),
+            [.integer(2025), .integer(2), .decimal(units: 999_999_999_999, scale: 2), .decimal(units: 999_999_999_999, scale: 2),
              .date(year: 2025, month: 1, day: 15), .decimal(units: 999_999_999_999, scale: 2), .integer(1)],
-            [.integer(2024), .integer(1), .decimal(units: 3000, scale: 2), .double(15), .date(year: 2024, month: 3, day: 1),
+            [.integer(2024), .integer(1), .decimal(units: 3000, scale: 2), .decimal(units: 1500, scale: 2), .date(year: 2024, month: 3, day: 1),
              .decimal(units: 3000, scale: 2), .integer(2)],
         ])
         XCTAssertEqual(report.document.sortDescription, "Year (descending)")

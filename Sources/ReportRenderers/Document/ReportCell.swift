@@ -20,3 +20,27 @@ public enum ReportCell: Sendable, Hashable {
     case dateTime(secondsSinceEpoch: Int64)
     case boolean(Bool)
 }
+
+extension ReportCell {
+    /// A number rounded half away from zero to `scale` decimals, as a decimal: a report shows an average at the
+    /// scale of what it averages, and `format: integer` as a whole number. A double goes through its shortest
+    /// form; one beyond 38 digits, like every other cell, stays as it is.
+    public func rounded(toScale scale: Int) -> ReportCell {
+        let scale = max(scale, 0)
+        switch self {
+        case let .decimal(units, current) where current > scale:
+            let shift = current - scale
+            guard shift <= 38 else { return .decimal(units: 0, scale: scale) }
+            var power: Int128 = 1
+            for _ in 0..<shift { power *= 10 }
+            var (quotient, remainder) = units.quotientAndRemainder(dividingBy: power)
+            if remainder.magnitude >= (power.magnitude + 1) / 2 { quotient += units < 0 ? -1 : 1 }
+            return .decimal(units: quotient, scale: scale)
+        case let .double(value):
+            guard let text = DecimalText(double: value)?.rounded(toScale: scale), let units = text.units else { return self }
+            return .decimal(units: units, scale: scale)
+        default:
+            return self
+        }
+    }
+}

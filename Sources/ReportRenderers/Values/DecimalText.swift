@@ -82,6 +82,18 @@ struct DecimalText: Equatable, Sendable {
         self.init(negative: negative, digits: digits, scale: scale)
     }
 
+    /// The number as integer units at its scale; nil beyond an Int128.
+    var units: Int128? {
+        var value: Int128 = 0
+        for digit in digits {
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(Int128(digit - DecimalText.zero))
+            if overflow || carry { return nil }
+            value = sum
+        }
+        return negative ? -value : value
+    }
+
     var isZero: Bool { !digits.contains { $0 != DecimalText.zero } }
 
     /// Rounded half away from zero to `target` decimals (padded with zeros when it has fewer).

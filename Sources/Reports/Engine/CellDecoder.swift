@@ -19,6 +19,10 @@ enum CellDecoder: Sendable {
     case date
     case dateTime
     case binary
+    /// Decimal units at `scale` shown rounded to `shown` decimals (`format: integer` on a decimal).
+    case roundedDecimal(scale: Int, shown: Int)
+    /// An average (a REAL) shown as a decimal rounded to `shown` decimals.
+    case roundedDouble(shown: Int)
 
     init(_ type: AttributeType) {
         switch type {
@@ -44,10 +48,16 @@ enum CellDecoder: Sendable {
             case .decimal(let scale): return .decimal(units: Int128(i), scale: scale)
             case .boolean: return .boolean(i != 0)
             case .double: return .double(Double(i))
+            case .roundedDecimal(let scale, let shown): return ReportCell.decimal(units: Int128(i), scale: scale).rounded(toScale: shown)
+            case .roundedDouble(let shown): return ReportCell.decimal(units: Int128(i), scale: 0).rounded(toScale: shown)
             case .text, .date, .dateTime, .binary: return .text(String(i))
             }
         case .real(let d):
-            return self == .text ? .text(String(d)) : .double(d)
+            switch self {
+            case .text: return .text(String(d))
+            case .roundedDouble(let shown), .roundedDecimal(_, let shown): return ReportCell.double(d).rounded(toScale: shown)
+            default: return .double(d)
+            }
         case .text(let s):
             switch self {
             case .date: return CellDecoder.date(s) ?? .text(s)
@@ -62,6 +72,7 @@ enum CellDecoder: Sendable {
                 switch self {
                 case .integer: return .decimal(units: wide, scale: 0)
                 case .decimal(let scale): return .decimal(units: wide, scale: scale)
+                case .roundedDecimal(let scale, let shown): return ReportCell.decimal(units: wide, scale: scale).rounded(toScale: shown)
                 default: break
                 }
             }

@@ -137,6 +137,7 @@ extension PeriodFill {
             switch decoders[i] {
             case .integer: template[i] = .integer(0)
             case .decimal(let scale): template[i] = .decimal(units: 0, scale: scale)
+            case .roundedDecimal(_, let shown): template[i] = .decimal(units: 0, scale: shown)
             case .double: template[i] = .double(0)
             default: break
             }

@@ -120,7 +120,7 @@ public struct PreparedReport: Sendable {
             var column = ReportColumn(title: title, format: format, width: definitionColumn.width?.value, emptyLabel: emptyLabel)
             if case .period(let unit, _) = fetchColumn.expression { column.period = ReportPeriodUnit(rawValue: unit.rawValue) }
             columns.append(column)
-            decoders.append(CellDecoder(fetchColumn.type))
+            decoders.append(PreparedReport.decoder(fetchColumn, format: format))
         }
 
         // Totals and chart name columns by title (or by key path).
@@ -217,5 +217,30 @@ public struct PreparedReport: Sendable {
         var lines = [sql]
         for (i, argument) in arguments.enumerated() { lines.append("  ?\(i + 1) = \(argument)") }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension PreparedReport {
+    /// How a column's stored values become cells: as stored, except that an average is shown at the scale of
+    /// what it averages (two decimals for integers; two more for a percentage, so 12.34% keeps its decimals) and
+    /// `format: integer` shows a decimal or an average as a whole number, each rounded half away from zero.
+    static func decoder(_ column: FetchColumn, format: ColumnFormat) -> CellDecoder {
+        if format == .integer {
+            switch column.type {
+            case .decimal(let scale): return .roundedDecimal(scale: scale, shown: 0)
+            case .double where column.averagedType != nil: return .roundedDouble(shown: 0)
+            default: break
+            }
+        }
+        if column.type == .double, let averaged = column.averagedType {
+            let scale: Int
+            switch averaged {
+            case .decimal(let s): scale = s
+            case .integer: scale = 2
+            default: return CellDecoder(column.type)
+            }
+            return .roundedDouble(shown: format == .percent ? scale + 2 : scale)
+        }
+        return CellDecoder(column.type)
     }
 }

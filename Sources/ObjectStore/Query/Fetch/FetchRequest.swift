@@ -247,3 +247,23 @@ public struct FetchPlan: Sendable {
 }
 
 extension FetchPlan.Selection: Equatable {}
+
+extension FetchColumn {
+    /// For an average (`rows.@avg.sum`, `avg:rows.sum`), the type of the values averaged: a report shows the
+    /// average at their scale. Nil for every other column.
+    package var averagedType: AttributeType? {
+        func valueType(_ e: BoundExpression) -> AttributeType? {
+            switch e {
+            case .attribute(_, let a): return a.type
+            case .aggregate(let op, _, _, let a): return op == .count ? .integer : a?.type
+            case .groupAggregate(_, let inner, _): return inner.flatMap(valueType)
+            default: return nil
+            }
+        }
+        switch expression {
+        case .aggregate(.avg, _, _, let a): return a?.type
+        case .groupAggregate(.avg, let inner?, _): return valueType(inner)
+        default: return nil
+        }
+    }
+}
