@@ -38,6 +38,31 @@ final class ReportCommandTests: XCTestCase {
         super.tearDown()
     }
 
+    /// `report --all --output-dir` under cron (stdout a file) held its "wrote …" lines in stdio's buffer, so a job
+    /// stopped by a signal had replaced files without a line saying so. Each line must be out before the next report
+    /// starts: the second report's output is a FIFO, and the moment it opens it for writing, the first line is there.
+    func testEachWroteLineIsOutBeforeTheNextReportStarts() throws {
+        let reports = TemporaryDirectory(), out = dir.file("out")
+        reports.write("a.yaml", "title: A\nentity: Tag\ncolumns: [name]\n")
+        reports.write("b.yaml", "title: B\nentity: Tag\ncolumns: [name]\n")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(out + "/b.csv", 0o600), 0)
+        let log = dir.file("cron.log")
+        XCTAssertTrue(FileManager.default.createFile(atPath: log, contents: nil))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
+        process.arguments = ["--store", store, "report", "--all", "--reports", reports.path, "--format", "csv", "--output-dir", out]
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment) { $1 }
+        process.standardOutput = FileHandle(forWritingAtPath: log)
+        try process.run()
+        // Opening the FIFO's read end returns once report b has opened it to write: report a is done by then.
+        let fifo = try XCTUnwrap(FileHandle(forReadingAtPath: out + "/b.csv"))
+        XCTAssertEqual(try String(contentsOfFile: log, encoding: .utf8), "wrote \(out)/a.csv (4 rows)\n")
+        _ = fifo.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+    }
+
     @discardableResult
     func bk(_ args: [String], environment: [String: String] = [:]) -> CLIResult {
         runCLI(["--store", store] + args, in: dir.path, environment: ReportCommandTests.environment.merging(environment) { $1 })

@@ -36,5 +36,9 @@ enum Log {
 /// the command's result itself went to standard output (`--output /dev/stdout`, `backup /dev/stdout`), where a
 /// confirmation would become part of the report or the copy.
 func confirm(_ text: String) {
-    if !Log.quiet && !OutputFile.standardOutputIsAResult { print(text) }
+    // Flushed at once: a cron job stopped by a signal must still show every file it replaced before the stop.
+    if !Log.quiet && !OutputFile.standardOutputIsAResult {
+        print(text)
+        fflush(nil)   // every stream: naming `stdout` is not concurrency-safe in Swift 6
+    }
 }
