@@ -48,6 +48,20 @@ final class ReliabilityStoreTests: XCTestCase {
         XCTAssertEqual(initialise.status, 65, "init does not overwrite what is there: \(initialise)")
     }
 
+    /// `--store` naming a FIFO blocked every command forever (SQLite opened it and waited for a writer).
+    func testAFIFOOrADeviceAsTheStoreIsRefusedAtOnce() throws {
+        let fifo = dir.file("fifo.sqlite")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for path in [fifo, "/dev/null"] {
+            for args in commands {
+                let r = bk(args, store: path)
+                XCTAssertEqual(r.status, 65, "\(args): \(r)")
+                XCTAssertEqual(r.stderr, "bookkeeper: \(path): not a bookkeeper store (it is not a regular file)\n", "\(args)")
+            }
+        }
+        XCTAssertEqual(bk(["init"], store: fifo).status, 65, "init does not replace a FIFO")
+    }
+
     func testAStoreFromANewerBookkeeperIsReadNotWritten() throws {
         SampleStore.copy(to: store)
         try executeSQL(store, "UPDATE _bookkeeper_meta SET value = '99' WHERE key = 'format'")

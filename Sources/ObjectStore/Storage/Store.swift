@@ -133,6 +133,11 @@ public final class Store: @unchecked Sendable {
             throw StoreError.missing(path: path)
         }
         if isDirectory.boolValue { throw StoreError.notAStore(path: path, reason: "it is a directory") }
+        // SQLite would open a FIFO or a device and block on it, or read it as a store: only a regular file is one.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw StoreError.notAStore(path: path, reason: "it is not a regular file")
+        }
         let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
         var unlockedSince: FileIdentity?
         var queue: DatabaseQueue?
