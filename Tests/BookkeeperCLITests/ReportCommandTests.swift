@@ -63,6 +63,23 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0)
     }
 
+    /// `--output-dir` onto a file printed "cannot create the directory" once per report, without a reason.
+    func testAnOutputDirThatCannotBeMadeIsOneLineWithItsReason() {
+        dir.write("afile", "kept\n")
+        for (path, status, message) in [
+            ("afile", Int32(73), "afile: cannot create the directory (a file of that name is there)"),
+            ("afile/sub", 73, "afile/sub: cannot create the directory (afile is not a directory)"),
+            ("", 64, "--output-dir: the path is empty"),
+        ] {
+            let r = bk(["report", "--all", "--format", "csv", "--output-dir", path])
+            XCTAssertEqual(r.status, status, "\(path): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(message)\n", path)
+            XCTAssertEqual(r.stdout, "")
+        }
+        XCTAssertEqual(try String(contentsOfFile: dir.file("afile"), encoding: .utf8), "kept\n")
+        XCTAssertEqual(ok("report", "--all", "--format", "csv", "--output-dir", "new/a/b").split(separator: "\n").count, Self.names.count)
+    }
+
     @discardableResult
     func bk(_ args: [String], environment: [String: String] = [:]) -> CLIResult {
         runCLI(["--store", store] + args, in: dir.path, environment: ReportCommandTests.environment.merging(environment) { $1 })

@@ -124,6 +124,8 @@ struct ReportCommand: StoreCommand {
             confirm("wrote \(output) (\(prepared.count) reports)")
             return
         }
+        // Once, before any report runs: a folder that cannot be made fails every report for the same reason.
+        if let outputDirectory { try createOutputDirectory(outputDirectory) }
         for (i, report) in prepared.enumerated() {
             do {
                 if outputDirectory == nil && i > 0 {
@@ -161,14 +163,33 @@ struct ReportCommand: StoreCommand {
     /// Standard output, --output, or DIR/NAME.EXT under --output-dir (creating DIR).
     func destination(for reportName: String) throws -> ReportOutput {
         if let outputDirectory {
-            do {
-                try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-            } catch {
-                throw ReportInputError("\(outputDirectory): cannot create the directory", category: .cannotCreateOutput)
-            }
+            try createOutputDirectory(outputDirectory)
             return try checked(.file(path: (outputDirectory as NSString).appendingPathComponent("\(reportName).\(format.fileExtension)")))
         }
         return try checked(output.map(ReportOutput.init(path:)) ?? .standardOutput)
+    }
+}
+
+extension ReportCommand {
+    /// `--output-dir`, made with its parents if missing; an error says why it cannot be.
+    func createOutputDirectory(_ path: String) throws {
+        guard !path.isEmpty else { throw ReportInputError("--output-dir: the path is empty", category: .usage) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return }
+            throw ReportInputError("\(path): cannot create the directory (a file of that name is there)", category: .cannotCreateOutput)
+        }
+        // As `mkdir -p`, with mkdir(2) itself, so that the reason is the system's own words.
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            if mkdir(prefix, 0o777) == 0 { continue }
+            let code = errno
+            var isDirectory: ObjCBool = false
+            if code == EEXIST, FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory), isDirectory.boolValue { continue }
+            let reason = code == EEXIST || code == ENOTDIR ? "\(prefix) is not a directory" : String(cString: strerror(code))
+            throw ReportInputError("\(path): cannot create the directory (\(reason))", category: .cannotCreateOutput)
+        }
     }
 }
 
