@@ -40,7 +40,7 @@ final class ReportCommandTests: XCTestCase {
 
     /// `report --all --output-dir` under cron (stdout a file) held its "wrote …" lines in stdio's buffer, so a job
     /// stopped by a signal had replaced files without a line saying so. Each line must be out before the next report
-    /// starts: the second report's output is a FIFO, and the moment it opens it for writing, the first line is there.
+    /// starts: the second report's output is a FIFO, and while it waits to open it, the first line is there.
     func testEachWroteLineIsOutBeforeTheNextReportStarts() throws {
         let reports = TemporaryDirectory(), out = dir.file("out")
         reports.write("a.yaml", "title: A\nentity: Tag\ncolumns: [name]\n")
@@ -55,9 +55,17 @@ final class ReportCommandTests: XCTestCase {
         process.environment = ProcessInfo.processInfo.environment.merging(Self.environment) { $1 }
         process.standardOutput = FileHandle(forWritingAtPath: log)
         try process.run()
-        // Opening the FIFO's read end returns once report b has opened it to write: report a is done by then.
-        let fifo = try XCTUnwrap(FileHandle(forReadingAtPath: out + "/b.csv"))
+        // Report b waits in open(2) for the FIFO's reader (the kernel's wait_for_partner): report a is done by then.
+        func waitsForTheFIFO() -> Bool {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
+            return tasks.contains { task in
+                (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(task)/wchan", encoding: .utf8)) == "wait_for_partner"
+            }
+        }
+        while process.isRunning && !waitsForTheFIFO() { usleep(10_000) }
+        XCTAssertTrue(process.isRunning, "report b did not open the FIFO")
         XCTAssertEqual(try String(contentsOfFile: log, encoding: .utf8), "wrote \(out)/a.csv (4 rows)\n")
+        let fifo = try XCTUnwrap(FileHandle(forReadingAtPath: out + "/b.csv"))
         _ = fifo.readDataToEndOfFile()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
