@@ -198,6 +198,11 @@ final class ReportEngineTests: XCTestCase {
                        "t.yaml:6:9: period: needs the report sorted by its period first (sort: month(date)), so that the missing periods are found between consecutive rows")
         XCTAssertEqual(message(head + "group: [month(date)]\nsort: month(date)\ncolumns: [month(date), count]\nperiod: { start: $from }\n"),
                        #"t.yaml:6:11: unknown key "start" in period (period takes from, to)"#)
+        // A bound that where: does not use let rows run past it while the header named it as the end.
+        let bounded = "where: date >= $from\ngroup: [month(date)]\nsort: month(date)\ncolumns: [month(date), count]\n"
+        XCTAssertEqual(message(head + bounded + "period: { from: $from, to: $to }\n"),
+                       #"t.yaml:7:28: period: "$to" bounds the period, but where: does not use $to, so rows outside it would show (write, say, date <= $to)"#)
+        XCTAssertEqual(message(head + bounded + "period: { from: $from }\n"), "no error")
     }
 
     /// `format: integer` printed a decimal sum as `97.000` and an average as `376.65303030303033`, and an average

@@ -127,8 +127,18 @@ extension PeriodFill {
                 throw DefinitionError("period: \"\(written.value)\" names no date parameter\(Suggestions.didYouMean(suggestion.map { "$" + $0 }))"
                                       + " (write $NAME of a parameter declared under params: with type: date)", at: written.place)
             }
+            // A bound the predicate does not use bounds nothing: rows would run past it while the header names it.
+            guard usedVariables.contains(name) else {
+                throw DefinitionError("period: \"\(written.value)\" bounds the period, but where: does not use $\(name), "
+                                      + "so rows outside it would show (write, say, date <= $\(name))", at: written.place)
+            }
             return ReportPeriod(unit: periodUnit, year: day.year, month: day.month, day: day.day)
         }
+        let usedVariables: Set<String> = Set((definition.predicate.map {
+            PredicateLexer.tokenize(PredicateSourceText($0.text, origin: PredicateSourceOrigin(name: "where")))
+        } ?? []).compactMap { token -> String? in
+            if case .variable(let name) = token.kind { return name } else { return nil }
+        })
         let from = try bound(declared?.from)
         let to = try bound(declared?.to)
         var template = [ReportCell](repeating: .null, count: plan.columns.count)
