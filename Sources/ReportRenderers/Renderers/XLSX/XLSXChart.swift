@@ -27,7 +27,7 @@ struct XLSXChart {
     /// in characters.
     func insert(workbook: UnsafeMutablePointer<lxw_workbook>, sheet: UnsafeMutablePointer<lxw_worksheet>, sheetName: String,
                 writer: XLSXCellWriter, rowCount: Int, hasTotals: Bool, tablePixels: Double, layout: XLSXPageSetup,
-                longestCategory: Int) throws {
+                longestCategory: Int, xmlUnsafeText: [Bool]) throws {
         let type: lxw_chart_type
         switch spec.kind {
         case .column: type = LXW_CHART_COLUMN
@@ -47,10 +47,15 @@ struct XLSXChart {
             chart_series_set_categories(series, sheetName, 1, categories, lastRow, categories)
             chart_series_set_values(series, sheetName, 1, lxw_col_t(valueColumn), lastRow, lxw_col_t(valueColumn))
             chart_series_set_name_range(series, sheetName, 0, lxw_col_t(valueColumn))
+            // libxlsxwriter copies cached text raw into the chart's XML; a control character there would break
+            // the file, so such a range goes without its cache (viewers read the cells instead).
+            if xmlUnsafeText[spec.categoriesColumn] { series.pointee.categories.pointee.ignore_cache = 1 }
+            if xmlUnsafeText[valueColumn] { series.pointee.title.range.pointee.ignore_cache = 1 }
         }
         if let title = spec.title {
-            // A title starting with `=` would be read as a cell reference.
-            chart_title_set_name(chart, title.hasPrefix("=") ? " " + title : title)
+            // A title starting with `=` would be read as a cell reference; XML cannot hold control characters.
+            let safe = XLSXText.singleLine(title)
+            chart_title_set_name(chart, safe.hasPrefix("=") ? " " + safe : safe)
         }
         if spec.kind != .pie {
             if spec.valueColumns.count == 1 { chart_legend_set_position(chart, UInt8(LXW_CHART_LEGEND_NONE.rawValue)) }

@@ -17,10 +17,14 @@
 //   Excel dates (`yyyy-mm-dd`, `yyyy-mm-dd hh:mm` in the document's zone), booleans as booleans,
 //   codes and texts as strings — with Excel's "number stored as text" check turned off for the
 //   sheet. Values Excel cannot hold as such are written as text: NaN and infinities, dates outside
-//   1900–9999. Strings longer than Excel's 32,767 characters are cut; text that looks like an
-//   OOXML escape (`_x0041_`) is escaped so it shows as written. Numbers of more than 15
-//   significant digits are written rounded (a spreadsheet holds no more) and listed, exactly, on
-//   the About sheet.
+//   1900–9999. Strings longer than Excel's 32,767 characters are cut and listed, with their
+//   lengths, on the About sheet; text that looks like an OOXML escape (`_x0041_`) is escaped so it
+//   shows as written. Numbers of more than 15 significant digits are written rounded (a spreadsheet
+//   holds no more) and listed, exactly, on the About sheet.
+// - Text outside cells — document properties, print headers and footers, chart titles, sheet
+//   names — has the characters XML 1.0 forbids (C0 controls but tab, LF and CR; U+FFFE, U+FFFF)
+//   replaced by `?` (`_` in sheet names); headers, footers and chart titles are one line. Cells
+//   keep them as OOXML escapes (`_x001B_`), which Excel reads back (XLSXText.swift).
 // - Under the data (when there are rows and total columns): `Total` in the first column unless it
 //   has a total, and for each total column `SUBTOTAL(109,X2:Xn)` — so filtering keeps totals
 //   right — written with its exact value cached, so viewers that do not recalculate show it too;

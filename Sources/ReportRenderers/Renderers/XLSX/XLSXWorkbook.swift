@@ -229,8 +229,9 @@ public final class XLSXWorkbook {
         "libxlsxwriter could not create its temporary file for it: is the directory writable and not full?"
     }
 
+    /// A document property: XML-safe (XLSXText.swift).
     private func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
-        let pointer = strdup(text.replacingOccurrences(of: "\0", with: "\u{FFFD}"))!
+        let pointer = strdup(XLSXText.xmlSafe(text))!
         cStrings.append(pointer)
         return pointer
     }
