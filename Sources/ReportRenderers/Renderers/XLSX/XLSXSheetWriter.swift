@@ -31,6 +31,8 @@ struct XLSXSheetWriter {
     let sheetName: String
     let formats: XLSXFormats
     let writer: XLSXCellWriter
+    /// Data rows the sheet may hold (`XLSXWorkbook.maximumRows` but in tests).
+    let rowLimit: Int
 
     private let columns: [ReportColumn]
     private let cells: CellText
@@ -52,13 +54,14 @@ struct XLSXSheetWriter {
     private let dateTimeFormat: UnsafeMutablePointer<lxw_format>?
 
     init(document: ReportDocument, workbook: UnsafeMutablePointer<lxw_workbook>, sheet: UnsafeMutablePointer<lxw_worksheet>,
-         sheetName: String, formats: XLSXFormats, file: String) {
+         sheetName: String, formats: XLSXFormats, file: String, rowLimit: Int = XLSXWorkbook.maximumRows) {
         self.document = document
         self.workbook = workbook
         self.sheet = sheet
         self.sheetName = sheetName
         self.formats = formats
         writer = XLSXCellWriter(sheet: sheet, file: file)
+        self.rowLimit = rowLimit
         columns = document.columns
         cells = CellText(timeZone: document.timeZone)
         widths = columns.map { TerminalText.width($0.title) + 3 }   // bold, plus the filter button
@@ -84,10 +87,10 @@ struct XLSXSheetWriter {
         var checked = CheckedRows<Rows>(declared: rows.rowCount, columnCount: columns.count, file: writer.file)
         while let row = try checked.next(from: &rows) {
             let r = checked.count
-            guard r <= XLSXWorkbook.maximumRows else {
-                throw ReportRenderError(file: writer.file, kind: .invalidDocument(
-                    "the report has more than \(XLSXWorkbook.maximumRows) rows; a worksheet holds at most "
-                    + "\(XLSXWorkbook.maximumRows) besides its header and totals"))
+            guard r <= rowLimit else {
+                throw ReportRenderError(file: writer.file, kind: .beyondFormat(
+                    "the report has more than \(rowLimit) rows; a worksheet holds at most "
+                    + "\(rowLimit) besides its header and totals"))
             }
             for c in columns.indices {
                 let shownWidth: Int

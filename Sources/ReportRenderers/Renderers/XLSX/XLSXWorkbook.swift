@@ -20,6 +20,9 @@ public final class XLSXWorkbook {
     static let maximumComputedWidth = 60
     static let maximumStringLength = 32_767
 
+    /// `maximumRows`, lowered by tests so that they need not write a million rows.
+    var rowLimit = XLSXWorkbook.maximumRows
+
     private let output: ReportOutput
     private let displayName: String
     private let title: String?
@@ -76,7 +79,7 @@ public final class XLSXWorkbook {
                                                  workbook: UnsafeMutablePointer<lxw_workbook>) throws -> String {
         try document.validate(file: displayName)
         guard document.columns.count <= XLSXWorkbook.maximumColumns else {
-            throw ReportRenderError(file: displayName, kind: .invalidDocument(
+            throw ReportRenderError(file: displayName, kind: .beyondFormat(
                 "the report has \(document.columns.count) columns; a worksheet holds at most \(XLSXWorkbook.maximumColumns)"))
         }
         let sheetName = sheetNames.name(for: document.name)
@@ -89,7 +92,7 @@ public final class XLSXWorkbook {
         }
         sheets.append(sheet)
         var writer = XLSXSheetWriter(document: document, workbook: workbook, sheet: sheet, sheetName: sheetName,
-                                     formats: formats!, file: displayName)
+                                     formats: formats!, file: displayName, rowLimit: rowLimit)
         reports.append(try writer.write(rows: &rows))
         return sheetName
     }
