@@ -2,7 +2,11 @@
 //
 // - Data caches: libxlsxwriter 1.1.4 fills a chart's cached values (what viewers that do not
 //   recalculate draw) only from a worksheet kept in memory, so a charted report's sheet is written
-//   in normal mode (XLSXWorkbook.add); charted reports are grouped and small.
+//   in normal mode (XLSXWorkbook.add) — when it has at most 10,000 rows (about 10 MB). A larger one
+//   streams like any other sheet and its chart has no caches: Excel and LibreOffice draw it from the
+//   cells, viewers that do not recalculate show it empty. Nothing in a definition bounds the rows
+//   (a grouped report over many customers is large too), so the renderer must. A cache whose text
+//   holds a control character is left out as well: libxlsxwriter would write it raw.
 // - The value axis takes its number format from the first value column; a single series has no
 //   legend (its name is the chart's subject); category labels are turned 45° when they would not
 //   fit side by side, so that a label such as `2025-12` is never broken over two lines.

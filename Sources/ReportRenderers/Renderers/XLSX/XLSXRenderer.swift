@@ -35,15 +35,16 @@
 // - Printing (XLSXPageSetup.swift): landscape when the table is wider than a portrait page, one
 //   page wide, the header row repeated on every page, a print header with the title and the
 //   parameters, a footer `Page N of M` with the generation time.
-// - The chart, if the document has one (XLSXChart.swift): with its data cached, beside the table
-//   or below it, whole on a page.
+// - The chart, if the document has one (XLSXChart.swift): with its data cached when the sheet has
+//   at most 10,000 rows, beside the table or below it, whole on a page.
 //
-// Memory does not grow with rows for reports without a chart: libxlsxwriter streams each sheet's rows
-// to a temporary file (unlinked at once) beside the workbook being assembled (constant-memory mode),
-// and the sheet writer keeps only per-column widths and totals. The autofilter, totals and page
-// set-up are recorded after the rows, so the number of rows need not be known up front. The
-// workbook is assembled at an `OutputFile`'s assembly path: renamed into place for a file, copied out
-// for standard output, a device or a pipe.
+// Memory does not grow with rows: libxlsxwriter streams each sheet's rows to a temporary file
+// (unlinked at once) beside the workbook being assembled (constant-memory mode), and the sheet writer
+// keeps only per-column widths and totals. The exception, bounded: a charted sheet of at most 10,000
+// rows is kept in memory so that its chart carries its data. The autofilter, totals and page set-up
+// are recorded after the rows, so the number of rows need not be known up front. The workbook is
+// assembled at an `OutputFile`'s assembly path: renamed into place for a file, copied out for
+// standard output, a device or a pipe.
 
 /// One report, one worksheet, plus the About sheet.
 public struct XLSXRenderer: ReportRenderer {
