@@ -1,6 +1,7 @@
 // Constant memory, measured (not asserted): the peak RSS of a child process that writes N rows to
 // XLSX, for two sizes of N. With constant-memory mode, 10× the rows should cost about the same
-// memory. Figures are printed as `XLSX rows=… peakRSS=…KiB seconds=… rows/s=…`.
+// memory. Figures are printed as `XLSX rows=… peakRSS=…KiB seconds=… rows/s=…`. A charted sheet is kept
+// in memory only up to a row limit (XLSXChartMemoryTests).
 
 import Foundation
 import TestSupport
@@ -65,5 +66,52 @@ final class XLSXMemoryTests: XCTestCase {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         ChildProcess.say("XLSX rows=\(count) peakRSS=\(usage.ru_maxrss)KiB seconds=\(String(format: "%.2f", seconds)) "
                          + "rows/s=\(Int(Double(count) / seconds))")
+    }
+}
+
+final class XLSXChartMemoryTests: XCTestCase {
+    private func chart(rows count: Int, limit: Int) throws -> (chart: [String: Any], workbook: OpenpyxlWorkbook) {
+        try OpenpyxlWorkbook.requireOpenpyxl()
+        let folder = try TemporaryFolder()
+        let path = folder.file("chart.xlsx")
+        let workbook = try XLSXWorkbook(output: .file(path: path))
+        workbook.chartCacheRowLimit = limit
+        var rows = ArrayRowSource((1...count).map { [.text("N\($0)"), .null, .null, .decimal(units: Int128($0) * 100, scale: 2), .boolean(false)] })
+        try workbook.add(ReportFixtures.unpaidOrders, rows: &rows)
+        try workbook.close()
+        let read = try OpenpyxlWorkbook(path: path)
+        return (try XCTUnwrap((read.sheet("unpaid-orders")["charts"] as? [[String: Any]])?.first), read)
+    }
+
+    /// M8: a chart on an ungrouped 300,000-row report kept the whole sheet in memory (360 MB) to cache the
+    /// chart's data. Past the limit (lowered here from 10,000 to 3) the sheet streams and the chart goes
+    /// without caches, still over every row.
+    func testAChartOverManyRowsStreamsTheSheetAndDropsItsCaches() throws {
+        let small = try chart(rows: 3, limit: 3)
+        let smallCaches = small.chart["caches"] as? [[String: Any]]
+        XCTAssertEqual(smallCaches?.first?["values"] as? [Double], [1, 2, 3], "at the limit: kept in memory, cached")
+        XCTAssertEqual(smallCaches?.first?["categories"] as? [String], ["N1", "N2", "N3"])
+
+        let large = try chart(rows: 4, limit: 3)
+        let largeCaches = large.chart["caches"] as? [[String: Any]]
+        XCTAssertNil(largeCaches?.first?["values"] as? [Any], "past the limit: no cache")
+        XCTAssertNil(largeCaches?.first?["categories"] as? [Any])
+        XCTAssertEqual((large.chart["series"] as? [[String: Any]])?.first?["values"] as? String, "'unpaid-orders'!$D$2:$D$5")
+        large.workbook.assertCell("unpaid-orders", "A5", type: "str", value: "N4")
+        large.workbook.assertCell("unpaid-orders", "D6", type: "str", value: "=SUBTOTAL(109,D2:D5)", cached: 10.0)
+        XCTAssertEqual(XLSXWorkbook.maximumChartCacheRows, 10_000)
+    }
+
+    func testRowsReadAheadAreGivenAgainThenTheRest() throws {
+        var rows = ReadAheadRows(base: ArrayRowSource((1...5).map { [.integer(Int64($0))] }))
+        XCTAssertFalse(try rows.readAhead(atMost: 2))
+        var seen: [[ReportCell]] = []
+        while let row = try rows.nextRow() { seen.append(row) }
+        XCTAssertEqual(seen, (1...5).map { [.integer(Int64($0))] })
+        var few = ReadAheadRows(base: ArrayRowSource([[.integer(1)]]))
+        XCTAssertTrue(try few.readAhead(atMost: 1))
+        XCTAssertEqual(try few.nextRow(), [.integer(1)])
+        XCTAssertNil(try few.nextRow())
+        XCTAssertNil(try few.nextRow())
     }
 }

@@ -245,18 +245,33 @@ final class XLSXRendererTests: XCTestCase {
         }
     }
 
-    func testTooManyRowsForAWorksheet() throws {
-        struct Huge: ReportRowSource {
-            var rowCount: Int? { 2_000_000 }
-            mutating func nextRow() throws -> [ReportCell]? { [.integer(1)] }
-        }
+    /// M9: more rows than a worksheet holds exited 1 (a failure) after the whole report ran; it is the data's
+    /// fault (status 65). A lowered limit stands for Excel's, so that the test writes four rows, not a million.
+    func testTooManyRowsForAWorksheetIsBeyondTheFormat() throws {
         let folder = try TemporaryFolder()
         let document = ReportDocument(name: "big", title: "Big", generatedAt: ReportFixtures.generatedAt, timeZone: ReportFixtures.utc,
                                       columns: [ReportColumn(title: "n", format: .integer)])
-        var rows = Huge()
-        XCTAssertThrowsError(try XLSXRenderer().render(document, rows: &rows, to: .file(path: folder.file("big.xlsx")))) { error in
+        let workbook = try XLSXWorkbook(output: .file(path: folder.file("big.xlsx")))
+        XCTAssertEqual(workbook.rowLimit, 1_048_574, "Excel's 1,048,576 rows less the header and totals")
+        workbook.rowLimit = 3
+        var rows = ArrayRowSource(Array(repeating: [.integer(1)], count: 4))
+        XCTAssertThrowsError(try workbook.add(document, rows: &rows)) { error in
             XCTAssertEqual((error as? ReportRenderError)?.message,
-                           "the report has more than 1048574 rows; a worksheet holds at most 1048574 besides its header and totals")
+                           "the report has more than 3 rows; a worksheet holds at most 3 besides its header and totals")
+            XCTAssertEqual((error as? ReportRenderError)?.isBeyondFormat, true)
+        }
+        XCTAssertThrowsError(try workbook.close())
+        XCTAssertEqual(try folder.contents(), [])
+    }
+
+    func testTooManyColumnsForAWorksheetIsBeyondTheFormat() throws {
+        let folder = try TemporaryFolder()
+        let document = ReportDocument(name: "wide", title: "Wide", generatedAt: ReportFixtures.generatedAt, timeZone: ReportFixtures.utc,
+                                      columns: (0...XLSXWorkbook.maximumColumns).map { ReportColumn(title: "c\($0)") })
+        var rows = ArrayRowSource([])
+        XCTAssertThrowsError(try XLSXRenderer().render(document, rows: &rows, to: .file(path: folder.file("wide.xlsx")))) { error in
+            XCTAssertEqual((error as? ReportRenderError)?.message, "the report has 16385 columns; a worksheet holds at most 16384")
+            XCTAssertEqual((error as? ReportRenderError)?.isBeyondFormat, true)
         }
         XCTAssertEqual(try folder.contents(), [])
     }

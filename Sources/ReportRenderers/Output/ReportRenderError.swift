@@ -22,6 +22,9 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
         case cellCountMismatch(row: Int, cells: Int, columns: Int)
         /// The document contradicts itself (a chart over a column that does not exist, …).
         case invalidDocument(String)
+        /// The report is larger than the format holds (more rows or columns than a worksheet): the data's
+        /// fault, not the program's.
+        case beyondFormat(String)
     }
 
     /// The output's path as given, `-` for standard output.
@@ -39,6 +42,12 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
         return nil
     }
 
+    /// Whether the report is larger than the output format can hold (a data error, not a failure).
+    public var isBeyondFormat: Bool {
+        if case .beyondFormat = kind { return true }
+        return false
+    }
+
     /// The message without the file name.
     public var message: String {
         switch kind {
@@ -53,7 +62,7 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
         case let .cellCountMismatch(row, cells, columns):
             return "row \(row) has \(cells == 1 ? "1 cell" : "\(cells) cells"), "
                 + "but the report has \(columns == 1 ? "1 column" : "\(columns) columns")"
-        case let .invalidDocument(message):
+        case let .invalidDocument(message), let .beyondFormat(message):
             return message
         }
     }

@@ -1,6 +1,7 @@
 // The About sheet: for every report of the workbook its title, sheet, description, parameters,
 // sort, generation time with its zone and row count — and the cells a spreadsheet cannot show
-// exactly (more than 15 significant digits), with their exact values, so none is rounded silently.
+// exactly (more than 15 significant digits), with their exact values, and the text cells cut to a
+// cell's 32,767 characters, with their whole lengths, so none is rounded or cut silently.
 
 import CXLSXWriter
 
@@ -17,7 +18,7 @@ struct XLSXAboutSheet {
         func line(_ label: String, _ value: String, labelFormat: UnsafeMutablePointer<lxw_format>? = bold,
                   valueFormat: UnsafeMutablePointer<lxw_format>? = nil) throws {
             try writer.string(label, row: row, column: 0, format: labelFormat)
-            try writer.string(value, row: row, column: 1, format: valueFormat)
+            try writer.string(XLSXAboutSheet.fitted(value), row: row, column: 1, format: valueFormat)
             widest = max(widest, TerminalText.width(value) + 2)
             row += 1
         }
@@ -51,6 +52,17 @@ struct XLSXAboutSheet {
                              labelFormat: indented)
                 }
             }
+            if report.shortenedCount > 0 {
+                try line("Shortened", "\(report.shortenedCount) \(report.shortenedCount == 1 ? "text was" : "texts were") longer than "
+                         + "a cell holds and \(report.shortenedCount == 1 ? "was" : "were") cut to \(XLSXAboutSheet.maximumText) characters:")
+                for cell in report.shortened {
+                    try line(cell.reference, "\(XLSXAboutSheet.thousands(cell.length)) characters", labelFormat: indented)
+                }
+                if report.shortenedCount > report.shortened.count {
+                    try line("", "and \(report.shortenedCount - report.shortened.count) more (the CSV and JSON outputs are whole)",
+                             labelFormat: indented)
+                }
+            }
         }
         try writer.check(worksheet_set_column(sheet, 0, 0, 16, nil), "set the column widths")
         let valueWidth = Double(min(widest, 100))
@@ -58,5 +70,33 @@ struct XLSXAboutSheet {
         let layout = XLSXPageSetup(tableWidth: XLSXPageSetup.pixels(ofWidth: 16) + XLSXPageSetup.pixels(ofWidth: valueWidth))
         try layout.apply(to: sheet, writer: writer, repeatHeader: false, title: title, parameters: [],
                          generated: generated)
+    }
+
+    static let maximumText = thousands(XLSXWorkbook.maximumStringLength)
+
+    /// `32,767`
+    static func thousands(_ n: Int) -> String {
+        let digits = Array(String(n))
+        var result = ""
+        for (i, digit) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return result
+    }
+
+    /// A title, description or parameter too long for a cell, cut so that the cell says it was (a report's own cells
+    /// are listed under `Shortened` instead).
+    static func fitted(_ value: String) -> String {
+        guard value.utf16.count > XLSXWorkbook.maximumStringLength else { return value }
+        let marker = "… (cut: \(thousands(value.count)) characters in all)"
+        var kept = ""
+        var length = marker.utf16.count
+        for character in value {
+            length += character.utf16.count
+            if length > XLSXWorkbook.maximumStringLength { break }
+            kept.append(character)
+        }
+        return kept + marker
     }
 }

@@ -1,6 +1,6 @@
 // Writing cells of one worksheet: libxlsxwriter's error codes become `ReportRenderError`s, text is
-// made safe for Excel (length, NUL, OOXML escapes), and numbers beyond what a spreadsheet holds
-// exactly are noted.
+// made safe for Excel (length, NUL, OOXML escapes, characters XML forbids), and numbers beyond what a
+// spreadsheet holds exactly and text cut to a cell's length are noted.
 
 import CXLSXWriter
 
@@ -14,9 +14,14 @@ struct XLSXCellWriter {
         throw ReportRenderError(file: file, kind: .xlsx(operation: operation(), message: String(cString: lxw_strerror(result))))
     }
 
-    func string(_ text: String, row: Int, column: Int, format: UnsafeMutablePointer<lxw_format>?) throws {
-        try check(worksheet_write_string(sheet, lxw_row_t(row), lxw_col_t(column), XLSXCellWriter.excelText(text), format),
+    /// Writes `text` as Excel will show it (`excelText`); returns whether it was cut to Excel's 32,767
+    /// characters, so that the caller can say so.
+    @discardableResult
+    func string(_ text: String, row: Int, column: Int, format: UnsafeMutablePointer<lxw_format>?) throws -> Bool {
+        let written = XLSXCellWriter.excelText(text)
+        try check(worksheet_write_string(sheet, lxw_row_t(row), lxw_col_t(column), written.text, format),
                   "write row \(row)")
+        return written.cut
     }
 
     func number(_ value: Double, row: Int, column: Int, format: UnsafeMutablePointer<lxw_format>?) throws {
@@ -27,24 +32,32 @@ struct XLSXCellWriter {
         try check(worksheet_write_blank(sheet, lxw_row_t(row), lxw_col_t(column), format), "write row \(row)")
     }
 
-    /// Text as Excel will show it as written: cut to Excel's 32,767 characters, NUL replaced (the C
-    /// API ends strings there), and OOXML escapes kept literal.
-    static func excelText(_ text: String) -> String {
+    /// Text as Excel will show it as written: cut to Excel's 32,767 characters (`cut` says so), NUL
+    /// replaced (the C API ends strings there), OOXML escapes kept literal, and U+FFFE, U+FFFF — which
+    /// XML cannot hold and libxlsxwriter writes raw — written as the escapes `_xFFFE_`, `_xFFFF_`.
+    static func excelText(_ text: String) -> (text: String, cut: Bool) {
         var text = text
+        var cut = false
         if text.utf8.count > XLSXWorkbook.maximumStringLength {
             // Excel's limit counts UTF-16 units; cut at a character boundary.
             var length = 0
-            var cut = text.startIndex
+            var end = text.startIndex
             for index in text.indices {
                 let units = text[index].utf16.count
                 if length + units > XLSXWorkbook.maximumStringLength { break }
                 length += units
-                cut = text.index(after: index)
+                end = text.index(after: index)
             }
-            text = String(text[..<cut])
+            cut = end < text.endIndex
+            text = String(text[..<end])
         }
         if text.utf8.contains(0) { text = text.replacingOccurrences(of: "\0", with: "\u{FFFD}") }
-        return escapingOOXML(text)
+        text = escapingOOXML(text)
+        // U+FFFE and U+FFFF are EF BF BE and EF BF BF in UTF-8.
+        if text.unicodeScalars.contains(where: { $0.value == 0xFFFE || $0.value == 0xFFFF }) {
+            text = text.replacingOccurrences(of: "\u{FFFE}", with: "_xFFFE_").replacingOccurrences(of: "\u{FFFF}", with: "_xFFFF_")
+        }
+        return (text, cut)
     }
 
     /// Excel reads `_xHHHH_` in cell text as the character U+HHHH, so `_x0041_` would show as `A`;
@@ -90,4 +103,12 @@ struct XLSXInexactCell: Sendable, Hashable {
         let significant = digits.reversed().drop { $0 == UInt8(ascii: "0") }
         return significant.count > significantDigits
     }
+}
+
+/// A text cell cut to Excel's 32,767 characters, listed on the About sheet instead of being cut silently.
+struct XLSXShortenedCell: Sendable, Hashable {
+    /// `B2`
+    var reference: String
+    /// The whole text's length in characters.
+    var length: Int
 }

@@ -2,7 +2,11 @@
 //
 // - Data caches: libxlsxwriter 1.1.4 fills a chart's cached values (what viewers that do not
 //   recalculate draw) only from a worksheet kept in memory, so a charted report's sheet is written
-//   in normal mode (XLSXWorkbook.add); charted reports are grouped and small.
+//   in normal mode (XLSXWorkbook.add) — when it has at most 10,000 rows (about 10 MB). A larger one
+//   streams like any other sheet and its chart has no caches: Excel and LibreOffice draw it from the
+//   cells, viewers that do not recalculate show it empty. Nothing in a definition bounds the rows
+//   (a grouped report over many customers is large too), so the renderer must. A cache whose text
+//   holds a control character is left out as well: libxlsxwriter would write it raw.
 // - The value axis takes its number format from the first value column; a single series has no
 //   legend (its name is the chart's subject); category labels are turned 45° when they would not
 //   fit side by side, so that a label such as `2025-12` is never broken over two lines.
@@ -27,7 +31,7 @@ struct XLSXChart {
     /// in characters.
     func insert(workbook: UnsafeMutablePointer<lxw_workbook>, sheet: UnsafeMutablePointer<lxw_worksheet>, sheetName: String,
                 writer: XLSXCellWriter, rowCount: Int, hasTotals: Bool, tablePixels: Double, layout: XLSXPageSetup,
-                longestCategory: Int) throws {
+                longestCategory: Int, xmlUnsafeText: [Bool]) throws {
         let type: lxw_chart_type
         switch spec.kind {
         case .column: type = LXW_CHART_COLUMN
@@ -47,10 +51,15 @@ struct XLSXChart {
             chart_series_set_categories(series, sheetName, 1, categories, lastRow, categories)
             chart_series_set_values(series, sheetName, 1, lxw_col_t(valueColumn), lastRow, lxw_col_t(valueColumn))
             chart_series_set_name_range(series, sheetName, 0, lxw_col_t(valueColumn))
+            // libxlsxwriter copies cached text raw into the chart's XML; a control character there would break
+            // the file, so such a range goes without its cache (viewers read the cells instead).
+            if xmlUnsafeText[spec.categoriesColumn] { series.pointee.categories.pointee.ignore_cache = 1 }
+            if xmlUnsafeText[valueColumn] { series.pointee.title.range.pointee.ignore_cache = 1 }
         }
         if let title = spec.title {
-            // A title starting with `=` would be read as a cell reference.
-            chart_title_set_name(chart, title.hasPrefix("=") ? " " + title : title)
+            // A title starting with `=` would be read as a cell reference; XML cannot hold control characters.
+            let safe = XLSXText.singleLine(title)
+            chart_title_set_name(chart, safe.hasPrefix("=") ? " " + safe : safe)
         }
         if spec.kind != .pie {
             if spec.valueColumns.count == 1 { chart_legend_set_position(chart, UInt8(LXW_CHART_LEGEND_NONE.rawValue)) }

@@ -83,11 +83,11 @@ struct XLSXPageSetup {
         cut("&LPage &P of &N&RGenerated " + escaped(generated), to: maximumHeaderLength)
     }
 
-    /// `&` starts a control code in headers and footers; a literal one is doubled. Line breaks would
-    /// make a header taller than its margin.
+    /// `&` starts a control code in headers and footers; a literal one is doubled. Line breaks and tabs
+    /// become spaces (a taller header would overlap the page), other control characters `?` (XML cannot
+    /// hold them; XLSXText.swift).
     static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&&").replacingOccurrences(of: "\r", with: " ")
-            .replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\0", with: " ")
+        XLSXText.singleLine(text).replacingOccurrences(of: "&", with: "&&")
     }
 
     /// At most `limit` characters, never ending inside a `&&`.

@@ -17,10 +17,14 @@
 //   Excel dates (`yyyy-mm-dd`, `yyyy-mm-dd hh:mm` in the document's zone), booleans as booleans,
 //   codes and texts as strings — with Excel's "number stored as text" check turned off for the
 //   sheet. Values Excel cannot hold as such are written as text: NaN and infinities, dates outside
-//   1900–9999. Strings longer than Excel's 32,767 characters are cut; text that looks like an
-//   OOXML escape (`_x0041_`) is escaped so it shows as written. Numbers of more than 15
-//   significant digits are written rounded (a spreadsheet holds no more) and listed, exactly, on
-//   the About sheet.
+//   1900–9999. Strings longer than Excel's 32,767 characters are cut and listed, with their
+//   lengths, on the About sheet; text that looks like an OOXML escape (`_x0041_`) is escaped so it
+//   shows as written. Numbers of more than 15 significant digits are written rounded (a spreadsheet
+//   holds no more) and listed, exactly, on the About sheet.
+// - Text outside cells — document properties, print headers and footers, chart titles, sheet
+//   names — has the characters XML 1.0 forbids (C0 controls but tab, LF and CR; U+FFFE, U+FFFF)
+//   replaced by `?` (`_` in sheet names); headers, footers and chart titles are one line. Cells
+//   keep them as OOXML escapes (`_x001B_`), which Excel reads back (XLSXText.swift).
 // - Under the data (when there are rows and total columns): `Total` in the first column unless it
 //   has a total, and for each total column `SUBTOTAL(109,X2:Xn)` — so filtering keeps totals
 //   right — written with its exact value cached, so viewers that do not recalculate show it too;
@@ -31,15 +35,16 @@
 // - Printing (XLSXPageSetup.swift): landscape when the table is wider than a portrait page, one
 //   page wide, the header row repeated on every page, a print header with the title and the
 //   parameters, a footer `Page N of M` with the generation time.
-// - The chart, if the document has one (XLSXChart.swift): with its data cached, beside the table
-//   or below it, whole on a page.
+// - The chart, if the document has one (XLSXChart.swift): with its data cached when the sheet has
+//   at most 10,000 rows, beside the table or below it, whole on a page.
 //
-// Memory does not grow with rows for reports without a chart: libxlsxwriter streams each sheet's rows
-// to a temporary file (unlinked at once) beside the workbook being assembled (constant-memory mode),
-// and the sheet writer keeps only per-column widths and totals. The autofilter, totals and page
-// set-up are recorded after the rows, so the number of rows need not be known up front. The
-// workbook is assembled at an `OutputFile`'s assembly path: renamed into place for a file, copied out
-// for standard output, a device or a pipe.
+// Memory does not grow with rows: libxlsxwriter streams each sheet's rows to a temporary file
+// (unlinked at once) beside the workbook being assembled (constant-memory mode), and the sheet writer
+// keeps only per-column widths and totals. The exception, bounded: a charted sheet of at most 10,000
+// rows is kept in memory so that its chart carries its data. The autofilter, totals and page set-up
+// are recorded after the rows, so the number of rows need not be known up front. The workbook is
+// assembled at an `OutputFile`'s assembly path: renamed into place for a file, copied out for
+// standard output, a device or a pipe.
 
 /// One report, one worksheet, plus the About sheet.
 public struct XLSXRenderer: ReportRenderer {

@@ -2,9 +2,10 @@
 //
 // Excel's rules: at most 31 characters (counted in UTF-16), none of `[ ] : * ? / \`, not starting
 // or ending with `'`, unique regardless of case, and not `History` (reserved by Excel). We also
-// reserve `About`, the sheet describing the reports. Forbidden characters and control characters
-// become `_`; a name too long is cut (at a character boundary); a repeated name gets ` (2)`,
-// ` (3)`… within the 31 characters; an empty name becomes `Report`.
+// reserve `About`, the sheet describing the reports. Forbidden characters, control characters and
+// U+FFFE, U+FFFF (which XML cannot hold) become `_`; a name too long is cut (at a character
+// boundary); a repeated name gets ` (2)`, ` (3)`… within the 31 characters; an empty name becomes
+// `Report`.
 
 struct XLSXSheetNames {
     static let maximumLength = 31
@@ -17,7 +18,8 @@ struct XLSXSheetNames {
     mutating func name(for proposed: String) -> String {
         var base = ""
         for character in proposed {
-            if "[]:*?/\\".contains(character) || character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            if "[]:*?/\\".contains(character)
+                || character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || XLSXText.isForbidden($0) }) {
                 base.append("_")
             } else {
                 base.append(character)

@@ -16,10 +16,13 @@ struct XLSXSheetSummary {
     /// Cells a spreadsheet rounds (at most `XLSXSheetWriter.maximumInexactListed` of them).
     var inexact: [XLSXInexactCell]
     var inexactCount: Int
+    /// Text cells cut to 32,767 characters (at most `XLSXSheetWriter.maximumInexactListed` of them).
+    var shortened: [XLSXShortenedCell] = []
+    var shortenedCount = 0
 }
 
 struct XLSXSheetWriter {
-    /// How many rounded cells the About sheet lists by name; it counts the rest.
+    /// How many rounded (or cut) cells the About sheet lists by name; it counts the rest.
     static let maximumInexactListed = 20
 
     let document: ReportDocument
@@ -28,6 +31,8 @@ struct XLSXSheetWriter {
     let sheetName: String
     let formats: XLSXFormats
     let writer: XLSXCellWriter
+    /// Data rows the sheet may hold (`XLSXWorkbook.maximumRows` but in tests).
+    let rowLimit: Int
 
     private let columns: [ReportColumn]
     private let cells: CellText
@@ -37,6 +42,11 @@ struct XLSXSheetWriter {
     private var totals: [ColumnTotal]
     private var inexact: [XLSXInexactCell] = []
     private var inexactCount = 0
+    private var shortened: [XLSXShortenedCell] = []
+    private var shortenedCount = 0
+    /// Per column, whether a text in it (its title included) holds a character XML forbids: libxlsxwriter would
+    /// copy it raw into the chart's data cache (XLSXChart.swift).
+    private var holdsXMLUnsafeText: [Bool]
     /// Per column, the data format last used and the scale it was made for: decimals of one column
     /// share a scale, so a format is looked up once per column rather than once per cell.
     private var dataFormats: [(scale: Int?, format: UnsafeMutablePointer<lxw_format>?)?]
@@ -44,19 +54,21 @@ struct XLSXSheetWriter {
     private let dateTimeFormat: UnsafeMutablePointer<lxw_format>?
 
     init(document: ReportDocument, workbook: UnsafeMutablePointer<lxw_workbook>, sheet: UnsafeMutablePointer<lxw_worksheet>,
-         sheetName: String, formats: XLSXFormats, file: String) {
+         sheetName: String, formats: XLSXFormats, file: String, rowLimit: Int = XLSXWorkbook.maximumRows) {
         self.document = document
         self.workbook = workbook
         self.sheet = sheet
         self.sheetName = sheetName
         self.formats = formats
         writer = XLSXCellWriter(sheet: sheet, file: file)
+        self.rowLimit = rowLimit
         columns = document.columns
         cells = CellText(timeZone: document.timeZone)
         widths = columns.map { TerminalText.width($0.title) + 3 }   // bold, plus the filter button
         longest = Array(repeating: 0, count: columns.count)
         totals = [ColumnTotal](repeating: ColumnTotal(), count: columns.count)
         dataFormats = Array(repeating: nil, count: columns.count)
+        holdsXMLUnsafeText = Array(repeating: false, count: columns.count)
         dateFormat = formats.format(XLSXCellStyle(number: "yyyy-mm-dd"))
         dateTimeFormat = formats.format(XLSXCellStyle(number: "yyyy-mm-dd hh:mm"))
     }
@@ -65,7 +77,7 @@ struct XLSXSheetWriter {
     mutating func write<Rows: ReportRowSource>(rows: inout Rows) throws -> XLSXSheetSummary {
         // Header: filled, bordered, aligned as its column, frozen.
         for (c, column) in columns.enumerated() {
-            try writer.string(column.title, row: 0, column: c, format: formats.format(XLSXFormats.headerStyle(for: column)))
+            try writeText(column.title, row: 0, column: c, format: formats.format(XLSXFormats.headerStyle(for: column)))
         }
         worksheet_freeze_panes(sheet, 1, 0)
         try writer.check(worksheet_ignore_errors(sheet, UInt8(LXW_IGNORE_NUMBER_STORED_AS_TEXT.rawValue), "A1:XFD1048576"),
@@ -75,15 +87,15 @@ struct XLSXSheetWriter {
         var checked = CheckedRows<Rows>(declared: rows.rowCount, columnCount: columns.count, file: writer.file)
         while let row = try checked.next(from: &rows) {
             let r = checked.count
-            guard r <= XLSXWorkbook.maximumRows else {
-                throw ReportRenderError(file: writer.file, kind: .invalidDocument(
-                    "the report has more than \(XLSXWorkbook.maximumRows) rows; a worksheet holds at most "
-                    + "\(XLSXWorkbook.maximumRows) besides its header and totals"))
+            guard r <= rowLimit else {
+                throw ReportRenderError(file: writer.file, kind: .beyondFormat(
+                    "the report has more than \(rowLimit) rows; a worksheet holds at most "
+                    + "\(rowLimit) besides its header and totals"))
             }
             for c in columns.indices {
                 let shownWidth: Int
                 if let label = columns[c].label(for: row[c]) {
-                    try writer.string(label, row: r, column: c, format: nil)
+                    try writeText(label, row: r, column: c, format: nil)
                     shownWidth = TerminalText.width(label)
                 } else if let unit = columns[c].period, let period = ReportPeriod(unit: unit, cell: row[c]) {
                     shownWidth = try write(period, column: c, row: r)
@@ -118,12 +130,12 @@ struct XLSXSheetWriter {
             try XLSXChart(spec: chart, document: document).insert(
                 workbook: workbook, sheet: sheet, sheetName: sheetName, writer: writer, rowCount: rowCount,
                 hasTotals: columns.contains(where: \.hasTotal), tablePixels: tablePixels, layout: layout,
-                longestCategory: longest[chart.categoriesColumn])
+                longestCategory: longest[chart.categoriesColumn], xmlUnsafeText: holdsXMLUnsafeText)
         }
         try layout.apply(to: sheet, writer: writer, repeatHeader: true, title: document.title,
                          parameters: document.parameters, generated: XLSXWorkbook.generatedText(document))
         return XLSXSheetSummary(sheet: sheetName, document: document, rowCount: rowCount, inexact: inexact,
-                                inexactCount: inexactCount)
+                                inexactCount: inexactCount, shortened: shortened, shortenedCount: shortenedCount)
     }
 
     /// `Total` in the first column unless it has a total, and `SUBTOTAL(109,X2:Xn)` under each total
@@ -135,7 +147,7 @@ struct XLSXSheetWriter {
         for (c, column) in columns.enumerated() {
             guard column.hasTotal else {
                 if c == 0 {
-                    try writer.string("Total", row: r, column: 0, format: plain)
+                    try writeText("Total", row: r, column: 0, format: plain)
                 } else {
                     try writer.blank(row: r, column: c, format: plain)
                 }
@@ -150,6 +162,19 @@ struct XLSXSheetWriter {
                                                          total.doubleValue), "write the totals")
             note(total, row: r, column: c)
             widths[c] = max(widths[c], cells.displayNumber(total, as: column.format).count + 1)
+        }
+    }
+
+    /// Writes a text cell; notes it when it is cut, and, in a charted sheet, when it holds a character XML forbids.
+    private mutating func writeText(_ text: String, row: Int, column c: Int, format: UnsafeMutablePointer<lxw_format>?) throws {
+        if try writer.string(text, row: row, column: c, format: format) {
+            shortenedCount += 1
+            if shortened.count < XLSXSheetWriter.maximumInexactListed {
+                shortened.append(XLSXShortenedCell(reference: "\(XLSXWorkbook.columnLetters(c))\(row + 1)", length: text.count))
+            }
+        }
+        if document.chart != nil, !holdsXMLUnsafeText[c], text.unicodeScalars.contains(where: XLSXText.isForbidden) {
+            holdsXMLUnsafeText[c] = true
         }
     }
 
@@ -175,7 +200,7 @@ struct XLSXSheetWriter {
     private mutating func write(_ period: ReportPeriod, column c: Int, row: Int) throws -> Int {
         let day = period.firstDay
         guard XLSXWorkbook.isExcelDate(year: day.year, month: day.month, day: day.day) else {
-            try writer.string(period.text, row: row, column: c, format: nil)
+            try writeText(period.text, row: row, column: c, format: nil)
             return period.text.count
         }
         var value = lxw_datetime(year: Int32(day.year), month: Int32(day.month), day: Int32(day.day), hour: 0, min: 0, sec: 0)
@@ -209,12 +234,12 @@ struct XLSXSheetWriter {
         case .null:
             return 0
         case let .text(text):
-            try writer.string(text, row: row, column: c, format: nil)
+            try writeText(text, row: row, column: c, format: nil)
             return min(TerminalText.width(text), XLSXWorkbook.maximumComputedWidth)
         case let .integer(value):
             if !columnFormat.isNumeric {
                 let text = String(value)
-                try writer.string(text, row: row, column: c, format: nil)
+                try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
             }
             if value.magnitude >= 1_000_000_000_000_000 { note(DecimalText(integer: value), row: row, column: c) }
@@ -231,7 +256,7 @@ struct XLSXSheetWriter {
             let number = DecimalText(units: units, scale: scale)
             if !columnFormat.isNumeric {
                 let text = number.text()
-                try writer.string(text, row: row, column: c, format: nil)
+                try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
             }
             if units.magnitude >= 1_000_000_000_000_000 { note(number, row: row, column: c) }
@@ -240,12 +265,12 @@ struct XLSXSheetWriter {
         case let .double(value):
             guard value.isFinite, let number = DecimalText(double: value) else {
                 let text = CellText.nonFinite(value)
-                try writer.string(text, row: row, column: c, format: nil)
+                try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
             }
             if !columnFormat.isNumeric {
                 let text = number.text()
-                try writer.string(text, row: row, column: c, format: nil)
+                try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
             }
             try writer.number(value == 0 ? 0 : value, row: row, column: c, format: dataFormat(c, scale: nil))
@@ -255,7 +280,7 @@ struct XLSXSheetWriter {
         case let .date(year, month, day):
             guard XLSXWorkbook.isExcelDate(year: year, month: month, day: day) else {
                 let text = CalendarText.isoDate(year: year, month: month, day: day)
-                try writer.string(text, row: row, column: c, format: nil)
+                try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
             }
             var value = lxw_datetime(year: Int32(year), month: Int32(month), day: Int32(day), hour: 0, min: 0, sec: 0)
@@ -266,7 +291,7 @@ struct XLSXSheetWriter {
             let dateOnly = columnFormat == .date
             guard XLSXWorkbook.isExcelDate(year: local.year, month: local.month, day: local.day) else {
                 let text = cells.display(cell, as: columnFormat)
-                try writer.string(text, row: row, column: c, format: nil)
+                try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
             }
             var value = lxw_datetime(year: Int32(local.year), month: Int32(local.month), day: Int32(local.day),

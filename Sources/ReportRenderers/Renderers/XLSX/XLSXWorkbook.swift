@@ -20,6 +20,15 @@ public final class XLSXWorkbook {
     static let maximumComputedWidth = 60
     static let maximumStringLength = 32_767
 
+    /// The most rows a charted sheet is kept in memory for, so that its chart carries its data: about 1 KB a row
+    /// in libxlsxwriter's normal mode (300,000 rows took 360 MB), so some 10 MB at most.
+    static let maximumChartCacheRows = 10_000
+
+    /// `maximumRows`, lowered by tests so that they need not write a million rows.
+    var rowLimit = XLSXWorkbook.maximumRows
+    /// `maximumChartCacheRows`, lowered by tests.
+    var chartCacheRowLimit = XLSXWorkbook.maximumChartCacheRows
+
     private let output: ReportOutput
     private let displayName: String
     private let title: String?
@@ -76,21 +85,25 @@ public final class XLSXWorkbook {
                                                  workbook: UnsafeMutablePointer<lxw_workbook>) throws -> String {
         try document.validate(file: displayName)
         guard document.columns.count <= XLSXWorkbook.maximumColumns else {
-            throw ReportRenderError(file: displayName, kind: .invalidDocument(
+            throw ReportRenderError(file: displayName, kind: .beyondFormat(
                 "the report has \(document.columns.count) columns; a worksheet holds at most \(XLSXWorkbook.maximumColumns)"))
         }
         let sheetName = sheetNames.name(for: document.name)
-        // A charted sheet is kept in memory, so that libxlsxwriter can cache the chart's data (XLSXChart.swift);
-        // every other sheet streams its rows through a temporary file.
-        workbook.pointee.options.constant_memory = UInt8(document.chart == nil ? LXW_TRUE.rawValue : LXW_FALSE.rawValue)
+        // A charted sheet is kept in memory, so that libxlsxwriter can cache the chart's data (XLSXChart.swift) —
+        // if its rows turn out few: the store does not count them first, so they are read ahead, up to the limit.
+        // Every other sheet streams its rows through a temporary file, and so does a charted one with more rows.
+        var ahead = ReadAheadRows(base: rows)
+        let inMemory = try document.chart != nil && ahead.readAhead(atMost: chartCacheRowLimit)
+        workbook.pointee.options.constant_memory = UInt8(inMemory ? LXW_FALSE.rawValue : LXW_TRUE.rawValue)
         guard let sheet = TemporaryFileCleanup.withSignalsBlocked({ workbook_add_worksheet(workbook, sheetName) }) else {
             throw ReportRenderError(file: displayName, kind: .xlsx(operation: "add the worksheet \(sheetName)",
                                                                    message: noTemporaryFile))
         }
         sheets.append(sheet)
         var writer = XLSXSheetWriter(document: document, workbook: workbook, sheet: sheet, sheetName: sheetName,
-                                     formats: formats!, file: displayName)
-        reports.append(try writer.write(rows: &rows))
+                                     formats: formats!, file: displayName, rowLimit: rowLimit)
+        reports.append(try writer.write(rows: &ahead))
+        rows = ahead.base
         return sheetName
     }
 
@@ -229,8 +242,9 @@ public final class XLSXWorkbook {
         "libxlsxwriter could not create its temporary file for it: is the directory writable and not full?"
     }
 
+    /// A document property: XML-safe (XLSXText.swift).
     private func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
-        let pointer = strdup(text.replacingOccurrences(of: "\0", with: "\u{FFFD}"))!
+        let pointer = strdup(XLSXText.xmlSafe(text))!
         cStrings.append(pointer)
         return pointer
     }
@@ -238,5 +252,42 @@ public final class XLSXWorkbook {
     private func freeCStrings() {
         for pointer in cStrings { free(pointer) }
         cStrings.removeAll()
+    }
+}
+
+/// A row source whose first rows may have been read ahead (to learn whether there are only few); it gives them
+/// again, then the rest.
+struct ReadAheadRows<Base: ReportRowSource>: ReportRowSource {
+    var base: Base
+    private var ahead: [[ReportCell]] = []
+    private var index = 0
+    private var baseEnded = false
+
+    init(base: Base) {
+        self.base = base
+    }
+
+    var rowCount: Int? { base.rowCount }
+
+    /// Reads up to `limit` + 1 rows ahead; returns whether the source ended within `limit`.
+    mutating func readAhead(atMost limit: Int) throws -> Bool {
+        while ahead.count <= limit {
+            guard let row = try base.nextRow() else {
+                baseEnded = true
+                return true
+            }
+            ahead.append(row)
+        }
+        return false
+    }
+
+    mutating func nextRow() throws -> [ReportCell]? {
+        if index < ahead.count {
+            defer { index += 1 }
+            return ahead[index]
+        }
+        if !ahead.isEmpty { ahead = [] }   // read, so no longer kept
+        index = 0
+        return baseEnded ? nil : try base.nextRow()
     }
 }
