@@ -330,15 +330,11 @@ private struct DefinitionReader {
     // MARK: YAML errors
 
     func yamlError(_ error: YamlError) -> DefinitionError {
-        func at(_ mark: Mark, _ problem: String, _ context: YamlError.Context?) -> DefinitionError {
-            var message = "not valid YAML: \(problem)"
-            if let context { message += " (\(context.text) at line \(context.mark.line))" }
-            return DefinitionError(message, at: source.place(mark))
+        if let located = error.located {
+            let context = located.context.map { " (\($0))" } ?? ""
+            return DefinitionError("not valid YAML: \(located.problem)\(context)", at: source.place(line: located.line, scalarColumn: located.scalarColumn))
         }
         switch error {
-        case let .scanner(context, problem, mark, _): return at(mark, problem, context)
-        case let .parser(context, problem, mark, _): return at(mark, problem, context)
-        case let .composer(context, problem, mark, _): return at(mark, problem, context)
         case let .duplicatedKeysInMapping(duplicates, context):
             let key = duplicates.first ?? ""
             let places = source.places(ofKey: key, from: context.mark.line)
@@ -348,7 +344,8 @@ private struct DefinitionReader {
             return DefinitionError("\(duplicates.map { "\"\($0)\"" }.joined(separator: ", ")) given twice in one mapping",
                                    at: source.place(context.mark))
         default:
-            return DefinitionError("not valid YAML: \(error)", file: source.file)
+            // Yams' description of the rest may span lines; messages are one line each.
+            return DefinitionError("not valid YAML: \(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))", file: source.file)
         }
     }
 }

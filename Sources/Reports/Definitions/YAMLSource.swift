@@ -46,7 +46,12 @@ struct YAMLSource {
     /// The place of a mark, its column counted in characters.
     func place(_ mark: Mark?) -> SourcePlace {
         guard let mark else { return SourcePlace(file: file, line: 1, column: 1) }
-        return SourcePlace(file: file, line: mark.line, column: characterColumn(line: mark.line, scalarColumn: mark.column))
+        return place(line: mark.line, scalarColumn: mark.column)
+    }
+
+    /// The place of a line and libyaml's column on it (Yams' `Mark` cannot be made outside Yams).
+    func place(line: Int, scalarColumn: Int) -> SourcePlace {
+        SourcePlace(file: file, line: line, column: characterColumn(line: line, scalarColumn: scalarColumn))
     }
 
     func place(of node: Node) -> SourcePlace { place(node.mark) }
