@@ -26,12 +26,7 @@ extension ReportDefinition {
         let file = file ?? path
         // A report's output may not replace its own definition (`report x.yaml --output x.yaml`).
         ProtectedFiles.protect(path, as: "a report definition")
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) {
-                throw ReportInputError("\(file): cannot read the report definition", category: .io)
-            }
-            throw ReportInputError("\(file): no such report definition")
-        }
+        let data = try DefinitionFile.read(path: path, file: file)
         guard let text = String(data: data, encoding: .utf8) else {
             throw DefinitionError("not UTF-8 text", file: file)
         }
