@@ -117,9 +117,7 @@ public struct Bookkeeper: ParsableCommand {
             try StandardOutput.flushPrinted()
             Foundation.exit(ExitStatus.success)
         } catch let error as CategorizedError {
-            for line in error.description.split(separator: "\n", omittingEmptySubsequences: false) {
-                Log.error(String(line))
-            }
+            for message in error.messages { Log.error(message) }
             sayWhatWasCommitted(outputFailed: error.category == .io)
             Foundation.exit(ExitStatus.code(for: error.category))
         } catch let error as CSVError {

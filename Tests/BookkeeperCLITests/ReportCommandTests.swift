@@ -321,3 +321,49 @@ final class ReportCommandTests: XCTestCase {
             """)
     }
 }
+
+// M4: a `*.yaml` in a definitions folder that is not a readable file said "cannot read the report definition"
+// without a cause, with 74 or 66 where a definition that is not sound is 78; a named pipe could block the read.
+extension ReportCommandTests {
+    func testADefinitionThatIsAPipeAFolderOrALinkToNothingSaysWhatItIs() throws {
+        let cases: [(String, (String) throws -> Void, String)] = [
+            ("pipe", { XCTAssertEqual(mkfifo($0, 0o644), 0) }, "is a named pipe, not a regular file"),
+            ("folder", { try FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: false) }, "is a folder"),
+            ("link", { try FileManager.default.createSymbolicLink(atPath: $0, withDestinationPath: "nowhere.yaml") },
+             #"a symbolic link to "nowhere.yaml", which leads to no file"#),
+        ]
+        for (folder, make, why) in cases {
+            try FileManager.default.createDirectory(atPath: dir.file(folder), withIntermediateDirectories: false)
+            try make(dir.file("\(folder)/x.yaml"))
+            // A pipe with no writer: a blocking open would wait for ever.
+            let listed = bk(["reports", "--reports", folder])
+            XCTAssertEqual(listed.status, 78, "\(folder): \(listed)")
+            XCTAssertEqual(listed.stderr, "bookkeeper: \(folder)/x.yaml: cannot read the report definition: \(why)\n"
+                           + "bookkeeper: 1 of 7 reports failed\n", folder)
+            XCTAssertTrue(listed.stdout.contains("x                  (invalid definition: \(folder)/x.yaml)\n"), listed.stdout)
+            let named = bk(["report", "x", "--reports", folder])
+            XCTAssertEqual(named.status, 78, "\(folder): \(named)")
+            XCTAssertEqual(named.stderr, "bookkeeper: \(folder)/x.yaml: cannot read the report definition: \(why)\n", folder)
+            let path = bk(["report", "\(folder)/x.yaml"])
+            XCTAssertEqual(path.status, 78, "\(folder): \(path)")
+        }
+        // Nothing at the path at all is a missing input.
+        let missing = bk(["report", "none.yaml"])
+        XCTAssertEqual(missing.status, 66)
+        XCTAssertEqual(missing.stderr, "bookkeeper: none.yaml: no such report definition\n")
+    }
+
+    func testADefinitionTheUserMayNotReadSaysPermissionDenied() throws {
+        try OtherUser.skipUnlessAvailable()
+        let folder = dir.file("defs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let secret = dir.write("defs/secret.yaml", "entity: Customer\ncolumns: [name]\n")
+        XCTAssertEqual(chmod(secret, 0o600), 0)
+        XCTAssertEqual(chmod(folder, 0o755), 0)
+        XCTAssertEqual(chmod(dir.path, 0o755), 0)
+        let r = OtherUser.run(["reports", "--reports", folder], in: dir.path, environment: ReportCommandTests.environment)
+        XCTAssertEqual(r.status, 78, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: defs/secret.yaml: cannot read the report definition: Permission denied\n"
+                       + "bookkeeper: 1 of 7 reports failed\n")
+    }
+}

@@ -117,6 +117,48 @@ final class DefinitionErrorTests: XCTestCase {
                        #"Reports/x.yaml:2:29: expected a value after "==", found end of input"#)
     }
 
+    /// F3: inside a quoted value, positions were counted as if the value were the file's text, so each escape,
+    /// `''` or folded line moved them (`key: "na\nme"` was reported at 4:1 in a 3-line file).
+    func testPositionsAfterEscapesInQuotedValuesWereCountedInTheValue() {
+        let cases: [(String, String)] = [
+            // A line feed escape ends the value's line, not the file's.
+            ("entity: Customer\ncolumns:\n  - { key: \"na\\nme\" }\n",
+             #"Reports/x.yaml:3:17: expected end of key path after "na", found "me"; a key path is keys joined by dots, as in customer.name"#),
+            // Six \u00e9 are six characters of the value and 36 of the file.
+            ("entity: Customer\nwhere: \"name == \\\"\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\\" AND nmae == 1\"\ncolumns: [name]\n",
+             #"Reports/x.yaml:2:62: unknown key "nmae" on Customer — did you mean "name"?"#),
+            ("entity: Customer\nwhere: \"name == \\\"\\t\\t\\\" AND\\n nmae == 1\"\ncolumns: [name]\n",
+             #"Reports/x.yaml:2:32: unknown key "nmae" on Customer — did you mean "name"?"#),
+            // An escaped line break continues the value on the next line, its indentation dropped.
+            ("entity: Customer\nwhere: \"name == 'x' AND \\\n  nmae == 1\"\ncolumns: [name]\n",
+             #"Reports/x.yaml:3:3: unknown key "nmae" on Customer — did you mean "name"?"#),
+            // \x, \U and a literal tab escape.
+            ("entity: Customer\nwhere: \"name == '\\x41\\U0001F600\\\t' AND nmae == 1\"\ncolumns: [name]\n",
+             #"Reports/x.yaml:2:40: unknown key "nmae" on Customer — did you mean "name"?"#),
+            // A line folded to a space, and an empty line kept as a line feed.
+            ("entity: Customer\nwhere: \"name == 'x'\n    AND nmae == 1\"\ncolumns: [name]\n",
+             #"Reports/x.yaml:3:9: unknown key "nmae" on Customer — did you mean "name"?"#),
+            ("entity: Customer\nwhere: \"name == 'x'\n\n    AND nmae == 1\"\ncolumns: [name]\n",
+             #"Reports/x.yaml:4:9: unknown key "nmae" on Customer — did you mean "name"?"#),
+            // '' is one quote of a single-quoted value.
+            ("entity: Customer\nwhere: 'name == ''a'' AND name == ''b'' AND nmae == 1'\ncolumns: [name]\n",
+             #"Reports/x.yaml:2:45: unknown key "nmae" on Customer — did you mean "name"?"#),
+            ("entity: Customer\nwhere: 'name == ''a''\n  AND nmae == 1'\ncolumns: [name]\n",
+             #"Reports/x.yaml:3:7: unknown key "nmae" on Customer — did you mean "name"?"#),
+            // Sort keys, group keys and column keys go through the same map.
+            ("entity: Order\nsort: \"\\x64ate, customer.nam desc\"\ncolumns: [number]\n",
+             #"Reports/x.yaml:2:26: unknown key "nam" on Customer — did you mean "name"?"#),
+            ("entity: Order\ngroup: [\"\\x63ustomer.name\", \"mo\\x6eth(dat)\"]\ncolumns: [count]\n",
+             #"Reports/x.yaml:2:39: unknown key "dat" on Order — did you mean "date"?"#),
+            ("entity: Order\ncolumns:\n  - { key: \"\\u0063ustomer.nmae\" }\n",
+             #"Reports/x.yaml:3:27: unknown key "nmae" on Customer — did you mean "name"?"#),
+            // At the end of input the error points at the last token, after two escapes.
+            ("entity: Order\nwhere: \"\\\"\\\" == \"\ncolumns: [number]\n",
+             #"Reports/x.yaml:2:14: expected a value after "==", found end of input"#),
+        ]
+        for (yaml, expected) in cases { XCTAssertEqual(message(yaml), expected, yaml) }
+    }
+
     func testParameters() {
         XCTAssertEqual(message("entity: Order\nwhere: date <= $unti\nparams:\n  until: { type: date, default: today }\ncolumns: [number]\n"),
                        #"Reports/x.yaml:2:16: unknown parameter $unti — did you mean "until"? (parameters are declared under params:)"#)

@@ -38,6 +38,23 @@ final class ParameterTests: XCTestCase {
         XCTAssertEqual(RelativeDate(parsing: "start of last quarter")?.resolve(today: Day(iso: "2026-02-05")!)?.description, "2025-10-01")
     }
 
+    /// M1: counts above 100,000 were refused as "not a date", though `today + 999999 days` is a day in 4764.
+    func testALargeShiftWithinTheYearsWasCalledNotADate() {
+        XCTAssertEqual(day("today + 999999 days"), "4764-10-17")
+        XCTAssertEqual(day("today + 100001 days"), "2300-09-07")
+        XCTAssertEqual(day("today - 700000 days"), "0110-05-10")
+        XCTAssertEqual(day("start of year + 7973 years"), "9999-01-01")
+        XCTAssertEqual(day("today + 95677 months"), "9999-12-21")
+        for text in ["today + 100000 months", "today + 9999999 days", "today - 10000001 days",
+                     "today + 99999999999999999999999 years", "start of year + 7974 years"] {
+            XCTAssertNotNil(RelativeDate(parsing: text), text)
+            XCTAssertNil(day(text), text)
+        }
+        XCTAssertEqual(usageError { _ = try self.unpaid(["until": "today + 99999999999999999999999 days"]) },
+                       #"--param until: "today + 99999999999999999999999 days" falls outside the years 1 to 9999"#)
+        XCTAssertNil(RelativeDate(parsing: "today + ١٢ days"), "digits other than ASCII")
+    }
+
     private func unpaid(_ arguments: [String: String]) throws -> PreparedReport {
         try ShippedReports.prepared("unpaid-orders", arguments)
     }

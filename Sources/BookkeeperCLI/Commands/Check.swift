@@ -36,7 +36,8 @@ struct CheckFailed: CategorizedError {
     let path: String
     let problems: [String]
     var category: ErrorCategory { .data }
-    var description: String {
-        (problems.map { "\(path): \($0)" } + ["\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found"]).joined(separator: "\n")
+    var description: String { messages.joined(separator: "\n") }
+    var messages: [String] {
+        problems.map { "\(path): \($0)" } + ["\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found"]
     }
 }

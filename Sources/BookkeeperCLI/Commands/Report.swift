@@ -230,7 +230,7 @@ struct ReportFailures {
     mutating func record(_ error: Error) {
         count += 1
         if let error = error as? CategorizedError {
-            for line in error.description.split(separator: "\n") { Log.error(String(line)) }
+            for message in error.messages { Log.error(message) }
             first = first ?? error.category
         } else {
             Log.error("\(error)")

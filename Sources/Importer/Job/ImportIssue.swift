@@ -53,6 +53,7 @@ package struct ImportFailure: CategorizedError {
     }
 
     package var description: String { lines.joined(separator: "\n") }
+    package var messages: [String] { lines }
 }
 
 /// Collects issues, keeping the first `shownLimit` and counting the rest.

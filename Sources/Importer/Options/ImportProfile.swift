@@ -116,11 +116,9 @@ package enum ImportProfile {
     }
 
     private static func yamlProblem(_ error: YamlError) -> String {
-        switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
-            return "\(problem) at line \(mark.line), column \(mark.column)"
-        default:
-            return "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+        if let located = error.located {
+            return "\(located.problem) at line \(located.line), column \(located.scalarColumn)"
         }
+        return "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
     }
 }

@@ -41,16 +41,22 @@ package enum BatchError: CategorizedError, Equatable {
         }
     }
 
+    package var messages: [String] {
+        switch self {
+        case .invalid(let issues): issues.map(\.message)
+        case .ruleViolations(let problems): problems + ["nothing was imported: the objects above would break the model's rules"]
+        default: [description]
+        }
+    }
+
     package var description: String {
         switch self {
-        case .invalid(let issues): issues.map(\.message).joined(separator: "\n")
+        case .invalid, .ruleViolations: messages.joined(separator: "\n")
         case .notFound(let entity, let key, let value, let suggestion):
             "\(entity) with \(key) \"\(value)\" not found\(Suggestions.didYouMean(suggestion))"
         case .repeatedKey(let entity, let key, let value, _, let properties):
             "\(entity) with \(key) \"\(value)\" was given earlier with other values (\(properties.joined(separator: ", ")))"
         case .usage(let message), .constraint(let message), .sqlite(let message): message
-        case .ruleViolations(let problems):
-            (problems + ["nothing was imported: the objects above would break the model's rules"]).joined(separator: "\n")
         case .busy(let path): "\(path): store is busy (another process is writing to it)"
         case .readOnly(let path): "\(path): the store is read-only"
         }

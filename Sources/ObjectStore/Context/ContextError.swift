@@ -41,7 +41,8 @@ public struct ValidationError: CategorizedError {
     public var category: ErrorCategory { .data }
 
     /// One line per problem.
-    public var description: String { issues.map(\.message).joined(separator: "\n") }
+    public var description: String { messages.joined(separator: "\n") }
+    public var messages: [String] { issues.map(\.message) }
 }
 
 /// One validation problem, e.g. `Customer.name is required`.

@@ -106,7 +106,8 @@ extension ObjectContext {
 public struct AssignmentErrors: CategorizedError {
     public let problems: [any CategorizedError]
     public var category: ErrorCategory { problems.contains { $0.category == .usage } ? .usage : problems[0].category }
-    public var description: String { problems.map(\.description).joined(separator: "\n") }
+    public var description: String { messages.joined(separator: "\n") }
+    public var messages: [String] { problems.flatMap(\.messages) }
 }
 
 extension Assignment {

@@ -19,9 +19,17 @@ public enum ErrorCategory: Sendable {
     case failure
 }
 
-/// An error with a one-line, human message and a category.
+/// An error with human messages and a category.
 public protocol CategorizedError: Error, CustomStringConvertible {
     var category: ErrorCategory { get }
+    /// One message per problem (most errors have one). A front end prints each as one line: a line feed inside
+    /// a message is part of a value, never a second message, so the messages are kept apart here rather than
+    /// split out of `description`, where they are joined by line feeds.
+    var messages: [String] { get }
+}
+
+extension CategorizedError {
+    public var messages: [String] { [description] }
 }
 
 public enum ModelError: CategorizedError, Equatable {

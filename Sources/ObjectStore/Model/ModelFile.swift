@@ -78,12 +78,12 @@ private struct Reader {
     }
 
     func yamlError(_ error: YamlError) -> ModelFileError {
-        switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
-            return ModelFileError(file: file, line: mark.line, column: mark.column, message: "not valid YAML: \(problem)")
-        default:
-            return ModelFileError(file: file, line: 1, column: 1, message: "not valid YAML: \(error)")
+        if let located = error.located {
+            return ModelFileError(file: file, line: located.line, column: located.scalarColumn, message: "not valid YAML: \(located.problem)")
         }
+        // Yams' description of the rest may span lines; messages are one line each.
+        return ModelFileError(file: file, line: 1, column: 1,
+                              message: "not valid YAML: \(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))")
     }
 
     /// The pairs of a mapping, checking the keys against what is allowed there.

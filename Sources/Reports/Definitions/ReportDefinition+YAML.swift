@@ -26,12 +26,7 @@ extension ReportDefinition {
         let file = file ?? path
         // A report's output may not replace its own definition (`report x.yaml --output x.yaml`).
         ProtectedFiles.protect(path, as: "a report definition")
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) {
-                throw ReportInputError("\(file): cannot read the report definition", category: .io)
-            }
-            throw ReportInputError("\(file): no such report definition")
-        }
+        let data = try DefinitionFile.read(path: path, file: file)
         guard let text = String(data: data, encoding: .utf8) else {
             throw DefinitionError("not UTF-8 text", file: file)
         }
@@ -330,15 +325,11 @@ private struct DefinitionReader {
     // MARK: YAML errors
 
     func yamlError(_ error: YamlError) -> DefinitionError {
-        func at(_ mark: Mark, _ problem: String, _ context: YamlError.Context?) -> DefinitionError {
-            var message = "not valid YAML: \(problem)"
-            if let context { message += " (\(context.text) at line \(context.mark.line))" }
-            return DefinitionError(message, at: source.place(mark))
+        if let located = error.located {
+            let context = located.context.map { " (\($0))" } ?? ""
+            return DefinitionError("not valid YAML: \(located.problem)\(context)", at: source.place(line: located.line, scalarColumn: located.scalarColumn))
         }
         switch error {
-        case let .scanner(context, problem, mark, _): return at(mark, problem, context)
-        case let .parser(context, problem, mark, _): return at(mark, problem, context)
-        case let .composer(context, problem, mark, _): return at(mark, problem, context)
         case let .duplicatedKeysInMapping(duplicates, context):
             let key = duplicates.first ?? ""
             let places = source.places(ofKey: key, from: context.mark.line)
@@ -348,7 +339,8 @@ private struct DefinitionReader {
             return DefinitionError("\(duplicates.map { "\"\($0)\"" }.joined(separator: ", ")) given twice in one mapping",
                                    at: source.place(context.mark))
         default:
-            return DefinitionError("not valid YAML: \(error)", file: source.file)
+            // Yams' description of the rest may span lines; messages are one line each.
+            return DefinitionError("not valid YAML: \(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))", file: source.file)
         }
     }
 }

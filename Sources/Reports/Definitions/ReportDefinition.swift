@@ -25,6 +25,7 @@
 //     period: { from: $from, to: $to }               the parameters that bound a period report
 
 import Foundation
+import ObjectStore
 import ReportRenderers
 
 /// A value with the place it was written: the file and the 1-based line and column (in characters).
@@ -62,10 +63,13 @@ public struct SourceSnippet: Sendable, Hashable {
     /// itself (indentation included), so that positions on every line are those of the file.
     public var text: String
     public var place: SourcePlace
+    /// For a quoted value with escapes or folded lines, where each of its characters is in the file.
+    public var map: SourceMap?
 
-    public init(_ text: String, at place: SourcePlace) {
+    public init(_ text: String, at place: SourcePlace, map: SourceMap? = nil) {
         self.text = text
         self.place = place
+        self.map = map
     }
 }
 

@@ -15,8 +15,14 @@
 // itself whenever it provably holds the same predicate (the same words once whitespace is ignored,
 // no quoted string broken across lines); predicates ignore whitespace and line breaks, so both
 // parse alike and every position is the file's own.
+//
+// A quoted value cannot be handed over as its source: `"na\u006De"` is `name`. Its escapes (`\"`,
+// `\u00e9`, `\n`, a `\` before a line break), the `''` of single quotes and its folded lines are read
+// again as libyaml reads them, each character of the value keeping its place in the file (a
+// `SourceMap`), and the parser's positions in the value go through that map.
 
 import Foundation
+import ObjectStore
 import Yams
 
 struct YAMLSource {
@@ -46,7 +52,12 @@ struct YAMLSource {
     /// The place of a mark, its column counted in characters.
     func place(_ mark: Mark?) -> SourcePlace {
         guard let mark else { return SourcePlace(file: file, line: 1, column: 1) }
-        return SourcePlace(file: file, line: mark.line, column: characterColumn(line: mark.line, scalarColumn: mark.column))
+        return place(line: mark.line, scalarColumn: mark.column)
+    }
+
+    /// The place of a line and libyaml's column on it (Yams' `Mark` cannot be made outside Yams).
+    func place(line: Int, scalarColumn: Int) -> SourcePlace {
+        SourcePlace(file: file, line: line, column: characterColumn(line: line, scalarColumn: scalarColumn))
     }
 
     func place(of node: Node) -> SourcePlace { place(node.mark) }
@@ -96,6 +107,10 @@ struct YAMLSource {
             if rest.hasPrefix(quote), inner.hasPrefix(value), inner.dropFirst(value.count).hasPrefix(quote) {
                 return SourceSnippet(value, at: SourcePlace(file: file, line: start.line, column: start.column + 1))
             }
+            // Escapes, `''` or folded lines: the value's columns are not the file's, so a map says where each is.
+            if rest.hasPrefix(quote), let map = quotedMap(value, line: start.line, column: start.column, double: quote == "\"") {
+                return SourceSnippet(value, at: SourcePlace(file: file, line: start.line, column: start.column + 1), map: map)
+            }
         case .literal, .folded:
             // The mark is at `|` or `>`; the value starts on the next line.
             if region, let lines = matchingRegion(value, firstLine: start.line + 1, firstText: nil) {
@@ -113,6 +128,28 @@ struct YAMLSource {
             }
         }
         return SourceSnippet(value, at: start)
+    }
+
+    /// Where each character of a quoted scalar's value is in the file, the quote being at `line`, `column`:
+    /// the scalar is decoded again as libyaml does (escapes, `''`, line folding), each character keeping the
+    /// place of what it came from — an escape its backslash, a folded line break the break. Nil unless the
+    /// result is exactly `value`, so a case read otherwise keeps the place of the value's start.
+    private func quotedMap(_ value: String, line: Int, column: Int, double: Bool) -> SourceMap? {
+        var decoder = QuotedScalarDecoder(lines: lines, line: line, column: column, double: double)
+        guard let decoded = decoder.decode() else { return nil }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: decoded.map(\.scalar))
+        guard String(scalars) == value else { return nil }
+        var rows: [[SourceMap.Place]] = [[]]
+        var index = 0
+        for character in value {
+            rows[rows.count - 1].append(decoded[index].place)
+            index += character.unicodeScalars.count
+            // Lines of the text end as the predicate lexer ends them.
+            if character == "\n" || character == "\r\n" || character == "\r" { rows.append([]) }
+        }
+        rows[rows.count - 1].append(decoder.end)
+        return SourceMap(rows)
     }
 
     /// Source lines from `firstLine` (the first one cut to `firstText`) holding the same words as
@@ -147,5 +184,123 @@ struct YAMLSource {
             if let o = open { if c == o { open = nil } } else if c == "\"" || c == "'" { open = c }
         }
         return open == nil
+    }
+}
+
+/// libyaml's reading of a flow scalar (`yaml_parser_scan_flow_scalar`), over the file's lines, keeping for
+/// each scalar of the value the place (line, column in characters) it was written at.
+private struct QuotedScalarDecoder {
+    let lines: [Substring]
+    var line: Int
+    let startColumn: Int
+    let double: Bool
+    /// The place of the closing quote, once decoded.
+    var end = SourceMap.Place(line: 0, column: 0)
+
+    init(lines: [Substring], line: Int, column: Int, double: Bool) {
+        self.lines = lines
+        self.line = line
+        self.startColumn = column
+        self.double = double
+    }
+
+    mutating func decode() -> [(scalar: Unicode.Scalar, place: SourceMap.Place)]? {
+        var out: [(scalar: Unicode.Scalar, place: SourceMap.Place)] = []
+        guard lines.indices.contains(line - 1) else { return nil }
+        var text = Array(lines[line - 1])
+        var i = startColumn            // just after the opening quote (0-based index of the next character)
+        func place(_ index: Int) -> SourceMap.Place { SourceMap.Place(line: line, column: index + 1) }
+        func emit(_ c: Character, _ at: SourceMap.Place) { for s in c.unicodeScalars { out.append((s, at)) } }
+        while true {
+            var leadingBlanks = false
+            // Non-blank characters.
+            while i < text.count, text[i] != " ", text[i] != "\t" {
+                let c = text[i]
+                if !double, c == "'" {
+                    if i + 1 < text.count, text[i + 1] == "'" { emit("'", place(i)); i += 2; continue }
+                    end = place(i)
+                    return out
+                }
+                if double, c == "\"" { end = place(i); return out }
+                if double, c == "\\" {
+                    if i + 1 == text.count {
+                        // An escaped line break: nothing of it is kept, nor the next line's indentation.
+                        guard lines.indices.contains(line) else { return nil }
+                        leadingBlanks = true
+                        line += 1
+                        text = Array(lines[line - 1])
+                        i = 0
+                        break
+                    }
+                    guard let (scalar, length) = Self.escape(text, at: i + 1) else { return nil }
+                    out.append((scalar, place(i)))
+                    i += 1 + length
+                    continue
+                }
+                emit(c, place(i))
+                i += 1
+            }
+            // Blanks and line breaks: blanks are kept unless a line break follows them.
+            var whitespace: [(Character, SourceMap.Place)] = []
+            var leadingBreak: SourceMap.Place?
+            var trailingBreaks: [SourceMap.Place] = []
+            while true {
+                if i < text.count, text[i] == " " || text[i] == "\t" {
+                    if !leadingBlanks { whitespace.append((text[i], place(i))) }
+                    i += 1
+                } else if i >= text.count {
+                    // A line break (the scalar goes on: its closing quote is on a later line).
+                    guard lines.indices.contains(line) else { return nil }
+                    let breakPlace = place(text.count)
+                    if !leadingBlanks {
+                        whitespace.removeAll()
+                        leadingBreak = breakPlace
+                        leadingBlanks = true
+                    } else {
+                        trailingBreaks.append(breakPlace)
+                    }
+                    line += 1
+                    text = Array(lines[line - 1])
+                    i = 0
+                } else {
+                    break
+                }
+            }
+            if leadingBlanks {
+                // A single break folds to a space; empty lines after it are kept as line feeds. After an
+                // escaped break (no leading break) only the empty lines count.
+                if let leadingBreak, trailingBreaks.isEmpty {
+                    out.append((" ", leadingBreak))
+                } else {
+                    for at in trailingBreaks { out.append(("\n", at)) }
+                }
+            } else {
+                for (c, at) in whitespace { emit(c, at) }
+            }
+        }
+    }
+
+    /// YAML 1.1's one-character escapes, as libyaml reads them.
+    private static let simpleEscapes: [Character: Unicode.Scalar] = [
+        "0": "\u{0}", "a": "\u{7}", "b": "\u{8}", "t": "\t", "\t": "\t", "n": "\n", "v": "\u{B}", "f": "\u{C}",
+        "r": "\r", "e": "\u{1B}", " ": " ", "\"": "\"", "/": "/", "\\": "\\", "N": "\u{85}", "_": "\u{A0}",
+        "L": "\u{2028}", "P": "\u{2029}",
+    ]
+
+    /// The scalar of the escape after a backslash at `index`, and how many characters it takes.
+    private static func escape(_ text: [Character], at index: Int) -> (Unicode.Scalar, Int)? {
+        guard index < text.count else { return nil }
+        if let scalar = simpleEscapes[text[index]] { return (scalar, 1) }
+        let digits: Int
+        switch text[index] {
+        case "x": digits = 2
+        case "u": digits = 4
+        case "U": digits = 8
+        default: return nil
+        }
+        guard index + digits < text.count else { return nil }
+        let hex = String(text[(index + 1)...(index + digits)])
+        guard let value = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, 1 + digits)
     }
 }

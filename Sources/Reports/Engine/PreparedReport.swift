@@ -44,6 +44,11 @@ public struct PreparedReport: Sendable {
         func origin(_ place: SourcePlace) -> PredicateSourceOrigin {
             PredicateSourceOrigin(name: file, line: place.line, column: place.column)
         }
+        // A quoted value with escapes counts from its own start, and its map finds the file's place.
+        func origin(_ snippet: SourceSnippet) -> PredicateSourceOrigin {
+            guard let map = snippet.map else { return origin(snippet.place) }
+            return PredicateSourceOrigin(name: file, map: map)
+        }
 
         // Entity.
         let entity: Entity
@@ -65,18 +70,18 @@ public struct PreparedReport: Sendable {
         let plan: FetchPlan
         do {
             if let predicate = definition.predicate, !predicate.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                let syntax = try PredicateSyntax(parsing: predicate.text, origin: origin(predicate.place))
+                let syntax = try PredicateSyntax(parsing: predicate.text, origin: origin(predicate))
                 try VariableCheck(definition: definition, model: model, entity: entity, syntax: syntax).run()
             }
             var sortKeys: [SortKey] = []
             for snippet in definition.sort {
-                sortKeys += try SortKey.parseList(snippet.text, origin: origin(snippet.place))
+                sortKeys += try SortKey.parseList(snippet.text, origin: origin(snippet))
             }
             let request = FetchRequest(entity: entity.name, predicate: definition.predicate?.text, sortDescriptors: sortKeys,
                                        variables: variables,
-                                       predicateOrigin: definition.predicate.map { origin($0.place) } ?? PredicateSourceOrigin(name: file))
-            let groupTerms = definition.group.flatMap { FetchTerm.list($0.text, origin: origin($0.place)) }
-            let columnTerms = definition.columns.map { FetchTerm($0.key.text, origin: origin($0.key.place)) }
+                                       predicateOrigin: definition.predicate.map { origin($0) } ?? PredicateSourceOrigin(name: file))
+            let groupTerms = definition.group.flatMap { FetchTerm.list($0.text, origin: origin($0)) }
+            let columnTerms = definition.columns.map { FetchTerm($0.key.text, origin: origin($0.key)) }
             for term in groupTerms + columnTerms + sortKeys.map({ FetchTerm($0.keyPath, origin: $0.origin ?? origin(definition.place)) }) {
                 try PreparedReport.checkShape(of: term)
             }
@@ -183,7 +188,8 @@ public struct PreparedReport: Sendable {
     /// binder would read it as a malformed key path.
     static func checkShape(of term: FetchTerm) throws {
         let text = term.text
-        let place = SourcePlace(file: term.origin.name, line: term.origin.line, column: term.origin.column)
+        let (line, column) = term.origin.place(line: term.origin.line, column: term.origin.column)
+        let place = SourcePlace(file: term.origin.name, line: line, column: column)
         let word = String(text.drop { $0 == "@" }.prefix { $0.isLetter || $0 == "_" })
         guard !word.isEmpty else { return }
         let rest = text.drop { $0 == "@" }.dropFirst(word.count).drop { $0 == " " }

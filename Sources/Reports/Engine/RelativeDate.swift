@@ -42,6 +42,11 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
         return phrases
     }()
 
+    /// A count that moves any day out of the years 1 to 9999 in every unit (they span 3,652,059 days), so that
+    /// larger ones need not be computed: `count * 12` stays far from overflowing. Any count whose result lies in
+    /// those years is taken (`today + 999999 days` is in 4764).
+    static let countBeyondTheYears = 10_000_000
+
     /// What a date may be, for messages.
     public static let forms = "YYYY-MM-DD, today, yesterday, start of month, end of last month, start of year, "
         + "today - 30 days, …"
@@ -76,7 +81,10 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
             unit = .day
             return
         }
-        guard words.count == 3, words[0] == "+" || words[0] == "-", let count = Int(words[1]), count <= 100_000 else { return nil }
+        guard words.count == 3, words[0] == "+" || words[0] == "-", !words[1].isEmpty,
+              words[1].allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        // A count too large for an Int is still a count: it resolves outside the years, and says so.
+        let count = min(Int(words[1]) ?? RelativeDate.countBeyondTheYears, RelativeDate.countBeyondTheYears)
         switch words[2] {
         case "day", "days": unit = .day
         case "week", "weeks": unit = .week

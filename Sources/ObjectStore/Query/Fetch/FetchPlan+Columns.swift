@@ -12,13 +12,13 @@ extension PredicateBinder {
     mutating func bindColumn(_ text: String, origin: PredicateSourceOrigin) throws(PredicateBindingError) -> BoundExpression {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let lead = text.prefix { $0 == " " }.count
-        let origin = PredicateSourceOrigin(name: origin.name, line: origin.line, column: origin.column + lead)
+        let origin = origin.at(column: origin.column + lead)
         source = PredicateSourceText(trimmed, origin: origin)
         let lower = trimmed.lowercased()
         // Periods: month(keypath), year(keypath).
         for unit in PeriodUnit.allCases where lower.hasPrefix(unit.rawValue + "(") && lower.hasSuffix(")") {
             let inner = String(trimmed.dropFirst(unit.rawValue.count + 1).dropLast())
-            let innerOrigin = PredicateSourceOrigin(name: origin.name, line: origin.line, column: origin.column + unit.rawValue.count + 1)
+            let innerOrigin = origin.at(column: origin.column + unit.rawValue.count + 1)
             let e = try scalarKeyPath(inner, origin: innerOrigin)
             guard e.type == .attribute(.date) || e.type == .attribute(.dateTime) else {
                 throw PredicateBindingError("\(unit.rawValue)() needs a date, but \"\(inner)\" is \(e.type)",
@@ -35,7 +35,7 @@ extension PredicateBinder {
             let op = AggregateOperator(rawValue: String(head[..<colon]))!
             let skip = trimmed.distance(from: trimmed.startIndex, to: trimmed.firstIndex(of: ":")!) + 1
             let pathText = String(trimmed.dropFirst(skip))
-            let pathOrigin = PredicateSourceOrigin(name: origin.name, line: origin.line, column: origin.column + skip)
+            let pathOrigin = origin.at(column: origin.column + skip)
             return try groupAggregate(op, pathText, origin: pathOrigin)
         }
         let path = try parseKeyPath(trimmed, origin: origin)

@@ -54,7 +54,7 @@ public struct FetchTerm: Sendable, Hashable {
     public init(_ text: String, origin: PredicateSourceOrigin) {
         let lead = text.prefix { $0 == " " }.count
         self.text = text.trimmingCharacters(in: .whitespaces)
-        self.origin = PredicateSourceOrigin(name: origin.name, line: origin.line, column: origin.column + lead)
+        self.origin = origin.at(column: origin.column + lead)
     }
 
     /// Splits `number, customer.name` at commas, each term keeping its column: `columns:1:9` points into the list.
@@ -62,7 +62,7 @@ public struct FetchTerm: Sendable, Hashable {
         var terms: [FetchTerm] = []
         var column = origin.column
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            terms.append(FetchTerm(String(item), origin: PredicateSourceOrigin(name: origin.name, line: origin.line, column: column)))
+            terms.append(FetchTerm(String(item), origin: origin.at(column: column)))
             column += item.count + 1
         }
         return terms.filter { !$0.text.isEmpty }
@@ -110,8 +110,9 @@ public struct FetchPlan: Sendable {
         var texts: [(String, PredicateSourceOrigin)] = []
         if let text = request.predicate { texts.append((text, request.predicateOrigin)) }
         for (i, text) in request.morePredicates.enumerated() {
-            let origin = request.predicateOrigin
-            texts.append((text, PredicateSourceOrigin(name: "\(origin.name)#\(i + 2)", line: origin.line, column: origin.column)))
+            var origin = request.predicateOrigin
+            origin.name = "\(origin.name)#\(i + 2)"
+            texts.append((text, origin))
         }
         texts.removeAll { $0.0.trimmingCharacters(in: .whitespaces).isEmpty }
         if !texts.isEmpty {

@@ -49,7 +49,10 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     public static func parseList(_ text: String, origin place: PredicateSourceOrigin) throws(SortError) -> [SortKey] {
         let origin = place.name
         func column(_ i: String.Index) -> Int { place.column + text.distance(from: text.startIndex, to: i) }
-        func at(_ i: String.Index) -> String { "\(origin):\(place.line):\(column(i))" }
+        func at(_ i: String.Index) -> String {
+            let (line, column) = place.place(line: place.line, column: column(i))
+            return "\(origin):\(line):\(column)"
+        }
         var result: [SortKey] = []
         if text.allSatisfy(\.isWhitespace) { return [] }
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
@@ -57,7 +60,7 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
             guard let key = words.first else {
                 throw SortError(message: "\(at(item.startIndex)): expected a key path")
             }
-            var descriptor = SortKey(String(key), origin: PredicateSourceOrigin(name: origin, line: place.line, column: column(key.startIndex)))
+            var descriptor = SortKey(String(key), origin: place.at(column: column(key.startIndex)))
             for word in words.dropFirst() {
                 switch word.lowercased() {
                 case "asc", "ascending": descriptor.ascending = true

@@ -23,10 +23,59 @@ public struct PredicateSourceOrigin: Hashable, Sendable {
     /// The column, 1-based, of the predicate's first character in the named source.
     public var column: Int
 
-    public init(name: String, line: Int = 1, column: Int = 1) {
+    /// For text that is not its source (a YAML quoted value, whose escapes and folded lines make the value's
+    /// columns differ from the file's): where each line and column of the text is in the file. `line` and
+    /// `column` then count in the text (1 and 1 at its start), and the map turns them into the file's.
+    public var map: SourceMap?
+
+    public init(name: String, line: Int = 1, column: Int = 1, map: SourceMap? = nil) {
         self.name = name
         self.line = line
         self.column = column
+        self.map = map
+    }
+
+    /// The same source from another column of its first line (a term of a list, the key path inside
+    /// `month(…)`), keeping the map.
+    public func at(column: Int) -> PredicateSourceOrigin {
+        var moved = self
+        moved.column = column
+        return moved
+    }
+
+    /// The place in the named source of a line and column counted as `line` and `column` are.
+    public func place(line: Int, column: Int) -> (line: Int, column: Int) {
+        map?.place(line: line, column: column) ?? (line, column)
+    }
+}
+
+/// Where the characters of a text are in the file it was read from, line by line: `places[l][c]` is the
+/// file's line and column (in characters) of the text's character at line l + 1, column c + 1. Each text line
+/// holds its line break too; the last has one entry more, the place just after the text (a closing quote).
+public struct SourceMap: Hashable, Sendable {
+    public struct Place: Hashable, Sendable {
+        public let line: Int
+        public let column: Int
+        public init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
+    }
+
+    private let places: [[Place]]
+
+    public init(_ places: [[Place]]) {
+        self.places = places
+    }
+
+    /// A place beyond the text is clamped to its last one.
+    func place(line: Int, column: Int) -> (line: Int, column: Int) {
+        guard let last = places.last?.last else { return (line, column) }
+        guard line >= 1, line <= places.count else { return (last.line, last.column) }
+        let row = places[line - 1]
+        guard let end = row.last else { return (last.line, last.column) }
+        let place = column >= 1 && column <= row.count ? row[column - 1] : end
+        return (place.line, place.column)
     }
 }
 
@@ -93,7 +142,7 @@ package struct PredicateSourceText: Hashable, Sendable {
     package func location(of position: SourcePosition) -> (line: Int, column: Int) {
         let line = origin.line + position.line - 1
         let column = position.line == 1 ? origin.column + position.column - 1 : position.column
-        return (line, column)
+        return origin.place(line: line, column: column)
     }
 
     /// `where:1:6: message; hint`

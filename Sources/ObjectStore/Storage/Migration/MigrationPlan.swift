@@ -79,11 +79,13 @@ public struct MigrationError: CategorizedError {
 
     public var category: ErrorCategory { plan.unknownNames.isEmpty ? .data : .usage }
 
-    /// One line per problem, then the remedy.
-    public var description: String {
+    public var description: String { messages.joined(separator: "\n") }
+
+    /// One per problem, then the remedy.
+    public var messages: [String] {
         if !plan.unknownNames.isEmpty {
-            return (plan.unknownNames.map { "\(path): \($0)" }
-                    + ["\(path): nothing was changed; `bookkeeper model` lists the store's entities and properties"]).joined(separator: "\n")
+            return plan.unknownNames.map { "\(path): \($0)" }
+                + ["\(path): nothing was changed; `bookkeeper model` lists the store's entities and properties"]
         }
         var lines = ["\(path): \(reason)"]
         lines += plan.dataLoss.map { "\(path): would lose data: \($0)" }
@@ -93,6 +95,6 @@ public struct MigrationError: CategorizedError {
         } else if !plan.dataLoss.isEmpty {
             lines.append("\(path): to accept this, run `bookkeeper migrate --allow-data-loss` (a backup copy is kept); `bookkeeper migrate --dry-run` shows the plan")
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 }
