@@ -69,6 +69,6 @@ func confirm(_ text: String) {
     // Flushed at once: a cron job stopped by a signal must still show every file it replaced before the stop.
     if !Log.quiet && !OutputFile.standardOutputIsAResult {
         print(text)
-        fflush(nil)   // every stream: naming `stdout` is not concurrency-safe in Swift 6
+        StandardOutput.flushLine()
     }
 }

@@ -38,5 +38,14 @@ struct StandardOutput {
         if fflush(nil) != 0 {
             throw StandardOutputError(errno: errno == 0 ? EIO : errno)
         }
+        if let failed = earlierFailure { throw StandardOutputError(errno: failed) }
     }
+
+    /// Flushes a line printed now (a confirmation that must be out before the next step); a failure is kept for
+    /// `flushPrinted`, since a failed fflush drops its bytes and would not fail again.
+    static func flushLine() {
+        if fflush(nil) != 0, earlierFailure == nil { earlierFailure = errno == 0 ? EIO : errno }
+    }
+
+    nonisolated(unsafe) private static var earlierFailure: Int32?
 }
