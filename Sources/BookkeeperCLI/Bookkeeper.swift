@@ -35,6 +35,7 @@ public struct Bookkeeper: ParsableCommand {
             let subcommand = try checkSubcommand(given)
             let (rest, repeated) = RepeatedOptions.extract(given, subcommand: subcommand)
             command = try parseAsRoot(rest)
+            try refuseRepeatedOptions(rest)
             if var taking = command as? any TakesRepeatedOptions, !repeated.isEmpty {
                 taking.take(repeated)
                 do {
@@ -49,6 +50,21 @@ public struct Bookkeeper: ParsableCommand {
             exitAfterParsing(error)
         }
         run(command)
+    }
+
+    /// An option given twice that does not repeat (`--output a --output b`, `--format csv --format json`):
+    /// argument-parser keeps the last, so a cron line edited by appending would silently change meaning.
+    /// The repeatable options (`--param`, `--where`, …) were taken out before this.
+    static func refuseRepeatedOptions(_ words: [String]) throws {
+        var seen: Set<Substring> = []
+        for word in words {
+            if word == "--" { break }
+            guard word.hasPrefix("--"), word.count > 2 else { continue }
+            let name = word.prefix { $0 != "=" }
+            if !seen.insert(name).inserted {
+                throw CommandLineError("\(name) is given twice; give it once")
+            }
+        }
     }
 
     /// argument-parser's message, as one `bookkeeper: ` line (its own `Error: …` and usage block stood out from

@@ -171,6 +171,15 @@ final class QueryTrustCommandTests: StoreCommandTestCase {
         XCTAssertTrue(ok("help", "fetch").contains("--where"))
     }
 
+    /// `--format csv --format json` or `--output a --output b` silently kept the last one (found by a hostile run):
+    /// an option that does not repeat is refused when given twice, before any work; the repeatable ones still repeat.
+    func testAnOptionThatDoesNotRepeatIsRefusedWhenGivenTwice() {
+        fails(["fetch", "Order", "--format", "csv", "--format", "json"], 64, "bookkeeper: --format is given twice; give it once")
+        fails(["report", "customers", "--output", "a.txt", "--output=b.txt"], 64, "bookkeeper: --output is given twice; give it once")
+        fails(["--store", "other.sqlite", "fetch", "Order"], 64, "bookkeeper: --store is given twice; give it once")
+        XCTAssertEqual(bk("fetch", "Order", "--where", "number != 'A-1'", "--where", "number != 'A-2'", "--count").stdout, "2\n")
+    }
+
     /// argument-parser copied an array option's array for every occurrence: 8,000 `--where` took two minutes.
     /// No time limit here; the README records the measurement.
     func testThousandsOfRepeatedOptionsParse() {
