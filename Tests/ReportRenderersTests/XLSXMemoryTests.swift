@@ -100,6 +100,10 @@ final class XLSXChartMemoryTests: XCTestCase {
         large.workbook.assertCell("unpaid-orders", "A5", type: "str", value: "N4")
         large.workbook.assertCell("unpaid-orders", "D6", type: "str", value: "=SUBTOTAL(109,D2:D5)", cached: 10.0)
         XCTAssertEqual(XLSXWorkbook.maximumChartCacheRows, 10_000)
+        // The About sheet says so, since a viewer that does not recalculate shows such a chart empty.
+        let about = large.workbook.cells("About").values.compactMap { $0["value"] as? String }
+        XCTAssertTrue(about.contains { $0.hasPrefix("drawn from the sheet's cells, without cached data") }, "\(about)")
+        XCTAssertFalse(small.workbook.cells("About").values.contains { ($0["value"] as? String)?.hasPrefix("drawn from") ?? false })
     }
 
     func testRowsReadAheadAreGivenAgainThenTheRest() throws {

@@ -1,7 +1,8 @@
 // The About sheet: for every report of the workbook its title, sheet, description, parameters,
 // sort, generation time with its zone and row count — and the cells a spreadsheet cannot show
 // exactly (more than 15 significant digits), with their exact values, and the text cells cut to a
-// cell's 32,767 characters, with their whole lengths, so none is rounded or cut silently.
+// cell's 32,767 characters, with their whole lengths, so none is rounded or cut silently; and a chart
+// written without cached data, which some viewers show empty.
 
 import CXLSXWriter
 
@@ -41,6 +42,11 @@ struct XLSXAboutSheet {
             try writer.number(Double(report.rowCount), row: row, column: 1,
                               format: formats.format(XLSXCellStyle(number: "0", alignment: .left)))
             row += 1
+            if let limit = report.chartWithoutCacheOver {
+                try line("Chart", "drawn from the sheet's cells, without cached data (more than "
+                         + "\(XLSXAboutSheet.thousands(limit)) rows): Excel and LibreOffice show it, "
+                         + "a viewer that does not recalculate shows it empty")
+            }
             if report.inexactCount > 0 {
                 try line("Not exact", "\(report.inexactCount) \(report.inexactCount == 1 ? "amount has" : "amounts have") more "
                          + "than 15 significant digits, which a spreadsheet rounds; the exact values:")

@@ -19,6 +19,9 @@ struct XLSXSheetSummary {
     /// Text cells cut to 32,767 characters (at most `XLSXSheetWriter.maximumInexactListed` of them).
     var shortened: [XLSXShortenedCell] = []
     var shortenedCount = 0
+    /// When the sheet's chart has no cached data, the row count past which it has none (too many rows to keep
+    /// the sheet in memory); nil otherwise.
+    var chartWithoutCacheOver: Int?
 }
 
 struct XLSXSheetWriter {

@@ -102,7 +102,9 @@ public final class XLSXWorkbook {
         sheets.append(sheet)
         var writer = XLSXSheetWriter(document: document, workbook: workbook, sheet: sheet, sheetName: sheetName,
                                      formats: formats!, file: displayName, rowLimit: rowLimit)
-        reports.append(try writer.write(rows: &ahead))
+        var summary = try writer.write(rows: &ahead)
+        if document.chart != nil && !inMemory { summary.chartWithoutCacheOver = chartCacheRowLimit }
+        reports.append(summary)
         rows = ahead.base
         return sheetName
     }
