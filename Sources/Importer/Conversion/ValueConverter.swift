@@ -203,14 +203,7 @@ package struct ValueConverter: Sendable {
             i += 1
         }
         if grouped && !inFraction && groupDigits != 3 { return nil }
-        // Trailing zeros: kept while they fit (so `1.50` keeps its scale), the rest dropped.
-        while pendingZeros > 0, places < DecimalNumber.maxScale {
-            let (m, o) = units.multipliedReportingOverflow(by: 10)
-            if o { break }
-            units = m
-            places += 1
-            pendingZeros -= 1
-        }
+        DecimalNumber.keepTrailingZeros(pendingZeros, units: &units, scale: &places)
         guard digits > 0, places <= DecimalNumber.maxScale else { return nil }
         return (negative ? -units : units, places)
     }

@@ -14,6 +14,20 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
 
     public static let maxScale = 18
 
+    /// Applies `count` trailing fraction zeros of a number being parsed while the scale and the range allow (so
+    /// `1.50` stays at scale 2); the rest are dropped, which changes no value. Shared by every decimal parser.
+    @inlinable
+    public static func keepTrailingZeros<Units: FixedWidthInteger>(_ count: Int, units: inout Units, scale: inout Int) {
+        var count = count
+        while count > 0, scale < maxScale {
+            let (m, o) = units.multipliedReportingOverflow(by: 10)
+            if o { break }
+            units = m
+            scale += 1
+            count -= 1
+        }
+    }
+
     /// The largest magnitude of units a stored value may have (an attribute's column is an SQLite INTEGER).
     public static let storedRange: ClosedRange<Int128> = Int128(Int64.min)...Int128(Int64.max)
 
@@ -81,14 +95,7 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
             guard append(Int128(byte - 48)) else { return nil }
             if seenPoint { scale += 1 }
         }
-        // Trailing zeros: kept while the scale allows (so `1.50` stays at scale 2), the rest dropped.
-        while pendingZeros > 0, scale < DecimalNumber.maxScale {
-            let (m, o) = units.multipliedReportingOverflow(by: 10)
-            if o { break }
-            units = m
-            scale += 1
-            pendingZeros -= 1
-        }
+        DecimalNumber.keepTrailingZeros(pendingZeros, units: &units, scale: &scale)
         guard digits > 0, scale <= DecimalNumber.maxScale else { return nil }
         self.init(units: negative ? -units : units, scale: scale)
     }
