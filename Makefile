@@ -1,6 +1,6 @@
 # Bookkeeper — the two commands that do all set-up on a fresh machine:
 #   make run    installs missing system packages, builds, loads SampleData/ into a store and shows it
-#   make test   installs missing system packages, builds and runs every test
+#   make test   installs missing system packages, builds and runs the everyday tests (docs/testing.md)
 SHELL := /bin/bash
 SWIFT ?= swift
 OUT ?= out
@@ -41,21 +41,28 @@ run: build
 	$(BIN) --store $(STORE) imports
 	@$(MAKE) --no-print-directory run-reports
 
-# The suite is XCTest only (no Swift Testing runner, whose empty "0 tests" line would close the output);
-# the last line sums it up as "N passed, N failed, N skipped".
-# A clean build has no warnings, and the test build keeps it so (WARNINGS= builds without the check). The
-# release build comes first: InstallTests installs it into a temporary prefix, and would otherwise build it there.
-WARNINGS ?= -Xswiftc -warnings-as-errors
-test: deps release
-	$(SWIFT) build --build-tests $(WARNINGS)
+# Tests in tiers (docs/testing.md). `make test` is what a developer runs after every change: the debug build the other
+# targets share (warnings are errors in Package.swift, so every build has the same flags and none forces another),
+# then scripts/run-tests.py runs the test binary as several processes at once (one per test class), then the tests
+# that send signals or measure memory or time one at a time, with reduced trial counts and fixed seeds. It ends
+# with the ten slowest tests, each group's time and "N passed, N failed, N skipped". `make test-install` builds
+# the static release binary and runs the install tests; `make stress` runs the trial loops with their full counts
+# and a random seed it prints. `.ci/run` runs all three. TEST_ORDER=reverse or shuffle (TEST_ORDER_SEED=N) runs
+# the jobs in another order; TEST_EACH=1 runs each test method in a process of its own.
+TEST_ORDER ?= forward
+TEST_EACH ?=
+TEST_FLAGS ?=
+test: deps build-tests
 	@mkdir -p $(OUT)
-	@set -o pipefail; BOOKKEEPER_RELEASE_SCRATCH=$(RELEASE_SCRATCH) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee $(OUT)/test.log; status=$$?; \
-	  line=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with" $(OUT)/test.log | tail -n 1); \
-	  total=$$(echo "$$line" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
-	  failed=$$(echo "$$line" | sed -E 's/.* ([0-9]+) failures?.*/\1/'); \
-	  skipped=$$(echo "$$line" | grep -oE '[0-9]+ tests? skipped' | grep -oE '^[0-9]+' || echo 0); \
-	  if [ -n "$$line" ]; then echo "$$((total - failed - skipped)) passed, $$failed failed, $$skipped skipped"; fi; \
-	  exit $$status
+	python3 scripts/run-tests.py --tier quick --order $(TEST_ORDER) $(if $(TEST_EACH),--each-test) $(TEST_FLAGS)
+
+.PHONY: build-tests test-install
+build-tests: deps
+	$(SWIFT) build --build-tests
+
+# The install tests (InstallTests) install the release binary of `make release` into a temporary prefix.
+test-install: deps build-tests release
+	BOOKKEEPER_RELEASE_SCRATCH=$(RELEASE_SCRATCH) python3 scripts/run-tests.py --tier install --log-dir $(OUT)/test-logs-install
 
 # Install like a tool (README: Install): a release binary with the Swift runtime and Foundation linked in
 # (--static-swift-stdlib: it needs only the system libraries README names), the shipped reports, which it finds
@@ -122,52 +129,18 @@ bench-reports: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/reports/reports_bench.py
 
-# The long runs of the reliability proofs (docs/cron.md): SIGKILL at STRESS_TRIALS random moments of
-# a bigger import, the overlapping-jobs test STRESS_CONCURRENCY times, the predicate differential test with more
-# seeds, STRESS_ROUNDTRIPS random stores through export and import, and STRESS_READERS imports each read by another
-# user meanwhile. Prints what it tried; STRESS_SEED (default: the time) makes a run repeatable.
-STRESS_SCRATCH ?= .build
-STRESS_TRIALS ?= 500
-STRESS_ORDERS ?= 2000
-STRESS_SEED ?= $(shell date +%s)
-STRESS_CONCURRENCY ?= 10
-STRESS_DIFF_SEEDS ?= 1 2 3 4 5 6
-STRESS_DIFF_COUNT ?= 3000
-STRESS_ROUNDTRIPS ?= 30
-STRESS_READERS ?= 40
-STRESS_GRAPH_STEPS ?= 3000
+# The long runs of the trial loops (docs/testing.md, docs/cron.md): SIGKILL at 500 moments of an import, SIGTERM
+# at 60, 20 kills of each migration on 250,000 rows, 300 imports failing while their input is hashed, the
+# overlapping-jobs test 10 times, 40 imports read by another user, 30 export/import round trips, 3,000 steps of
+# the model-based graph test and 18,000 generated predicates. Each loop runs alone. STRESS_SEED (default: the time)
+# is printed first; giving it again repeats the run.
+ifeq ($(STRESS_SEED),)
+STRESS_SEED := $(shell date +%s)
+endif
 .PHONY: stress fuzz
-stress: deps
-	$(SWIFT) build --build-tests --scratch-path $(STRESS_SCRATCH)
-	@mkdir -p $(OUT)
-	@log=$(OUT)/stress.log; set -o pipefail; \
-	BOOKKEEPER_CRASH_TRIALS=$(STRESS_TRIALS) BOOKKEEPER_CRASH_ORDERS=$(STRESS_ORDERS) BOOKKEEPER_CRASH_SEED=$(STRESS_SEED) \
-	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityCrashTests > $$log 2>&1 \
-	  && grep -h "^SIGKILL crash test" $$log \
-	  || { grep -h "error:" $$log | head -20; echo "stress: the SIGKILL test failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
-	@log=$(OUT)/stress.log; for i in $$(seq $(STRESS_CONCURRENCY)); do \
-	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityConcurrencyTests > $$log 2>&1 \
-	    && { printf "run $$i: "; grep -h "^concurrency test" $$log; } \
-	    || { grep -h "error:" $$log | head -20; echo "stress: concurrency run $$i failed; see $$log"; exit 1; }; \
-	done
-	@log=$(OUT)/stress.log; for seed in $(STRESS_DIFF_SEEDS); do \
-	  BOOKKEEPER_DIFF_SEED=$$seed BOOKKEEPER_DIFF_COUNT=$(STRESS_DIFF_COUNT) $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) \
-	    --filter PredicateDifferentialTests/testGeneratedPredicatesAndSorts > $$log 2>&1 \
-	    && echo "predicate differential: seed $$seed, $(STRESS_DIFF_COUNT) generated predicates with sorts, limits and offsets: SQL and the evaluator agree" \
-	    || { grep -h "error:" $$log | head -20; echo "stress: the differential test disagreed (seed $$seed); see $$log"; exit 1; }; \
-	done
-	@log=$(OUT)/stress.log; BOOKKEEPER_ROUNDTRIP_ROUNDS=$(STRESS_ROUNDTRIPS) BOOKKEEPER_ROUNDTRIP_SEED=$(STRESS_SEED) \
-	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityRoundTripTests > $$log 2>&1 \
-	  && echo "export and import: $(STRESS_ROUNDTRIPS) random stores with hostile text (seed $(STRESS_SEED)) exported, imported into new stores: the same objects, the same bytes exported" \
-	  || { grep -h "error:" $$log | head -20; echo "stress: the export/import round trip failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
-	@log=$(OUT)/stress.log; BOOKKEEPER_READER_RUNS=$(STRESS_READERS) \
-	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ReliabilityReadOnlyReaderTests/testAnotherUsersListingDuringImportsIsOneCommittedStateNeverATornOne > $$log 2>&1 \
-	  && grep -h "^read-only reader" $$log \
-	  || { grep -h "error:" $$log | head -20; echo "stress: a read by another user during imports was torn or failed; see $$log"; exit 1; }
-	@log=$(OUT)/stress.log; STRESS_SEED=$(STRESS_SEED) GRAPH_STEPS=$(STRESS_GRAPH_STEPS) \
-	  $(SWIFT) test --skip-build --scratch-path $(STRESS_SCRATCH) --filter ModelBasedGraphTests > $$log 2>&1 \
-	  && grep -h "^model-based graph test" $$log \
-	  || { grep -h -A30 "error:" $$log | head -60; echo "stress: the model-based graph test failed (seed $(STRESS_SEED)); see $$log"; exit 1; }
+stress: deps build-tests
+	@echo "make stress: STRESS_SEED=$(STRESS_SEED) (make stress STRESS_SEED=$(STRESS_SEED) repeats this run)"
+	STRESS_SEED=$(STRESS_SEED) python3 scripts/run-tests.py --tier stress --log-dir $(OUT)/test-logs-stress
 
 # Fuzzing (docs/cron.md): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and
 # AddressSanitizer), each for FUZZ_SECONDS; prints executions and crashes found, and exits 1 on a crash (saved

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Linux is the one supported platform (Debian 12, x86-64): the code calls Glibc and reads /proc directly, and
@@ -7,6 +7,11 @@ import PackageDescription
 #if !os(Linux)
 #error("Bookkeeper builds and runs on Linux only")
 #endif
+
+// A clean build has no warnings, and every build keeps it so: the setting lives here rather than in a command-line
+// -Xswiftc flag, so `make build`, `make run` and `make test` build with the same flags and share one debug build
+// (a flag on one command but not another rebuilt everything). SwiftPM applies it to this package's targets only.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 // Data flows one way: CSV -> Importer -> ObjectStore <- Reports -> renderers,
 // with Bookkeeping declaring the domain model and the CLI on top.
@@ -83,5 +88,11 @@ let package = Package(
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportRenderers", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"],
                     exclude: ["Expected"]),
+        // The child process of the renderer tests that kill a render or measure its memory (a program, not a test).
+        .executableTarget(name: "render-child", dependencies: ["ReportRenderers"], path: "Tests/RenderChild"),
     ]
 )
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strict
+}

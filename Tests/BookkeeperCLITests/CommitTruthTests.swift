@@ -9,15 +9,7 @@ import XCTest
 import Glibc
 #endif
 
-final class CommitTruthTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-        SampleStore.copy(to: store)
-    }
-
+final class CommitTruthTests: SampleStoreTestCase {
     func countOrders(_ prefix: String) throws -> Int {
         Int(try queryStore(store, "SELECT count(*) FROM \"Order\" WHERE number LIKE '\(prefix)-%'").first!!)!
     }
@@ -107,7 +99,8 @@ final class CommitTruthTests: XCTestCase {
         let start = Date()
         XCTAssertEqual(runCLI(["--store", timing, "import", "Order", csv, "--quiet"]).status, 0)
         let duration = Date().timeIntervalSince(start)
-        let trials = environmentInt("COMMIT_TRUTH_TRIALS", 12)
+        // Moments evenly spaced over 1.2 times the import's duration: 6 in `make test`, 60 in `make stress`.
+        let trials = Trials.count("COMMIT_TRUTH_TRIALS", quick: 6, stress: 60)
         var seen: [String: Int] = [:]
         for trial in 0..<trials {
             let trialStore = dir.file("t\(trial).sqlite")
@@ -132,7 +125,7 @@ final class CommitTruthTests: XCTestCase {
                 seen["committed", default: 0] += 1
             }
         }
-        print("signal trials: \(seen)")
+        Trials.report("SIGTERM at moments of an import", "\(trials) moments over \(String(format: "%.2f", duration * 1.2)) s: \(seen.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")); every message matched the store")
     }
 
     /// A closed pipe after the commit killed the process with SIGPIPE (141), saying nothing.

@@ -1,5 +1,8 @@
 import XCTest
 import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The model is the user's: model files, automatic and explicit migrations, yesterday's store.
 final class ModelEvolutionCommandTests: StoreCommandTestCase {
@@ -185,52 +188,97 @@ final class ModelEvolutionCommandTests: StoreCommandTestCase {
         XCTAssertEqual(again.stdout, "\(store) is up to date with the model\n")
     }
 
-    /// A migration killed at a random moment leaves the store exactly as it was, or fully migrated.
+    /// A migration killed at a random moment leaves the store exactly as it was, or fully migrated. Each migration is
+    /// first run whole on a copy to learn how long it takes; then each trial starts from a fresh copy and kills it
+    /// with SIGKILL at a moment drawn from its start (even trials) or from its first write to the log (odd trials, so
+    /// that kills land inside the transaction). `make test`: 60,000 customers, 4 kills of each migration; `make
+    /// stress`: 250,000 and 20. The last killed store then migrates to the end.
     func testAMigrationKilledMidwayLeavesTheStoreAsItWas() throws {
+        let rows = Trials.count("BOOKKEEPER_MIGRATION_ROWS", quick: 60_000, stress: 250_000)
+        let kills = Trials.count("BOOKKEEPER_MIGRATION_KILLS", quick: 4, stress: 20)
+        let seed = Trials.seed(fixed: 7)
+        var random = SeededGenerator(seed: seed)
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n")
         ok("init")
         try executeSQL(store, """
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250000)
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
             INSERT INTO Customer (name, code, fax) SELECT 'Customer ' || i, 'C' || i, '555-' || i FROM n
             """)
         let before = try storeFingerprint(store)
+        let original = dir.file("original.sqlite")
+        try FileManager.default.copyItem(atPath: store, toPath: original)
+        func fresh(_ path: String) throws {
+            for suffix in ["", "-wal", "-shm", "-activity"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            try FileManager.default.copyItem(atPath: original, toPath: path)
+        }
+
+        /// How long `arguments` take on a copy of the original store, and how they end.
+        func timed(_ arguments: [String]) throws -> (seconds: Double, status: Int32) {
+            let copy = dir.file("timing.sqlite")
+            try fresh(copy)
+            let start = Date()
+            let r = runCLI(["--store", copy] + arguments, in: dir.path)
+            return (Date().timeIntervalSince(start), r.status)
+        }
+        /// Runs `arguments` on a fresh copy and kills it with SIGKILL at a moment drawn over its span.
+        func killed(_ arguments: [String], within seconds: Double, trial: Int) throws -> (killed: Bool, midway: Bool) {
+            try fresh(store)
+            let fromWriting = trial % 2 == 1
+            let child = try Child(["--store", store] + arguments, in: dir.path)
+            if fromWriting { _ = waitUntil(child, pollMicroseconds: 200) { fileSize(store + "-wal") > 0 } }
+            usleep(UInt32(Double.random(in: 0...(seconds * (fromWriting ? 0.5 : 1.1)), using: &random) * 1_000_000))
+            let midway = fileSize(store + "-wal") > 0
+            child.signal(SIGKILL)
+            let result = child.wait()
+            XCTAssertEqual(try queryStore(store, "PRAGMA integrity_check"), ["ok"], "trial \(trial) (seed \(seed))")
+            return (result.killedBySignal, midway && result.killedBySignal)
+        }
+
+        // A migration the data blocks (text that is not an integer): it never changes anything, killed or not.
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: integer }\n")
-        for trial in 0..<2 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
-            process.arguments = ["--store", store, "migrate", "--allow-data-loss", "--rename", "Customer.fax=fax"]
-            process.currentDirectoryURL = dir.url
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32(100_000 + trial * 200_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            XCTAssertEqual(try queryStore(store, "PRAGMA integrity_check"), ["ok"])
-            let after = try storeFingerprint(store)
-            XCTAssertEqual(after, before, "trial \(trial): blocked migrations must not change anything")
+        let blocked = ["migrate", "--allow-data-loss", "--rename", "Customer.fax=fax"]
+        let blockedRun = try timed(blocked)
+        XCTAssertNotEqual(blockedRun.status, 0, "the data blocks this migration")
+        var blockedOutcomes = (killed: 0, midway: 0)
+        for trial in 0..<kills {
+            let outcome = try killed(blocked, within: blockedRun.seconds, trial: trial)
+            blockedOutcomes.killed += outcome.killed ? 1 : 0
+            blockedOutcomes.midway += outcome.midway ? 1 : 0
+            XCTAssertEqual(try storeFingerprint(store), before, "trial \(trial) (seed \(seed)): blocked migrations must not change anything")
         }
         // The same, with a migration that can complete: the store is before or after, never between.
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      fax: { type: string, required: true }\n")
-        for trial in 0..<5 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: bookkeeperBinary)
-            process.arguments = ["--store", store, "migrate", "--allow-data-loss", "--default", "Customer.fax=-"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32(100_000 + trial * 120_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            XCTAssertEqual(try queryStore(store, "PRAGMA integrity_check"), ["ok"])
+        let completing = ["migrate", "--allow-data-loss", "--default", "Customer.fax=-"]
+        let completingRun = try timed(completing)
+        XCTAssertEqual(completingRun.status, 0)
+        func isMigrated() throws -> Bool {
             let schema = try queryStore(store, "SELECT sql FROM sqlite_master WHERE name = 'Customer'")[0] ?? ""
-            let count = try queryStore(store, "SELECT COUNT(*) FROM Customer")
-            XCTAssertEqual(count, ["250000"], "trial \(trial)")
-            if schema.contains("\"fax\" TEXT NOT NULL") {
-                XCTAssertEqual(try queryStore(store, "SELECT value FROM _bookkeeper_meta WHERE key = 'migrated_at'").count, 1)
-                break
-            }
-            XCTAssertEqual(try storeFingerprint(store), before, "trial \(trial): not migrated means untouched")
+            XCTAssertEqual(try queryStore(store, "SELECT COUNT(*) FROM Customer"), ["\(rows)"], "seed \(seed)")
+            guard schema.contains("\"fax\" TEXT NOT NULL") else { return false }
+            XCTAssertEqual(try queryStore(store, "SELECT value FROM _bookkeeper_meta WHERE key = 'migrated_at'").count, 1)
+            XCTAssertEqual(try queryStore(store, "SELECT COUNT(*) FROM Customer WHERE fax IS NULL"), ["0"])
+            return true
         }
+        var outcomes = (before: 0, midway: 0, after: 0, finished: 0)
+        for trial in 0..<kills {
+            let outcome = try killed(completing, within: completingRun.seconds, trial: trial)
+            if try isMigrated() {
+                outcomes.after += outcome.killed ? 1 : 0
+                outcomes.finished += outcome.killed ? 0 : 1
+            } else {
+                XCTAssertEqual(try storeFingerprint(store), before, "trial \(trial) (seed \(seed)): not migrated means untouched")
+                outcomes.before += 1
+                outcomes.midway += outcome.midway ? 1 : 0
+            }
+        }
+        // A store killed in the middle of a migration migrates when asked again.
+        let again = bk(["--quiet"] + completing)
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertTrue(try isMigrated())
+        Trials.report("SIGKILL during a migration", "seed \(seed), \(rows) customers: a blocked migration (\(String(format: "%.2f", blockedRun.seconds)) s) "
+                      + "killed \(blockedOutcomes.killed) of \(kills) times (\(blockedOutcomes.midway) with its transaction in the log), unchanged each time; "
+                      + "a completing one (\(String(format: "%.2f", completingRun.seconds)) s) killed \(outcomes.before) times before its commit "
+                      + "(\(outcomes.midway) with its transaction in the log; unchanged), \(outcomes.after) after it (migrated), "
+                      + "\(outcomes.finished) finished first; never between")
     }
 }

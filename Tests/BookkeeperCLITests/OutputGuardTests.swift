@@ -9,20 +9,7 @@ import XCTest
 import Glibc
 #endif
 
-final class OutputGuardTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-    static let environment = ["BOOKKEEPER_TODAY": "2026-11-21"]
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-        SampleStore.copy(to: store)
-    }
-
-    func bk(_ args: [String], stdin: String? = nil) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, environment: Self.environment, stdin: stdin)
-    }
-
+final class OutputGuardTests: SampleStoreTestCase {
     /// The commands that write a file, with the file as the last argument.
     static func writers(to target: String) -> [[String]] {
         [["report", "customers", "--format", "csv", "--output", target],

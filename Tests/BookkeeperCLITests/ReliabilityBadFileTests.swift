@@ -18,29 +18,7 @@ import XCTest
 import Glibc
 #endif
 
-final class ReliabilityBadFileTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-    static let environment = ["BOOKKEEPER_TODAY": "2026-11-21"]
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-        SampleStore.copy(to: store)
-    }
-
-    func bk(_ args: [String], environment: [String: String] = [:]) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, environment: Self.environment.merging(environment) { $1 })
-    }
-
-    /// Runs `args`, which must fail with `status` and exactly `stderr`, and leave the store as it was.
-    func fails(_ status: Int32, _ args: [String], _ stderr: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let before = try storeFingerprint(store)
-        let r = bk(args)
-        XCTAssertEqual(r.status, status, "\(args): \(r)", file: file, line: line)
-        XCTAssertEqual(r.stderr, stderr, "\(args)", file: file, line: line)
-        XCTAssertEqual(try storeFingerprint(store), before, "\(args): the store is unchanged", file: file, line: line)
-    }
-
+final class ReliabilityBadFileTests: SampleStoreTestCase {
     func bytes(_ name: String, _ bytes: [UInt8]) {
         XCTAssertTrue(FileManager.default.createFile(atPath: dir.file(name), contents: Data(bytes)))
     }
@@ -53,17 +31,21 @@ final class ReliabilityBadFileTests: XCTestCase {
     }
 
     /// An import that fails at once exits while its input's hash thread may still be inside libcrypto; OpenSSL 3's
-    /// atexit cleanup then crashed it (6 of 400 runs). Hundreds of runs, each a clean 65 with its one line.
+    /// atexit cleanup then crashed it (6 of 400 runs of a 20-byte input; fixed in 580332d). A 16 MiB input keeps the
+    /// hash thread inside libcrypto when the process exits, so every run meets the race, not one in sixty: 30 runs in
+    /// `make test`, 300 in `make stress`, each a clean 65 with its one line.
     func testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed() throws {
-        let utf16: [UInt8] = Array("name\nvip\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-        bytes("utf16-no-mark.csv", utf16)
+        let unit: [UInt8] = Array("name\nvip\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        bytes("utf16-no-mark.csv", Array(repeating: unit, count: (16 << 20) / unit.count).flatMap { $0 })
+        let runs = Trials.count("BOOKKEEPER_HASH_RACE_RUNS", quick: 30, stress: 300)
         var outcomes: [String: Int] = [:]
-        for _ in 0..<300 {
+        for _ in 0..<runs {
             let r = bk(["import", "Tag", "utf16-no-mark.csv", "--encoding", "windows-1252"])
             let ok = r.status == 65 && r.stderr == "bookkeeper: utf16-no-mark.csv: not CSV text: a NUL byte at offset 1 — a binary file, or UTF-16 without a byte-order mark?\n"
             outcomes[ok ? "65 with its message" : "exit \(r.status): \(r.stderr.prefix(200))", default: 0] += 1
         }
-        XCTAssertEqual(outcomes, ["65 with its message": 300])
+        XCTAssertEqual(outcomes, ["65 with its message": runs])
+        Trials.report("an import failing while its input is hashed", "\(runs) runs on a 16 MiB input: \(outcomes)")
     }
 
     func testFilesThatAreNotText() throws {

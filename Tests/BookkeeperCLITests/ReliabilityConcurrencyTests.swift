@@ -25,7 +25,16 @@ final class ReliabilityConcurrencyTests: XCTestCase {
         let mayBeBusy: Bool
     }
 
+    /// `make test` runs one round, `make stress` ten: each a new store, the same jobs, another interleaving.
     func testImportsReportsAndFetchesStartedAtOnceEqualASerialRun() throws {
+        let rounds = Trials.count("BOOKKEEPER_CONCURRENCY_ROUNDS", quick: 1, stress: 10)
+        for round in 1...rounds {
+            let summary = try oneRound()
+            Trials.report("overlapping jobs", "round \(round) of \(rounds): \(summary)")
+        }
+    }
+
+    private func oneRound() throws -> String {
         let dir = TemporaryDirectory("bookkeeper-concurrency")
         let store = dir.file("books.sqlite")
         SampleStore.copy(to: store)
@@ -131,7 +140,7 @@ final class ReliabilityConcurrencyTests: XCTestCase {
         // The backup, taken while the imports ran, is one of the committed states.
         XCTAssertEqual(try queryStore(backup, "PRAGMA integrity_check"), ["ok"])
         XCTAssertTrue(states.contains(try storeContent(backup)), "the backup is a committed state")
-        print("concurrency test: \(writers.count) writers (\(refused) gave up after a short --wait with status 75, \(named) of them naming the holder), "
+        return ("\(writers.count) writers (\(refused) gave up after a short --wait with status 75, \(named) of them naming the holder), "
               + "\(readerOutputs.count) readers, a backup and a report to a file, all at once; "
               + "\(committed.count) imports committed, in the order \(committed.joined(separator: ", "))")
     }

@@ -3,9 +3,9 @@
 // whole import gives — never anything in between. A killed process runs no code of ours, so this is
 // SQLite's atomic commit (WAL, one transaction per import) seen from outside.
 //
-// `make test` runs 50 trials on a small file; `make stress` runs 500 on a bigger one
-// (BOOKKEEPER_CRASH_TRIALS, BOOKKEEPER_CRASH_ORDERS, BOOKKEEPER_CRASH_SEED). Each trial prints nothing;
-// the test prints one line of what it tried and what it found.
+// `make test` runs 12 trials on a small file with a fixed seed; `make stress` runs 500 on a bigger one with a
+// random seed (Trials; BOOKKEEPER_CRASH_TRIALS, BOOKKEEPER_CRASH_ORDERS, STRESS_SEED override). Each trial
+// prints nothing; the test prints one `trials:` line of what it tried and what it found.
 
 import Foundation
 import TestSupport
@@ -16,9 +16,9 @@ import Glibc
 
 final class ReliabilityCrashTests: XCTestCase {
     func testSIGKILLAtRandomMomentsLeavesTheStoreBeforeOrAfterNeverBetween() throws {
-        let trials = environmentInt("BOOKKEEPER_CRASH_TRIALS", 50)
-        let orders = environmentInt("BOOKKEEPER_CRASH_ORDERS", 400)
-        let seed = UInt64(environmentInt("BOOKKEEPER_CRASH_SEED", 6))
+        let trials = Trials.count("BOOKKEEPER_CRASH_TRIALS", quick: 12, stress: 500)
+        let orders = Trials.count("BOOKKEEPER_CRASH_ORDERS", quick: 400, stress: 2000)
+        let seed = Trials.seed(fixed: 6)
         let dir = TemporaryDirectory("bookkeeper-crash")
         // New orders with three rows each, and ten of the sample's orders again with other rows (updates,
         // rows replaced): inserts, updates and deletes in one transaction.
@@ -84,12 +84,12 @@ final class ReliabilityCrashTests: XCTestCase {
                 XCTAssertEqual(check.status, 0, "\(place): \(check)")
             }
         }
-        let summary = "SIGKILL crash test: \(trials) trials (seed \(seed)) of an import of \(orders + 10) orders "
+        let summary = "\(trials) trials (seed \(seed)) of an import of \(orders + 10) orders "
             + "(\(csv.split(separator: "\n").count - 1) lines, \(String(format: "%.2f", duration)) s): "
             + "\(outcomes.before) killed before the commit (store as before; \(outcomes.midway) of them with the transaction in the write-ahead log), "
             + "\(outcomes.after) killed after it (store as after), "
             + "\(outcomes.finished) finished first; 0 in between; integrity ok after every one"
-        print(summary)
+        Trials.report("SIGKILL during an import", summary)
         XCTAssertGreaterThan(outcomes.midway, 0, "no kill landed in the middle of the transaction: \(summary)")
     }
 

@@ -8,20 +8,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-final class ReliabilityInjectionTests: XCTestCase {
-    var dir: TemporaryDirectory!
-    var store: String { dir.file("books.sqlite") }
-    static let environment = ["BOOKKEEPER_TODAY": "2026-11-21"]
-
-    override func setUp() {
-        dir = TemporaryDirectory()
-        SampleStore.copy(to: store)
-    }
-
-    func bk(_ args: [String]) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, environment: Self.environment)
-    }
-
+final class ReliabilityInjectionTests: SampleStoreTestCase {
     func testHostileArgumentsAreRefusedInOneLineAndTheStoreIsUntouched() throws {
         dir.write("t.csv", "name\nq\n")
         dir.write("evil-header.csv", "name\"; DROP TABLE Customer; --\nq\n")

@@ -165,9 +165,9 @@ final class ReliabilityReadOnlyReaderTests: XCTestCase {
     /// Imports commit while the other user lists every row, starting at different moments, with and without the
     /// files a reader leaves beside the store: each listing is the state before or after an import, or (only
     /// when it read without locks) exit 75. Before, one run gave exit 0 with rows missing and rows without their
-    /// order's number. `BOOKKEEPER_READER_RUNS` (make stress) runs more.
+    /// order's number. `make test` runs 4 imports, `make stress` 40 (`BOOKKEEPER_READER_RUNS` overrides).
     func testAnotherUsersListingDuringImportsIsOneCommittedStateNeverATornOne() throws {
-        let runs = environmentInt("BOOKKEEPER_READER_RUNS", 4)
+        let runs = Trials.count("BOOKKEEPER_READER_RUNS", quick: 4, stress: 40)
         var before = try ownersListing()
         var tally: [String: Int] = [:]
         for run in 0..<runs {
@@ -206,7 +206,7 @@ final class ReliabilityReadOnlyReaderTests: XCTestCase {
             }
             before = after
         }
-        print("read-only reader: \(runs) imports, \(tally.values.reduce(0, +)) listings by another user: "
+        Trials.report("another user's reads during imports", "\(runs) imports, \(tally.values.reduce(0, +)) listings by another user: "
               + tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: "; "))
     }
 
@@ -216,7 +216,7 @@ final class ReliabilityReadOnlyReaderTests: XCTestCase {
         let outputs = dir.file("nobody")
         try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: true)
         XCTAssertEqual(chown(outputs, 65534, 65534), 0)
-        for run in 0..<environmentInt("BOOKKEEPER_READER_RUNS", 4) {
+        for run in 0..<Trials.count("BOOKKEEPER_READER_RUNS", quick: 4, stress: 40) {
             if run % 2 == 1 { _ = try queryStore(store, "SELECT 1") }
             let writer = try importOrders("D\(run)")
             var readers: [Child] = []

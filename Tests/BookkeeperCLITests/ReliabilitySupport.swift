@@ -222,18 +222,41 @@ func runMeasured(_ arguments: [String],
 
 // MARK: Stores
 
-/// A store with SampleData/ imported with the shipped profiles, made once per test run and copied by the tests
-/// that need one (a copy is a few milliseconds; importing is a second).
+/// A store with SampleData/ imported with the shipped profiles, made once and copied by the tests that need one (a
+/// copy is a few milliseconds; importing is a second). The test runner runs the suite as several processes and gives
+/// them one folder, `BOOKKEEPER_TEST_CACHE`: the first process to get there makes the store in it (under an
+/// exclusive lock, renamed into place whole) and every other process copies that one. Without the variable, each
+/// process makes its own.
 enum SampleStore {
-    nonisolated(unsafe) private static var made: (dir: TemporaryDirectory, path: String)?
+    nonisolated(unsafe) private static var made: (dir: TemporaryDirectory?, path: String)?
     private static let lock = NSLock()
 
     static var path: String {
         lock.lock()
         defer { lock.unlock() }
         if let made { return made.path }
+        if let cache = ProcessInfo.processInfo.environment["BOOKKEEPER_TEST_CACHE"], !cache.isEmpty {
+            let path = cache + "/sample.sqlite"
+            let lockFile = open(cache + "/sample.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            precondition(lockFile >= 0, "\(cache)/sample.lock: \(String(cString: strerror(errno)))")
+            defer { close(lockFile) }
+            while flock(lockFile, LOCK_EX) != 0 { precondition(errno == EINTR) }
+            if !FileManager.default.fileExists(atPath: path) {
+                make(at: cache + "/sample.making.sqlite")
+                precondition(rename(cache + "/sample.making.sqlite", path) == 0)
+            }
+            made = (nil, path)
+            return path
+        }
         let dir = TemporaryDirectory("bookkeeper-sample")
         let path = dir.file("sample.sqlite")
+        make(at: path)
+        made = (dir, path)
+        return path
+    }
+
+    private static func make(at path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let data = packageRoot.appendingPathComponent("SampleData")
         precondition(runCLI(["--store", path, "init"]).status == 0)
         for (entity, file) in [("Tag", "tags"), ("Service", "services"), ("Customer", "customers"), ("Order", "orders")] {
@@ -242,14 +265,39 @@ enum SampleStore {
             precondition(r.status == 0, "import \(file): \(r)")
         }
         precondition(!FileManager.default.fileExists(atPath: path + "-wal"), "the last connection to close checkpoints the store")
-        made = (dir, path)
-        return path
     }
 
     /// Copies the sample store to `target` (nothing else beside it).
     static func copy(to target: String) {
         for suffix in ["", "-wal", "-shm", "-activity"] { try? FileManager.default.removeItem(atPath: target + suffix) }
         try! FileManager.default.copyItem(atPath: path, toPath: target)
+    }
+}
+
+/// The base of the tests that each start from a copy of the sample store in a folder of their own, run the binary
+/// there with today fixed at 2026-11-21, and check that what fails leaves the store as it was.
+class SampleStoreTestCase: XCTestCase {
+    var dir: TemporaryDirectory!
+    var store: String { dir.file("books.sqlite") }
+    class var environment: [String: String] { ["BOOKKEEPER_TODAY": "2026-11-21"] }
+
+    override func setUp() {
+        super.setUp()
+        dir = TemporaryDirectory()
+        SampleStore.copy(to: store)
+    }
+
+    func bk(_ args: [String], environment: [String: String] = [:], stdin: String? = nil) -> CLIResult {
+        runCLI(["--store", store] + args, in: dir.path, environment: Self.environment.merging(environment) { $1 }, stdin: stdin)
+    }
+
+    /// Runs `args`, which must fail with `status` and exactly `stderr`, and leave the store as it was.
+    func fails(_ status: Int32, _ args: [String], _ stderr: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = try storeFingerprint(store)
+        let r = bk(args)
+        XCTAssertEqual(r.status, status, "\(args): \(r)", file: file, line: line)
+        XCTAssertEqual(r.stderr, stderr, "\(args)", file: file, line: line)
+        XCTAssertEqual(try storeFingerprint(store), before, "\(args): the store is unchanged", file: file, line: line)
     }
 }
 

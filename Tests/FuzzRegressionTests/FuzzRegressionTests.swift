@@ -19,14 +19,36 @@ final class FuzzRegressionTests: XCTestCase {
 
     func bytes(_ url: URL) -> [UInt8] { Array((try? Data(contentsOf: url)) ?? Data()) }
 
-    func testCrashInputs() {
-        var count = 0
-        for url in files("Tests/FuzzRegressionTests/Inputs/csv") { FuzzHarness.csv(bytes(url)); count += 1 }
-        for url in files("Tests/FuzzRegressionTests/Inputs/predicate") { FuzzHarness.predicate(bytes(url)); count += 1 }
-        for url in files("Tests/FuzzRegressionTests/Inputs/report-definition") { FuzzHarness.reportDefinition(bytes(url)); count += 1 }
-        for url in files("Tests/FuzzRegressionTests/Inputs/predicate-shape") { FuzzHarness.predicateShape(bytes(url)); count += 1 }
-        for url in files("Tests/FuzzRegressionTests/Inputs/definition-shape") { FuzzHarness.definitionShape(bytes(url)); count += 1 }
-        print("fuzz regression inputs: \(count) run without a crash")
+    /// Every saved crash input through its target's function. The folder must be there (a checkout without it would
+    /// replay nothing), every file in it must be in the README's table and every file the table names must be there,
+    /// so an input cannot drop out unnoticed; a crash ends the test process, which the runner reports as a failure.
+    func testCrashInputs() throws {
+        let targets: [String: ([UInt8]) -> FuzzHarness.Outcome] = [
+            "csv": FuzzHarness.csv, "predicate": FuzzHarness.predicate, "report-definition": FuzzHarness.reportDefinition,
+            "predicate-shape": FuzzHarness.predicateShape, "definition-shape": FuzzHarness.definitionShape,
+        ]
+        let inputs = Self.root.appendingPathComponent("Tests/FuzzRegressionTests/Inputs")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: inputs.path).filter { $0 != "README.md" }.sorted()
+        let readme = try String(contentsOf: inputs.appendingPathComponent("README.md"), encoding: .utf8)
+        // The table's first column names files as `target/name`, one or more per row.
+        let listed = Set(readme.split(separator: "\n").filter { $0.hasPrefix("| `") }
+            .flatMap { $0.split(separator: "|")[0].split(separator: "`").filter { $0.contains("/") }.map(String.init) })
+        var replayed: [String] = []
+        var outcomes: [FuzzHarness.Outcome: Int] = [:]
+        for folder in folders {
+            guard let target = targets[folder] else {
+                XCTFail("Inputs/\(folder) is no fuzz target's folder (\(targets.keys.sorted()))")
+                continue
+            }
+            for url in files("Tests/FuzzRegressionTests/Inputs/\(folder)") {
+                outcomes[target(bytes(url)), default: 0] += 1
+                replayed.append("\(folder)/\(url.lastPathComponent)")
+            }
+        }
+        XCTAssertFalse(replayed.isEmpty, "no crash input was replayed")
+        XCTAssertEqual(Set(replayed).subtracting(listed).sorted(), [], "inputs that the README's table does not list")
+        XCTAssertEqual(listed.subtracting(replayed).sorted(), [], "inputs that the README's table lists but that are not there")
+        print("fuzz regression inputs: \(replayed.count) run without a crash (\(outcomes.map { "\($0.value) \($0.key)" }.sorted().joined(separator: ", ")))")
     }
 
     /// The shape target's seeds, as `make fuzz` writes them: every shape at, just past and far past the nesting

@@ -133,9 +133,7 @@ final class AtomicOutputTests: XCTestCase {
     func testAnInterruptedRenderLeavesNothing() throws {
         for (format, signal) in [("text", SIGTERM), ("xlsx", SIGINT), ("csv", SIGHUP)] {
             let folder = try TemporaryFolder()
-            let (process, output) = try ChildProcess.start(
-                test: "AtomicOutputTests/testInterruptedChild",
-                environment: ["REPORT_RENDERERS_CHILD_FOLDER": folder.path, "REPORT_RENDERERS_CHILD_FORMAT": format])
+            let (process, output) = try ChildProcess.start(["interrupted", format, folder.path])
             let ready = ChildProcess.readLine(startingWith: "READY", from: output)
             XCTAssertNotNil(ready, "the child started rendering (\(format))")
             let during = try folder.contents()
@@ -147,29 +145,6 @@ final class AtomicOutputTests: XCTestCase {
             XCTAssertEqual(process.terminationStatus, signal, format)
             XCTAssertEqual(try folder.contents(), [], "nothing left after \(format) was killed")
         }
-    }
-
-    /// Runs only in the child of `testAnInterruptedRenderLeavesNothing`: renders a row, says
-    /// READY, then waits in the row source until killed.
-    func testInterruptedChild() throws {
-        guard let folder = ProcessInfo.processInfo.environment["REPORT_RENDERERS_CHILD_FOLDER"],
-              let format = ProcessInfo.processInfo.environment["REPORT_RENDERERS_CHILD_FORMAT"].flatMap(ReportFormat.init) else {
-            throw XCTSkip("runs only as the child of testAnInterruptedRenderLeavesNothing")
-        }
-        struct Stalling: ReportRowSource {
-            var given = 0
-            var rowCount: Int? { 3 }
-            mutating func nextRow() throws -> [ReportCell]? {
-                given += 1
-                if given == 2 {
-                    ChildProcess.say("READY")
-                    while true { pause() }
-                }
-                return ReportFixtures.unpaidOrderRows[0]
-            }
-        }
-        var rows = Stalling()
-        try format.renderer().render(ReportFixtures.unpaidOrders, rows: &rows, to: .file(path: folder + "/report"))
     }
 
     func testSignalHandlersAreInstalled() throws {

@@ -1,20 +1,24 @@
-// Runs one test of this test binary in a child process (argument-parser's AssertExecuteCommand,
-// applied to ourselves): for what a test process cannot do to itself — be killed by a signal in
-// the middle of a render, or measure its own peak memory for one job only.
+// Runs `render-child` (Tests/RenderChild), a program of its own built beside the test binary, for what a test
+// process cannot do to itself — be killed by a signal in the middle of a render, or measure its own peak memory for
+// one job only (argument-parser's AssertExecuteCommand, applied to a helper rather than to ourselves).
 
 import Foundation
 import XCTest
 
 enum ChildProcess {
-    /// The test binary (`…PackageTests.xctest`).
-    static var testBinary: String { CommandLine.arguments[0] }
+    /// `render-child` beside the test bundle in the build folder.
+    static var program: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("render-child").path
+    }
 
-    /// Starts `ReportRenderersTests.CLASS/METHOD` in a child with `environment` added.
-    static func start(test: String, environment: [String: String]) throws -> (Process, Pipe) {
+    /// Starts `render-child ARGUMENTS`; its standard output is the returned pipe.
+    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            throw NSError(domain: "ChildProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(program) is not built (swift build builds it)"])
+        }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: testBinary)
-        process.arguments = ["ReportRenderersTests." + test]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -31,10 +35,5 @@ enum ChildProcess {
             text += String(decoding: data, as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line) }
         }
-    }
-
-    /// Writes a line to standard output at once (print is buffered when stdout is a pipe).
-    static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 @testable import ObjectStore
 
 final class TextFoldingTests: XCTestCase {
@@ -75,6 +76,23 @@ final class TextFoldingTests: XCTestCase {
         }
     }
 
+    /// The text is decomposed in pieces (Foundation's NFD is quadratic in the length on Linux): generated texts of
+    /// starters, combining marks in every order, Hangul, emoji with modifiers and CR LF, cut into pieces of every small
+    /// size, decompose to exactly the scalars of the whole text decomposed at once.
+    func testDecomposingInPiecesGivesTheWholeTextsDecomposition() {
+        let parts = ["a", "e\u{301}", "\u{1E9B}\u{323}", "q\u{307}\u{323}", "\u{323}", "Å", "ǆ", "한", "\u{1100}\u{1161}", "👩🏽‍💻",
+                     "\r\n", "\u{F73}", "\u{344}", "ß", " ", "ḱṓ", "\u{301}\u{301}\u{316}"]
+        var random = SeededGenerator(seed: 20261126)
+        for round in 0..<300 {
+            let text = (0..<Int.random(in: 0...40, using: &random)).map { _ in parts.randomElement(using: &random)! }.joined()
+            let whole = Array(text.decomposedStringWithCanonicalMapping.unicodeScalars)
+            for size in [1, 2, 3, 5, 8, 1024] {
+                XCTAssertEqual(Array(TextFolding.decomposedPieces(text, pieceBytes: size).joined().unicodeScalars), whole,
+                               "round \(round), pieces of \(size) bytes: \(text.debugDescription)")
+            }
+        }
+    }
+
     /// Over every cased scalar: folding is idempotent, and a scalar, its
     /// uppercase and its lowercase all fold alike.
     func testCaseFoldingInvariantsOverAllCasedScalars() {
@@ -101,12 +119,20 @@ final class TextFoldingTests: XCTestCase {
         XCTAssertEqual(cd(ascii + "é"), cd(ascii) + "e")
     }
 
-    func testFoldingIsFastEnoughForEveryRow() {
-        let rows = (0..<20_000).map { "Invoice \($0) — Müller GmbH, Straße \($0 % 97)" }
-        let start = Date()
+    /// Folding runs on every row a [c] or [d] comparison meets, so its cost must grow with the text and no faster:
+    /// twice the text (of mixed ASCII, accents and ß) takes at most 2.4 × the time (a doubling ratio, not a limit
+    /// in seconds, which a slow machine could fail). It found Foundation's NFD quadratic on Linux: 2.7 × here, and
+    /// 0.8 s for a 1 MB text.
+    func testFoldingIsLinearInTheText() {
+        let unit = "Invoice 12 — Müller GmbH, Straße 97; "
         var total = 0
-        for row in rows { total &+= cd(row).utf8.count }
+        let doubling = doublingRatio(size: 4_000) { n in
+            let text = String(repeating: unit, count: n)
+            for _ in 0..<4 { total &+= cd(text).utf8.count }
+        }
         XCTAssertGreaterThan(total, 0)
-        XCTAssertLessThan(Date().timeIntervalSince(start), 5, "20,000 folds")
+        print("folding: \(doubling.small) s, then \(doubling.large) s for twice the text: ratio \(doubling.ratio)")
+        XCTAssertLessThanOrEqual(doubling.ratio, 2.4,
+                                 "folding \(4_000 * unit.count) characters took \(doubling.small) s, twice as many \(doubling.large) s")
     }
 }

@@ -48,8 +48,8 @@ package enum TextLikePattern {
 
     /// Greedy matching that backtracks to the last `*` only: a later `*` can
     /// stand for anything an earlier one would have had to, so earlier ones
-    /// never need revisiting.
-    private static func match<C: RandomAccessCollection>(
+    /// never need revisiting. (Package-visible so that a test can count its reads of `text` and `pattern`.)
+    package static func match<C: RandomAccessCollection>(
         _ text: C, _ pattern: C, star: C.Element, one: C.Element
     ) -> Bool where C.Element: Equatable, C.Index == Int {
         let text0 = text.startIndex, pattern0 = pattern.startIndex

@@ -1,0 +1,29 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How much longer `work(2 × size)` takes than `work(size)`: the best of `repeats` runs of each, in this thread's CPU
+/// time (time the thread ran, so another process on the machine does not count). A linear path gives about 2, a
+/// quadratic one about 4, whatever the machine's speed: a doubling test asserts the ratio, never a duration.
+public func doublingRatio(size: Int, repeats: Int = 5, _ work: (Int) -> Void) -> (ratio: Double, small: Double, large: Double) {
+    func best(_ n: Int) -> Double {
+        var fastest = Double.infinity
+        for _ in 0..<repeats {
+            let start = threadCPUSeconds()
+            work(n)
+            fastest = min(fastest, threadCPUSeconds() - start)
+        }
+        return fastest
+    }
+    work(size)      // warm up: first-use costs (tables, caches) are not the path's growth
+    let small = best(size), large = best(2 * size)
+    return (large / max(small, 1e-9), small, large)
+}
+
+/// The CPU time this thread has used, in seconds.
+public func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
