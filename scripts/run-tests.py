@@ -190,10 +190,12 @@ def main():
     failed_jobs = []
     lock = threading.Lock()
 
-    def finish(job):
+    def finish(job, serial):
         missing = [t for t in job.tests if short(t) not in job.results]
         bad = [name for name, (status, _) in job.results.items() if status == "failed"]
         with lock:
+            if serial and not (bad or missing or job.status != 0):
+                print(f"  ok {job.label} ({job.wall:.1f} s)", flush=True)
             if bad or missing or job.status != 0:
                 failed_jobs.append(job)
                 reason = f"exit {job.status}" + (f", {len(missing)} tests never reported (a crash?)" if missing else "")
@@ -204,14 +206,14 @@ def main():
                 lines = [l for l in text.splitlines() if ": error: " in l or " failed (" in l]
                 print("\n".join(lines[:60]) if lines and not missing else text[-6000:], flush=True)
 
-    def run_group(jobs, width):
+    def run_group(jobs, width, serial=False):
         start = time.monotonic()
         pending = list(jobs)
         running = []
         while pending or running:
             while pending and len(running) < width:
                 job = pending.pop(0)
-                thread = threading.Thread(target=lambda j=job: (j.run(binary, env, log_dir), finish(j)))
+                thread = threading.Thread(target=lambda j=job: (j.run(binary, env, log_dir), finish(j, serial)))
                 thread.start()
                 running.append(thread)
             running[0].join(0.05) if running else None
@@ -220,7 +222,7 @@ def main():
 
     try:
         parallel_wall = run_group(parallel_jobs, args.jobs)
-        serial_wall = run_group(serial_jobs, 1)
+        serial_wall = run_group(serial_jobs, 1, serial=True)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 

@@ -2,8 +2,8 @@
 // temporary prefix, then run from another folder with PATH=/usr/bin:/bin and no Swift toolchain in its
 // environment. It lists and runs the shipped reports (found as ../share/bookkeeper/reports beside itself), an
 // operator's --reports and $BOOKKEEPER_REPORTS still win, its ELF NEEDED entries are system libraries only, the
-// man page and completions are there, and uninstall leaves nothing. `make test` builds the release binary first
-// (`make release`); run alone, the first install here builds it.
+// man page and completions are there, and uninstall leaves nothing. They are a tier of their own: `make test-install`
+// builds the release binary first (`make release`) and runs them; run alone, the first install here builds it.
 
 import Foundation
 import TestSupport
