@@ -52,7 +52,6 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
 STRESS = [
     "BookkeeperCLITests.ReliabilityCrashTests",
-    "BookkeeperCLITests.ReliabilitySignalTests/testASignalDuringAnImportRollsItBackAndEndsTheProcessBySignal",
     "BookkeeperCLITests.CommitTruthTests/testASignalAtAnyMomentOfAnImportTellsTheTruth",
     "BookkeeperCLITests.ReliabilityConcurrencyTests/testImportsReportsAndFetchesStartedAtOnceEqualASerialRun",
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",

@@ -30,7 +30,7 @@ final class ReliabilityConcurrencyTests: XCTestCase {
         let rounds = Trials.count("BOOKKEEPER_CONCURRENCY_ROUNDS", quick: 1, stress: 10)
         for round in 1...rounds {
             let summary = try oneRound()
-            Trials.report("overlapping jobs", "round \(round) of \(rounds): \(summary)")
+            reportTrials("overlapping jobs", "round \(round) of \(rounds): \(summary)")
         }
     }
 
@@ -66,6 +66,21 @@ final class ReliabilityConcurrencyTests: XCTestCase {
             Job(name: "export", arguments: ["export", "Order"], mayBeBusy: false),
         ]
 
+        // Meanwhile, the busy note is read as often as it can be: each writer creates it, and it must never be found
+        // empty (a writer refused then could not name its holder).
+        final class NoteWatch: @unchecked Sendable {
+            let lock = NSLock()
+            var watching = true, seen = 0, empty = 0
+        }
+        let watch = NoteWatch()
+        Thread {
+            while watch.lock.withLock({ watch.watching }) {
+                if let data = FileManager.default.contents(atPath: store + "-activity") {
+                    watch.lock.withLock { watch.seen += 1; if data.isEmpty { watch.empty += 1 } }
+                }
+                usleep(20)
+            }
+        }.start()
         // All at once, readers twice (once among the first, once among the last).
         var running: [(Job, Child, isWriter: Bool)] = []
         for (i, writer) in writers.enumerated() {
@@ -104,6 +119,8 @@ final class ReliabilityConcurrencyTests: XCTestCase {
             XCTAssertEqual(r.stderr, "", job.name)
             if !isWriter && !job.arguments.isEmpty { readerOutputs.append((job, r.stdout)) }
         }
+        let (notesSeen, emptyNotes) = watch.lock.withLock { watch.watching = false; return (watch.seen, watch.empty) }
+        XCTAssertEqual(emptyNotes, 0, "the busy note was found empty \(emptyNotes) of \(notesSeen) times it was read")
         XCTAssertEqual(try queryStore(store, "PRAGMA integrity_check"), ["ok"])
         XCTAssertEqual(runCLI(["--store", store, "check", "--quiet"], in: dir.path).status, 0)
 
@@ -140,7 +157,7 @@ final class ReliabilityConcurrencyTests: XCTestCase {
         // The backup, taken while the imports ran, is one of the committed states.
         XCTAssertEqual(try queryStore(backup, "PRAGMA integrity_check"), ["ok"])
         XCTAssertTrue(states.contains(try storeContent(backup)), "the backup is a committed state")
-        return ("\(writers.count) writers (\(refused) gave up after a short --wait with status 75, \(named) of them naming the holder), "
+        return ("busy note read \(notesSeen) times, \(emptyNotes) of them empty; \(writers.count) writers (\(refused) gave up after a short --wait with status 75, \(named) of them naming the holder), "
               + "\(readerOutputs.count) readers, a backup and a report to a file, all at once; "
               + "\(committed.count) imports committed, in the order \(committed.joined(separator: ", "))")
     }

@@ -89,7 +89,7 @@ final class ReliabilityCrashTests: XCTestCase {
             + "\(outcomes.before) killed before the commit (store as before; \(outcomes.midway) of them with the transaction in the write-ahead log), "
             + "\(outcomes.after) killed after it (store as after), "
             + "\(outcomes.finished) finished first; 0 in between; integrity ok after every one"
-        Trials.report("SIGKILL during an import", summary)
+        reportTrials("SIGKILL during an import", summary)
         XCTAssertGreaterThan(outcomes.midway, 0, "no kill landed in the middle of the transaction: \(summary)")
     }
 

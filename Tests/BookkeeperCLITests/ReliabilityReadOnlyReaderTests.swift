@@ -206,7 +206,7 @@ final class ReliabilityReadOnlyReaderTests: XCTestCase {
             }
             before = after
         }
-        Trials.report("another user's reads during imports", "\(runs) imports, \(tally.values.reduce(0, +)) listings by another user: "
+        reportTrials("another user's reads during imports", "\(runs) imports, \(tally.values.reduce(0, +)) listings by another user: "
               + tally.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: "; "))
     }
 

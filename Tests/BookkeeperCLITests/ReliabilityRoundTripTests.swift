@@ -81,7 +81,7 @@ final class ReliabilityRoundTripTests: XCTestCase {
                 XCTAssertEqual(ok(second, ["export", entity]), exported[entity], "round \(round) (seed \(seed)): \(entity) exports the same bytes")
             }
         }
-        Trials.report("export then import", "\(rounds) random stores with hostile text (seed \(seed)): the same objects, the same bytes exported")
+        reportTrials("export then import", "\(rounds) random stores with hostile text (seed \(seed)): the same objects, the same bytes exported")
     }
 
     /// The objects' tables only (the metadata holds the creation time, the history the file names).

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 /// How many times a trial loop runs, and from which seed (docs/testing.md, "Tiers").
 ///
@@ -27,5 +28,14 @@ public enum Trials {
     /// Prints the `trials: ` line of a loop (at once: the runner reads it from a pipe).
     public static func report(_ name: String, _ what: String) {
         FileHandle.standardOutput.write(Data("trials: \(name): \(what)\n".utf8))
+    }
+}
+
+extension XCTestCase {
+    /// Prints the `trials: ` line of this test's loop; when an assertion of the test has failed, the line says so,
+    /// so that a summary of what the loop found never reads as a success beside a failure.
+    public func reportTrials(_ name: String, _ what: String) {
+        let failures = testRun?.failureCount ?? 0
+        Trials.report(name, failures == 0 ? what : "FAILED (\(failures) assertions; see above) after: \(what)")
     }
 }

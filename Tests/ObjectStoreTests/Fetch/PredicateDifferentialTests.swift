@@ -93,7 +93,7 @@ final class PredicateDifferentialTests: XCTestCase {
             checked += 1
         }
         XCTAssertEqual(checked, count)
-        Trials.report("predicate differential", "seed \(seed), \(count) generated predicates with sorts, limits and offsets: SQL and the evaluator agree")
+        reportTrials("predicate differential", "seed \(seed), \(count) generated predicates with sorts, limits and offsets: SQL and the evaluator agree")
     }
 }
 
