@@ -64,6 +64,8 @@ package enum TextFolding {
     /// decomposed alone. That gives the same scalars: decomposition maps each scalar by itself, and the canonical
     /// reordering of combining marks never crosses a cluster boundary, since a mark always extends its cluster.
     package static func decomposedPieces(_ text: String, pieceBytes: Int = 1024) -> [String] {
+        // Most values are one piece: no walk over the clusters for them (folding runs on every row compared).
+        if text.utf8.count <= pieceBytes { return [text.decomposedStringWithCanonicalMapping] }
         var pieces: [String] = []
         var start = text.startIndex, index = text.startIndex, size = 0
         while index < text.endIndex {
