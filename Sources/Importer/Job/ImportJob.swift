@@ -37,7 +37,7 @@ package final class ImportJob {
             throw ImportFailure(error)
         }
         let plan = try ImportPlan(model: store.model, settings: settings, file: path, reader: reader)
-        let split = SplitDocuments(canReadAgain: path != "-")
+        let split = SplitDocuments(canReadAgain: input.canReadAgain)
         var pass = ImportPass(plan: plan, settings: settings, model: store.model, split: split,
                               rejects: try rejectsWriter(plan, reader))
         let progress = ProgressBar(totalBytes: input.size, enabled: progressEnabled && !settings.quiet)

@@ -73,13 +73,31 @@ extension ImportPass {
 
     /// Documents with their rows in one file: the lines of one document together form one unit.
     func importDocuments(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
-        let rowsName = rowsEntity!.name
+        try importGrouped(reader, writer, progress, fields: fields, rowsOf: nil)
+    }
+
+    /// The loop of both document shapes. `rowsOf` is nil for documents with their rows in one file; for a row
+    /// table on its own it is the to-one relationship to the document and the column that names it: then each line
+    /// is a row, the document must exist, and a document's lines are kept or rejected together just the same.
+    private func importGrouped(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int,
+                               rowsOf: (relationship: Relationship, column: Column)?) throws -> Int {
+        let rowsOnly = rowsOf != nil
+        let rowsName = rowsOnly ? entity.name : rowsEntity!.name
+        let documentName = rowsOf?.relationship.destination ?? entity.name
+        let documentRules = model.entity(named: documentName)?.rules.isEmpty == false
         let cells = self.cells
-        let mainColumns = self.mainColumns, rowColumns = self.rowColumns, keyColumn = self.keyColumn
+        let mainColumns = rowsOnly ? [] : self.mainColumns
+        // A row table's column naming the document is read once per document, when its first line opens it.
+        let rowColumns = rowsOf.map { p in self.mainColumns.filter { $0.index != p.column.index } } ?? self.rowColumns
+        let keyColumn = rowsOf?.column.index ?? self.keyColumn
         let own = try writer.record(entity.name)
         let row = try writer.record(rowsName)
         let skip = settings.onError == .skip
         var n = 0
+        // Found in this pass, for the next (see `closeGroup`): all of them are learnt in one pass, so that the
+        // file is read at most once more however many documents fail late.
+        var lateRejections: [[UInt8]: SplitDocuments.Rejection] = [:]
+        var lateRulesAtEnd: Set<[UInt8]> = []
 
         // The document being read: its key's bytes, its own cells' bytes (to check that later lines agree).
         var open = false
@@ -92,7 +110,7 @@ extension ImportPass {
         var failure = ""
         var lines: [(raw: String, reason: String?)] = []
         var rowLines = 0
-        var label: String { "\(entity.name) \"\(String(decoding: groupKey, as: UTF8.self))\"" }
+        var label: String { "\(documentName) \"\(String(decoding: groupKey, as: UTF8.self))\"" }
         // With --on-error skip a document is kept or rejected with all its lines. Its lines may be apart in the
         // file: each stretch is remembered (its first line, whether it was rejected). A later stretch of a
         // rejected document is rejected with it; a later stretch that fails after an earlier one was kept
@@ -122,9 +140,9 @@ extension ImportPass {
             // The document with all its rows must keep the model's rules, or it is rejected whole.
             if !failed, let parent, split.rulesAtEnd.contains(groupKey) {
                 checkAtEnd[groupKey] = (parent, firstLine)
-            } else if !failed, let parent, entity.rules.isEmpty == false {
+            } else if !failed, let parent, documentRules {
                 try writer.finishRows(rowsName, of: parent)
-                let broken = try writer.ruleViolations(of: entity.name, id: parent)
+                let broken = try writer.ruleViolations(of: documentName, id: parent)
                 if !broken.isEmpty {
                     failed = true
                     brokeRule = true
@@ -135,9 +153,14 @@ extension ImportPass {
             }
             if failed, let earlier, !earlier.rejected {
                 if split.canReadAgain {
+                    // Its earlier lines are in this pass's transaction: the pass goes on to learn every such
+                    // document, and the next one rejects them all from their first lines.
                     if let r = lines.first?.reason { reasons[firstLine] = r }
-                    split.rejections[groupKey] = SplitDocuments.Rejection(failure: failure, start: firstLine, issues: stretchIssues, reasons: reasons)
-                    throw ReadAgain()
+                    if lateRejections[groupKey] == nil {
+                        lateRejections[groupKey] = SplitDocuments.Rejection(failure: failure, start: firstLine, issues: stretchIssues, reasons: reasons)
+                    }
+                    try writer.rollbackRecord()
+                    return
                 }
                 throw ImportFailure(lines: issues.rendered(file: file) + [
                     "\(label): its lines are not together (line \(earlier.line) was accepted, line \(firstLine) is wrong), "
@@ -148,8 +171,12 @@ extension ImportPass {
             if stretches[groupKey] == nil { stretches[groupKey] = (firstLine, failed, brokeRule) }
             if failed {
                 try writer.rollbackRecord()
-                if earlier == nil { rejectedCounts[entity.name, default: 0] += 1 }   // a document counts once
-                rejectedCounts[rowsName, default: 0] += rowLines
+                if rowsOnly {
+                    rejectedCounts[rowsName, default: 0] += lines.count
+                } else {
+                    if earlier == nil { rejectedCounts[entity.name, default: 0] += 1 }   // a document counts once
+                    rejectedCounts[rowsName, default: 0] += rowLines
+                }
                 rejectedLines += lines.count
                 if let rejects {
                     for l in lines { try rejects.reject(l.raw, reason: l.reason ?? "rejected with \(label) (\(failure))") }
@@ -187,13 +214,19 @@ extension ImportPass {
                 rowLines = 0
                 if skip { try writer.beginRecord() }
                 earlier = skip ? stretches[groupKey] : nil
-                if let earlier, earlier.rejected, earlier.forRule, split.canReadAgain {
-                    // Its first stretch broke a rule, but the document goes on: judge it whole, in another pass.
-                    split.rulesAtEnd.insert(groupKey)
-                    throw ReadAgain()
+                var judgeWhole = false
+                if let earlier, earlier.rejected, earlier.forRule, split.canReadAgain, !split.rulesAtEnd.contains(groupKey) {
+                    // Its first stretch broke a rule, but the document goes on: the next pass judges it whole.
+                    lateRulesAtEnd.insert(groupKey)
+                    judgeWhole = true
                 }
                 own.reset()
-                if skip, let rejection = split.rejections[groupKey] {
+                if judgeWhole || lateRejections[groupKey] != nil {
+                    // Decided by the next pass; until then its lines stay out of this one.
+                    failed = true
+                    failure = "read again"
+                    problems = []
+                } else if skip, let rejection = split.rejections[groupKey] {
                     // Rejected whole in this pass: its stretch that failed keeps the problems first found.
                     failed = true
                     failure = rejection.failure
@@ -207,10 +240,27 @@ extension ImportPass {
                     failed = true
                     failure = "its lines from line \(earlier.line) on were rejected"
                     problems = []
+                } else if let rowsOf {
+                    // A row table: the document the line names must exist; its row is read below.
+                    own.reset()
+                    problems = fill(own, from: record, columns: [rowsOf.column], writer: writer)
+                    if problems.isEmpty {
+                        if let id = own.reference(rowsOf.relationship.name) {
+                            do {
+                                try writer.beginRows(like: row, of: id)
+                                parent = id
+                            } catch {
+                                if isFatal(error) { throw error }
+                                problems = issues(of: error, record, columns: [rowsOf.column])
+                            }
+                        } else {
+                            problems = [issue(record, rowsOf.column, "\(entity.name).\(rowsOf.relationship.name) is required")]
+                        }
+                    }
                 } else {
                     problems = fill(own, from: record, columns: mainColumns, writer: writer)
                 }
-                if problems.isEmpty && !failed {
+                if problems.isEmpty && !failed && !rowsOnly {
                     do {
                         let (id, outcome) = try writer.upsert(own, by: key!)
                         if outcome != .repeated { firstLines[id] = Int32(record.line) }
@@ -221,7 +271,7 @@ extension ImportPass {
                         problems = issues(of: error, record, columns: mainColumns)
                     }
                 }
-            } else if replay == nil {
+            } else if replay == nil && !rowsOnly {
                 for (k, c) in mainColumns.enumerated() {
                     let range = ownRanges[k]
                     let agrees = ownBytes.withUnsafeBufferPointer { all in
@@ -236,9 +286,11 @@ extension ImportPass {
                     }
                 }
             }
-            var hasRow = false
-            for c in rowColumns where c.index < record.count {
-                if !record.withBytes(ofField: c.index, { cells.isNull($0) }) { hasRow = true; break }
+            var hasRow = rowsOnly
+            if !rowsOnly {
+                for c in rowColumns where c.index < record.count {
+                    if !record.withBytes(ofField: c.index, { cells.isNull($0) }) { hasRow = true; break }
+                }
             }
             if let replay {
                 // The stretch that failed in an earlier pass: its lines keep the reasons first found.
@@ -272,11 +324,16 @@ extension ImportPass {
         }
         try closeGroup()
         var judged = false
+        if !lateRejections.isEmpty || !lateRulesAtEnd.isEmpty {
+            split.rejections.merge(lateRejections) { first, _ in first }
+            split.rulesAtEnd.formUnion(lateRulesAtEnd)
+            throw ReadAgain()
+        }
         for (key, document) in checkAtEnd {
             try writer.finishRows(rowsName, of: document.id)
-            let broken = try writer.ruleViolations(of: entity.name, id: document.id)
+            let broken = try writer.ruleViolations(of: documentName, id: document.id)
             guard !broken.isEmpty else { continue }
-            let label = "\(entity.name) \"\(String(decoding: key, as: UTF8.self))\""
+            let label = "\(documentName) \"\(String(decoding: key, as: UTF8.self))\""
             let message = "\(label): \(broken.joined(separator: "; "))"
             split.rejections[key] = SplitDocuments.Rejection(failure: "line \(document.line): \(broken.joined(separator: "; "))", start: document.line,
                                                   issues: [ImportIssue(line: document.line, message: message)],
@@ -288,10 +345,16 @@ extension ImportPass {
     }
 
     /// A row table on its own: each line names its document; a file's rows replace those of the documents it names.
+    /// A document's lines are one unit, as in a file of documents with their rows: with --on-error skip they are
+    /// kept or rejected together (keeping 2 of 3 lines replaced the document's rows with those two).
     func importRows(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int) throws -> Int {
         let row = try writer.record(entity.name)
-        let parentName = KeyPathResolver(model: model, entity: entity).parentRelationship?.name
+        let parentRelationship = KeyPathResolver(model: model, entity: entity).parentRelationship
+        let parentName = parentRelationship?.name
         let parentColumn = mainColumns.first { $0.target.property == parentName }
+        if let parentRelationship, let parentColumn {
+            return try importGrouped(reader, writer, progress, fields: fields, rowsOf: (parentRelationship, parentColumn))
+        }
         var lastParent: Int64?
         let n = try eachRecord(reader, writer, progress, fields: fields) { record in
             row.reset()

@@ -2,8 +2,8 @@
 // import reads it, so the hash costs no wall time.
 //
 // A regular file is hashed through its own descriptor (pread), so the reader keeps its pre-scan for the
-// encoding. Standard input cannot be read twice: a thread reads it, hashes it and passes it on through a
-// pipe, from which the CSV reader reads.
+// encoding. Standard input, a named pipe, a socket or a device cannot be read twice: a thread reads it once,
+// hashes it and passes it on through a pipe, from which the CSV reader reads.
 
 import CSV
 import FileOutput
@@ -42,9 +42,39 @@ final class InputFile: @unchecked Sendable {
     init(path: String) throws {
         self.path = path
         displayName = path
-        if path == "-" {
+        var source = STDIN_FILENO
+        if path != "-" {
+            // No output of this run may replace the file being read (`--rejects` equal to the input, through any link).
+            ProtectedFiles.protect(path, as: "the input being imported")
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw ImportInputError(message: "\(path): no such file", category: .missingInput)
+            }
+            if isDirectory.boolValue { throw ImportInputError(message: "\(path): is a directory, not a CSV file", category: .missingInput) }
+            var fd: Int32
+            repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+            if fd < 0 {
+                let code = errno
+                throw ImportInputError(message: "\(path): cannot open: \(String(cString: strerror(code)))",
+                                       category: code == ENOENT || code == EACCES ? .missingInput : .io)   // sysexits: 66 is missing or unreadable
+            }
+            var info = stat()
+            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+                descriptor = fd
+                spare = dup(fd)
+                size = Int64(info.st_size)
+                startHashing(regular: fd)
+                return
+            }
+            // A named pipe, a socket or a device: whatever it gives is gone once read, and a second open would
+            // be a second reader splitting the stream (garbled lines, records neither imported nor rejected). It is
+            // read once, through the same hashing thread as standard input.
+            source = fd
+        }
+        do {
+            let source = source
             var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else { throw ImportInputError(message: "-: cannot create a pipe: \(String(cString: strerror(errno)))", category: .io) }
+            guard pipe(&fds) == 0 else { throw ImportInputError(message: "\(path): cannot create a pipe: \(String(cString: strerror(errno)))", category: .io) }
             let (readEnd, writeEnd) = (fds[0], fds[1])
             descriptor = readEnd
             size = nil
@@ -53,8 +83,9 @@ final class InputFile: @unchecked Sendable {
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
                 defer { buffer.deallocate(); close(writeEnd); done.signal() }
                 var forwarding = true
+                defer { if source != STDIN_FILENO { close(source) } }
                 while true {
-                    let n = read(STDIN_FILENO, buffer.baseAddress, buffer.count)
+                    let n = read(source, buffer.baseAddress, buffer.count)
                     if n < 0 { if errno == EINTR { continue }; hashError = errno; break }
                     if n == 0 { break }
                     hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
@@ -66,36 +97,24 @@ final class InputFile: @unchecked Sendable {
             hashThread = thread
             signal(SIGPIPE, SIG_IGN)
             thread.start()
-            return
         }
-        // No output of this run may replace the file being read (`--rejects` equal to the input, through any link).
-        ProtectedFiles.protect(path, as: "the input being imported")
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ImportInputError(message: "\(path): no such file", category: .missingInput)
-        }
-        if isDirectory.boolValue { throw ImportInputError(message: "\(path): is a directory, not a CSV file", category: .missingInput) }
-        var fd: Int32
-        repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
-        if fd < 0 {
-            let code = errno
-            throw ImportInputError(message: "\(path): cannot open: \(String(cString: strerror(code)))",
-                                   category: code == ENOENT || code == EACCES ? .missingInput : .io)   // sysexits: 66 is missing or unreadable
-        }
-        descriptor = fd
-        spare = dup(fd)
-        var info = stat()
-        size = fstat(fd, &info) == 0 ? Int64(info.st_size) : nil
-        let hashFD = open(path, O_RDONLY | O_CLOEXEC)
+    }
+
+    /// A regular file is hashed through a descriptor of its own, by offset (pread), while the reader reads: the
+    /// same open file, never the path again (which may have been replaced since).
+    private func startHashing(regular fd: Int32) {
+        let hashFD = dup(fd)
         let thread = Thread { [self] in
             let hasher = SHA256Hasher()
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate(); if hashFD >= 0 { close(hashFD) }; done.signal() }
             guard hashFD >= 0 else { hashError = errno; return }
+            var offset: off_t = 0
             while true {
-                let n = read(hashFD, buffer.baseAddress, buffer.count)
+                let n = pread(hashFD, buffer.baseAddress, buffer.count, offset)
                 if n < 0 { if errno == EINTR { continue }; hashError = errno; return }
                 if n == 0 { break }
+                offset += off_t(n)
                 hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             }
             digest = hasher.finish()
@@ -108,6 +127,9 @@ final class InputFile: @unchecked Sendable {
     func reader(options: CSVReader.Options) throws -> CSVReader {
         try CSVReader(fileDescriptor: descriptor, displayName: displayName, closeWhenDone: true, options: options)
     }
+
+    /// Whether the input can be read again from the start (a regular file; not standard input, a pipe or a device).
+    var canReadAgain: Bool { spare >= 0 }
 
     /// A new reader from the first byte, for an import that must read its input again; nil for standard input.
     func readerFromStart(options: CSVReader.Options) throws -> CSVReader? {
