@@ -46,6 +46,7 @@ package final class ImportJob {
         var finalError: ImportFailure?
         var counts: [String: BatchCounts] = [:]
         var sha = ""
+        var passCount = 1
         // Usually one pass. With --on-error skip, a document whose lines are apart and whose later lines fail after
         // its earlier ones were kept cannot be taken back alone: the pass is rolled back and the file read again,
         // rejecting that document's lines wherever they are (each further pass rejects one more such document).
@@ -82,6 +83,7 @@ package final class ImportJob {
                 }
                 pass = ImportPass(plan: plan, settings: settings, model: store.model, split: split,
                                   rejects: try rejectsWriter(plan, reader))
+                passCount += 1
                 continue passes
             } catch is AbortImport {
                 progress?.finish()
@@ -115,6 +117,7 @@ package final class ImportJob {
         }
         var summary = makeSummary(pass, records: records, seconds: seconds, sha: sha, counts: counts)
         summary.encoding = reader.encoding.name
+        summary.passes = passCount
         if pass.issues.total > 0 {
             let rejected = pass.rejectedLines
             var lines = pass.issues.rendered(file: path)

@@ -32,6 +32,9 @@ package struct ImportSummary: Sendable, Codable, Equatable {
     package var errorCount: Int
     /// The encoding the input was read in (`utf-8`, `windows-1251`, `utf-16le`).
     package var encoding: String?
+    /// How many times the input was read: 1, or 2 when documents whose lines are apart failed late and were
+    /// rejected whole (a rule a whole document breaks can take a third; see docs/import.md).
+    package var passes: Int?
 
     /// The entity's line, e.g. `Order  0 inserted, 0 updated, 50 unchanged, 0 rejected`.
     func line(_ c: EntityCounts, width: Int, rowsEntity: Bool) -> String {
@@ -54,6 +57,9 @@ package struct ImportSummary: Sendable, Codable, Equatable {
         }
         if rejected > 0, let rejectsFile, !dryRun {
             lines.append("\(rejected) rejected line\(rejected == 1 ? "" : "s") written to \(rejectsFile)")
+        }
+        if let passes, passes > 1 {
+            lines.append("read \(passes) times: documents whose lines are apart were rejected whole")
         }
         if dryRun { lines.append("dry run: nothing was written") }
         return lines.joined(separator: "\n")
