@@ -51,7 +51,9 @@ struct Import: StoreCommand {
     @Option(help: ArgumentHelp("Input encoding: auto, utf-8, utf-16, windows-1250…1258, iso-8859-N, koi8-r, cp866, shift_jis, … (see docs/import.md).", valueName: "encoding")) var encoding: String?
     @Option(help: ArgumentHelp("strftime-style date format, e.g. %d/%m/%Y or %d-%b-%y (default %Y-%m-%d).", valueName: "format"))
     var dateFormat: String?
-    @Flag(help: "Decimals use a comma (1.234,50).") var decimalComma = false
+    @Flag(help: "Decimals use a comma (1.234,50), in every number column.") var decimalComma = false
+    @Flag(help: "Decimals use a point (1,234.50), in every number column. Without either, each column's values decide.")
+    var decimalPoint = false
     @Option(name: .customLong("null"), help: ArgumentHelp("A cell text that means empty (repeatable), e.g. NULL.", valueName: "text"))
     var nullTokens: [String] = []
     @Option(help: ArgumentHelp("Separator of to-many lists (default \",\").", valueName: "separator")) var listSeparator: String?
@@ -77,7 +79,8 @@ struct Import: StoreCommand {
         o.delimiter = delimiter
         o.encoding = encoding
         o.dateFormat = dateFormat
-        o.decimalComma = decimalComma ? true : nil
+        if decimalComma && decimalPoint { throw ValidationError("--decimal-comma and --decimal-point contradict each other: give one") }
+        o.decimalComma = decimalComma ? true : decimalPoint ? false : nil
         o.nullTokens = nullTokens.isEmpty ? nil : nullTokens
         o.listSeparator = listSeparator
         o.onError = onError

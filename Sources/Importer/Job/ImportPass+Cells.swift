@@ -38,9 +38,11 @@ extension ImportPass {
                 switch c.target {
                 case .attribute:
                     let type = c.type
+                    let decides = c.index < tallies.count && c.isNumber
                     let value: Value = try record.withBytes(ofField: c.index) { bytes in
                         if cells.isNull(bytes) { return .null }
-                        return try cells.converter.convert(bytes, as: type) { record[c.index] }
+                        let converter = decides ? self.converter(for: c, bytes, record) : cells.converter
+                        return try converter.convert(bytes, as: type) { record[c.index] }
                     }
                     if value.isNull && c.hasDefault { continue }
                     r.set(value, at: c.attributeIndex)

@@ -24,6 +24,9 @@ final class SplitDocuments {
     var rejections: [[UInt8]: Rejection] = [:]
     /// Documents whose rules are checked at the end of the file.
     var rulesAtEnd: Set<[UInt8]> = []
+    /// The decimal mark of each number column (by field index) whose values readable both ways were read with
+    /// the other mark in an earlier pass, decided from all its values.
+    var marks: [Int: DecimalMark] = [:]
 
     init(canReadAgain: Bool) { self.canReadAgain = canReadAgain }
 }
@@ -46,6 +49,11 @@ final class ImportPass {
     var rejectedLines = 0
     /// The line where each record (by row ID) was first given, for messages about a key given again.
     var firstLines = LineBook()
+    /// Each number column's evidence about its decimal mark (by field index), when the import decides it.
+    var tallies: [MarkTally?]
+    /// The mark a value readable both ways is read with before its column shows one: a comma in a file separated
+    /// by semicolons (where it is usual), else a point. Only the number of passes depends on it.
+    let tentativeMark: DecimalMark
     /// The plan's columns with this pass's resolvers.
     private(set) var mainColumns: [Column]
     private(set) var rowColumns: [Column]
@@ -66,6 +74,8 @@ final class ImportPass {
         self.rejects = rejects
         mainColumns = plan.mainColumns
         rowColumns = plan.rowColumns
+        tallies = Array(repeating: nil, count: settings.decimalComma == nil ? plan.fieldCount : 0)
+        tentativeMark = plan.delimiter == UInt8(ascii: ";") ? .comma : .point
     }
 
     /// Reads every record after the header into `writer`. Returns the number of records read.
@@ -79,8 +89,81 @@ final class ImportPass {
         case .documents: records = try importDocuments(reader, writer, progress, fields: plan.fieldCount)
         case .rows: records = try importRows(reader, writer, progress, fields: plan.fieldCount)
         }
+        try settleMarks()
         try writer.finishRows()
         return records
+    }
+
+    /// The converter for a number cell of a column whose decimal mark the import decides, noting what the value
+    /// shows (see DecimalMark.swift).
+    @inline(__always)
+    func converter(for c: Column, _ bytes: UnsafeBufferPointer<UInt8>, _ record: CSVRecord) -> ValueConverter {
+        if let fixed = split.marks[c.index] { return fixed == .comma ? cells.commaConverter : cells.pointConverter }
+        let mark: DecimalMark
+        switch MarkClassifier.evidence(cells.converter.trimmed(bytes)) {
+        case .none:
+            return cells.converter
+        case .only(let m):
+            mark = m
+            if (m == .comma ? tallies[c.index]?.comma : tallies[c.index]?.point) == nil {
+                var t = tallies[c.index] ?? MarkTally()
+                let place = place(record, c)
+                if m == .comma { t.comma = place } else { t.point = place }
+                tallies[c.index] = t
+            }
+        case .either:
+            var t = tallies[c.index] ?? MarkTally()
+            mark = t.shown ?? tentativeMark
+            if t.either == nil { t.either = place(record, c) }
+            if mark == .comma { t.eitherReadAsComma = true } else { t.eitherReadAsPoint = true }
+            tallies[c.index] = t
+        }
+        return mark == .comma ? cells.commaConverter : cells.pointConverter
+    }
+
+    private func place(_ record: CSVRecord, _ c: Column) -> MarkTally.Place {
+        let p = record.position(ofField: c.index)
+        return MarkTally.Place(line: p.line, column: p.column, text: record[c.index].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// At the end of a pass: each number column's decimal mark from all its values. A column showing both marks, or
+    /// no mark but values readable both ways, stops the import; values readable both
+    /// ways that were read with the other mark make the file be read again with the column's mark fixed.
+    func settleMarks() throws {
+        var again: [(Column, MarkTally, DecimalMark)] = []
+        for c in mainColumns + rowColumns where c.index < tallies.count {
+            guard let t = tallies[c.index] else { continue }
+            if let comma = t.comma, let point = t.point {
+                let (first, second) = comma.line <= point.line ? (comma, point) : (point, comma)
+                let mark = { (p: MarkTally.Place) in p == comma ? "a decimal comma" : "a decimal point" }
+                throw ImportFailure(lines: [
+                    "\(file):\(first.line):\(first.column): column \"\(c.name)\": \"\(first.text)\" has \(mark(first)), but line \(second.line) "
+                    + "(\"\(second.text)\") has \(mark(second)): a column's numbers are written one way — fix the file, or give "
+                    + "--decimal-comma or --decimal-point", "nothing was imported"], category: .data)
+            }
+            guard let decided = t.shown else {
+                guard let e = t.either else { continue }
+                let asPoint = e.text.replacingOccurrences(of: ",", with: "")
+                let asComma = e.text.replacingOccurrences(of: ".", with: "").replacingOccurrences(of: ",", with: ".")
+                let pointReading = e.text.contains(",") ? "\(asPoint) (a comma grouping thousands)" : "\(e.text) (a decimal point)"
+                let commaReading = e.text.contains(",") ? "\(asComma) (a decimal comma)" : "\(asComma.replacingOccurrences(of: ".", with: "")) (a point grouping thousands)"
+                throw ImportFailure(lines: [
+                    "\(file):\(e.line):\(e.column): column \"\(c.name)\": \"\(e.text)\" reads as \(pointReading) or as \(commaReading), and no "
+                    + "value of the column decides — give --decimal-point or --decimal-comma", "nothing was imported"], category: .data)
+            }
+            if decided == .comma ? t.eitherReadAsPoint : t.eitherReadAsComma { again.append((c, t, decided)) }
+        }
+        guard !again.isEmpty else { return }
+        guard split.canReadAgain else {
+            let (c, t, mark) = again[0]
+            let e = t.either!, shown = (mark == .comma ? t.comma : t.point)!
+            throw ImportFailure(lines: [
+                "\(file):\(e.line):\(e.column): column \"\(c.name)\": \"\(e.text)\" was read with a decimal \(mark == .comma ? "point" : "comma") "
+                + "before line \(shown.line) (\"\(shown.text)\") showed the column's decimal \(mark == .comma ? "comma" : "point"), and this input "
+                + "cannot be read again — give \(mark.option)", "nothing was imported"], category: .data)
+        }
+        for (c, _, mark) in again { split.marks[c.index] = mark }
+        throw ReadAgain()
     }
 
     /// Gives each reference column its resolver and each column its place in its record.

@@ -37,6 +37,8 @@ struct ImportPlan {
         /// Whether the attribute has a default: an empty cell then means "not given" (the default for a new
         /// record, the stored value for an existing one), not "clear".
         let hasDefault: Bool
+        /// Whether the column holds numbers (a decimal or an integer attribute), whose decimal mark may be decided.
+        let isNumber: Bool
 
         init(index: Int, name: String, target: ColumnTarget, attributeIndex: Int = 0, type: AttributeType = .string,
              propertyIndex: Int = 0, resolver: ReferenceResolver? = nil, textKey: Bool = false, memo: ByteKeyTable? = nil,
@@ -51,17 +53,29 @@ struct ImportPlan {
             self.textKey = textKey
             self.memo = memo
             self.hasDefault = hasDefault
+            switch (target, type) {
+            case (.attribute, .integer), (.attribute, .decimal): isNumber = true
+            default: isNumber = false
+            }
         }
     }
 
     /// What reading a cell needs, fixed for the whole import.
     final class Cells {
         let converter: ValueConverter
+        /// The converters of a column whose decimal mark the import decides (no --decimal-comma or --decimal-point).
+        let pointConverter: ValueConverter
+        let commaConverter: ValueConverter
         let nullTokens: [[UInt8]]
         let listSeparator: Character
 
         init(converter: ValueConverter, nullTokens: [[UInt8]], listSeparator: Character) {
             self.converter = converter
+            var c = converter
+            c.decimalComma = false
+            pointConverter = c
+            c.decimalComma = true
+            commaConverter = c
             self.nullTokens = nullTokens
             self.listSeparator = listSeparator
         }
@@ -96,6 +110,8 @@ struct ImportPlan {
     /// Columns that map to nothing (with --ignore-unknown).
     let unknown: [String]
     let cells: Cells
+    /// The field delimiter in use (given or sniffed).
+    let delimiter: UInt8
 
     /// Reads the header from `reader` (unless the profile names the columns) and maps it.
     init(model: Model, settings: ImportSettings, file: String, reader: CSVReader) throws {
@@ -124,8 +140,9 @@ struct ImportPlan {
             }
         }
         // Cells are compared as bytes: null tokens and the no-break spaces that group digits in the input's encoding.
-        var converter = ValueConverter(decimalComma: settings.decimalComma, dateFormat: settings.dateFormat)
+        var converter = ValueConverter(decimalComma: settings.decimalComma ?? false, dateFormat: settings.dateFormat)
         converter.spaceGroupings = ["\u{A0}", "\u{202F}"].compactMap { reader.bytes(of: $0) }
+        delimiter = reader.delimiter
         cells = Cells(converter: converter, nullTokens: settings.nullTokens.compactMap { reader.bytes(of: $0) },
                       listSeparator: settings.listSeparator)
 

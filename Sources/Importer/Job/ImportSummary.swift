@@ -32,8 +32,8 @@ package struct ImportSummary: Sendable, Codable, Equatable {
     package var errorCount: Int
     /// The encoding the input was read in (`utf-8`, `windows-1251`, `utf-16le`).
     package var encoding: String?
-    /// How many times the input was read: 1, or 2 when documents whose lines are apart failed late and were
-    /// rejected whole (a rule a whole document breaks can take a third; see docs/import.md).
+    /// How many times the input was read: 1, or 2 when the first reading learnt what only the whole file decides
+    /// (documents whose lines are apart that failed late, a number column's decimal mark; see docs/import.md).
     package var passes: Int?
 
     /// The entity's line, e.g. `Order  0 inserted, 0 updated, 50 unchanged, 0 rejected`.
@@ -59,7 +59,7 @@ package struct ImportSummary: Sendable, Codable, Equatable {
             lines.append("\(rejected) rejected line\(rejected == 1 ? "" : "s") written to \(rejectsFile)")
         }
         if let passes, passes > 1 {
-            lines.append("read \(passes) times: documents whose lines are apart were rejected whole")
+            lines.append("read \(passes) times: the first reading learnt what only the whole file decides (a number column's decimal mark, documents whose lines are apart)")
         }
         if dryRun { lines.append("dry run: nothing was written") }
         return lines.joined(separator: "\n")

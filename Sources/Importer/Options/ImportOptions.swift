@@ -32,6 +32,7 @@ package struct ImportOptions: Sendable, Equatable {
     package var delimiter: String?
     package var encoding: String?
     package var dateFormat: String?
+    /// true: --decimal-comma; false: --decimal-point; nil: each number column's values decide.
     package var decimalComma: Bool?
     package var nullTokens: [String]?
     package var listSeparator: String?
@@ -117,7 +118,8 @@ package struct ImportSettings: Sendable {
     package var delimiter: CSVReader.Delimiter
     package var encoding: CSVEncoding
     package var dateFormat: DateFormat?
-    package var decimalComma: Bool
+    /// The decimal mark of every number column: true a comma, false a point, nil decided per column from its values.
+    package var decimalComma: Bool?
     package var nullTokens: [String]
     package var listSeparator: Character
     package var onError: OnError
@@ -155,7 +157,7 @@ package struct ImportSettings: Sendable {
                 throw ImportOptionError("date format \"\(f)\": \(error.message)", source: source("date-format"))
             }
         }
-        decimalComma = options.decimalComma ?? false
+        decimalComma = options.decimalComma
         nullTokens = options.nullTokens ?? []
         let separator = options.listSeparator ?? ","
         guard separator.count == 1, let c = separator.first else {

@@ -19,7 +19,7 @@ import Yams
 package enum ImportProfile {
     /// Every key a profile may have.
     package static let keys = ["entity", "key", "map", "ignore-unknown", "create-missing", "delimiter", "encoding",
-                              "date-format", "decimal-comma", "null", "list-separator", "on-error", "rejects",
+                              "date-format", "decimal-comma", "decimal-point", "null", "list-separator", "on-error", "rejects",
                               "dry-run", "quiet", "summary", "columns"]
 
     /// Reads the profile at `path`: a missing file is missing input (66), a bad one a bad configuration (78).
@@ -94,6 +94,7 @@ package enum ImportProfile {
             case "encoding": options.encoding = try scalar()
             case "date-format": options.dateFormat = try scalar()
             case "decimal-comma": options.decimalComma = try boolean()
+            case "decimal-point": options.decimalComma = !(try boolean())
             case "null": options.nullTokens = try list()
             case "list-separator": options.listSeparator = try scalar()
             case "on-error":
