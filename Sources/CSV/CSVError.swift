@@ -107,7 +107,8 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidByteInUTF8(bytes, offset):
             return "bytes \(CSVError.hex(bytes)) at offset \(offset) are not UTF-8, though the rest of the file is — a value cut mid-character? (if the whole file is in another encoding, give it with --encoding)"
         case let .unclearEncoding(candidates):
-            return "not UTF-8; the text looks like \(candidates.joined(separator: " or ")) — give --encoding"
+            let listed = candidates.count > 2 ? candidates.dropLast().joined(separator: ", ") + " or " + candidates.last! : candidates.joined(separator: " or ")
+            return "not UTF-8; the text looks like \(listed) — give --encoding"
         case let .undecodable(bytes, offset, encoding, atEnd):
             return atEnd ? "the file ends inside a character (bytes \(CSVError.hex(bytes)) at offset \(offset)) — is it \(encoding)?"
                 : "bytes \(CSVError.hex(bytes)) at offset \(offset) are not \(encoding) — is the file in another encoding? (give it with --encoding)"

@@ -189,6 +189,30 @@ final class ImportEncodingTests: ImportTestCase {
         XCTAssertEqual(try names("books.sqlite"), ["ООО"])
     }
 
+    func testOrdinalIndicatorsInWindows1252WereReadAsWindows1250() throws {
+        // Every Portuguese and Spanish address has `Nº` or `3ª`: Windows-1250 reads them `Nş`, `3ş`, and was
+        // chosen with exit 0 although `ç` and `é` read alike in both.
+        let text = "name,code,info\r\nJoão Gonçalves,PT-1,\"Rua Augusta, Nº 12, 3º andar\"\r\nJosé Núñez,ES-1,\"Avda. de la Constitución, 15, 2ª planta\"\r\n"
+        bytes("clientes.csv", encoded(text, "CP1252"))
+        ok("init")
+        let r = bk("import", "Customer", "clientes.csv")
+        XCTAssertEqual(r.status, 0, "\(r)")
+        XCTAssertTrue(r.stdout.contains("records/s), windows-1252"), r.stdout)
+        XCTAssertEqual(try queryStore(store, "SELECT info FROM Customer ORDER BY id"),
+                       ["Rua Augusta, Nº 12, 3º andar", "Avda. de la Constitución, 15, 2ª planta"])
+    }
+
+    func testTwoBytesThatLookLikeShiftJISAreNotTakenAsIt() throws {
+        // `A\xC0\xAF` decodes as two half-width katakana in Shift_JIS: it was imported as `Aﾀｯ`, exit 0.
+        ok("init")
+        bytes("one.csv", Array("name\nA".utf8) + [0xC0, 0xAF])
+        let before = try storeFingerprint(store)
+        let r = bk("import", "Customer", "one.csv")
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.stderr, "bookkeeper: one.csv: not UTF-8; the text looks like Windows-1252 (Western European) or Shift_JIS (Japanese) — give --encoding\n")
+        XCTAssertEqual(try storeFingerprint(store), before)
+    }
+
     func testStandardInputIsJudgedByItsFirstMiB() throws {
         ok("init")
         bytes("in1251.csv", encoded(Self.customers, "CP1251"))
