@@ -5,6 +5,7 @@ import Importer
 import ObjectStore
 
 extension OnError: ExpressibleByArgument {}
+extension RepeatPolicy: ExpressibleByArgument {}
 extension SummaryFormat: ExpressibleByArgument {}
 
 struct Import: StoreCommand {
@@ -58,6 +59,11 @@ struct Import: StoreCommand {
     var nullTokens: [String] = []
     @Option(help: ArgumentHelp("Separator of to-many lists (default \",\").", valueName: "separator")) var listSeparator: String?
     @Option(help: "abort: any error imports nothing; skip: import the good records.") var onError: OnError?
+    @Option(help: "A key given again with other values: error (the default), first or last (keep those values; the summary counts them).")
+    var onConflict: RepeatPolicy?
+    @Option(help: ArgumentHelp("With --on-error skip: an earlier rejects file, reviewed; its lines rejected again exactly leave the exit status 0.",
+                               valueName: "file"))
+    var acceptRejects: String?
     @Option(help: ArgumentHelp("With --on-error skip: write rejected lines, plus a reason column, here.", valueName: "file"))
     var rejects: String?
     @Flag(help: "Validate everything and report what would be done; write nothing.") var dryRun = false
@@ -84,6 +90,8 @@ struct Import: StoreCommand {
         o.nullTokens = nullTokens.isEmpty ? nil : nullTokens
         o.listSeparator = listSeparator
         o.onError = onError
+        o.onConflict = onConflict
+        o.acceptRejects = acceptRejects
         o.rejects = rejects
         o.dryRun = dryRun ? true : nil
         o.quiet = options.quiet ? true : nil   // --quiet is a global option

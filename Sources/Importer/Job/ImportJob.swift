@@ -38,8 +38,9 @@ package final class ImportJob {
         }
         let plan = try ImportPlan(model: store.model, settings: settings, file: path, reader: reader)
         let split = SplitDocuments(canReadAgain: input.canReadAgain)
+        let accepted = try settings.acceptRejects.map { try AcceptedRejects(path: $0, delimiter: reader.delimiter) }
         var pass = ImportPass(plan: plan, settings: settings, model: store.model, split: split,
-                              rejects: try rejectsWriter(plan, reader))
+                              rejects: try rejectsWriter(plan, reader), accepted: accepted)
         let progress = ProgressBar(totalBytes: input.size, enabled: progressEnabled && !settings.quiet)
 
         var records = 0
@@ -82,7 +83,7 @@ package final class ImportJob {
                     throw ImportFailure(error)
                 }
                 pass = ImportPass(plan: plan, settings: settings, model: store.model, split: split,
-                                  rejects: try rejectsWriter(plan, reader))
+                                  rejects: try rejectsWriter(plan, reader), accepted: accepted)
                 passCount += 1
                 continue passes
             } catch is AbortImport {
@@ -118,9 +119,23 @@ package final class ImportJob {
         var summary = makeSummary(pass, records: records, seconds: seconds, sha: sha, counts: counts)
         summary.encoding = reader.encoding.name
         summary.passes = passCount
+        if pass.conflicts > 0 {
+            summary.conflicts = pass.conflicts
+            summary.onConflict = settings.onConflict.rawValue
+            summary.conflictLines = pass.conflictNotes
+        }
+        if let accepted {
+            summary.knownRejects = accepted.matched
+            summary.acceptedNotRecurring = accepted.notRecurring
+            // Every rejected line known: the night's problems are the ones the operator accepted.
+            if pass.rejectedLines > 0 && accepted.unmatched == 0 && accepted.matched == pass.rejectedLines { return summary }
+        }
         if pass.issues.total > 0 {
             let rejected = pass.rejectedLines
             var lines = pass.issues.rendered(file: path)
+            if let accepted, accepted.matched > 0 {
+                lines.append("\(accepted.matched) of the rejected lines are known (\(accepted.path)); \(accepted.unmatched) are new")
+            }
             lines.append("\(rejected) record\(rejected == 1 ? "" : "s") rejected\(pass.rejects != nil && !settings.dryRun ? " (written to \(settings.rejects!))" : ""); the others were \(settings.dryRun ? "checked" : "imported")")
             throw ImportFailure(lines: lines, category: .data, summary: summary)
         }

@@ -103,10 +103,14 @@ extension ImportPass {
         if case .invalid(let list) = batch {
             return list.map { i in issue(record, columns.first { $0.target.property == i.key }, i.message) }
         }
-        if case .repeatedKey(_, _, _, let rowID, let properties) = batch {
+        if case .repeatedKey(let repeated, _, _, let rowID, let properties) = batch {
+            // --on-conflict chooses between the values of a directory's or a document's key given twice; a row
+            // table's line key given twice with other values stays an error.
+            let hint = model.entity(named: repeated)?.kind == .rows ? "" : " (--on-conflict first or last keeps one)"
             let column = columns.first { $0.target.property == properties.first }
             let earlier = firstLines[rowID].map { " on line \($0)" } ?? ""
-            return [issue(record, column, batch.description.replacingOccurrences(of: "given earlier", with: "given earlier\(earlier)"))]
+            return [issue(record, column, batch.description.replacingOccurrences(of: "given earlier", with: "given earlier\(earlier)")
+                          + hint)]
         }
         return [issue(record, nil, message(for: batch, destination: nil))]
     }
@@ -125,8 +129,22 @@ extension ImportPass {
     func reject(_ raws: [String], reason: String, entity: String, count: Int = 1) throws {
         rejectedCounts[entity, default: 0] += count
         rejectedLines += raws.count
-        guard let rejects else { return }
-        for raw in raws { try rejects.reject(raw, reason: reason) }
+        for raw in raws { try writeReject(raw, reason: reason) }
+    }
+
+    /// Every rejected line goes through here: to the rejects file, and to the accepted rejects to be matched.
+    func writeReject(_ raw: String, reason: String) throws {
+        accepted?.note(raw: raw, reason: reason)
+        try rejects?.reject(raw, reason: reason)
+    }
+
+    /// A key given again with other values, kept by --on-conflict first or last: counted, and the first few
+    /// places kept for the summary.
+    func noteConflict(line: Int, id: Int64, label: String) {
+        conflicts += 1
+        guard conflictNotes.count < 5 else { return }
+        let earlier = firstLines[id].map { " (first given on line \($0))" } ?? ""
+        conflictNotes.append("line \(line): \(label)\(earlier)")
     }
 
     func checkFieldCount(_ record: CSVRecord, expected: Int) -> ImportIssue? {

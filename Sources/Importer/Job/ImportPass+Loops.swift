@@ -58,7 +58,8 @@ extension ImportPass {
             guard problems.isEmpty else { return problems }
             do {
                 let (id, outcome) = try writer.upsert(r, by: key!)
-                if outcome != .repeated { firstLines[id] = Int32(record.line) }
+                if outcome == .conflicted { noteConflict(line: record.line, id: id, label: "\(entity.name) \"\(record[keyColumn])\"") }
+                if outcome != .repeated && outcome != .conflicted { firstLines[id] = Int32(record.line) }
                 // With --on-error skip a record that would break a rule of the model is rejected alone.
                 if settings.onError == .skip {
                     return try writer.ruleViolations(of: entity.name, id: id).map { issue(record, nil, $0) }
@@ -178,9 +179,7 @@ extension ImportPass {
                     rejectedCounts[rowsName, default: 0] += rowLines
                 }
                 rejectedLines += lines.count
-                if let rejects {
-                    for l in lines { try rejects.reject(l.raw, reason: l.reason ?? "rejected with \(label) (\(failure))") }
-                }
+                for l in lines { try writeReject(l.raw, reason: l.reason ?? "rejected with \(label) (\(failure))") }
             } else {
                 try writer.commitRecord()
             }
@@ -263,7 +262,8 @@ extension ImportPass {
                 if problems.isEmpty && !failed && !rowsOnly {
                     do {
                         let (id, outcome) = try writer.upsert(own, by: key!)
-                        if outcome != .repeated { firstLines[id] = Int32(record.line) }
+                        if outcome == .conflicted { noteConflict(line: record.line, id: id, label: label) }
+                        if outcome != .repeated && outcome != .conflicted { firstLines[id] = Int32(record.line) }
                         try writer.beginRows(like: row, of: id)
                         parent = id
                     } catch {
@@ -280,8 +280,29 @@ extension ImportPass {
                         }
                     }
                     if !agrees {
+                        if settings.onConflict != .error, let parent {
+                            // --on-conflict: the first line's values stay, or this line's are written.
+                            if settings.onConflict == .last {
+                                own.reset()
+                                problems = fill(own, from: record, columns: mainColumns, writer: writer)
+                                if problems.isEmpty {
+                                    do { _ = try writer.upsert(own, by: key!) } catch {
+                                        if isFatal(error) { throw error }
+                                        problems = issues(of: error, record, columns: mainColumns)
+                                    }
+                                }
+                                ownBytes.removeAll(keepingCapacity: true)
+                                for (j, c) in mainColumns.enumerated() {
+                                    let start = ownBytes.count
+                                    record.withBytes(ofField: c.index) { ownBytes.append(contentsOf: $0) }
+                                    ownRanges[j] = start..<ownBytes.count
+                                }
+                            }
+                            noteConflict(line: record.line, id: parent, label: label)
+                            break
+                        }
                         let first = String(decoding: ownBytes[ownRanges[k]], as: UTF8.self)
-                        problems.append(issue(record, c, "\"\(record[c.index])\" differs from line \(firstLine) (\"\(first)\"): the lines of \(label) must agree on its own columns"))
+                        problems.append(issue(record, c, "\"\(record[c.index])\" differs from line \(firstLine) (\"\(first)\"): the lines of \(label) must agree on its own columns (--on-conflict first or last keeps one)"))
                         break
                     }
                 }

@@ -47,6 +47,11 @@ final class ImportPass {
     var rejectedCounts: [String: Int] = [:]
     /// Input records rejected (a document's lines all count).
     var rejectedLines = 0
+    /// An earlier run's rejects file, reviewed (--accept-rejects): shared by every pass.
+    let accepted: AcceptedRejects?
+    /// Keys given again with other values, kept by --on-conflict first or last; the first few places.
+    var conflicts = 0
+    var conflictNotes: [String] = []
     /// The line where each record (by row ID) was first given, for messages about a key given again.
     var firstLines = LineBook()
     /// Each number column's evidence about its decimal mark (by field index), when the import decides it.
@@ -66,8 +71,11 @@ final class ImportPass {
     var keyColumn: Int { plan.keyColumn }
     var headerless: Bool { plan.headerless }
 
-    init(plan: ImportPlan, settings: ImportSettings, model: Model, split: SplitDocuments, rejects: RejectsWriter?) {
+    init(plan: ImportPlan, settings: ImportSettings, model: Model, split: SplitDocuments, rejects: RejectsWriter?,
+         accepted: AcceptedRejects? = nil) {
         self.plan = plan
+        self.accepted = accepted
+        accepted?.reset()
         self.settings = settings
         self.model = model
         self.split = split
@@ -80,6 +88,7 @@ final class ImportPass {
 
     /// Reads every record after the header into `writer`. Returns the number of records read.
     func run(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?) throws -> Int {
+        writer.onRepeat = settings.onConflict
         try prepare(writer)
         firstLines = LineBook(firstNewRowID: try writer.firstNewRowID(of: entity.name))
         try checkRequired(writer)

@@ -35,6 +35,14 @@ package struct ImportSummary: Sendable, Codable, Equatable {
     /// How many times the input was read: 1, or 2 when the first reading learnt what only the whole file decides
     /// (documents whose lines are apart that failed late, a number column's decimal mark; see docs/import.md).
     package var passes: Int?
+    /// Lines that gave a key again with other values, kept by --on-conflict first or last, and the policy.
+    package var conflicts: Int?
+    package var onConflict: String?
+    /// The first few such lines: `line 7: Customer "X" (first given on line 3)`.
+    package var conflictLines: [String]?
+    /// With --accept-rejects: rejected lines found in the accepted file, and its lines that did not recur.
+    package var knownRejects: Int?
+    package var acceptedNotRecurring: Int?
 
     /// The entity's line, e.g. `Order  0 inserted, 0 updated, 50 unchanged, 0 rejected`.
     func line(_ c: EntityCounts, width: Int, rowsEntity: Bool) -> String {
@@ -57,6 +65,14 @@ package struct ImportSummary: Sendable, Codable, Equatable {
         }
         if rejected > 0, let rejectsFile, !dryRun {
             lines.append("\(rejected) rejected line\(rejected == 1 ? "" : "s") written to \(rejectsFile)")
+        }
+        if let conflicts, conflicts > 0 {
+            lines.append("\(conflicts) line\(conflicts == 1 ? "" : "s") gave a key again with other values; the \(onConflict ?? "first") values were kept (--on-conflict \(onConflict ?? "first")): "
+                         + (conflictLines ?? []).joined(separator: "; ") + (conflicts > (conflictLines?.count ?? 0) ? "; …" : ""))
+        }
+        if let knownRejects {
+            lines.append("\(knownRejects) rejected line\(knownRejects == 1 ? " is" : "s are") known (--accept-rejects)"
+                         + (acceptedNotRecurring.map { $0 > 0 ? "; \($0) accepted line\($0 == 1 ? "" : "s") no longer occur\($0 == 1 ? "s" : "")" : "" } ?? ""))
         }
         if let passes, passes > 1 {
             lines.append("read \(passes) times: the first reading learnt what only the whole file decides (a number column's decimal mark, documents whose lines are apart)")

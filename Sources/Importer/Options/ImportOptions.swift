@@ -37,6 +37,9 @@ package struct ImportOptions: Sendable, Equatable {
     package var nullTokens: [String]?
     package var listSeparator: String?
     package var onError: OnError?
+    package var onConflict: RepeatPolicy?
+    /// An earlier run's rejects file, reviewed: its lines, rejected again exactly, leave the exit status 0.
+    package var acceptRejects: String?
     package var rejects: String?
     package var dryRun: Bool?
     package var quiet: Bool?
@@ -67,6 +70,8 @@ package struct ImportOptions: Sendable, Equatable {
         m.nullTokens = nullTokens ?? base.nullTokens
         m.listSeparator = listSeparator ?? base.listSeparator
         m.onError = onError ?? base.onError
+        m.onConflict = onConflict ?? base.onConflict
+        m.acceptRejects = acceptRejects ?? base.acceptRejects
         m.rejects = rejects ?? base.rejects
         m.dryRun = dryRun ?? base.dryRun
         m.quiet = quiet ?? base.quiet
@@ -123,6 +128,8 @@ package struct ImportSettings: Sendable {
     package var nullTokens: [String]
     package var listSeparator: Character
     package var onError: OnError
+    package var onConflict: RepeatPolicy
+    package var acceptRejects: String?
     package var rejects: String?
     package var dryRun: Bool
     package var quiet: Bool
@@ -168,6 +175,11 @@ package struct ImportSettings: Sendable {
         rejects = options.rejects
         if rejects != nil && onError != .skip {
             throw ImportOptionError("--rejects needs --on-error skip (with abort, nothing is imported and nothing rejected)", source: source("rejects"))
+        }
+        onConflict = options.onConflict ?? .error
+        acceptRejects = options.acceptRejects
+        if acceptRejects != nil && onError != .skip {
+            throw ImportOptionError("--accept-rejects needs --on-error skip (it names rejects that may recur)", source: source("accept-rejects"))
         }
         dryRun = options.dryRun ?? false
         quiet = options.quiet ?? false

@@ -19,7 +19,7 @@ import Yams
 package enum ImportProfile {
     /// Every key a profile may have.
     package static let keys = ["entity", "key", "map", "ignore-unknown", "create-missing", "delimiter", "encoding",
-                              "date-format", "decimal-comma", "decimal-point", "null", "list-separator", "on-error", "rejects",
+                              "date-format", "decimal-comma", "decimal-point", "null", "list-separator", "on-error", "on-conflict", "accept-rejects", "rejects",
                               "dry-run", "quiet", "summary", "columns"]
 
     /// Reads the profile at `path`: a missing file is missing input (66), a bad one a bad configuration (78).
@@ -101,6 +101,11 @@ package enum ImportProfile {
                 let s = try scalar()
                 guard let v = OnError(rawValue: s) else { throw fail("on-error is abort or skip, not \"\(s)\"", value.mark) }
                 options.onError = v
+            case "on-conflict":
+                let s = try scalar()
+                guard let v = RepeatPolicy(rawValue: s) else { throw fail("on-conflict is error, first or last, not \"\(s)\"", value.mark) }
+                options.onConflict = v
+            case "accept-rejects": options.acceptRejects = try scalar()
             case "rejects": options.rejects = try scalar()
             case "dry-run": options.dryRun = try boolean()
             case "quiet": options.quiet = try boolean()

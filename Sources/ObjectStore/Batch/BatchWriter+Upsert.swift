@@ -49,10 +49,20 @@ extension BatchWriter {
         if isNew(e.name, stored.id) || visited[e.name]?.contains(stored.id) == true {
             var differing = differences(r, layout, stored)
             differing += try linkDifferences(r, layout, rowID: stored.id)
-            if !differing.isEmpty {
+            if differing.isEmpty { return (stored.id, .repeated) }
+            switch onRepeat {
+            case .error:
                 throw .repeatedKey(entity: e.name, key: key, value: r.values[ki].description, rowID: stored.id, properties: differing)
+            case .first:
+                return (stored.id, .conflicted)
+            case .last:
+                var changed = try updateRow(r, layout, stored: stored)
+                if changed { try cacheUpdated(r, stored) }
+                changed = try writeLinks(r, layout, rowID: stored.id, isNew: false) || changed
+                // A row counted unchanged by its first line is now updated (a new one stays inserted).
+                if changed { parentChanged(e.name, stored.id) }
+                return (stored.id, .conflicted)
             }
-            return (stored.id, .repeated)
         }
 
         var changed = try updateRow(r, layout, stored: stored)
@@ -63,7 +73,7 @@ extension BatchWriter {
             layout.counts.updated += 1
         } else {
             layout.counts.unchanged += 1
-            if e.kind == .document { noteUnchangedParent(e.name, stored.id) }
+            if e.kind == .document || onRepeat == .last { noteUnchangedParent(e.name, stored.id) }
         }
         return (stored.id, changed ? .updated : .unchanged)
     }

@@ -38,6 +38,19 @@ package enum WriteOutcome: Sendable, Equatable {
     case unchanged
     /// The record's key was already written earlier in this batch, with the same values: nothing was done.
     case repeated
+    /// The record's key was already written earlier in this batch with other values, and `onRepeat` chose which
+    /// to keep (the earlier ones: nothing was done; the later: they were written).
+    case conflicted
+}
+
+/// What a batch does with a key given again with other values (`import --on-conflict`).
+package enum RepeatPolicy: String, Sendable, CaseIterable {
+    /// An error naming the properties that differ (the default: a file that disagrees with itself is a question).
+    case error
+    /// The values first given are kept.
+    case first
+    /// The values last given are kept.
+    case last
 }
 
 /// The values a stored row has: attributes in model order, then foreign keys.
@@ -57,6 +70,8 @@ package final class BatchWriter {
     var pendingRows = 0
     /// Rows that existed before and were written (or found unchanged) by key in this batch.
     var visited: [String: Set<Int64>] = [:]
+    /// What `upsert` does with a key given again with other values.
+    package var onRepeat: RepeatPolicy = .error
     /// Rows replacement state, per rows entity and parent row ID (only parents that existed before).
     var cursors: [String: [Int64: DocumentRowsCursor]] = [:]
     /// Rows matched by their own line key, per rows entity and parent: the rows each document keeps.
