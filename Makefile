@@ -103,6 +103,7 @@ bench: bench-scale
 bench-scale: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/scale_bench.py
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/import_scale.py
 
 # The import bench builds its own release binary, in its own build folder.
 IMPORT_BENCH_BUILD ?= .build-bench-import
