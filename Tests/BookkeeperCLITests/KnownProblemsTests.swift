@@ -85,4 +85,20 @@ final class KnownProblemsTests: ImportTestCase {
         XCTAssertEqual(bk("import", "Order", "night2.csv", "--accept-rejects", "accepted.csv").status, 64)
         XCTAssertEqual(bk("import", "Order", "night2.csv", "--on-error", "skip", "--accept-rejects", "missing.csv").status, 66)
     }
+
+    /// Tonight's rejects written over the accepted file would accept tomorrow whatever is new tonight: the rejects
+    /// file may not be the accepted one (73, before anything is imported, the accepted file as it was).
+    func testRejectsWrittenOverTheAcceptedFileWouldAcceptTomorrowWhatIsNewTonight() throws {
+        importSampleData()
+        csv("s.csv", "code,name,info\nS93,,x\nS94,Gizmo,y\n")
+        XCTAssertEqual(bk("import", "Service", "s.csv", "--key", "code", "--on-error", "skip", "--rejects", "accepted.csv").status, 65)
+        let accepted = try String(contentsOfFile: dir.file("accepted.csv"), encoding: .utf8)
+        let before = try contents()
+        csv("s.csv", "code,name,info\nS93,,x\nS95,,new\n")
+        let r = bk("import", "Service", "s.csv", "--key", "code", "--on-error", "skip", "--rejects", "accepted.csv", "--accept-rejects", "accepted.csv")
+        XCTAssertEqual(r.status, 73, "\(r)")
+        XCTAssertTrue(r.stderr.contains("it is the accepted rejects file"), r.stderr)
+        XCTAssertEqual(try String(contentsOfFile: dir.file("accepted.csv"), encoding: .utf8), accepted)
+        XCTAssertEqual(try contents(), before)
+    }
 }

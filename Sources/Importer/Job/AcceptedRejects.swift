@@ -5,6 +5,7 @@
 // to ignore the status, and then the night a new problem comes it is ignored too.
 
 import CSV
+import FileOutput
 import Foundation
 
 final class AcceptedRejects {
@@ -22,6 +23,8 @@ final class AcceptedRejects {
     init(path: String, delimiter: UInt8) throws {
         self.path = path
         self.delimiter = CSVReader.Delimiter(label: String(UnicodeScalar(delimiter))) ?? .auto
+        // Tonight's rejects written over it would accept tomorrow whatever is new tonight: no output may replace it.
+        ProtectedFiles.protect(path, as: "the accepted rejects file (--accept-rejects)")
         guard FileManager.default.fileExists(atPath: path) else {
             throw ImportInputError(message: "\(path): no such file (--accept-rejects)", category: .missingInput)
         }
