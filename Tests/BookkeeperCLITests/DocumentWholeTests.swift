@@ -35,6 +35,27 @@ final class DocumentWholeTests: ImportTestCase {
         XCTAssertEqual(bk("check").status, 0)
     }
 
+    /// A line with a field missing was rejected alone, and its document kept its other lines (so its stored rows
+    /// were replaced by two of three): a line that still names its document is rejected with it.
+    func testALineWithAFieldMissingWasRejectedAloneAndItsDocumentKeptTheOthers() throws {
+        importSampleData()
+        let before = try rows(of: "2026-001")
+        csv("rows.csv", "order,service,quantity,price\n2026-001,Repair,1,2.00\n2026-001,Repair,2\n2026-001,Repair,3,2.00\n2026-002,Repair,3,2.00\n")
+        let r = bk(["import", "OrderRow", "rows.csv", "--on-error", "skip", "--rejects", "rejects.csv"] + rowMaps)
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("rows.csv:3: 3 fields, but the header has 4"), r.stderr)
+        XCTAssertEqual(try rows(of: "2026-001"), before)
+        XCTAssertEqual(try rows(of: "2026-002"), ["Repair 3000 200"])
+        let rejects = try String(contentsOfFile: dir.file("rejects.csv"), encoding: .utf8)
+        XCTAssertEqual(rejects.split(separator: "\n").count, 4, rejects)
+        // The same in a file of documents with their rows.
+        csv("docs.csv", "number,date,customer,made,paid,rows.service,rows.quantity,rows.price\n"
+            + "M-1,2025-01-01,Acme Ltd,yes,no,Repair,1,2.00\nM-1,2025-01-01,Acme Ltd,yes,no,Repair,2,2.00,9\nM-2,2025-01-01,Acme Ltd,yes,no,Repair,1,2.00\n")
+        let d = bk("import", "Order", "docs.csv", "--on-error", "skip")
+        XCTAssertEqual(d.status, 65, "\(d)")
+        XCTAssertEqual(try query("SELECT number FROM \"Order\" WHERE number LIKE 'M-%'"), ["M-2"])
+    }
+
     /// A named pipe was opened twice (the reader and the hashing thread): it hung, or the two readers split the
     /// stream, and records were neither imported nor rejected. A FIFO is read once, as standard input is.
     func testANamedPipeWasOpenedTwiceAndItsReadersSplitTheStream() throws {

@@ -196,7 +196,7 @@ final class GraphConsistencyTests: StoreCommandTestCase {
         let r = bk("import", "Order", "apart.csv", "--on-error", "skip", "--rejects", "rejects.csv")
         XCTAssertEqual(r.status, 65)
         XCTAssertEqual(r.stderr, """
-            bookkeeper: apart.csv:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date)
+            bookkeeper: apart.csv:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date) (--on-conflict first or last keeps one)
             bookkeeper: apart.csv:6:19: column "rows.sum": "x" is not a decimal number
             bookkeeper: 5 records rejected (written to rejects.csv); the others were imported
 
@@ -208,11 +208,11 @@ final class GraphConsistencyTests: StoreCommandTestCase {
         let rejects = try String(contentsOfFile: dir.file("rejects.csv"), encoding: .utf8)
         XCTAssertEqual(rejects, """
             number,date,rows.service,rows.sum,reason
-            A-1,2024-01-01,S9,1,"rejected with Order ""A-1"" (line 4: column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date))"
-            A-1,2024-01-02,S9,3,"column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date)"
+            A-1,2024-01-01,S9,1,"rejected with Order ""A-1"" (line 4: column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date) (--on-conflict first or last keeps one))"
+            A-1,2024-01-02,S9,3,"column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date) (--on-conflict first or last keeps one)"
             C-1,2024-01-01,S9,4,"rejected with Order ""C-1"" (line 6: column ""rows.sum"": ""x"" is not a decimal number)"
             C-1,2024-01-01,S9,x,"column ""rows.sum"": ""x"" is not a decimal number"
-            A-1,2024-01-01,S9,5,"rejected with Order ""A-1"" (line 4: column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date))"
+            A-1,2024-01-01,S9,5,"rejected with Order ""A-1"" (line 4: column ""date"": Order with number ""A-1"" was given earlier on line 2 with other values (date) (--on-conflict first or last keeps one))"
 
             """)
         checkIsClean()
@@ -281,7 +281,7 @@ final class GraphConsistencyTests: StoreCommandTestCase {
         let r = runCLI(["--store", store, "import", "Order", "-", "--on-error", "skip", "--rejects", "rejects.csv"], in: dir.path, stdin: text)
         XCTAssertEqual(r.status, 65)
         XCTAssertEqual(r.stderr, """
-            bookkeeper: -:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date)
+            bookkeeper: -:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date) (--on-conflict first or last keeps one)
             bookkeeper: Order "A-1": its lines are not together (line 2 was accepted, line 4 is wrong), so the document can be neither kept nor rejected whole from standard input; nothing was imported — put each document's lines together, fix line 4, or import from a file, which is read again to reject the document whole
 
             """)

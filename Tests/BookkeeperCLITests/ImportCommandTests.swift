@@ -302,8 +302,8 @@ final class ImportCommandTests: ImportTestCase {
             """))
         XCTAssertEqual(clash.status, 65)
         XCTAssertEqual(clash.stderr, """
-            bookkeeper: p.csv:3:5: column "date": "2024-01-02" differs from line 2 ("2024-01-01"): the lines of Order "C-1" must agree on its own columns
-            bookkeeper: p.csv:5:5: column "date": Order with number "C-1" was given earlier on line 2 with other values (date)
+            bookkeeper: p.csv:3:5: column "date": "2024-01-02" differs from line 2 ("2024-01-01"): the lines of Order "C-1" must agree on its own columns (--on-conflict first or last keeps one)
+            bookkeeper: p.csv:5:5: column "date": Order with number "C-1" was given earlier on line 2 with other values (date) (--on-conflict first or last keeps one)
             bookkeeper: nothing was imported: the whole file is one transaction (--on-error skip imports the good records and writes the bad ones to --rejects)
 
             """)

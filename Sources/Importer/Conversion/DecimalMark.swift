@@ -6,8 +6,9 @@
 // `14.62` are each readable one way only); one with a single mark and three digits after it (`22,368`,
 // `1.500`) reads both ways. The column takes the convention its values show; values of both conventions
 // in one column are an error naming both; a column of values that read both ways alone stops with the
-// place, both readings and the options that choose — except in a file separated by commas, where a comma
-// inside a number must be quoted on every value and is, by that file's convention, a thousands mark.
+// place, both readings and the options that choose. One exception, from the delimiter: in a file separated
+// by commas a decimal comma would need quotes on every value, so an unquoted `2.000` there is two (as
+// `export` writes a quantity); a quoted `1,500` there still stops.
 
 import CSV
 
@@ -61,8 +62,9 @@ struct MarkTally {
     /// The first value readable only with a comma, and only with a point.
     var comma: Place?
     var point: Place?
-    /// The first value readable both ways.
+    /// The first value readable both ways, and the first such value whose mark is a comma.
     var either: Place?
+    var eitherWithComma: Place?
     var eitherReadAsComma = false
     var eitherReadAsPoint = false
 

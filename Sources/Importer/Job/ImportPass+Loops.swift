@@ -35,11 +35,19 @@ extension ImportPass {
 
     /// The next record with the header's number of fields: counts it and reports progress, and refuses (rejects,
     /// with --on-error skip) each record on the way that has another number of fields.
-    func nextRecord(_ reader: CSVReader, count n: inout Int, _ progress: ProgressBar?, fields: Int) throws -> CSVRecord? {
+    /// With `groupedBy` (the column naming a line's document), a line with another number of fields that still
+    /// names its document is returned with its problem in `malformed`: it belongs to that document, which is then
+    /// rejected whole (rejected alone, it left the document with its other lines).
+    func nextRecord(_ reader: CSVReader, count n: inout Int, _ progress: ProgressBar?, fields: Int,
+                    groupedBy: Int? = nil, malformed: UnsafeMutablePointer<ImportIssue?>? = nil) throws -> CSVRecord? {
         while let record = try reader.next() {
             n += 1
             if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
             if let problem = checkFieldCount(record, expected: fields) {
+                if let groupedBy, let malformed, groupedBy < record.count, record.count > 1 {
+                    malformed.pointee = problem
+                    return record
+                }
                 issues.add(problem)
                 if settings.onError == .skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
                 continue
@@ -185,8 +193,11 @@ extension ImportPass {
             }
         }
 
-        while let record = try nextRecord(reader, count: &n, progress, fields: fields) {
+        var malformedLine: ImportIssue?
+        while let record = try nextRecord(reader, count: &n, progress, fields: fields, groupedBy: keyColumn, malformed: &malformedLine) {
             var problems: [ImportIssue] = []
+            let malformed = malformedLine
+            malformedLine = nil
             let same = open && record.withBytes(ofField: keyColumn) { b in
                 b.count == groupKey.count && (b.count == 0 || groupKey.withUnsafeBufferPointer { memcmp(b.baseAddress!, $0.baseAddress!, b.count) == 0 })
             }
@@ -239,6 +250,8 @@ extension ImportPass {
                     failed = true
                     failure = "its lines from line \(earlier.line) on were rejected"
                     problems = []
+                } else if let malformed {
+                    problems = [malformed]
                 } else if let rowsOf {
                     // A row table: the document the line names must exist; its row is read below.
                     own.reset()
@@ -271,6 +284,8 @@ extension ImportPass {
                         problems = issues(of: error, record, columns: mainColumns)
                     }
                 }
+            } else if let malformed {
+                if replay == nil { problems = [malformed] }
             } else if replay == nil && !rowsOnly {
                 for (k, c) in mainColumns.enumerated() {
                     let range = ownRanges[k]
@@ -319,7 +334,9 @@ extension ImportPass {
                 lines.append((record.rawText, replay.reasons[record.line]))
                 continue
             }
-            if hasRow {
+            if hasRow && malformed != nil {
+                rowLines += 1
+            } else if hasRow {
                 rowLines += 1
                 row.reset()
                 var rowProblems = fill(row, from: record, columns: rowColumns, writer: writer)

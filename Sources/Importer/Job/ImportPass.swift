@@ -124,6 +124,7 @@ final class ImportPass {
             var t = tallies[c.index] ?? MarkTally()
             mark = t.shown ?? tentativeMark
             if t.either == nil { t.either = place(record, c) }
+            if t.eitherWithComma == nil, bytes.contains(UInt8(ascii: ",")) { t.eitherWithComma = place(record, c) }
             if mark == .comma { t.eitherReadAsComma = true } else { t.eitherReadAsPoint = true }
             tallies[c.index] = t
         }
@@ -150,8 +151,11 @@ final class ImportPass {
                     + "(\"\(second.text)\") has \(mark(second)): a column's numbers are written one way — fix the file, or give "
                     + "--decimal-comma or --decimal-point", "nothing was imported"], category: .data)
             }
-            guard let decided = t.shown else {
-                guard let e = t.either else { continue }
+            var shown = t.shown
+            // A file separated by commas writes its decimals with a point (see DecimalMark.swift).
+            if shown == nil, t.either != nil, t.eitherWithComma == nil, plan.delimiter == UInt8(ascii: ",") { shown = .point }
+            guard let decided = shown else {
+                guard let e = t.eitherWithComma ?? t.either else { continue }
                 let asPoint = e.text.replacingOccurrences(of: ",", with: "")
                 let asComma = e.text.replacingOccurrences(of: ".", with: "").replacingOccurrences(of: ",", with: ".")
                 let pointReading = e.text.contains(",") ? "\(asPoint) (a comma grouping thousands)" : "\(e.text) (a decimal point)"
