@@ -37,10 +37,14 @@ extension CSVReader {
         let eof = atEOF
         let unquoted = UnsafePointer(classes)
         let quoted = unquoted + 256
+        let atLineStart = unquoted + 512
         let delimiter = self.delimiter
         var p = position
 
-        // Blank lines are not records: skip them and commit, so a refill keeps them skipped.
+        // Blank lines are not records: skip them and commit, so a refill keeps them skipped. So are byte-order
+        // marks at the start of a line in UTF-8 text (two exports joined with `cat`): a line of only a mark is
+        // blank. A mark cut by the end of the data is seen whole when the record is scanned again after the refill
+        // its field needs. One table lookup decides the usual case, a record's first byte.
         var line = self.line
         var blank = 0
         while true {
@@ -51,11 +55,16 @@ extension CSVReader {
                 blankLinesSkipped += blank
                 return p == end && eof ? .endOfInput : .needMore
             }
-            let c = buf[p]
-            if c == lf {
+            let k = atLineStart[Int(buf[p])]
+            if k == 0 {
+                break
+            } else if k == 2 {
                 p &+= 1
-            } else if c == cr {
+            } else if k == 3 {
                 p &+= (p &+ 1 < end && buf[p &+ 1] == lf) ? 2 : 1
+            } else if buf[p &+ 1] == 0xBB, buf[p &+ 2] == 0xBF {     // the LF sentinel after the data stops it
+                p &+= 3
+                continue
             } else {
                 break
             }

@@ -12,7 +12,9 @@
 //   starts with `"` is quoted: it may contain the delimiter, line breaks and `""` (one quote).
 // - Leniency, as Python's csv module: a quote inside an unquoted field is literal (`37.8"N`), and
 //   text after a closing quote is appended (`"ab"c` is `abc`). Spaces are kept as they are.
-// - A UTF-8 byte-order mark at the start is skipped, whatever the encoding option. A UTF-16 or UTF-32
+// - A UTF-8 byte-order mark at the start is skipped, whatever the encoding option; in UTF-8 text (as read or
+//   transcoded) so is one at the start of any record, which joining two exports with `cat` leaves there (a
+//   line of only a mark is blank). Columns and byte offsets count from after a skipped mark. A UTF-16 or UTF-32
 //   mark names the encoding (with `auto` or `utf-16`/`utf-32`): such input, and the multi-byte encodings,
 //   are transcoded to UTF-8 before parsing (Transcoder.swift); with another encoding the mark is an error.
 // - Encodings: see TextEncoding.swift; what `auto` decides: ByteSource.prescan and EncodingGuesser.swift.
@@ -148,7 +150,8 @@ public final class CSVReader {
     var line = 1
 
     /// Byte classes for the scanner: 256 entries for unquoted text (1: delimiter, 2: LF, 3: CR),
-    /// then 256 for quoted text (1: quote, 2: LF, 3: CR).
+    /// then 256 for quoted text (1: quote, 2: LF, 3: CR), then 256 for a line's first byte (2: LF, 3: CR,
+    /// 4: the first byte of a UTF-8 byte-order mark, when such marks are dropped).
     var classes: UnsafeMutablePointer<UInt8>
 
     // The current record.
@@ -223,8 +226,8 @@ public final class CSVReader {
         guard let memory = malloc(capacity + 1) else { fatalError("out of memory for a \(capacity)-byte CSV buffer") }
         buffer = memory.assumingMemoryBound(to: UInt8.self)
         buffer[0] = UInt8(ascii: "\n")
-        classes = .allocate(capacity: 512)
-        classes.initialize(repeating: 0, count: 512)
+        classes = .allocate(capacity: 768)
+        classes.initialize(repeating: 0, count: 768)
         fields = .allocate(capacity: fieldCapacity)
         generation = .allocate(capacity: 1)
         generation.initialize(to: 0)
@@ -297,6 +300,10 @@ public final class CSVReader {
         classes[256 + Int(UInt8(ascii: "\r"))] = 3
 
         if case let .exactly(count) = options.fieldCount { expectedFieldCount = count }
+        classes[512 + Int(UInt8(ascii: "\n"))] = 2
+        classes[512 + Int(UInt8(ascii: "\r"))] = 3
+        // In UTF-8 (as read or transcoded) EF BB BF can only be U+FEFF; in a code page they are three characters.
+        if case .utf8 = resolvedEncoding { classes[512 + 0xEF] = 4 }
     }
 
     /// The bytes `text` has in the input as the reader sees it (UTF-8 for a transcoded input), to

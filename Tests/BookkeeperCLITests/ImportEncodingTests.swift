@@ -291,4 +291,30 @@ final class ImportEncodingTests: ImportTestCase {
             XCTAssertEqual(try queryStore(dir.file(s), "SELECT date FROM \"Order\" WHERE number = 'ЗК-0002'"), ["2024-11-30"])
         }
     }
+
+    /// Issue 24: `cat a.csv b.csv` of two UTF-8 exports with byte-order marks leaves b's mark at the start of a line;
+    /// it was stored in that line's key (`\u{FEFF}B-1`), a key no later import or `fetch --where` would match.
+    func testAByteOrderMarkAtTheStartOfALineWasStoredInTheKey() throws {
+        ok("init")
+        let a = "\u{FEFF}number,date\nA-1,2024-01-02\n"
+        // The realistic join: b.csv is an export of data lines only, with its own mark.
+        csv("ab.csv", a + "\u{FEFF}B-1,2024-01-03\n")
+        ok("import", "Order", "ab.csv", "--quiet")
+        XCTAssertEqual(try query("SELECT number FROM \"Order\" ORDER BY number"), ["A-1", "B-1"])
+        XCTAssertEqual(try query("SELECT count(*) FROM \"Order\" WHERE instr(number, char(65279)) > 0"), ["0"])
+        XCTAssertEqual(ok("export", "Order").split(separator: "\n").map { $0.prefix(4) }, ["numb", "A-1,", "B-1,"])
+        XCTAssertEqual(ok("fetch", "Order", "--where", "number == \"B-1\"", "--count"), "1\n")
+
+        // b.csv with its header: that line is a record as a repeated header always was (here its date is an error),
+        // and columns after a dropped mark count from after it, as on the first line.
+        csv("abh.csv", a + "\u{FEFF}number,date\nC-1,2024-01-04\n\u{FEFF}D-1,x\n")
+        let before = try contents()
+        let r = bk("import", "Order", "abh.csv")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertEqual(r.stderr.split(separator: "\n").prefix(2), [
+            "bookkeeper: abh.csv:3:8: column \"date\": \"date\" is not a date in format %Y-%m-%d",
+            "bookkeeper: abh.csv:5:5: column \"date\": \"x\" is not a date in format %Y-%m-%d",
+        ])
+        XCTAssertEqual(try contents(), before, "the store is left exactly as it was")
+    }
 }

@@ -27,6 +27,19 @@ final class ImportErrorTests: ImportTestCase {
                        "bookkeeper: o.csv:2:5: column \"date\": \"2024-02-01\" is not a date in format %d/%m/%Y")
     }
 
+    /// Issue 24: with %Y%m%d, `2024113` was imported as 2024-11-03 (a writer that drops zeros writes 2024-01-13 so).
+    func testADayOfOneDigitBetweenDigitsWasReadAsAnotherDate() throws {
+        ok("init")
+        csv("a.csv", "number,date\nA-1,20241103\n")
+        ok("import", "Order", "a.csv", "--date-format", "%Y%m%d", "--quiet")
+        XCTAssertEqual(try query("SELECT date FROM \"Order\""), ["2024-11-03"])
+        csv("o.csv", "number,date\nA-2,20241104\nA-3,2024113\n")
+        XCTAssertEqual(try fails(65, "import", "Order", "o.csv", "--date-format", "%Y%m%d"), """
+            bookkeeper: o.csv:3:5: column "date": "2024113" is not a date in format %Y%m%d
+
+            """ + nothing)
+    }
+
     func testPhysicalLinesCountLineBreaksInsideQuotesAndRecordsAreNamed() throws {
         ok("init")
         csv("c.csv", "name,info\n\"Acme\",\"two\nlines\"\nBolt,x\n\"Cog\",\"\"\n")

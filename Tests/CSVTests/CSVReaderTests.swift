@@ -99,6 +99,49 @@ final class CSVReaderTests: XCTestCase {
         XCTAssertEqual(reader.encoding, .windows1252)
     }
 
+    /// Issue 24: two UTF-8 exports joined with `cat` leave the second's mark at the start of a line; it was kept in
+    /// the first field (and so in a key). Marks at the start of a record are dropped, and columns and offsets then
+    /// count from after them, as after the mark at the start of the file.
+    func testAByteOrderMarkAtTheStartOfALineIsDropped() throws {
+        let reader = try CSVReader(string: "\u{FEFF}name,city\nA,1\n\u{FEFF}B,2\r\n\u{FEFF}\u{FEFF}\"C\",3\n")
+        var rows: [[String]] = []
+        var places: [[CSVPosition]] = []
+        var offsets: [Int64] = []
+        while let record = try reader.next() {
+            rows.append(Array(record))
+            places.append(record.indices.map { record.position(ofField: $0) })
+            offsets.append(record.byteOffset)
+        }
+        XCTAssertEqual(rows, [["name", "city"], ["A", "1"], ["B", "2"], ["C", "3"]])
+        XCTAssertEqual(places[2], [CSVPosition(line: 3, column: 1), CSVPosition(line: 3, column: 3)])
+        XCTAssertEqual(places[3], [CSVPosition(line: 4, column: 1), CSVPosition(line: 4, column: 5)])
+        XCTAssertEqual(offsets, [3, 13, 20, 31])
+    }
+
+    func testAByteOrderMarkElsewhereIsKept() throws {
+        // Inside a field, at the start of a later field, and on a line a quoted field began on an earlier line.
+        XCTAssertEqual(try records("a,b\nx\u{FEFF},\u{FEFF}y\n\"two\n\u{FEFF}lines\",z\n"),
+                       [["a", "b"], ["x\u{FEFF}", "\u{FEFF}y"], ["two\n\u{FEFF}lines", "z"]])
+        // Quoted, it is the field's own (CSVWriter quotes a value that begins with one).
+        XCTAssertEqual(try records("a\n\"\u{FEFF}b\"\n"), [["a"], ["\u{FEFF}b"]])
+    }
+
+    func testALineOfOnlyAByteOrderMarkIsBlank() throws {
+        // `cat` of a file and an empty export that has its mark.
+        let reader = try CSVReader(string: "a\n\u{FEFF}\nb\n\u{FEFF}")
+        XCTAssertEqual(try reader.readAll(), [["a"], ["b"]])
+        XCTAssertEqual(reader.blankLinesSkipped, 1)
+    }
+
+    func testAByteOrderMarkAtTheStartOfALineIsDroppedAfterTranscoding() throws {
+        // UTF-16: the mark of the second file is U+FEFF in the text that iconv gives.
+        let utf16 = Array("\u{FEFF}a,b\n1,2\n\u{FEFF}3,4\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        XCTAssertEqual(try records(utf16), [["a", "b"], ["1", "2"], ["3", "4"]])
+        // In a code page EF BB BF are three letters (Windows-1251 "п»ї"): only the start of the file is a mark.
+        let cp1251 = Array("a,b\n".utf8) + [0xEF, 0xBB, 0xBF] + Array("x,y\n".utf8)
+        XCTAssertEqual(try records(cp1251, CSVReader.Options(encoding: CSVEncoding(label: "windows-1251")!)), [["a", "b"], ["п»їx", "y"]])
+    }
+
     // MARK: Positions
 
     func testRecordsCarryLinesNumbersOffsetsAndColumns() throws {
@@ -168,6 +211,7 @@ final class CSVReaderTests: XCTestCase {
         "only\n",
         "\"\"\n",
         ",\n,,\n",
+        "\u{FEFF}a,b\n\u{FEFF}1,2\r\n\u{FEFF}\r\n\u{FEFF}\u{FEFF}\"3\",4\n\u{FEFF}5,\"\n\u{FEFF}6\"",
     ]
 
     func testTinyBuffersReadTheSameRecordsAsTheDefault() throws {

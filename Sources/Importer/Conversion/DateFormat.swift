@@ -1,18 +1,26 @@
 // Date formats as strftime-style patterns, parsed strictly from bytes.
 //
 // Directives: %Y (year, 4 digits), %y (2 digits: 69–99 are 1969–1999, 00–68 are 2000–2068, as POSIX
-// strptime), %m (month, 1–2 digits), %d and %e (day, 1–2 digits), %b and %h (month name abbreviated,
-// English, any case), %B (full month name), %H (hour 0–23), %I (hour 1–12) with %p (AM/PM), %M, %S,
-// %F (= %Y-%m-%d), %T (= %H:%M:%S), %% (a percent sign). Anything else is matched literally. The whole
-// text must match: trailing text is an error. A Date attribute ignores the time parts; a DateTime
-// attribute uses them (as UTC).
+// strptime), %m (month), %d (day, zero-padded), %e (day, space-padded as strftime writes it: " 3"; "03" too),
+// %b and %h (month name abbreviated, English, any case), %B (full month name), %H (hour 0–23), %I (hour 1–12)
+// with %p (AM/PM, any case), %M, %S (0–60; a leap second 60 is read as 59), %F (= %Y-%m-%d), %T (= %H:%M:%S),
+// %% (a percent sign). Anything else is matched literally. The whole text must match: trailing text is an error.
+// A Date attribute ignores the time parts; a DateTime attribute uses them (as UTC).
+//
+// Widths, so that no text is read two ways (issue 24: `2024113` with %Y%m%d was read as 2024-11-03, though a
+// writer that drops zeros writes 2024-01-13 the same way): %Y is exactly 4 digits and %y exactly 2. %m %d %e %H
+// %I %M %S are exactly 2 characters, and may be a single digit only when the field is delimited on both sides —
+// what comes before it (the start of the text, a literal that is not a digit, a month name, AM/PM) and what comes
+// after it (the end of the text or one of those) cannot be a digit. So `1/2/2024` is %d/%m/%Y and `3Nov2024` is
+// %d%b%Y, but with %Y%m%d every field has its full width: `20241103`, never `2024113`. A pattern that cannot
+// delimit a field (%Y%m%d, %H%M%S) thereby asks for its padding.
 
 import ObjectStore
 
 package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
     enum Part: Sendable, Equatable {
         case literal(UInt8)
-        case year4, year2, month, day, monthAbbreviation, monthName, hour24, hour12, ampm, minute, second
+        case year4, year2, month, day, daySpacePadded, monthAbbreviation, monthName, hour24, hour12, ampm, minute, second
     }
 
     package struct PatternError: Error, Equatable {
@@ -21,6 +29,8 @@ package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
 
     package let pattern: String
     let parts: [Part]
+    /// For each part, whether a two-digit field of it may be a single digit: it is delimited on both sides.
+    let narrow: [Bool]
     /// Whether the pattern has time parts.
     package let hasTime: Bool
 
@@ -39,7 +49,8 @@ package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
             case UInt8(ascii: "Y"): expansion = [.year4]
             case UInt8(ascii: "y"): expansion = [.year2]
             case UInt8(ascii: "m"): expansion = [.month]
-            case UInt8(ascii: "d"), UInt8(ascii: "e"): expansion = [.day]
+            case UInt8(ascii: "d"): expansion = [.day]
+            case UInt8(ascii: "e"): expansion = [.daySpacePadded]
             case UInt8(ascii: "b"), UInt8(ascii: "h"): expansion = [.monthAbbreviation]
             case UInt8(ascii: "B"): expansion = [.monthName]
             case UInt8(ascii: "H"): expansion = [.hour24]
@@ -59,7 +70,7 @@ package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
                 switch p {
                 case .year4, .year2: name = "year"
                 case .month, .monthAbbreviation, .monthName: name = "month"
-                case .day: name = "day"
+                case .day, .daySpacePadded: name = "day"
                 case .hour24, .hour12: name = "hour"
                 default: continue
                 }
@@ -73,6 +84,17 @@ package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
             throw PatternError(message: "%I and %p go together")
         }
         self.parts = parts
+        // A neighbour that may be a digit could take a digit of this field's, or give it one.
+        func delimits(_ p: Part?) -> Bool {
+            switch p {
+            case nil, .monthAbbreviation, .monthName, .ampm: return true
+            case .literal(let b): return !(48...57).contains(b)
+            default: return false
+            }
+        }
+        narrow = parts.indices.map { k in
+            delimits(k > 0 ? parts[k - 1] : nil) && delimits(k + 1 < parts.count ? parts[k + 1] : nil)
+        }
         hasTime = parts.contains { [.hour24, .hour12, .minute, .second].contains($0) }
     }
 
@@ -88,14 +110,25 @@ package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
         let n = text.count
         var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0
         var pm: Bool?
-        func digits(min: Int, max: Int) -> Int? {
-            var value = 0, count = 0
-            while count < max, i < n, text[i] >= 48, text[i] <= 57 {
-                value = value * 10 + Int(text[i] - 48)
-                i += 1
-                count += 1
+        func digits(_ width: Int) -> Int? {
+            guard i + width <= n else { return nil }
+            var value = 0
+            for k in i..<(i + width) {
+                guard text[k] >= 48, text[k] <= 57 else { return nil }
+                value = value * 10 + Int(text[k] - 48)
             }
-            return count >= min ? value : nil
+            i += width
+            return value
+        }
+        // Two characters, a pad (zero, or a space when `space`) then a digit; or where `narrow`, one digit alone,
+        // which the next part (not a digit) then ends.
+        func field(_ narrow: Bool, space: Bool = false) -> Int? {
+            if space, i + 1 < n, text[i] == 32 {
+                i += 1
+                return digits(1)
+            }
+            if narrow, i < n, i + 1 == n || text[i + 1] < 48 || text[i + 1] > 57 { return digits(1) }
+            return digits(2)
         }
         func name(_ table: [[UInt8]]) -> Int? {
             for (m, candidate) in table.enumerated() where i + candidate.count <= n {
@@ -105,21 +138,22 @@ package struct DateFormat: Sendable, Equatable, CustomStringConvertible {
             }
             return nil
         }
-        for part in parts {
+        for (part, narrow) in zip(parts, narrow) {
             switch part {
             case .literal(let b):
                 guard i < n, text[i] == b else { return nil }
                 i += 1
-            case .year4: guard let v = digits(min: 4, max: 4) else { return nil }; year = v
-            case .year2: guard let v = digits(min: 2, max: 2) else { return nil }; year = v < 69 ? 2000 + v : 1900 + v
-            case .month: guard let v = digits(min: 1, max: 2) else { return nil }; month = v
-            case .day: guard let v = digits(min: 1, max: 2) else { return nil }; day = v
+            case .year4: guard let v = digits(4) else { return nil }; year = v
+            case .year2: guard let v = digits(2) else { return nil }; year = v < 69 ? 2000 + v : 1900 + v
+            case .month: guard let v = field(narrow) else { return nil }; month = v
+            case .day: guard let v = field(narrow) else { return nil }; day = v
+            case .daySpacePadded: guard let v = field(narrow, space: true) else { return nil }; day = v
             case .monthAbbreviation: guard let v = name(DateFormat.monthAbbreviations) else { return nil }; month = v
             case .monthName: guard let v = name(DateFormat.monthNames) else { return nil }; month = v
-            case .hour24: guard let v = digits(min: 1, max: 2), v < 24 else { return nil }; hour = v
-            case .hour12: guard let v = digits(min: 1, max: 2), (1...12).contains(v) else { return nil }; hour = v
-            case .minute: guard let v = digits(min: 1, max: 2), v < 60 else { return nil }; minute = v
-            case .second: guard let v = digits(min: 1, max: 2), v < 61 else { return nil }; second = min(v, 59)
+            case .hour24: guard let v = field(narrow), v < 24 else { return nil }; hour = v
+            case .hour12: guard let v = field(narrow), (1...12).contains(v) else { return nil }; hour = v
+            case .minute: guard let v = field(narrow), v < 60 else { return nil }; minute = v
+            case .second: guard let v = field(narrow), v < 61 else { return nil }; second = min(v, 59)
             case .ampm:
                 guard i + 2 <= n, text[i + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
                 switch text[i] | 0x20 {
