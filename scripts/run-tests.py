@@ -43,6 +43,7 @@ SERIAL = [
     "ReportRenderersTests.AtomicOutputTests",
     "ReportRenderersTests.XLSXMemoryTests",
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
+    "BookkeeperCLITests.InputChangedTests",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
@@ -62,6 +63,7 @@ STRESS = [
     "ObjectStoreTests.PredicateDifferentialTests/testGeneratedPredicatesAndSorts",
     "BookkeeperCLITests.DocumentWholeTests/testDocumentsInRandomOrderWithBadLinesAnywhereEqualTheReference",
     "BookkeeperCLITests.DecimalMarkTests/testGeneratedColumnsAreReadAsMeantOrRefused",
+    "ImporterTests.DateFormatPropertyTests",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

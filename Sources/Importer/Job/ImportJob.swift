@@ -64,6 +64,8 @@ package final class ImportJob {
                     counts = writer.counts
                     if pass.issues.total > 0 && settings.onError == .abort { throw AbortImport() }
                     sha = try input.sha256()
+                    // The bytes hashed and imported are the file's as it was opened (checked after the hash is done).
+                    try input.checkUnchanged()
                     if !settings.dryRun {
                         let seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
                         try writer.recordImport(ImportJournalEntry(
@@ -75,6 +77,7 @@ package final class ImportJob {
                 break passes
             } catch is ReadAgain {
                 pass.rejects?.discard()
+                try input.checkUnchanged()
                 do {
                     guard let again = try input.readerFromStart(options: readerOptions) else { throw ReadAgain() }
                     reader = again
@@ -89,12 +92,15 @@ package final class ImportJob {
             } catch is AbortImport {
                 progress?.finish()
                 pass.rejects?.discard()
+                // Problems read from a file another program was writing are that program's: say so instead.
+                try input.checkUnchanged()
                 var lines = pass.issues.rendered(file: path)
                 lines.append("nothing was imported: the whole file is one transaction (--on-error skip imports the good records and writes the bad ones to --rejects)")
                 throw ImportFailure(lines: lines, category: .data)
             } catch {
                 progress?.finish()
                 pass.rejects?.discard()
+                if error is ImportFailure || error is CSVError || finalError != nil { try input.checkUnchanged() }
                 if let finalError {
                     throw ImportFailure(lines: pass.issues.rendered(file: path) + finalError.lines + ["nothing was imported"],
                                         category: finalError.category)

@@ -209,7 +209,8 @@ extension ImportPass {
                 ownBytes.removeAll(keepingCapacity: true)
                 for (k, c) in mainColumns.enumerated() {
                     let start = ownBytes.count
-                    record.withBytes(ofField: c.index) { ownBytes.append(contentsOf: $0) }
+                    // A line with fields missing (`malformed`) has no cell for every column.
+                    if c.index < record.count { record.withBytes(ofField: c.index) { ownBytes.append(contentsOf: $0) } }
                     ownRanges[k] = start..<ownBytes.count
                 }
                 parent = nil

@@ -38,6 +38,9 @@ final class InputFile: @unchecked Sendable {
     private var hashError: Int32 = 0
     /// A second descriptor of a regular file, so that it can be read again from the start (-1: it cannot).
     private var spare: Int32 = -1
+    /// A regular file's size and times when opened: another program writing into it while it is read (an export
+    /// rewriting it in place) gave a second reading other bytes than the first, and a hash of neither.
+    private var opened: (size: Int64, modified: timespec, changed: timespec)?
 
     init(path: String) throws {
         self.path = path
@@ -63,6 +66,7 @@ final class InputFile: @unchecked Sendable {
                 descriptor = fd
                 spare = dup(fd)
                 size = Int64(info.st_size)
+                opened = (Int64(info.st_size), info.st_mtim, info.st_ctim)
                 startHashing(regular: fd)
                 return
             }
@@ -139,6 +143,21 @@ final class InputFile: @unchecked Sendable {
             throw ImportInputError(message: "\(displayName): cannot read it again: \(String(cString: strerror(errno)))", category: .io)
         }
         return try CSVReader(fileDescriptor: fd, displayName: displayName, closeWhenDone: true, options: options)
+    }
+
+    /// Throws when the regular file was written to since it was opened (its size or times moved). A file replaced
+    /// by a rename is another file: the one being read is unchanged, and so is the import.
+    func checkUnchanged() throws {
+        guard let opened, spare >= 0 else { return }
+        var info = stat()
+        guard fstat(spare, &info) == 0 else { return }
+        let same = Int64(info.st_size) == opened.size
+            && info.st_mtim.tv_sec == opened.modified.tv_sec && info.st_mtim.tv_nsec == opened.modified.tv_nsec
+            && info.st_ctim.tv_sec == opened.changed.tv_sec && info.st_ctim.tv_nsec == opened.changed.tv_nsec
+        if !same {
+            throw ImportFailure(lines: ["\(displayName): another program wrote to it while it was being imported; nothing was imported "
+                                        + "— import it again once it is written whole"], category: .temporaryFailure)
+        }
     }
 
     deinit {
