@@ -6,6 +6,9 @@ import TestSupport
 final class DecimalMarkTests: ImportTestCase {
     private let model = "entities:\n  Item:\n    kind: directory\n    attributes:\n      name: { type: string, required: true }\n"
         + "      amount: { type: decimal, scale: 3 }\n      count: { type: integer }\n"
+        + "    relationships:\n      fund: { to: Fund, inverse: items, delete: nullify }\n"
+        + "  Fund:\n    kind: directory\n    key: rate\n    attributes:\n      rate: { type: decimal, scale: 3, unique: true, required: true }\n"
+        + "      label: { type: string }\n"
 
     override func setUp() {
         super.setUp()
@@ -77,6 +80,48 @@ final class DecimalMarkTests: ImportTestCase {
         let piped = bk(["--model", "model.yaml", "import", "Item", "-"], stdin: "name,amount\nC,\"1,500\"\nD,\"2,5\"\n")
         XCTAssertEqual(piped.status, 65)
         XCTAssertTrue(piped.stderr.contains("cannot be read again — give --decimal-comma"), piped.stderr)
+    }
+
+    /// A reference by a decimal key was read value by value: `"1,500"` alone linked to the fund of rate 1500, and
+    /// `"2,5"` was refused ("try --decimal-comma") instead of deciding the column.
+    func testAReferenceByADecimalKeyIgnoredItsColumnsMark() throws {
+        XCTAssertEqual(run("init").status, 0)
+        csv("funds.csv", "rate,label\n1.5,small\n1500,big\n2.5,mid\n")
+        XCTAssertEqual(run("import", "Fund", "funds.csv", "--quiet").status, 0)
+        csv("a.csv", "name,fund\nEve,\"1,500\"\n")
+        let alone = run("import", "Item", "a.csv")
+        XCTAssertEqual(alone.status, 65)
+        XCTAssertTrue(alone.stderr.contains("a.csv:2:5: column \"fund\": \"1,500\" reads as 1500 (a comma grouping thousands) or as 1.500 (a decimal comma)"), alone.stderr)
+        csv("b.csv", "name,fund\nHal,\"1,500\"\nIvy,\"2,5\"\n")
+        let decided = run("import", "Item", "b.csv")
+        XCTAssertEqual(decided.status, 0, "\(decided)")
+        XCTAssertEqual(try query("SELECT i.name || '=' || f.label FROM Item i JOIN Fund f ON f.id = i.fund_id ORDER BY i.name"), ["Hal=small", "Ivy=mid"])
+    }
+
+    /// A profile with both `decimal-comma: yes` and `decimal-point: yes` was taken, the last winning: 78 now.
+    func testAProfileWithBothMarksLetTheLastWin() throws {
+        XCTAssertEqual(run("init").status, 0)
+        dir.write("p.yaml", "decimal-comma: yes\ndecimal-point: yes\n")
+        csv("q.csv", "name;amount\nA;1,500\n")
+        let r = run("import", "Item", "q.csv", "--profile", "p.yaml")
+        XCTAssertEqual(r.status, 78)
+        XCTAssertTrue(r.stderr.contains("p.yaml:2:16: decimal-point and decimal-comma both say which decimal mark numbers use: keep one"), r.stderr)
+    }
+
+    /// Messages named an option nobody gave (`"1.2.3"`: "with --decimal-comma the decimal separator is a comma") or one
+    /// that would not help (`"1,50,000"`: "try --decimal-comma"); a number too long for 64 bits written with a comma
+    /// was "not a decimal number" instead of beyond the range.
+    func testDecimalMessagesNamedAnOptionNotGivenOrOneThatWouldNotHelp() throws {
+        XCTAssertEqual(run("init").status, 0)
+        csv("m.csv", "name,amount\nA,1.2.3\nB,\"1,50,000\"\n")
+        let r = run("import", "Item", "m.csv")
+        XCTAssertEqual(r.status, 65)
+        XCTAssertFalse(r.stderr.contains("--decimal-comma"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("m.csv:2:3: column \"amount\": \"1.2.3\" is not a decimal number\n"), r.stderr)
+        csv("w.csv", "name;amount\nA;92233720368547758,08\n")
+        let wide = run("import", "Item", "w.csv", "--decimal-comma")
+        XCTAssertEqual(wide.status, 65)
+        XCTAssertTrue(wide.stderr.contains("is beyond what Decimal(3) can hold"), wide.stderr)
     }
 
     // MARK: The property

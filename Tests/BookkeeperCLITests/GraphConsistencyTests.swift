@@ -282,7 +282,7 @@ final class GraphConsistencyTests: StoreCommandTestCase {
         XCTAssertEqual(r.status, 65)
         XCTAssertEqual(r.stderr, """
             bookkeeper: -:4:5: column "date": Order with number "A-1" was given earlier on line 2 with other values (date) (--on-conflict first or last keeps one)
-            bookkeeper: Order "A-1": its lines are not together (line 2 was accepted, line 4 is wrong), so the document can be neither kept nor rejected whole from standard input; nothing was imported — put each document's lines together, fix line 4, or import from a file, which is read again to reject the document whole
+            bookkeeper: Order "A-1": its lines are not together (line 2 was accepted, line 4 is wrong), so the document can be neither kept nor rejected whole from standard input, which cannot be read again; nothing was imported — put each document's lines together, fix line 4, or import from a regular file, which is read again to reject the document whole
 
             """)
         XCTAssertEqual(try storeFingerprint(store), before)

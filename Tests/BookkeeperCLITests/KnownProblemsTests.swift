@@ -76,7 +76,7 @@ final class KnownProblemsTests: ImportTestCase {
         let night3 = bk("import", "Order", "night3.csv", "--on-error", "skip", "--accept-rejects", "accepted.csv")
         XCTAssertEqual(night3.status, 65, "\(night3)")
         XCTAssertTrue(night3.stderr.contains("night3.csv:2:"), night3.stderr)
-        XCTAssertTrue(night3.stderr.contains("2 of the rejected lines are known (accepted.csv); 1 are new"), night3.stderr)
+        XCTAssertTrue(night3.stderr.contains("2 of the rejected lines are known (accepted.csv); 1 is new"), night3.stderr)
         XCTAssertEqual(try query("SELECT count(*) FROM \"Order\" WHERE number = 'G-5'"), ["1"])
         // The same known line with another reason is a new problem.
         csv("night4.csv", header + "B-1,2025-01-01,Acme Ltd,yes,no,Repair,1,2.00\nB-1,2025-01-01,Nobody,yes,no,Nothing,1,2.00\n")
@@ -100,5 +100,36 @@ final class KnownProblemsTests: ImportTestCase {
         XCTAssertTrue(r.stderr.contains("it is the accepted rejects file"), r.stderr)
         XCTAssertEqual(try String(contentsOfFile: dir.file("accepted.csv"), encoding: .utf8), accepted)
         XCTAssertEqual(try contents(), before)
+    }
+
+    /// With --on-conflict last and --on-error skip, a rejected line of a key that a later line gave again (and was kept)
+    /// went to the rejects file; imported again once fixed, it overwrote the later values the import had kept.
+    func testConflictLastPutASupersededLineInTheRejectsThatOverwroteTheKeptOne() throws {
+        importSampleData()
+        csv("s.csv", "code,name,info\nS95,First,a\nS95,,b\nS95,Third,c\nS96,,d\n")
+        let r = bk("import", "Service", "s.csv", "--key", "code", "--on-conflict", "last", "--on-error", "skip", "--rejects", "rej.csv")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("2 records rejected (1 written to rej.csv; 1 left out: a later line of its key was kept)"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("1 rejected line is not in the rejects file: a later line of its key was kept (--on-conflict last)"), r.stdout)
+        XCTAssertEqual(try query("SELECT name FROM Service WHERE code = 'S95'"), ["Third"])
+        let rejects = try String(contentsOfFile: dir.file("rej.csv"), encoding: .utf8)
+        XCTAssertFalse(rejects.contains("S95"), rejects)
+        XCTAssertTrue(rejects.contains("S96,,d"), rejects)
+    }
+
+    /// An entity with a `reason` of its own: its rejects file had two `reason` columns, and the fixed file could not
+    /// be imported ("both fill reason").
+    func testAnEntityWithAReasonOfItsOwnGotARejectsFileThatDidNotImport() throws {
+        dir.write("model.yaml", "entities:\n  Service:\n    attributes:\n      reason: { type: string }\n")
+        XCTAssertEqual(bk("--model", "model.yaml", "init").status, 0)
+        csv("s.csv", "code,name,reason\nA1,Cleaning,Hygiene\nA2,,Law\n")
+        let r = bk("--model", "model.yaml", "import", "Service", "s.csv", "--key", "code", "--on-error", "skip", "--rejects", "rej.csv")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        let rejects = try String(contentsOfFile: dir.file("rej.csv"), encoding: .utf8)
+        XCTAssertTrue(rejects.hasPrefix("code,name,reason,reason\n"), rejects)
+        try rejects.replacingOccurrences(of: "A2,,Law", with: "A2,Audit,Law").write(toFile: dir.file("fixed.csv"), atomically: true, encoding: .utf8)
+        let again = bk("--model", "model.yaml", "import", "Service", "fixed.csv", "--key", "code")
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertEqual(try query("SELECT reason FROM Service WHERE code = 'A2'"), ["Law"])
     }
 }

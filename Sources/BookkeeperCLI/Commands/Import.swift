@@ -125,6 +125,7 @@ struct Import: StoreCommand {
             case "date-format": fromProfile = given.dateFormat == nil && base.dateFormat != nil
             case "list-separator": fromProfile = given.listSeparator == nil && base.listSeparator != nil
             case "rejects": fromProfile = given.rejects == nil && given.onError == nil && profile != nil
+            case "accept-rejects": fromProfile = given.acceptRejects == nil && given.onError == nil && profile != nil
             default: fromProfile = false
             }
             return fromProfile ? .profile(profile!) : .commandLine

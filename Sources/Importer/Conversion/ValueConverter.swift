@@ -26,6 +26,9 @@ package struct ConversionError: Error, Equatable, Sendable {
 
 package struct ValueConverter: Sendable {
     package var decimalComma: Bool
+    /// Whether the user gave the mark (--decimal-comma, --decimal-point): only then may a message name the other
+    /// option as the remedy. Decided from a column's values, the mark is not the user's to change value by value.
+    package var markGiven = true
     package var dateFormat: DateFormat?
     /// The no-break spaces as the input's encoding writes them (UTF-8: two and three bytes; a code
     /// page: its own byte, 0xA0 in Windows-125x, 0x9A in KOI8-R, 0xFF in CP866), also grouping marks.
@@ -52,7 +55,10 @@ package struct ValueConverter: Sendable {
         case .decimal(let scale):
             guard let (units, places) = number(trimmed(bytes), allowFraction: true) else {
                 // A number too long for an Int64 is named as such, not as "not a number".
-                if !decimalComma, let wide = DecimalNumber(exactly: text().trimmingCharacters(in: .whitespaces)) {
+                // A number too long for an Int64 is named as such, not as "not a number" (with either mark).
+                var plain = text().trimmingCharacters(in: .whitespaces)
+                if decimalComma { plain = plain.replacingOccurrences(of: ".", with: "").replacingOccurrences(of: ",", with: ".") }
+                if plain.utf8.count(where: { $0 >= 48 && $0 <= 57 }) > 18, let wide = DecimalNumber(exactly: plain) {
                     throw fail(text(), Value.decimalMisfitReason(wide, scale: scale))
                 }
                 throw fail(text(), "is not a decimal number\(decimalHint(bytes))")
@@ -99,6 +105,7 @@ package struct ValueConverter: Sendable {
 
     /// A remedy for a number that did not parse: the other decimal separator convention.
     private func decimalHint(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard markGiven else { return "" }
         let t = trimmed(bytes)
         let comma = t.contains(UInt8(ascii: ",")), point = t.contains(UInt8(ascii: "."))
         if !decimalComma && comma {

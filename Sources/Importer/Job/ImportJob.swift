@@ -130,6 +130,7 @@ package final class ImportJob {
             summary.onConflict = settings.onConflict.rawValue
             summary.conflictLines = pass.conflictNotes
         }
+        if let superseded = pass.rejects?.supersededCount, superseded > 0 { summary.supersededRejects = superseded }
         if let accepted {
             summary.knownRejects = accepted.matched
             summary.acceptedNotRecurring = accepted.notRecurring
@@ -140,9 +141,16 @@ package final class ImportJob {
             let rejected = pass.rejectedLines
             var lines = pass.issues.rendered(file: path)
             if let accepted, accepted.matched > 0 {
-                lines.append("\(accepted.matched) of the rejected lines are known (\(accepted.path)); \(accepted.unmatched) are new")
+                lines.append("\(accepted.matched) of the rejected lines \(accepted.matched == 1 ? "is" : "are") known (\(accepted.path)); "
+                             + "\(accepted.unmatched) \(accepted.unmatched == 1 ? "is" : "are") new")
             }
-            lines.append("\(rejected) record\(rejected == 1 ? "" : "s") rejected\(pass.rejects != nil && !settings.dryRun ? " (written to \(settings.rejects!))" : ""); the others were \(settings.dryRun ? "checked" : "imported")")
+            var written = ""
+            if let rejects = pass.rejects, !settings.dryRun {
+                let superseded = rejects.supersededCount
+                written = superseded == 0 ? " (written to \(settings.rejects!))"
+                    : " (\(rejects.count) written to \(settings.rejects!); \(superseded) left out: a later line of \(superseded == 1 ? "its" : "their") key was kept)"
+            }
+            lines.append("\(rejected) record\(rejected == 1 ? "" : "s") rejected\(written); the others were \(settings.dryRun ? "checked" : "imported")")
             throw ImportFailure(lines: lines, category: .data, summary: summary)
         }
         return summary
@@ -155,6 +163,7 @@ package final class ImportJob {
     func rejectsWriter(_ plan: ImportPlan, _ reader: CSVReader) throws -> RejectsWriter? {
         guard let path = settings.rejects, !settings.dryRun else { return nil }
         let rejects = try RejectsWriter(path: path, reader: reader)
+        rejects.holdsByKey = settings.onConflict == .last && plan.shape == .records
         if let headerRaw = plan.headerRaw { try rejects.writeHeader(headerRaw) }
         return rejects
     }

@@ -59,8 +59,14 @@ extension ImportPass {
                         continue
                     }
                     guard let t = text(record, c.index, cells) else { r.setReference(at: c.propertyIndex, to: nil); continue }
-                    let id = c.textKey ? try c.resolver!.id(forText: t) : try reference(t, keyType: c.type, c.resolver!)
-                    r.setReference(at: c.propertyIndex, to: id)
+                    if c.textKey {
+                        r.setReference(at: c.propertyIndex, to: try c.resolver!.id(forText: t))
+                        continue
+                    }
+                    // A key that is a number is read with its column's decimal mark, as an attribute's value is.
+                    let converter = c.isNumber && c.index < tallies.count
+                        ? record.withBytes(ofField: c.index) { self.converter(for: c, $0, record) } : cells.converter
+                    r.setReference(at: c.propertyIndex, to: try reference(t, keyType: c.type, c.resolver!, converter: converter))
                 case .links:
                     var ids: [Int64] = []
                     if let t = text(record, c.index, cells) {
@@ -83,9 +89,11 @@ extension ImportPass {
         return problems
     }
 
-    func reference(_ text: String, keyType: AttributeType, _ resolver: ReferenceResolver) throws -> Int64 {
+    func reference(_ text: String, keyType: AttributeType, _ resolver: ReferenceResolver,
+                   converter: ValueConverter? = nil) throws -> Int64 {
+        let converter = converter ?? cells.converter
         let value: Value = try Array(text.utf8).withUnsafeBufferPointer { bytes in
-            try cells.converter.convert(bytes, as: keyType) { text }
+            try converter.convert(bytes, as: keyType) { text }
         }
         return try resolver.id(for: value)
     }
@@ -126,16 +134,16 @@ extension ImportPass {
         }
     }
 
-    func reject(_ raws: [String], reason: String, entity: String, count: Int = 1) throws {
+    func reject(_ raws: [String], reason: String, entity: String, count: Int = 1, key: String? = nil) throws {
         rejectedCounts[entity, default: 0] += count
         rejectedLines += raws.count
-        for raw in raws { try writeReject(raw, reason: reason) }
+        for raw in raws { try writeReject(raw, reason: reason, key: key) }
     }
 
     /// Every rejected line goes through here: to the rejects file, and to the accepted rejects to be matched.
-    func writeReject(_ raw: String, reason: String) throws {
+    func writeReject(_ raw: String, reason: String, key: String? = nil) throws {
         accepted?.note(raw: raw, reason: reason)
-        try rejects?.reject(raw, reason: reason)
+        try rejects?.reject(raw, reason: reason, key: key)
     }
 
     /// A key given again with other values, kept by --on-conflict first or last: counted, and the first few

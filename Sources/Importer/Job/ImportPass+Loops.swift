@@ -27,7 +27,8 @@ extension ImportPass {
             for p in problems { issues.add(p) }
             if skip {
                 try writer.rollbackRecord()
-                try reject([record.rawText], reason: reason(problems), entity: entity.name)
+                let key = rejects?.holdsByKey == true && keyColumn < record.count ? record[keyColumn] : nil
+                try reject([record.rawText], reason: reason(problems), entity: entity.name, key: key)
             }
         }
         return n
@@ -67,6 +68,7 @@ extension ImportPass {
             do {
                 let (id, outcome) = try writer.upsert(r, by: key!)
                 if outcome == .conflicted { noteConflict(line: record.line, id: id, label: "\(entity.name) \"\(record[keyColumn])\"") }
+                if let rejects, rejects.holdsKeys { rejects.supersede(record[keyColumn]) }
                 if outcome != .repeated && outcome != .conflicted { firstLines[id] = Int32(record.line) }
                 // With --on-error skip a record that would break a rule of the model is rejected alone.
                 if settings.onError == .skip {
@@ -173,9 +175,9 @@ extension ImportPass {
                 }
                 throw ImportFailure(lines: issues.rendered(file: file) + [
                     "\(label): its lines are not together (line \(earlier.line) was accepted, line \(firstLine) is wrong), "
-                    + "so the document can be neither kept nor rejected whole from standard input; nothing was imported — "
-                    + "put each document's lines together, fix line \(firstLine), or import from a file, which is read again "
-                    + "to reject the document whole"], category: .data)
+                    + "so the document can be neither kept nor rejected whole from \(file == "-" ? "standard input" : "a pipe or a device"), "
+                    + "which cannot be read again; nothing was imported — put each document's lines together, fix line \(firstLine), "
+                    + "or import from a regular file, which is read again to reject the document whole"], category: .data)
             }
             if stretches[groupKey] == nil { stretches[groupKey] = (firstLine, failed, brokeRule) }
             if failed {

@@ -113,6 +113,9 @@ final class ImportPass {
         case .none:
             return cells.converter
         case .only(let m):
+            // Evidence only when the value is a number with that mark (`1.2.3` is neither: left to be refused).
+            guard (m == .comma ? cells.commaConverter : cells.pointConverter).number(cells.converter.trimmed(bytes), allowFraction: true) != nil
+            else { return cells.converter }
             mark = m
             if (m == .comma ? tallies[c.index]?.comma : tallies[c.index]?.point) == nil {
                 var t = tallies[c.index] ?? MarkTally()

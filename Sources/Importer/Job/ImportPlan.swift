@@ -37,7 +37,8 @@ struct ImportPlan {
         /// Whether the attribute has a default: an empty cell then means "not given" (the default for a new
         /// record, the stored value for an existing one), not "clear".
         let hasDefault: Bool
-        /// Whether the column holds numbers (a decimal or an integer attribute), whose decimal mark may be decided.
+        /// Whether the column holds numbers (a decimal or an integer attribute, or a reference by such a key), whose
+        /// decimal mark may be decided.
         let isNumber: Bool
 
         init(index: Int, name: String, target: ColumnTarget, attributeIndex: Int = 0, type: AttributeType = .string,
@@ -54,7 +55,7 @@ struct ImportPlan {
             self.memo = memo
             self.hasDefault = hasDefault
             switch (target, type) {
-            case (.attribute, .integer), (.attribute, .decimal): isNumber = true
+            case (.attribute, .integer), (.attribute, .decimal), (.reference, .integer), (.reference, .decimal): isNumber = true
             default: isNumber = false
             }
         }
@@ -72,6 +73,7 @@ struct ImportPlan {
         init(converter: ValueConverter, nullTokens: [[UInt8]], listSeparator: Character) {
             self.converter = converter
             var c = converter
+            c.markGiven = false
             c.decimalComma = false
             pointConverter = c
             c.decimalComma = true
@@ -141,6 +143,7 @@ struct ImportPlan {
         }
         // Cells are compared as bytes: null tokens and the no-break spaces that group digits in the input's encoding.
         var converter = ValueConverter(decimalComma: settings.decimalComma ?? false, dateFormat: settings.dateFormat)
+        converter.markGiven = settings.decimalComma != nil
         converter.spaceGroupings = ["\u{A0}", "\u{202F}"].compactMap { reader.bytes(of: $0) }
         delimiter = reader.delimiter
         cells = Cells(converter: converter, nullTokens: settings.nullTokens.compactMap { reader.bytes(of: $0) },
@@ -174,6 +177,14 @@ struct ImportPlan {
            !resolver.candidates.contains(where: { $0.lowercased() == "reason" }) {
             map[last] = ""
             mapOrder.append(last)
+        } else if !headerless, header.count > 2, let last = header.last, HeaderMapping.trim(last) == "reason",
+                  header.dropLast().contains(where: { HeaderMapping.trim($0) == "reason" }) {
+            // An entity with a `reason` of its own: its rejects file has two columns of that name, and the last is
+            // the one the rejects file added (it was "both fill reason", and the fixed file could not be imported).
+            let renamed = "reason (added by the rejects file)"
+            header[header.count - 1] = renamed
+            map[renamed] = ""
+            mapOrder.append(renamed)
         }
         let mapping: HeaderMapping
         switch HeaderMapping.make(header: header, resolver: resolver, map: map, mapOrder: mapOrder,

@@ -41,6 +41,8 @@ package struct ImportSummary: Sendable, Codable, Equatable {
     /// The first few such lines: `line 7: Customer "X" (first given on line 3)`.
     package var conflictLines: [String]?
     /// With --accept-rejects: rejected lines found in the accepted file, and its lines that did not recur.
+    /// With --on-conflict last: rejected lines left out of the rejects file because a later line of their key was kept.
+    package var supersededRejects: Int?
     package var knownRejects: Int?
     package var acceptedNotRecurring: Int?
 
@@ -69,6 +71,10 @@ package struct ImportSummary: Sendable, Codable, Equatable {
         if let conflicts, conflicts > 0 {
             lines.append("\(conflicts) line\(conflicts == 1 ? "" : "s") gave a key again with other values; the \(onConflict ?? "first") values were kept (--on-conflict \(onConflict ?? "first")): "
                          + (conflictLines ?? []).joined(separator: "; ") + (conflicts > (conflictLines?.count ?? 0) ? "; …" : ""))
+        }
+        if let supersededRejects {
+            lines.append("\(supersededRejects) rejected line\(supersededRejects == 1 ? " is" : "s are") not in the rejects file: a later line of "
+                         + "\(supersededRejects == 1 ? "its" : "their") key was kept (--on-conflict last)")
         }
         if let knownRejects {
             lines.append("\(knownRejects) rejected line\(knownRejects == 1 ? " is" : "s are") known (--accept-rejects)"

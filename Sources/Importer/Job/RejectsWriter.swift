@@ -21,6 +21,15 @@ final class RejectsWriter {
     private let encoder: OutputEncoder
     private let lineEnding: [UInt8]
     private(set) var count = 0
+    /// With --on-conflict last: rejected lines are held with their key until the end, and a line whose key a
+    /// later line gave again and was kept is left out — its fixed form imported again would overwrite the later
+    /// values the import kept (the last line's), the opposite of what --on-conflict last asked for.
+    var holdsByKey = false
+    private var held: [(key: String?, raw: String, reason: String)] = []
+    private var heldKeys: [String: [Int]] = [:]
+    private var superseded: Set<Int> = []
+    /// Lines left out because a later line of their key was kept.
+    var supersededCount: Int { superseded.count }
 
     /// Opens the output now, so an unwritable or forbidden path fails before anything is imported.
     init(path: String, reader: CSVReader) throws {
@@ -39,9 +48,34 @@ final class RejectsWriter {
         try writeLine(raw, reason: "reason")
     }
 
-    func reject(_ raw: String, reason: String) throws {
+    func reject(_ raw: String, reason: String, key: String? = nil) throws {
+        if holdsByKey {
+            if let key { heldKeys[key, default: []].append(held.count) }
+            held.append((key, raw, reason))
+            return
+        }
         count += 1
         try writeLine(raw, reason: reason)
+    }
+
+    /// Whether a kept line's key may supersede held lines (nothing to look up otherwise).
+    var holdsKeys: Bool { !heldKeys.isEmpty }
+
+    /// A line with this key was kept after lines with it were rejected.
+    func supersede(_ key: String) {
+        guard let indices = heldKeys.removeValue(forKey: key) else { return }
+        superseded.formUnion(indices)
+    }
+
+    /// Writes the held lines that no later line superseded.
+    private func writeHeld() throws {
+        guard holdsByKey else { return }
+        for (i, line) in held.enumerated() where !superseded.contains(i) {
+            count += 1
+            try writeLine(line.raw, reason: line.reason)
+        }
+        held = []
+        holdsByKey = false
     }
 
     private func writeLine(_ raw: String, reason: String) throws {
@@ -73,6 +107,7 @@ final class RejectsWriter {
     /// Writes and syncs every line, inside the import's transaction: a rejects file that cannot be written
     /// rolls the import back.
     func prepare() throws {
+        try writeHeld()
         try flush()
         try file.sync()
     }

@@ -51,6 +51,7 @@ package enum ImportProfile {
         guard let mapping = root.mapping else { throw fail("a profile is a mapping of option names to values", root.mark) }
 
         var options = ImportOptions()
+        var markKey: String?
         for (keyNode, value) in mapping {
             guard let key = keyNode.scalar?.string else { throw fail("option names are plain text", keyNode.mark) }
             func scalar() throws(ImportOptionError) -> String {
@@ -93,8 +94,12 @@ package enum ImportProfile {
             case "delimiter": options.delimiter = try scalar()
             case "encoding": options.encoding = try scalar()
             case "date-format": options.dateFormat = try scalar()
-            case "decimal-comma": options.decimalComma = try boolean()
-            case "decimal-point": options.decimalComma = !(try boolean())
+            case "decimal-comma", "decimal-point":
+                // One says what the other does: both is a contradiction or a repetition, never "the last wins".
+                if let other = markKey { throw fail("\(key) and \(other) both say which decimal mark numbers use: keep one", value.mark) }
+                markKey = key
+                let yes = try boolean()
+                options.decimalComma = key == "decimal-comma" ? yes : !yes
             case "null": options.nullTokens = try list()
             case "list-separator": options.listSeparator = try scalar()
             case "on-error":
