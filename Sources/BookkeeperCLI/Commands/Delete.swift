@@ -6,13 +6,14 @@ struct Delete: StoreCommand {
         abstract: "Delete an object, applying the model's delete rules.",
         discussion: """
             Cascade deletes dependants too (an order's rows), Nullify clears references to the object, \
-            and Deny refuses while related objects exist (a customer with orders).
+            and Deny refuses while related objects exist (a customer with orders). ID is the natural key or an \
+            object ID, as for show.
             """)
 
     @ParentCommand var root: Bookkeeper
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
     @Argument(help: "The entity.") var entity: String
-    @Argument(help: "Object ID or natural key.") var id: String
+    @Argument(help: "Natural key, or object ID (Customer/17).") var id: String
 
     func run() throws {
         let context = try openContext()

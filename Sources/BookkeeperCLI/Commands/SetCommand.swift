@@ -6,14 +6,16 @@ struct SetCommand: StoreCommand {
         commandName: "set",
         abstract: "Change an object's values.",
         discussion: """
-            ID is an object ID (Customer/17) or the natural key. key= (empty) clears a value; for a to-many \
-            relationship key+=a,b adds and key-=a removes.
+            ID is the natural key or an object ID (Customer/17): a natural key spelt like an object ID is the key, \
+            and a text that is one object's ID and another's key is refused as ambiguous (64). A key matches in any \
+            Unicode normal form. key= (empty) clears a value; for a to-many relationship key+=a,b adds and key-=a \
+            removes.
             """)
 
     @ParentCommand var root: Bookkeeper
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
     @Argument(help: "The entity.") var entity: String
-    @Argument(help: "Object ID or natural key.") var id: String
+    @Argument(help: "Natural key, or object ID (Customer/17).") var id: String
     @Argument(help: "key=value assignments.") var assignments: [String] = []
 
     func validate() throws {

@@ -2,12 +2,18 @@ import ArgumentParser
 import ObjectStore
 
 struct Show: StoreCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one object with its relationships.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show one object with its relationships.",
+        discussion: """
+            ID is the natural key or an object ID (Customer/17): a natural key spelt like an object ID is the key, \
+            and a text that is one object's ID and another's key is refused as ambiguous (64). A key matches in any \
+            Unicode normal form (é typed precomposed or as e and a combining accent).
+            """)
 
     @ParentCommand var root: Bookkeeper
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
     @Argument(help: "The entity.") var entity: String
-    @Argument(help: "Object ID or natural key.") var id: String
+    @Argument(help: "Natural key, or object ID (Customer/17).") var id: String
 
     func run() throws {
         let context = try openContext(readOnly: true)

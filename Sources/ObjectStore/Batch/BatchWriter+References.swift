@@ -24,6 +24,9 @@ final class KeyCache {
     /// False while the keys have arrived in increasing order (see above): then only the last is kept.
     private(set) var keepsEntries: Bool
     private(set) var lastKey: SQLValue = .null
+    /// The column's stored text keys that are not in NFC, by their NFC form (see BatchWriter+KeyForms): nil until
+    /// a non-ASCII key first misses.
+    var nonNFC: [String: Int64]?
 
     init(attributeIndex: Int, column: String, table: String, type: AttributeType, authoritative: Bool) {
         self.attributeIndex = attributeIndex
@@ -139,7 +142,10 @@ extension BatchWriter {
     func cacheInserted(_ r: BatchRecord, _ layout: EntityLayout, _ id: Int64) throws(BatchError) {
         for cache in layout.cacheList {
             let v = r.values[cache.attributeIndex]
-            if !v.isNull { try cacheSet(cache, v.sqlValue(for: cache.type), id) }
+            if v.isNull { continue }
+            let key = v.sqlValue(for: cache.type)
+            try cacheSet(cache, key, id)
+            if cache.nonNFC != nil { noteNonNFC(cache, key, id) }
         }
     }
 
@@ -151,6 +157,10 @@ extension BatchWriter {
             guard new != old else { continue }
             if old != .null, try cached(cache, old) == stored.id { try cacheSet(cache, old, nil) }
             if new != .null { try cacheSet(cache, new, stored.id) }
+            if cache.nonNFC != nil {
+                noteNonNFC(cache, old, nil, was: stored.id)
+                noteNonNFC(cache, new, stored.id)
+            }
         }
     }
 
@@ -185,16 +195,9 @@ extension BatchWriter {
         let a = e.attributes[index]
         let keyName = a.name
         let sqlKey = value.sqlValue(for: a.type)
-        if let id = try cached(cache, sqlKey) { return id }
-        if !cache.authoritative {
-            let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(keyName)) = ?")
-            s.bind(1, sqlKey)
-            let found = try s.step() ? s.int64(0) : nil
-            s.reset()
-            if let found {
-                try cacheSet(cache, sqlKey, found)
-                return found
-            }
+        if let id = try exactID(sqlKey, cache, layout) { return id }
+        if case .text(let text) = sqlKey, !TextFolding.isASCII(text), let id = try canonicalMatch(text, cache, layout) {
+            return id
         }
         guard createMissing, e.kind == .directory else {
             throw .notFound(entity: e.name, key: keyName, value: value.description,

@@ -152,6 +152,12 @@ extension BatchWriter {
             if try s.step() { found = self.row(from: s, layout) }
             s.reset()
         }
+        if found == nil, case .text(let text) = value, !TextFolding.isASCII(text),
+           let id = try canonicalMatch(text, keyCache(layout, k), layout), let stored = try loadRow(layout, id: id) {
+            // The same line key in another normal form: this row, keeping the key's first spelling.
+            found = stored
+            row.values[k] = stored.attributes[k].value(as: a.type)
+        }
         noteKeyedParent(e.name, parent)
         guard let stored = found else {
             layout.willSave?(row)

@@ -28,6 +28,12 @@ extension BatchWriter {
             stored = try loadRow(layout, where: key, equals: keyValue)
             if let stored { try cacheSet(cache, keyValue, stored.id) }
         }
+        if stored == nil, case .text(let text) = keyValue, !TextFolding.isASCII(text),
+           let id = try canonicalMatch(text, cache, layout), let found = try loadRow(layout, id: id) {
+            // The same key in another normal form: this row, whose key keeps the spelling it was first given.
+            stored = found
+            r.values[ki] = found.attributes[ki].value(as: a.type)
+        }
 
         guard let stored else {
             applyDefaults(r, layout)

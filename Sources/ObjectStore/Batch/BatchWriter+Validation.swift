@@ -49,6 +49,14 @@ extension BatchWriter {
                 if let holder {
                     let when = isNew(e.name, holder) ? ", written earlier in this batch" : ""
                     issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \"\(value)\" already exists (\(e.name)/\(holder)\(when))"))
+                } else if case .text(let text) = v, !TextFolding.isASCII(text) {
+                    // The unique index compares bytes: the same text in another normal form is this check's to find.
+                    let cache = try keyCache(layout, k)
+                    if let id = try canonicalMatch(text, cache, layout), id != stored?.id {
+                        let spelling = try storedKey(cache, layout, id: id) ?? ""
+                        issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \"\(value)\" already exists "
+                                                 + "(\(e.name)/\(id), as \"\(spelling)\", the same text in another Unicode normal form)"))
+                    }
                 }
             }
         }

@@ -35,7 +35,8 @@ extension ObjectContext {
                     continue
                 }
                 if a.isUnique && (o.isInserted || o.attributeChanged(a.name)) {
-                    let key = "\(name)\u{0}\(value.databaseValue(for: a.type))"
+                    // (By NFC: two objects given the same text in two normal forms are one value given twice.)
+                    let key = "\(name)\u{0}\(value.normalizedForKeys.databaseValue(for: a.type))"
                     if let other = uniqueSeen[key] {
                         issue(o, a.name, "\(name) \"\(value)\" is given to two objects (\(other.displayID) and \(o.displayID))")
                     } else {
@@ -80,6 +81,15 @@ extension ObjectContext {
                 if other.values[a.name] != value { continue }
             }
             return "\(e.name)/\(id)"
+        }
+        // The unique index compares bytes: the same text in another normal form is this check's to find, and the
+        // message names the stored spelling, which looks the same.
+        guard case .string(let text) = value, !TextFolding.isASCII(text) else { return nil }
+        for other in try storedObjects(of: e, nonASCIIIn: a) where other !== object {
+            if plan.members.contains(ObjectIdentifier(other)) || other.isDeleted { continue }
+            guard case .string(let stored)? = other.values[a.name], TextNormalForm.equivalent(stored, text) else { continue }
+            if TextNormalForm.sameBytes(stored, text) { return other.displayID }
+            return "as \"\(stored)\", the same text in another Unicode normal form"
         }
         return nil
     }

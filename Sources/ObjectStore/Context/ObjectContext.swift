@@ -137,7 +137,23 @@ public final class ObjectContext {
             let o = materialize(row, entity)
             if !o.isDeleted && o.values[key] == value { return o }
         }
+        if case .string(let text) = value, !TextFolding.isASCII(text) {
+            // SQLite compared bytes: the same text in another normal form is found by NFC.
+            for o in try storedObjects(of: entity, nonASCIIIn: attribute) where !o.isDeleted {
+                if case .string(let stored)? = o.values[key], TextNormalForm.equivalent(stored, text) { return o }
+            }
+        }
         return nil
+    }
+
+    /// The stored objects whose text attribute `a` has a byte ≥ 0x80 (its length in bytes and in characters
+    /// differ), in object ID order: the candidates for a key equal after NFC, by one scan.
+    func storedObjects(of entity: Entity, nonASCIIIn a: Attribute) throws -> [ManagedObject] {
+        let column = quoted(a.name)
+        let sql = "SELECT * FROM \(quoted(entity.name)) WHERE typeof(\(column)) = 'text' "
+            + "AND length(CAST(\(column) AS BLOB)) <> length(\(column)) ORDER BY \"id\""
+        let rows = try store.read { db in try Row.fetchAll(db, sql: sql) }
+        return rows.map { materialize($0, entity) }
     }
 
     /// The registered object for a row, or a new one made from it.

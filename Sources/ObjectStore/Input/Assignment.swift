@@ -94,6 +94,8 @@ extension ObjectContext {
             switch error {
             case .objectNotFound, .keyNotFound, .wrongEntity, .noNaturalKey:
                 throw InputError("\(entity.name).\(r.name): \(error)")
+            case .ambiguousReference:
+                throw InputError("\(entity.name).\(r.name): \(error)", category: .usage)
             default:
                 throw error
             }

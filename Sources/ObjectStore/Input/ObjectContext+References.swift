@@ -6,17 +6,13 @@ import GRDB
 extension ObjectContext {
     /// The object named by `reference` in `entityName`: an object ID, or the value of `keyAttribute`
     /// (the entity's natural key when nil), which must be a unique attribute.
+    ///
+    /// A text spelt like an object ID is first a natural key, as import and export take it: `show Customer
+    /// Customer/1` shows the customer named "Customer/1" when there is one, else object 1. When it names one object
+    /// by key and another by ID, it is refused as ambiguous, naming both.
     public func resolve(_ reference: String, in entityName: String, by keyAttribute: String? = nil) throws -> ManagedObject {
         let entity = try model.entity(entityName)
-        if keyAttribute == nil, let id = ObjectID(reference) {
-            guard id.entity == entity.name else {
-                if model.entity(named: id.entity) != nil { throw ContextError.wrongEntity(id, expected: entity.name) }
-                throw ContextError.objectNotFound(id)
-            }
-            let object = try object(with: id)
-            if object.isDeleted { throw ContextError.objectNotFound(id) }
-            return object
-        }
+        if keyAttribute == nil, let id = ObjectID(reference) { return try resolve(reference, speltLike: id, in: entity) }
         let key: Attribute
         do {
             key = try entity.identifyingKey(keyAttribute)
@@ -32,6 +28,43 @@ extension ObjectContext {
         if let found = try object(of: entity.name, where: key.name, equals: value) { return found }
         throw ContextError.keyNotFound(entity: entity.name, key: key.name, value: reference,
                                        suggestion: try nearbyKey(reference, entity: entity, key: key))
+    }
+
+    /// `resolve` for a text spelt like an object ID: the natural key first (see there).
+    private func resolve(_ reference: String, speltLike id: ObjectID, in entity: Entity) throws -> ManagedObject {
+        let byKey = try objectSpeltLikeAnID(reference, in: entity)
+        let byID = id.entity == entity.name ? try liveObject(with: id) : nil
+        if let byKey {
+            if let byID, byID !== byKey {
+                throw ContextError.ambiguousReference(reference, byID: id, idObjectKey: byID.naturalKeyText,
+                                                      byKey: byKey.displayID, key: entity.naturalKey ?? "key")
+            }
+            return byKey
+        }
+        if let byID { return byID }
+        if id.entity != entity.name, model.entity(named: id.entity) != nil {
+            throw ContextError.wrongEntity(id, expected: entity.name)
+        }
+        throw ContextError.objectNotFound(id)
+    }
+
+    /// The object `id` names, unless there is none or it is deleted.
+    private func liveObject(with id: ObjectID) throws -> ManagedObject? {
+        let o: ManagedObject
+        do {
+            o = try object(with: id)
+        } catch ContextError.objectNotFound {
+            return nil
+        }
+        return o.isDeleted ? nil : o
+    }
+
+    /// The object whose natural key is `reference` (a text spelt like an object ID), if the entity has a natural
+    /// key that such a text can be.
+    private func objectSpeltLikeAnID(_ reference: String, in entity: Entity) throws -> ManagedObject? {
+        guard let name = entity.naturalKey, let key = entity.attribute(named: name),
+              let value = try? Value.parse(reference, as: key.type) else { return nil }
+        return try object(of: entity.name, where: key.name, equals: value)
     }
 
     /// A stored key close to a misspelt one, when the directory is small enough to look through.
