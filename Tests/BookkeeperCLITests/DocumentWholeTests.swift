@@ -56,6 +56,26 @@ final class DocumentWholeTests: ImportTestCase {
         XCTAssertEqual(try query("SELECT number FROM \"Order\" WHERE number LIKE 'M-%'"), ["M-2"])
     }
 
+    /// A document named in NFC on one line and NFD on another (which the store matches as one key) is one document:
+    /// a bad line in one form rejects the lines in the other too.
+    func testADocumentsLinesInTwoNormalFormsAreOneDocument() throws {
+        importSampleData()
+        let nfc = "CAF\u{C9}-1", nfd = "CAFE\u{301}-1"
+        csv("o.csv", "number,date,customer,made,paid,rows.service,rows.quantity,rows.price\n\(nfc),2025-01-01,Acme Ltd,yes,no,Repair,1,2.00\n")
+        XCTAssertEqual(bk("import", "Order", "o.csv", "--quiet").status, 0)
+        let before = try rows(of: nfc)
+        csv("rows.csv", "order,service,quantity,price\n\(nfc),Repair,5,2.00\n\(nfd),Repair,x,2.00\n")
+        let r = bk(["import", "OrderRow", "rows.csv", "--on-error", "skip"] + rowMaps)
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertEqual(try rows(of: nfc), before)
+        // And in a file of documents with their rows.
+        csv("d.csv", "number,date,customer,made,paid,rows.service,rows.quantity,rows.price\n"
+            + "\(nfc),2025-01-01,Acme Ltd,yes,no,Repair,7,2.00\n\(nfd),2025-01-01,Acme Ltd,yes,no,Repair,x,2.00\n")
+        XCTAssertEqual(bk("import", "Order", "d.csv", "--on-error", "skip").status, 65)
+        XCTAssertEqual(try rows(of: nfc), before)
+        XCTAssertEqual(try query("SELECT count(*) FROM \"Order\" WHERE number LIKE 'CAF%'"), ["1"])
+    }
+
     /// A named pipe was opened twice (the reader and the hashing thread): it hung, or the two readers split the
     /// stream, and records were neither imported nor rejected. A FIFO is read once, as standard input is.
     func testANamedPipeWasOpenedTwiceAndItsReadersSplitTheStream() throws {

@@ -113,6 +113,9 @@ extension ImportPass {
         // The document being read: its key's bytes, its own cells' bytes (to check that later lines agree).
         var open = false
         var groupKey: [UInt8] = []
+        // The document the key names, in one normal form: lines that spell it in NFC and NFD (which the store matches
+        // as one key) are one document's lines, kept or rejected together.
+        var docKey: [UInt8] = []
         var ownBytes: [UInt8] = []
         var ownRanges: [Range<Int>] = Array(repeating: 0..<0, count: mainColumns.count)
         var parent: Int64?
@@ -149,8 +152,8 @@ extension ImportPass {
             if let parent { writer.endRows(rowsName, of: parent) }
             guard skip else { return }
             // The document with all its rows must keep the model's rules, or it is rejected whole.
-            if !failed, let parent, split.rulesAtEnd.contains(groupKey) {
-                checkAtEnd[groupKey] = (parent, firstLine)
+            if !failed, let parent, split.rulesAtEnd.contains(docKey) {
+                checkAtEnd[docKey] = (parent, firstLine)
             } else if !failed, let parent, documentRules {
                 try writer.finishRows(rowsName, of: parent)
                 let broken = try writer.ruleViolations(of: documentName, id: parent)
@@ -167,8 +170,8 @@ extension ImportPass {
                     // Its earlier lines are in this pass's transaction: the pass goes on to learn every such
                     // document, and the next one rejects them all from their first lines.
                     if let r = lines.first?.reason { reasons[firstLine] = r }
-                    if lateRejections[groupKey] == nil {
-                        lateRejections[groupKey] = SplitDocuments.Rejection(failure: failure, start: firstLine, issues: stretchIssues, reasons: reasons)
+                    if lateRejections[docKey] == nil {
+                        lateRejections[docKey] = SplitDocuments.Rejection(failure: failure, start: firstLine, issues: stretchIssues, reasons: reasons)
                     }
                     try writer.rollbackRecord()
                     return
@@ -179,7 +182,7 @@ extension ImportPass {
                     + "which cannot be read again; nothing was imported — put each document's lines together, fix line \(firstLine), "
                     + "or import from a regular file, which is read again to reject the document whole"], category: .data)
             }
-            if stretches[groupKey] == nil { stretches[groupKey] = (firstLine, failed, brokeRule) }
+            if stretches[docKey] == nil { stretches[docKey] = (firstLine, failed, brokeRule) }
             if failed {
                 try writer.rollbackRecord()
                 if rowsOnly {
@@ -208,6 +211,8 @@ extension ImportPass {
                 open = true
                 groupKey.removeAll(keepingCapacity: true)
                 record.withBytes(ofField: keyColumn) { groupKey.append(contentsOf: $0) }
+                docKey = groupKey.allSatisfy({ $0 < 0x80 }) ? groupKey
+                    : Array(TextNormalForm.nfc(String(decoding: groupKey, as: UTF8.self)).utf8)
                 ownBytes.removeAll(keepingCapacity: true)
                 for (k, c) in mainColumns.enumerated() {
                     let start = ownBytes.count
@@ -226,20 +231,20 @@ extension ImportPass {
                 brokeRule = false
                 rowLines = 0
                 if skip { try writer.beginRecord() }
-                earlier = skip ? stretches[groupKey] : nil
+                earlier = skip ? stretches[docKey] : nil
                 var judgeWhole = false
-                if let earlier, earlier.rejected, earlier.forRule, split.canReadAgain, !split.rulesAtEnd.contains(groupKey) {
+                if let earlier, earlier.rejected, earlier.forRule, split.canReadAgain, !split.rulesAtEnd.contains(docKey) {
                     // Its first stretch broke a rule, but the document goes on: the next pass judges it whole.
-                    lateRulesAtEnd.insert(groupKey)
+                    lateRulesAtEnd.insert(docKey)
                     judgeWhole = true
                 }
                 own.reset()
-                if judgeWhole || lateRejections[groupKey] != nil {
+                if judgeWhole || lateRejections[docKey] != nil {
                     // Decided by the next pass; until then its lines stay out of this one.
                     failed = true
                     failure = "read again"
                     problems = []
-                } else if skip, let rejection = split.rejections[groupKey] {
+                } else if skip, let rejection = split.rejections[docKey] {
                     // Rejected whole in this pass: its stretch that failed keeps the problems first found.
                     failed = true
                     failure = rejection.failure
