@@ -81,8 +81,11 @@ final class KnownProblemsTests: ImportTestCase {
         // The same known line with another reason is a new problem.
         csv("night4.csv", header + "B-1,2025-01-01,Acme Ltd,yes,no,Repair,1,2.00\nB-1,2025-01-01,Nobody,yes,no,Nothing,1,2.00\n")
         XCTAssertEqual(bk("import", "Order", "night4.csv", "--on-error", "skip", "--accept-rejects", "accepted.csv").status, 65)
-        // Without --on-error skip the option is refused as a usage error.
+        // Without --on-error skip the option is refused: a usage error on the command line, a configuration error
+        // in a profile (it was 64 from a profile too).
         XCTAssertEqual(bk("import", "Order", "night2.csv", "--accept-rejects", "accepted.csv").status, 64)
+        dir.write("nightly.yaml", "accept-rejects: accepted.csv\n")
+        XCTAssertEqual(bk("import", "Order", "night2.csv", "--profile", "nightly.yaml").status, 78)
         XCTAssertEqual(bk("import", "Order", "night2.csv", "--on-error", "skip", "--accept-rejects", "missing.csv").status, 66)
     }
 
