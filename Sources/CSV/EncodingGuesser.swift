@@ -31,7 +31,7 @@ struct EncodingEvidence: Sendable {
 enum EncodingGuesser {
     enum Guess: Equatable {
         case encoding(CSVEncoding)
-        /// No clear winner: the plausible readings (two to four), best first.
+        /// No clear winner: the plausible readings (two to five), best first.
         case unclear([CSVEncoding])
     }
 
@@ -48,6 +48,12 @@ enum EncodingGuesser {
         CSVEncoding(label: "iso-8859-15")!,
         CSVEncoding(label: "iso-8859-2")!,
         CSVEncoding(label: "iso-8859-5")!,
+        // DOS exports (CP437 reads letters as CP850 does, but for `ø` and `Ø`), then Baltic: ISO-8859-13 reads
+        // letters as Windows-1257 does, ISO-8859-4 otherwise.
+        CSVEncoding(label: "cp850")!,
+        CSVEncoding(label: "windows-1257")!,
+        CSVEncoding(label: "iso-8859-13")!,
+        CSVEncoding(label: "iso-8859-4")!,
     ]
 
     /// The best score must be at most this (a share of the non-ASCII characters that read badly)...
@@ -55,6 +61,17 @@ enum EncodingGuesser {
     /// ...and the next reading must read this many more characters badly, as a share of the characters
     /// the two read differently.
     static let margin = 0.3
+    /// The languages of the words read alike are weaker evidence than a misread word (`Øresund` is Danish,
+    /// `Řresund` Czech, beside `Málaga`, which both have `á`): alone they decide only when they count this much
+    /// against the other reading, four letters' worth...
+    static let contextEvidence = 2.0
+    /// ...or when they are specific: this many of their letters, in languages of one group (`ł` of
+    /// `Małgorzata`, `Piłsudski`, `Biała` is Polish alone; `ö` and `ü` of `Björk` and `Zürich` are German,
+    /// Hungarian or Turkish, and say nothing about `brûlée` against `brűlée`).
+    static let specificContext = 4.0
+    /// Fewer letters than this read alike say nothing of the file's languages.
+    static let contextSupport = 2.0
+    enum ContextStrength { case none, broad, specific }
 
     struct Reading {
         var encoding: CSVEncoding
@@ -86,22 +103,23 @@ enum EncodingGuesser {
         // Readings that give the same text are one reading: Windows-1252 speaks for them.
         var groups: [Reading] = []
         for s in scored where !groups.contains(where: { $0.signature == s.signature }) { groups.append(s) }
-        weighInContext(&groups, evidence.sample)
         // Stable, so that among equal scores the order of preference stands.
         groups = groups.enumerated().sorted { ($0.element.score, $0.offset) < ($1.element.score, $1.offset) }.map(\.element)
         guard let best = groups.first else { return .encoding(.windows1252) }
         if groups.count == 1 { return .encoding(best.encoding) }
-        // The margin is weighed on the characters two readings give differently: a Western file where only
-        // `ñ` and `è` read otherwise in Windows-1250 is decided by those.
-        func clearlyWorse(_ other: Reading) -> Bool {
-            let differing = evidence.sample.count { $0 >= 0x80 && best.table.scalars[Int($0)] != other.table.scalars[Int($0)] }
-            return differing > 0 && (other.bad - best.bad) / Double(differing) >= margin
-        }
         if best.score <= acceptable {
-            let rivals = groups.dropFirst().filter { !clearlyWorse($0) }
-            if rivals.isEmpty { return .encoding(best.encoding) }
-            // Every reading as plausible as the best is named: the right one must be among them.
-            return .unclear([best.encoding] + rivals.prefix(3).map(\.encoding))
+            var counts = [Int](repeating: 0, count: 256)
+            for b in evidence.sample where b >= 0x80 { counts[Int(b)] += 1 }
+            // A reading is used only when it is clearly better than every other; else every reading that no
+            // other is clearly better than is named, and the right one is among them.
+            let undominated = groups.indices.filter { k in
+                !groups.indices.contains { j in j != k && clearlyBetter(groups[j], than: groups[k], counts, evidence.sample) }
+            }
+            if undominated.count == 1 && groups[undominated[0]].score <= acceptable {
+                return .encoding(groups[undominated[0]].encoding)
+            }
+            let named = undominated.isEmpty ? Array(groups.indices) : undominated
+            return .unclear(named.prefix(5).map { groups[$0].encoding })
         }
         // No code page reads it well: a multi-byte encoding whose reading is its language's characters
         // (a code page reads such bytes as nonsense: case breaks, symbols inside words).
@@ -112,31 +130,54 @@ enum EncodingGuesser {
         // Two or three characters decode as kana in Shift_JIS by chance (`A\xC0\xAF` is `Aﾀｯ`): too few to
         // choose a multi-byte encoding over a code page, so both are named.
         if let m = multiByte.first { return .unclear([best.encoding, m]) }
-        return .unclear([best.encoding, groups[1].encoding])
+        return .unclear(groups.prefix(3).map(\.encoding))
     }
 
-    /// A misread word is judged by the words around it: when several readings are plausible, the words they
-    /// all read alike (`Atatürk`, `François`) say which languages the file is in, and a reading whose other
-    /// words are not in those languages (`Yýlmaz`, Icelandic-looking, in a Turkish file; `Hélčne`, Czech-looking,
-    /// in a French one) has each of their letters count half bad. The words read alike are the same text in every
-    /// reading, so this weighs the readings' differences alone.
-    static func weighInContext(_ readings: inout [Reading], _ sample: [UInt8]) {
-        let plausible = readings.indices.filter { readings[$0].score <= acceptable }
-        guard plausible.count > 1 else { return }
-        let first = readings[plausible[0]]
+    /// Whether `a` reads the sample clearly better than `b`, weighed on the characters the two give differently
+    /// (`counts`: how often each byte is in the sample): a Western file where only `ñ` and `è` read otherwise in
+    /// Windows-1250 is decided by those. When both read plausibly, the words they give alike judge the rest
+    /// (`misfits`).
+    static func clearlyBetter(_ a: Reading, than b: Reading, _ counts: [Int], _ sample: [UInt8]) -> Bool {
+        var differing = 0
+        for k in 0x80..<0x100 where counts[k] > 0 && a.table.scalars[k] != b.table.scalars[k] { differing += counts[k] }
+        guard differing > 0 else { return false }
+        let d = Double(differing)
+        let misread = (b.bad - a.bad) / d
+        guard a.score <= acceptable && b.score <= acceptable else { return misread >= margin }
+        let (aMisfit, bMisfit, strength) = misfits(a, b, sample)
+        // A broad context (languages of several groups) counts only when it counts much; none (one shared
+        // letter: `Müller` is German, Hungarian, Turkish, Estonian or Catalan) never.
+        let difference = bMisfit - aMisfit
+        let context = strength == .specific || strength == .broad && abs(difference) >= contextEvidence ? difference : 0
+        return misread + context / d >= margin
+    }
+
+    /// A misread word is judged by the words around it: the words two plausible readings give alike (`Atatürk`,
+    /// `François`) say which languages the file is in, and a reading whose other words are not in those languages
+    /// (`Yýlmaz`, Icelandic-looking, in a Turkish file; `Hélčne`, Czech-looking, in a French one) has each of their
+    /// letters count half bad. Weighed on each pair alone, so that a third reading that gives `ô` otherwise does
+    /// not take `Jérôme` out of the context of Windows-1252 against ISO-8859-4. Returns what it counts against
+    /// each, and whether the context is specific (`specificContext`).
+    static func misfits(_ a: Reading, _ b: Reading, _ sample: [UInt8]) -> (Double, Double, strength: ContextStrength) {
         var same = [Bool](repeating: true, count: 256)
-        for b in 0x80..<0x100 { same[b] = plausible.allSatisfy { readings[$0].table.scalars[b] == first.table.scalars[b] } }
+        for k in 0x80..<0x100 { same[k] = a.table.scalars[k] == b.table.scalars[k] }
         func isShared(_ w: Word) -> Bool { sample[w.range].allSatisfy { same[Int($0)] } }
         var coverage = [Double](repeating: 0, count: Int.bitWidth)
-        for w in first.words where isShared(w) {
+        for w in a.words where isShared(w) {
             for k in 0..<Int.bitWidth where w.languages & 1 << k != 0 { coverage[k] += w.letters }
         }
-        guard let top = coverage.max(), top > 0 else { return }
+        guard let top = coverage.max(), top >= contextSupport else { return (0, 0, .none) }
         let context = coverage.indices.reduce(0) { coverage[$1] == top ? $0 | 1 << $1 : $0 }
-        for k in plausible {
-            let misfit = readings[k].words.reduce(0.0) { $0 + (!isShared($1) && $1.languages & context == 0 ? $1.letters : 0) }
-            readings[k].bad += misfit * 0.5
+        func misfit(_ r: Reading) -> Double {
+            r.words.reduce(0.0) { $0 + (!isShared($1) && $1.languages & context == 0 ? $1.letters : 0) } * 0.5
         }
+        // Specific: the top languages are of one group, and no other group covers the shared words as well (a
+        // Western list's `Málaga`, `Allé`, `Düsseldorf` are as Hungarian as they are Spanish, French and German).
+        let groups = latinGroups + [~0 << cyrillicShift]
+        let groupCoverage = groups.map { g in a.words.reduce(0.0) { $0 + (isShared($1) && $1.languages & g != 0 ? $1.letters : 0) } }
+        let topGroups = groupCoverage.count { $0 == groupCoverage.max() }
+        let oneGroup = groups.contains { $0 & context == context }
+        return (misfit(a), misfit(b), top >= specificContext && oneGroup && topGroups == 1 ? .specific : .broad)
     }
 
     /// The multi-byte encodings `auto` recognises, and the characters their text is made of.
@@ -164,12 +205,29 @@ enum EncodingGuesser {
             guard let scalars = decode(sample, candidate.iconvName) else { continue }
             let high = scalars.filter { $0 >= 0x80 }
             guard high.count >= 2 else { continue }
-            if Double(high.count(where: plausible)) / Double(high.count) < 0.9 { continue }
+            if Double(plausibleCount(scalars, plausible)) / Double(high.count) < 0.9 { continue }
             if candidate.name == "gb18030" && !inGB2312(sample) { continue }
             if found.isEmpty { strong = high.count >= multiByteEvidence }
             found.append(candidate)
         }
         return (found, strong)
+    }
+
+    /// How many non-ASCII characters are of the language and not inside a Latin word, an ASCII letter on each
+    /// side: `M］chen`, `G杯eborg` (Shift_JIS's readings of CP850 `München`, `Göteborg`) are no Japanese.
+    /// Japanese text glues Latin letters to one side (`Tシャツ`), not into a word.
+    static func plausibleCount(_ scalars: [UInt32], _ plausible: (UInt32) -> Bool) -> Int {
+        func isASCIILetter(_ v: UInt32) -> Bool { (v | 0x20) >= 0x61 && (v | 0x20) <= 0x7A }
+        var count = 0, i = 0
+        while i < scalars.count {
+            guard scalars[i] >= 0x80 else { i += 1; continue }
+            var j = i
+            while j < scalars.count && scalars[j] >= 0x80 { j += 1 }
+            let glued = i > 0 && j < scalars.count && isASCIILetter(scalars[i - 1]) && isASCIILetter(scalars[j])
+            if !glued { count += scalars[i..<j].count(where: plausible) }
+            i = j
+        }
+        return count
     }
 
     /// Whether 90% of the sample's byte pairs are in GB2312's range (both bytes 0xA1–0xFE).
@@ -217,13 +275,16 @@ enum EncodingGuesser {
     /// Marks that may stand between two letters of a word (O’Brien).
     static let inWord: Set<UInt32> = [0x2019, 0x2018, 0xB4]
 
-    /// A language's letters beyond ASCII (lowercase), and those it writes only at the end of a word.
+    /// A language's letters beyond ASCII (lowercase), those it writes only at the end of a word, and those
+    /// no word of it begins with.
     struct Alphabet {
         let letters: Set<UInt32>
         let finalOnly: Set<UInt32>
-        init(_ letters: String, finalOnly: String = "") {
+        let neverFirst: Set<UInt32>
+        init(_ letters: String, finalOnly: String = "", neverFirst: String = "") {
             self.letters = Set(letters.unicodeScalars.map(\.value))
             self.finalOnly = Set(finalOnly.unicodeScalars.map(\.value))
+            self.neverFirst = Set(neverFirst.unicodeScalars.map(\.value))
         }
     }
 
@@ -240,14 +301,19 @@ enum EncodingGuesser {
         Alphabet("åäöé"),                                    // Swedish, Finnish
         Alphabet("ëïéèáóú"),                                 // Dutch
         Alphabet("àçèéíïòóúü"),                              // Catalan
-        Alphabet("ðþáéíóúýæö"),                              // Icelandic
-        Alphabet("ąćęłńóśźż"),                               // Polish
-        Alphabet("áčďéěíňóřšťúůýž"),                         // Czech
+        Alphabet("ðþáéíóúýæö", neverFirst: "ð"),             // Icelandic
+        Alphabet("ąćęłńóśźż", neverFirst: "ąęń"),            // Polish
+        Alphabet("áčďéěíňóřšťúůýž", neverFirst: "ěů"),       // Czech
         Alphabet("áäčďéíĺľňóôŕšťúýž"),                       // Slovak
         Alphabet("áéíóöőúüű"),                               // Hungarian
         Alphabet("čćđšž"),                                   // Croatian, Slovene, Bosnian
         Alphabet("ăâîşţșț"),                                 // Romanian
-        Alphabet("çğıöşüâîûİ"),                              // Turkish (İ's lowercase is ASCII i)
+        Alphabet("çğıöşüâîûİ", neverFirst: "ğ"),             // Turkish (İ's lowercase is ASCII i)
+        // Windows-1257 reads Danish `Ærø` as `Ęrų`: no Lithuanian word begins with `ę`.
+        Alphabet("ąčęėįšųūž", neverFirst: "ąęų"),            // Lithuanian
+        Alphabet("āčēģīķļņšūž"),                             // Latvian
+        // `š` and `ž` only in loanwords: with them, Windows-1257's reading of Turkish `Eskişehir` is Estonian.
+        Alphabet("äõöü"),                                    // Estonian
     ]
     /// Languages whose words meet in one file: a Western list has French, German and Spanish names, a Czech
     /// one Czech, Slovak and German ones. A reading whose words need languages of two groups is less
@@ -257,6 +323,8 @@ enum EncodingGuesser {
         [1, 10, 11, 12, 13, 14, 15],        // Central European
         [1, 16],                            // Turkish
         [1, 5, 6, 9],                       // Nordic with Icelandic
+        // Not with Swedish or French: their `é` outside the Baltic letters marks `Hélčne` as no Baltic word.
+        [1, 17, 18, 19],                    // Baltic
     ].map { $0.reduce(0) { $0 | 1 << $1 } }
     static let cyrillicGroup = 1 << 31
     static let cyrillicShift = 24
@@ -302,6 +370,12 @@ enum EncodingGuesser {
     /// A Cyrillic letter Russian does not have (Ukrainian `і`, Serbian `ђ`).
     static let otherCyrillicCost = 0.3
 
+    /// Of `touchesLetters`, those that stand at a word's edge, never between two of its letters.
+    static let notBetweenLetters: Set<UInt32> = [0x201A, 0x201E, 0x201C, 0x201D, 0xAB, 0xBB, 0x2026, 0xBF, 0xA1, 0xB0, 0x2122]
+
+    /// Letters that are words on their own (French and Portuguese `à`, Portuguese `é`, Lithuanian `į`).
+    static let oneLetterWords: Set<UInt32> = [0xE0, 0xE9, 0x12F]     // à é į
+
     static let ordinalIndicators: Set<UInt32> = [0xBA, 0xAA]     // º ª
 
     /// Symbols of `neutral` that may touch a letter: quotes, dashes, `…`, `°C`, the no-break space. Others glued to a word
@@ -327,6 +401,8 @@ enum EncodingGuesser {
         }
         var total = 0.0, bad = 0.0
         var cyrillicLetters: [UInt32] = []
+        /// Per letter: how often it is in a word, and how often as the one non-ASCII letter, last, of a Latin word.
+        var seen: [UInt32: Int] = [:], trailing: [UInt32: Int] = [:]
         /// The words that fit some language: the groups of those languages, and their non-ASCII letters.
         var fitting: [(groups: Int, letters: Double)] = []
         var words: [Word] = []
@@ -386,6 +462,10 @@ enum EncodingGuesser {
                     continue
                 }
                 let nonFinal = lastIsHigh ? letters.dropLast() : letters[...]
+                for l in letters { seen[l, default: 0] += 1 }
+                if latin && !cyrillic && letters.count == 1 && lastIsHigh && length > 1 { trailing[letters[0], default: 0] += 1 }
+                let firstLower = Unicode.Scalar(scalars[start])!.properties.lowercaseMapping.unicodeScalars.first!.value
+                let highFirst = sample[start] >= 0x80
                 var groups = 0, languages = 0
                 if cyrillic {
                     for (k, l) in cyrillicLanguages.enumerated() where letters.allSatisfy(l.contains) {
@@ -394,12 +474,12 @@ enum EncodingGuesser {
                     }
                 } else {
                     for (k, a) in latinLanguages.enumerated()
-                    where letters.allSatisfy(a.letters.contains) && !nonFinal.contains(where: a.finalOnly.contains) {
+                    where letters.allSatisfy(a.letters.contains) && !nonFinal.contains(where: a.finalOnly.contains)
+                        && !(highFirst && a.neverFirst.contains(firstLower)) {
                         languages |= 1 << k
                         for (g, members) in latinGroups.enumerated() where members & 1 << k != 0 { groups |= 1 << g }
                     }
                 }
-                let firstLower = Unicode.Scalar(scalars[start])!.properties.lowercaseMapping.unicodeScalars.first!.value
                 if groups == 0 {
                     bad += h                        // letters no one language has together: `Dvoøák`
                 } else if latin && length >= 3 && Double(high) > Double(length) * 0.75 {
@@ -410,9 +490,11 @@ enum EncodingGuesser {
                     fitting.append((groups, h))
                     words.append(Word(range: start..<i, languages: languages, letters: h))
                     if length == 1 {
-                        // A lone non-ASCII letter is weak evidence at best; glued to a number it is an
+                        // A lone non-ASCII letter is weak evidence at best, unless it is a word (`à`, which
+                        // CP850 gives where Windows-1252 gives a plausible `…`); glued to a number it is an
                         // ordinal or a unit, and those are º, ª or ASCII: `3ş` is Windows-1250's `3º`.
-                        bad += i - 1 > 0 && isDigit(scalars[i - 2]) ? 1 : 0.5
+                        let glued = i - 1 > 0 && isDigit(scalars[i - 2])
+                        bad += glued ? 1 : oneLetterWords.contains(letters.first ?? 0) ? 0 : 0.5
                     }
                     if cyrillic {
                         cyrillicLetters += letters
@@ -429,10 +511,17 @@ enum EncodingGuesser {
                     bad += 1                        // `Wroc³aw`, box drawing, stray symbols
                 } else if !touchesLetters.contains(v) && (i > 0 && glues(scalars[i - 1]) || i + 1 < n && glues(scalars[i + 1])) {
                     bad += 1                        // `„®áâ`, `€®¢`: a symbol glued to a word or to other symbols
+                } else if notBetweenLetters.contains(v) && i > 0 && i + 1 < n && isLetter(scalars[i - 1]) && isLetter(scalars[i + 1]) {
+                    bad += 1                        // `J‚r“me`: Windows-1252's reading of CP850 `Jérôme`
                 }
             }
             i += 1
         }
+        // One letter that ends otherwise ASCII words, every time it is read, three times or more, is more likely a
+        // symbol after them: `Nameá, Cityá, Stateá` is CP850's reading of the FDIC list's no-break spaces. A
+        // quarter each: a suspicion that tips a decision other evidence leans to, never one on its own (`Bogotá,
+        // Panamá, Pará` in CP850 then stops rather than being read as Windows-1252).
+        for (l, n) in trailing where n >= 3 && seen[l] == n { bad += Double(n) * 0.25 }
         // The words of one file come from one group of languages; those of others count half.
         if fitting.count > 1 {
             let all = fitting.reduce(0) { $0 + $1.letters }

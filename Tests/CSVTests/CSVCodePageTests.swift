@@ -117,10 +117,14 @@ final class CSVCodePageTests: XCTestCase {
     }
 
     func testTheSameBytesInEveryCandidateAreWindows1252() throws {
-        // Only a dash and a no-break space: Windows-1250, -1251 and -1252 read them alike.
-        let (rows, chosen) = try rows([0x61, 0x96, 0x62, 0x2C, 0x63, 0xA0, 0x0A])
+        // Only a dash and a no-break space: Windows-1250, -1251 and -1252 read them alike, and Windows-1252 speaks
+        // for them; CP850 reads them as letters (`aûb`, `cá`), as plausible, so both are named.
+        let error = csvError { _ = try CSVReader(data: Data([0x61, 0x96, 0x62, 0x2C, 0x63, 0xA0, 0x0A]), displayName: "in.csv") }
+        XCTAssertEqual(error?.description, "in.csv: not UTF-8; the text looks like Windows-1252 (Western European) or CP850 (Western European, DOS) — give --encoding")
+        // Where CP850's reading is no text, the dash is Windows-1252's (Windows-1250 and -1251 reading it alike).
+        let (rows, chosen) = try rows(Array("a".utf8) + [0x96] + Array("B,c\n".utf8))
         XCTAssertEqual(chosen, .windows1252)
-        XCTAssertEqual(rows, [["a–b", "c\u{A0}"]])
+        XCTAssertEqual(rows, [["a–B", "c"]])
     }
 
     func testUnclearEvidenceStopsWithTheCandidates() {

@@ -70,10 +70,11 @@ final class CSVEncodingTests: XCTestCase {
     }
 
     func testAutoOnAStreamJudgesTheFirstBuffer() throws {
-        try withPipe(Data([0x61, 0x96, 0x0A] + Array("b\n".utf8))) { fd in
+        // (`a–B`: CP850 reads the dash as `û`, and `aûB` is no word.)
+        try withPipe(Data([0x61, 0x96, 0x42, 0x0A] + Array("b\n".utf8))) { fd in
             let reader = try CSVReader(fileDescriptor: fd, displayName: "-")
             XCTAssertEqual(reader.encoding, .windows1252)
-            XCTAssertEqual(try reader.readAll(), [["a–"], ["b"]])
+            XCTAssertEqual(try reader.readAll(), [["a–B"], ["b"]])
         }
         try withPipe(Data("a,b\nZoë,x\n".utf8)) { fd in
             let reader = try CSVReader(fileDescriptor: fd, displayName: "-")
