@@ -64,6 +64,9 @@ STRESS = [
     "BookkeeperCLITests.DocumentWholeTests/testDocumentsInRandomOrderWithBadLinesAnywhereEqualTheReference",
     "BookkeeperCLITests.DecimalMarkTests/testGeneratedColumnsAreReadAsMeantOrRefused",
     "ImporterTests.DateFormatPropertyTests",
+    "CSVTests.EncodingPropertyTests",
+    "BookkeeperCLITests.KeyFormTests/testEveryNormalFormOfAKeyIsOneObject",
+    "ObjectStoreTests.TextNormalFormTests",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")
