@@ -44,6 +44,7 @@ SERIAL = [
     "ReportRenderersTests.XLSXMemoryTests",
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
     "BookkeeperCLITests.InputChangedTests",
+    "ObjectStoreTests.TextNormalFormTests/testLongTextComposesInLinearTime",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
