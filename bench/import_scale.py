@@ -8,7 +8,8 @@ Paths, each on a fresh copy of a store with the sample directories and a model g
 - --on-error skip where one document in four fails on its last line, after its earlier lines were kept
   (read twice: once to learn them all, once to reject them whole);
 - documents read from a named pipe (read once, as standard input);
-- a `;` file whose quantity column shows its decimal mark only on its last line (read twice).
+- a `;` file whose quantity column shows its decimal mark only on its last line (read twice);
+- customers stored in NFC imported again typed in NFD (each matched through the normal-form map).
 
 Each time is the median of RUNS runs (default 3) of the import alone (the store copied before each). The bench
 prints every time and the ratio per doubling, (t(largest) / t(smallest)) ** (1 / doublings), and fails above 2.3.
@@ -164,6 +165,29 @@ def main():
             return f"exit {r.returncode}"
         return None if '"passes":2' in r.stdout else "not read exactly twice"
     ok_all &= path_bench("a decimal mark shown on the last line only", marks, marks_expect)
+
+    nfd_stores = {}
+
+    def nfd(n):
+        # Customers stored in NFC, imported again typed in NFD (as macOS writes): every key is matched through the
+        # normal-form map, none is a new customer.
+        import unicodedata
+        names = [f"Café Olé {i} Žluťoučký" for i in range(n)]
+        if n not in nfd_stores:
+            store = WORK / f"nfc-{n}.sqlite"
+            if not store.exists():
+                shutil.copy(base, store)
+                text = "name,info\n" + "".join(f"{unicodedata.normalize('NFC', x)},a\n" for x in names)
+                bk(store, "import", "Customer", str(file(f"nfc-{n}.csv", text)), "--quiet")
+            nfd_stores[n] = store
+        text = "name,info\n" + "".join(f"{unicodedata.normalize('NFD', x)},b\n" for x in names)
+        return nfd_stores[n], ["import", "Customer", str(file(f"nfd-{n}.csv", text)), "--summary", "json"], None
+
+    def nfd_expect(n, r):
+        if r.returncode != 0:
+            return f"exit {r.returncode}"
+        return None if '"inserted":0' in r.stdout else "an NFD name made a new customer"
+    ok_all &= path_bench("directory keys typed in NFD, stored in NFC", nfd, nfd_expect)
 
     if not ok_all:
         sys.exit(f"an import path grew faster than {LIMIT}x per doubling")
