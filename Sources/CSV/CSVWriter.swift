@@ -215,7 +215,13 @@ public final class CSVWriter {
         do {
             try utf8.withUnsafeBufferPointer { (b) throws(UnencodableCharacter) in try encoder.encode(b, into: &encodedBytes) }
         } catch {
-            throw Unencodable(fieldIndex: field, character: error)
+            // Through the String form, which writes text stored decomposed (NFD) composed when the page needs it.
+            encodedBytes.removeAll(keepingCapacity: true)
+            do {
+                try encoder.encode(String(decoding: utf8, as: UTF8.self), into: &encodedBytes)
+            } catch {
+                throw Unencodable(fieldIndex: field, character: error)
+            }
         }
         try io { () throws(Errno) in try sink.reserve(encodedBytes.count) }
         encodedBytes.withUnsafeBufferPointer { sink.append($0.baseAddress!, count: $0.count) }

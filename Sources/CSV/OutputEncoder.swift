@@ -91,7 +91,18 @@ public final class OutputEncoder {
 
     public func encode(_ text: String, into out: inout [UInt8], fallback: Bool = false) throws(UnencodableCharacter) {
         let bytes = Array(text.utf8)
-        try bytes.withUnsafeBufferPointer { (b) throws(UnencodableCharacter) in try encode(b, into: &out, fallback: fallback) }
+        let mark = out.count
+        do {
+            try bytes.withUnsafeBufferPointer { (b) throws(UnencodableCharacter) in try encode(b, into: &out, fallback: fallback) }
+        } catch {
+            // Text stored decomposed (NFD, as macOS writes it: `U` + U+0308) has no code for the lone mark, but a
+            // code page holds the composed letter (`Ü`): the same text, composed, is written instead.
+            let composed = text.precomposedStringWithCanonicalMapping
+            guard composed != text || composed.utf8.count != text.utf8.count else { throw error }
+            out.removeSubrange(mark...)
+            let again = Array(composed.utf8)
+            try again.withUnsafeBufferPointer { (b) throws(UnencodableCharacter) in try encode(b, into: &out, fallback: fallback) }
+        }
     }
 
     private func convert(_ cd: iconv_t, _ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], fallback: Bool) throws(UnencodableCharacter) {

@@ -87,7 +87,10 @@ package enum Exporter {
             } catch let error as CSVWriter.Unencodable {
                 let what = object.map { o in keyIndex.map { "\(entity.name) \"\(o.attributes[$0].description)\"" } ?? "\(entity.name) \(o.rowID)" }
                     ?? "the header"
-                throw ExportError(message: "\(path): \(what), column \(names[error.fieldIndex]): \(error.character.message) — nothing was written",
+                // A file appears whole or not at all; standard output has had the lines before this one.
+                let before = object == nil ? "nothing" : lines == 0 ? "the header" : "the header and the \(lines) line\(lines == 1 ? "" : "s") before it"
+                let outcome = path == "-" ? "the output is incomplete: \(before) went to standard output" : "nothing was written"
+                throw ExportError(message: "\(path): \(what), column \(names[error.fieldIndex]): \(error.character.message) — \(outcome)",
                                        category: .data)
             }
         }

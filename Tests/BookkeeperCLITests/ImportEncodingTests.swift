@@ -314,14 +314,14 @@ final class ImportEncodingTests: ImportTestCase {
         XCTAssertEqual(ok("export", "Order").split(separator: "\n").map { $0.prefix(4) }, ["numb", "A-1,", "B-1,"])
         XCTAssertEqual(ok("fetch", "Order", "--where", "number == \"B-1\"", "--count"), "1\n")
 
-        // b.csv with its header: that line is a record as a repeated header always was (here its date is an error),
-        // and columns after a dropped mark count from after it, as on the first line.
+        // b.csv with its header: that line is the header again, an error of its own (it was a record, here with a
+        // date that is not one), and columns after a dropped mark count from after it, as on the first line.
         csv("abh.csv", a + "\u{FEFF}number,date\nC-1,2024-01-04\n\u{FEFF}D-1,x\n")
         let before = try contents()
         let r = bk("import", "Order", "abh.csv")
         XCTAssertEqual(r.status, 65, "\(r)")
         XCTAssertEqual(r.stderr.split(separator: "\n").prefix(2), [
-            "bookkeeper: abh.csv:3:8: column \"date\": \"date\" is not a date in format %Y-%m-%d",
+            "bookkeeper: abh.csv:3: this line is the header again (two files joined?), not a record",
             "bookkeeper: abh.csv:5:5: column \"date\": \"x\" is not a date in format %Y-%m-%d",
         ])
         XCTAssertEqual(try contents(), before, "the store is left exactly as it was")

@@ -10,13 +10,15 @@ import Foundation
 
 final class AcceptedRejects {
     let path: String
-    private var known: Set<[String]> = []
+    /// Each known line with how many times the file has it: a known line rejected more often than that is new (an
+    /// upstream fault that repeats a bad line went unnoticed when known lines were a set).
+    private var known: [[String]: Int] = [:]
     private let delimiter: CSVReader.Delimiter
     /// How many known lines this import rejected again, and how many rejected lines were new.
     private(set) var matched = 0
     private(set) var unmatched = 0
-    /// The known lines this import rejected again (so that those that no longer occur can be counted).
-    private var seen: Set<[String]> = []
+    /// How many times this import rejected each known line again (so that those that no longer occur can be counted).
+    private var seenCounts: [[String]: Int] = [:]
 
     /// Reads the file as `import` reads a CSV (its encoding and delimiter as the input's, or sniffed); a missing
     /// or unreadable file is an input error.
@@ -37,7 +39,7 @@ final class AcceptedRejects {
                 // The header the rejects file begins with (its last column is `reason`).
                 if first, fields.last == "reason" { first = false; continue }
                 first = false
-                known.insert(AcceptedRejects.normalized(fields))
+                known[AcceptedRejects.normalized(fields), default: 0] += 1
             }
         } catch let error as CSVError {
             throw ImportFailure(lines: ["\(error.description) (--accept-rejects)"], category: .data)
@@ -54,9 +56,9 @@ final class AcceptedRejects {
         }
         fields.append(reason)
         fields = AcceptedRejects.normalized(fields)
-        if known.contains(fields) {
+        if let times = known[fields], (seenCounts[fields] ?? 0) < times {
             matched += 1
-            seen.insert(fields)
+            seenCounts[fields, default: 0] += 1
             return true
         }
         unmatched += 1
@@ -78,12 +80,12 @@ final class AcceptedRejects {
     }
 
     /// Known lines this import did not reject (fixed at the source, or no longer in the export).
-    var notRecurring: Int { known.count - seen.count }
+    var notRecurring: Int { known.values.reduce(0, +) - seenCounts.values.reduce(0, +) }
 
     /// Forgets what a pass noted (the input is read again).
     func reset() {
         matched = 0
         unmatched = 0
-        seen = []
+        seenCounts = [:]
     }
 }

@@ -44,6 +44,14 @@ extension ImportPass {
         while let record = try reader.next() {
             n += 1
             if n & 8191 == 0 { progress?.update(bytes: record.byteOffset, records: n) }
+            if let header = plan.headerFields, record.count == header.count, isHeaderAgain(record, header) {
+                // Not a record: a customer named "name" was imported from the second file's header.
+                let problem = ImportIssue(line: record.line, record: record.number,
+                                          message: "this line is the header again (two files joined?), not a record")
+                issues.add(problem)
+                if settings.onError == .skip { try reject([record.rawText], reason: problem.message, entity: entity.name) }
+                continue
+            }
             if let problem = checkFieldCount(record, expected: fields) {
                 if let groupedBy, let malformed, groupedBy < record.count, record.count > 1 {
                     malformed.pointee = problem
@@ -56,6 +64,15 @@ extension ImportPass {
             return record
         }
         return nil
+    }
+
+    /// Whether every field of the line is the header's (the first compared as bytes, so that a usual line costs one
+    /// comparison of its first field).
+    func isHeaderAgain(_ record: CSVRecord, _ header: [String]) -> Bool {
+        let first = record.withBytes(ofField: 0) { b in b.count == header[0].utf8.count && b.elementsEqual(header[0].utf8) }
+        guard first else { return false }
+        for i in 1..<header.count where record[i] != header[i] { return false }
+        return true
     }
 
     /// Directories, and documents without rows: one record per line.
@@ -297,10 +314,15 @@ extension ImportPass {
             } else if replay == nil && !rowsOnly {
                 for (k, c) in mainColumns.enumerated() {
                     let range = ownRanges[k]
-                    let agrees = ownBytes.withUnsafeBufferPointer { all in
+                    var agrees = ownBytes.withUnsafeBufferPointer { all in
                         record.withBytes(ofField: c.index) { b in
                             b.count == range.count && (b.count == 0 || memcmp(b.baseAddress!, all.baseAddress! + range.lowerBound, b.count) == 0)
                         }
+                    }
+                    // The same text in another normal form (a customer named in NFC on one line, NFD on the next) is
+                    // the same value: keys match that way, and the store keeps the first spelling.
+                    if !agrees, c.index < record.count {
+                        agrees = TextNormalForm.equivalent(record[c.index], String(decoding: ownBytes[range], as: UTF8.self))
                     }
                     if !agrees {
                         if settings.onConflict != .error, let parent {

@@ -109,6 +109,8 @@ struct ImportPlan {
     let fieldCount: Int
     /// The header line as read, for the rejects file.
     let headerRaw: String?
+    /// The header's fields as read, to know the header met again as a line (two exports joined with `cat`).
+    let headerFields: [String]?
     /// Columns that map to nothing (with --ignore-unknown).
     let unknown: [String]
     let cells: Cells
@@ -155,6 +157,7 @@ struct ImportPlan {
             header = columns
             headerless = true
             headerRaw = nil
+            headerFields = nil
         } else {
             headerless = false
             do {
@@ -163,6 +166,7 @@ struct ImportPlan {
                 }
                 header = Array(first)
                 headerRaw = first.rawText
+                headerFields = header
             } catch let error as CSVError {
                 throw ImportFailure(error)
             }
