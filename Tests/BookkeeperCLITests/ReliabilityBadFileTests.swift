@@ -83,7 +83,7 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
         // and names the candidates; given the encoding, every byte but NUL is a character in Windows-1252.
         bytes("cp1252.csv", Array("name\nCaf".utf8) + [0xE9, 0x81, 0x0A])
         try fails(65, ["import", "Tag", "cp1252.csv"],
-                  "bookkeeper: cp1252.csv: not UTF-8; the text looks like Windows-1252 (Western European) or Windows-1251 (Cyrillic) — give --encoding\n")
+                  "bookkeeper: cp1252.csv: not UTF-8; the text looks like Windows-1252 (Western European), Windows-1251 (Cyrillic) or KOI8-R (Cyrillic) — give --encoding\n")
         XCTAssertEqual(bk(["import", "Tag", "cp1252.csv", "--quiet", "--encoding", "windows-1252"]).status, 0)
         XCTAssertEqual(try queryStore(store, "SELECT name FROM Tag ORDER BY id DESC LIMIT 1"), ["Café\u{81}"])
     }
