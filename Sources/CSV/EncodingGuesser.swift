@@ -281,10 +281,12 @@ enum EncodingGuesser {
         let letters: Set<UInt32>
         let finalOnly: Set<UInt32>
         let neverFirst: Set<UInt32>
-        init(_ letters: String, finalOnly: String = "", neverFirst: String = "") {
+        let firstOnly: Set<UInt32>
+        init(_ letters: String, finalOnly: String = "", neverFirst: String = "", firstOnly: String = "") {
             self.letters = Set(letters.unicodeScalars.map(\.value))
             self.finalOnly = Set(finalOnly.unicodeScalars.map(\.value))
             self.neverFirst = Set(neverFirst.unicodeScalars.map(\.value))
+            self.firstOnly = Set(firstOnly.unicodeScalars.map(\.value))
         }
     }
 
@@ -301,7 +303,7 @@ enum EncodingGuesser {
         Alphabet("åäöé"),                                    // Swedish, Finnish
         Alphabet("ëïéèáóú"),                                 // Dutch
         Alphabet("àçèéíïòóúü"),                              // Catalan
-        Alphabet("ðþáéíóúýæö", neverFirst: "ð"),             // Icelandic
+        Alphabet("ðþáéíóúýæö", neverFirst: "ð", firstOnly: "þ"),             // Icelandic
         Alphabet("ąćęłńóśźż", neverFirst: "ąęń"),            // Polish
         Alphabet("áčďéěíňóřšťúůýž", neverFirst: "ěů"),       // Czech
         Alphabet("áäčďéíĺľňóôŕšťúýž"),                       // Slovak
@@ -319,7 +321,7 @@ enum EncodingGuesser {
     /// one Czech, Slovak and German ones. A reading whose words need languages of two groups is less
     /// plausible: Windows-1252 reads Turkish `Şişli` as Icelandic `Þiþli` beside Western `Gümüþhane`.
     static let latinGroups: [Int] = [
-        [0, 1, 2, 3, 4, 5, 6, 7, 8],        // Western
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],     // Western
         [1, 10, 11, 12, 13, 14, 15],        // Central European
         [1, 16],                            // Turkish
         [1, 5, 6, 9],                       // Nordic with Icelandic
@@ -406,6 +408,7 @@ enum EncodingGuesser {
         /// The words that fit some language: the groups of those languages, and their non-ASCII letters.
         var fitting: [(groups: Int, letters: Double)] = []
         var words: [Word] = []
+        var numeros = 0
         var i = 0
         let n = scalars.count
         while i < n {
@@ -475,10 +478,16 @@ enum EncodingGuesser {
                 } else {
                     for (k, a) in latinLanguages.enumerated()
                     where letters.allSatisfy(a.letters.contains) && !nonFinal.contains(where: a.finalOnly.contains)
-                        && !(highFirst && a.neverFirst.contains(firstLower)) {
+                        && !(highFirst && a.neverFirst.contains(firstLower))
+                        && !(highFirst ? letters.dropFirst() : letters[...]).contains(where: a.firstOnly.contains) {
                         languages |= 1 << k
                         for (g, members) in latinGroups.enumerated() where members & 1 << k != 0 { groups |= 1 << g }
                     }
+                }
+                let numberFollows = j < n && isDigit(scalars[j]) || j + 1 < n && scalars[j] == 0x20 && isDigit(scalars[j + 1])
+                if groups != 0 && length == 2 && (scalars[start] | 0x20) == 0x6E && lastIsHigh && numberFollows {
+                    numeros += 1                    // `Nş 12`, `Nē 12`: where Western text writes `Nº 12`
+                    continue
                 }
                 if groups == 0 {
                     bad += h                        // letters no one language has together: `Dvoøák`
@@ -522,13 +531,19 @@ enum EncodingGuesser {
         // quarter each: a suspicion that tips a decision other evidence leans to, never one on its own (`Bogotá,
         // Panamá, Pará` in CP850 then stops rather than being read as Windows-1252).
         for (l, n) in trailing where n >= 3 && seen[l] == n { bad += Double(n) * 0.25 }
-        // The words of one file come from one group of languages; those of others count half.
+        // `N` and a letter before a number is the place of Western `Nº`: a misreading among Western words (`José,
+        // Nş 12`), a suspicion alone (`Nş 12`), a quarter bad, that never decides on its own.
+        let western = fitting.contains { $0.groups & 1 != 0 }
+        bad += Double(numeros) * (western ? 1 : 0.25)
+        // The words of one file come from one group of languages; those of others read badly: Windows-1257 reads
+        // a Western list's `François, Núñez, Cádiz, Hélène` as Latvian `Franēois`, Polish `Nśńez`, Lithuanian
+        // `Cįdiz` and Czech `Hélčne`, of two groups where Windows-1252 needs one. (Half, before, let that list stop.)
         if fitting.count > 1 {
             let all = fitting.reduce(0) { $0 + $1.letters }
             let main = (latinGroups.indices.map { 1 << $0 } + [cyrillicGroup]).map { g in
                 fitting.reduce(0) { $0 + ($1.groups & g != 0 ? $1.letters : 0) }
             }.max()!
-            bad += (all - main) * 0.5
+            bad += all - main
         }
         // Cyrillic text has over a quarter vowels (42% on average; `Санкт-Петербург` 29%, `Невский пр., д.`
         // 20%: judged on 20 letters or more), and its ten most frequent letters make over a third of it.
