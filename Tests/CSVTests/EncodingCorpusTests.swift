@@ -394,6 +394,29 @@ final class EncodingCorpusTests: XCTestCase {
         XCTAssertEqual(EncodingCorpus.outcome(encoded(text, "CP1257")), .picked(CSVEncoding(label: "windows-1257")!))
     }
 
+    func testAMixedWesternListStoppedAfterBeingDecidedBefore() throws {
+        // Issue 24, third round: French, German and Spanish customers in Windows-1252 (ImportEncodingTests' Western
+        // example), 64 KiB of them, were read as Windows-1252 until the pairwise decision (5bada0b). Windows-1257
+        // reads the French and Spanish names as Latvian, Polish, Lithuanian and Czech (`Franēois`, `Nśńez`, `Cįdiz`,
+        // `Hélčne`), words of two groups counted half bad, and the list stopped naming both, however long. Every
+        // word of Windows-1252's reading is of one group, and it is read so again.
+        let rows = ["François Dupré,FR,Besançon", "Jürgen Müller,DE,Köln", "José Núñez,ES,Cádiz",
+                    "Hélène Lefèvre,FR,Orléans", "Günther Weiß,DE,Düsseldorf"]
+        var text = "name,code,info\n"
+        var i = 0
+        while text.unicodeScalars.count < EncodingEvidence.sampleLimit {
+            let parts = rows[i % rows.count].split(separator: ",")
+            text += "\(parts[0]),\(parts[1])-\(i + 1),\(parts[2])\n"
+            i += 1
+        }
+        let bytes = encoded(text, "CP1252")
+        XCTAssertEqual(EncodingCorpus.outcome(bytes), .picked(.windows1252))
+        let (read, chosen) = try read(bytes)
+        XCTAssertEqual(chosen, .windows1252)
+        XCTAssertEqual(read.count, i + 1)
+        XCTAssertEqual(read[3], ["José Núñez", "ES-3", "Cádiz"])
+    }
+
     func testNoBreakSpacesAfterHeaderCellsAreNotCP850Letters() throws {
         // The FDIC list's only non-ASCII bytes are a no-break space after each header cell and one dash: CP850 reads
         // them `Bank Nameá, Cityá, Stateá` and `FirstûCitizens`. One letter ending words, each time it is read, is
