@@ -385,20 +385,37 @@ enum EncodingGuesser {
     static let touchesLetters: Set<UInt32> = [0x2013, 0x2014, 0xAB, 0xBB, 0x201E, 0x201C, 0x201D, 0x2018, 0x2019,
                                               0x201A, 0x2026, 0xB0, 0xBF, 0xA1, 0xB4, 0xB7, 0x2122, 0xA0]
 
+    /// What each byte of a code page is, looked up once per page rather than asked of Unicode per character (the
+    /// guess reads 64 KiB in thirteen pages): letter, lowercase, uppercase, and its lowercase letter.
+    struct PageLetters: Sendable {
+        static let letter: UInt8 = 1, lowercase: UInt8 = 2, uppercase: UInt8 = 4
+        var kind = [UInt8](repeating: 0, count: 256)
+        var lower = [UInt32](repeating: 0, count: 256)
+
+        init(_ table: SingleByteTable) {
+            for b in 0..<256 {
+                guard let s = Unicode.Scalar(table.scalars[b]) else { continue }
+                let p = s.properties
+                kind[b] = (p.isAlphabetic ? PageLetters.letter : 0) | (p.isLowercase ? PageLetters.lowercase : 0)
+                    | (p.isUppercase ? PageLetters.uppercase : 0)
+                lower[b] = p.lowercaseMapping.unicodeScalars.first!.value
+            }
+        }
+    }
+
     /// How implausible `sample` reads in `table`: how many of its non-ASCII characters read badly, of
     /// how many, and the words that fit some language.
     static func badness(_ sample: [UInt8], _ table: SingleByteTable) -> (bad: Double, total: Double, words: [Word]) {
         let scalars = sample.map { table.scalars[Int($0)] }
-        func isLetter(_ v: UInt32) -> Bool {
-            guard let s = Unicode.Scalar(v) else { return false }
-            return s.properties.isAlphabetic
-        }
+        let page = PageLetters(table)
+        /// Whether the character at `k` is a letter.
+        func isLetter(at k: Int) -> Bool { page.kind[Int(sample[k])] & PageLetters.letter != 0 }
         func isDigit(_ v: UInt32) -> Bool { v >= 0x30 && v <= 0x39 }
-        func glues(_ v: UInt32) -> Bool { isLetter(v) || (v >= 0x80 && v != 0xA0) }
+        func glues(at k: Int) -> Bool { isLetter(at: k) || (scalars[k] >= 0x80 && scalars[k] != 0xA0) }
         // A symbol glued to a word breaks it: the word is misread as a whole (`бьш№эютр`, ISO-8859-5's
         // reading of Windows-1251 `Смирнова`; `╩ущьщп`), not only the symbol.
         func breaks(_ k: Int) -> Bool {
-            k >= 0 && k < n && sample[k] >= 0x80 && !isLetter(scalars[k]) && scalars[k] != 0xA0
+            k >= 0 && k < n && sample[k] >= 0x80 && !isLetter(at: k) && scalars[k] != 0xA0
                 && !touchesLetters.contains(scalars[k]) && !inWord.contains(scalars[k])
         }
         var total = 0.0, bad = 0.0
@@ -413,7 +430,7 @@ enum EncodingGuesser {
         let n = scalars.count
         while i < n {
             let v = scalars[i]
-            if isLetter(v) {
+            if isLetter(at: i) {
                 // A word: a run of letters (and the marks that may stand inside one).
                 var j = i
                 var high = 0, latin = false, cyrillic = false, other = false, caseBreak = false
@@ -423,13 +440,13 @@ enum EncodingGuesser {
                 var lastIsHigh = false
                 while j < n {
                     let w = scalars[j]
-                    if !isLetter(w) {
-                        if inWord.contains(w), j + 1 < n, isLetter(scalars[j + 1]), j > i { total += 1; j += 1; continue }
+                    if !isLetter(at: j) {
+                        if inWord.contains(w), j + 1 < n, isLetter(at: j + 1), j > i { total += 1; j += 1; continue }
                         break
                     }
-                    let s = Unicode.Scalar(w)!
+                    let b = Int(sample[j])
                     if w < 0x250 { latin = true } else if w >= 0x400 && w < 0x530 { cyrillic = true } else { other = true }
-                    let lower = s.properties.isLowercase, upper = s.properties.isUppercase
+                    let lower = page.kind[b] & PageLetters.lowercase != 0, upper = page.kind[b] & PageLetters.uppercase != 0
                     if upper && previousLower { caseBreak = true }
                     previousLower = lower
                     lastIsHigh = sample[j] >= 0x80
@@ -438,7 +455,7 @@ enum EncodingGuesser {
                         ordinals.append(j)
                     } else if lastIsHigh {
                         high += 1
-                        let l = s.properties.lowercaseMapping.unicodeScalars.first!.value
+                        let l = page.lower[b]
                         letters.append(l < 0x80 ? w : l)
                     }
                     j += 1
@@ -467,7 +484,7 @@ enum EncodingGuesser {
                 let nonFinal = lastIsHigh ? letters.dropLast() : letters[...]
                 for l in letters { seen[l, default: 0] += 1 }
                 if latin && !cyrillic && letters.count == 1 && lastIsHigh && length > 1 { trailing[letters[0], default: 0] += 1 }
-                let firstLower = Unicode.Scalar(scalars[start])!.properties.lowercaseMapping.unicodeScalars.first!.value
+                let firstLower = page.lower[Int(sample[start])]
                 let highFirst = sample[start] >= 0x80
                 var groups = 0, languages = 0
                 if cyrillic {
@@ -518,9 +535,9 @@ enum EncodingGuesser {
                     bad += 1                        // an undefined byte or a C1 control
                 } else if !neutral.contains(v) {
                     bad += 1                        // `Wroc³aw`, box drawing, stray symbols
-                } else if !touchesLetters.contains(v) && (i > 0 && glues(scalars[i - 1]) || i + 1 < n && glues(scalars[i + 1])) {
+                } else if !touchesLetters.contains(v) && (i > 0 && glues(at: i - 1) || i + 1 < n && glues(at: i + 1)) {
                     bad += 1                        // `„®áâ`, `€®¢`: a symbol glued to a word or to other symbols
-                } else if notBetweenLetters.contains(v) && i > 0 && i + 1 < n && isLetter(scalars[i - 1]) && isLetter(scalars[i + 1]) {
+                } else if notBetweenLetters.contains(v) && i > 0 && i + 1 < n && isLetter(at: i - 1) && isLetter(at: i + 1) {
                     bad += 1                        // `J‚r“me`: Windows-1252's reading of CP850 `Jérôme`
                 }
             }
