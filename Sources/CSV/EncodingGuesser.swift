@@ -282,11 +282,15 @@ enum EncodingGuesser {
         let finalOnly: Set<UInt32>
         let neverFirst: Set<UInt32>
         let firstOnly: Set<UInt32>
-        init(_ letters: String, finalOnly: String = "", neverFirst: String = "", firstOnly: String = "") {
+        /// Letters that stand only after a vowel (a diaeresis parts two vowels: `Noël`, `Gaëlle`, `naïf`).
+        let afterVowel: Set<UInt32>
+        init(_ letters: String, finalOnly: String = "", neverFirst: String = "", firstOnly: String = "",
+             afterVowel: String = "") {
             self.letters = Set(letters.unicodeScalars.map(\.value))
             self.finalOnly = Set(finalOnly.unicodeScalars.map(\.value))
             self.neverFirst = Set(neverFirst.unicodeScalars.map(\.value))
             self.firstOnly = Set(firstOnly.unicodeScalars.map(\.value))
+            self.afterVowel = Set(afterVowel.unicodeScalars.map(\.value))
         }
     }
 
@@ -294,15 +298,15 @@ enum EncodingGuesser {
     /// names, but each name is in one language). Italian accents only a word's last vowel (`città`, `Nicolò`),
     /// so `Zdenìk`, Windows-1252's reading of Czech `Zdeněk`, is no Italian word.
     static let latinLanguages: [Alphabet] = [
-        Alphabet("àâæçéèêëîïôœùûüÿ", finalOnly: "ù"),        // French
+        Alphabet("àâæçéèêëîïôœùûüÿ", finalOnly: "ù", afterVowel: "ëï"),       // French
         Alphabet("äöüß"),                                    // German
         Alphabet("áéíñóúü"),                                 // Spanish
         Alphabet("ãõáâêôçàéíóú"),                            // Portuguese
         Alphabet("àèéìíòóù", finalOnly: "àèéìíòóù"),         // Italian
         Alphabet("æøåéó"),                                   // Danish, Norwegian
         Alphabet("åäöé"),                                    // Swedish, Finnish
-        Alphabet("ëïéèáóú"),                                 // Dutch
-        Alphabet("àçèéíïòóúü"),                              // Catalan
+        Alphabet("ëïéèáóú", afterVowel: "ëï"),              // Dutch
+        Alphabet("àçèéíïòóúü", afterVowel: "ï"),            // Catalan
         Alphabet("ðþáéíóúýæö", neverFirst: "ð", firstOnly: "þ"),             // Icelandic
         Alphabet("ąćęłńóśźż", neverFirst: "ąęń"),            // Polish
         Alphabet("áčďéěíňóřšťúůýž", neverFirst: "ěů"),       // Czech
@@ -375,6 +379,9 @@ enum EncodingGuesser {
     /// Of `touchesLetters`, those that stand at a word's edge, never between two of its letters.
     static let notBetweenLetters: Set<UInt32> = [0x201A, 0x201E, 0x201C, 0x201D, 0xAB, 0xBB, 0x2026, 0xBF, 0xA1, 0xB0, 0x2122]
 
+    /// Vowels, lowercase, that a diaeresis may follow (`afterVowel`).
+    static let vowels = Set("aeiouyàâéèêëîïôûüœæáíóú".unicodeScalars.map(\.value))
+
     /// Letters that are words on their own (French and Portuguese `à`, Portuguese `é`, Lithuanian `į`).
     static let oneLetterWords: Set<UInt32> = [0xE0, 0xE9, 0x12F]     // à é į
 
@@ -427,6 +434,15 @@ enum EncodingGuesser {
         var words: [Word] = []
         var numeros = 0
         var i = 0
+        /// Whether a letter of `marked` in the word being read stands first or after no vowel (`Klaipëda`,
+        /// Windows-1252's reading of Lithuanian `Klaipėda`).
+        var wordStart = 0, wordEnd = 0
+        func diaeresisAfterConsonant(_ marked: Set<UInt32>) -> Bool {
+            for k in wordStart..<wordEnd where sample[k] >= 0x80 && marked.contains(page.lower[Int(sample[k])]) {
+                if k == wordStart || !vowels.contains(page.lower[Int(sample[k - 1])]) { return true }
+            }
+            return false
+        }
         let n = scalars.count
         while i < n {
             let v = scalars[i]
@@ -485,6 +501,8 @@ enum EncodingGuesser {
                 for l in letters { seen[l, default: 0] += 1 }
                 if latin && !cyrillic && letters.count == 1 && lastIsHigh && length > 1 { trailing[letters[0], default: 0] += 1 }
                 let firstLower = page.lower[Int(sample[start])]
+                wordStart = start
+                wordEnd = i
                 let highFirst = sample[start] >= 0x80
                 var groups = 0, languages = 0
                 if cyrillic {
@@ -496,7 +514,8 @@ enum EncodingGuesser {
                     for (k, a) in latinLanguages.enumerated()
                     where letters.allSatisfy(a.letters.contains) && !nonFinal.contains(where: a.finalOnly.contains)
                         && !(highFirst && a.neverFirst.contains(firstLower))
-                        && !(highFirst ? letters.dropFirst() : letters[...]).contains(where: a.firstOnly.contains) {
+                        && !(highFirst ? letters.dropFirst() : letters[...]).contains(where: a.firstOnly.contains)
+                        && (a.afterVowel.isEmpty || !diaeresisAfterConsonant(a.afterVowel)) {
                         languages |= 1 << k
                         for (g, members) in latinGroups.enumerated() where members & 1 << k != 0 { groups |= 1 << g }
                     }
