@@ -281,10 +281,16 @@ enum EncodingGuesser {
         let letters: Set<UInt32>
         let finalOnly: Set<UInt32>
         let neverFirst: Set<UInt32>
-        init(_ letters: String, finalOnly: String = "", neverFirst: String = "") {
+        let firstOnly: Set<UInt32>
+        /// Letters that stand only after a vowel (a diaeresis parts two vowels: `Noël`, `Gaëlle`, `naïf`).
+        let afterVowel: Set<UInt32>
+        init(_ letters: String, finalOnly: String = "", neverFirst: String = "", firstOnly: String = "",
+             afterVowel: String = "") {
             self.letters = Set(letters.unicodeScalars.map(\.value))
             self.finalOnly = Set(finalOnly.unicodeScalars.map(\.value))
             self.neverFirst = Set(neverFirst.unicodeScalars.map(\.value))
+            self.firstOnly = Set(firstOnly.unicodeScalars.map(\.value))
+            self.afterVowel = Set(afterVowel.unicodeScalars.map(\.value))
         }
     }
 
@@ -292,16 +298,16 @@ enum EncodingGuesser {
     /// names, but each name is in one language). Italian accents only a word's last vowel (`città`, `Nicolò`),
     /// so `Zdenìk`, Windows-1252's reading of Czech `Zdeněk`, is no Italian word.
     static let latinLanguages: [Alphabet] = [
-        Alphabet("àâæçéèêëîïôœùûüÿ", finalOnly: "ù"),        // French
+        Alphabet("àâæçéèêëîïôœùûüÿ", finalOnly: "ù", afterVowel: "ëï"),       // French
         Alphabet("äöüß"),                                    // German
         Alphabet("áéíñóúü"),                                 // Spanish
         Alphabet("ãõáâêôçàéíóú"),                            // Portuguese
         Alphabet("àèéìíòóù", finalOnly: "àèéìíòóù"),         // Italian
         Alphabet("æøåéó"),                                   // Danish, Norwegian
         Alphabet("åäöé"),                                    // Swedish, Finnish
-        Alphabet("ëïéèáóú"),                                 // Dutch
-        Alphabet("àçèéíïòóúü"),                              // Catalan
-        Alphabet("ðþáéíóúýæö", neverFirst: "ð"),             // Icelandic
+        Alphabet("ëïéèáóú", afterVowel: "ëï"),              // Dutch
+        Alphabet("àçèéíïòóúü", afterVowel: "ï"),            // Catalan
+        Alphabet("ðþáéíóúýæö", neverFirst: "ð", firstOnly: "þ"),             // Icelandic
         Alphabet("ąćęłńóśźż", neverFirst: "ąęń"),            // Polish
         Alphabet("áčďéěíňóřšťúůýž", neverFirst: "ěů"),       // Czech
         Alphabet("áäčďéíĺľňóôŕšťúýž"),                       // Slovak
@@ -319,7 +325,7 @@ enum EncodingGuesser {
     /// one Czech, Slovak and German ones. A reading whose words need languages of two groups is less
     /// plausible: Windows-1252 reads Turkish `Şişli` as Icelandic `Þiþli` beside Western `Gümüþhane`.
     static let latinGroups: [Int] = [
-        [0, 1, 2, 3, 4, 5, 6, 7, 8],        // Western
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],     // Western
         [1, 10, 11, 12, 13, 14, 15],        // Central European
         [1, 16],                            // Turkish
         [1, 5, 6, 9],                       // Nordic with Icelandic
@@ -373,6 +379,9 @@ enum EncodingGuesser {
     /// Of `touchesLetters`, those that stand at a word's edge, never between two of its letters.
     static let notBetweenLetters: Set<UInt32> = [0x201A, 0x201E, 0x201C, 0x201D, 0xAB, 0xBB, 0x2026, 0xBF, 0xA1, 0xB0, 0x2122]
 
+    /// Vowels, lowercase, that a diaeresis may follow (`afterVowel`).
+    static let vowels = Set("aeiouyàâéèêëîïôûüœæáíóú".unicodeScalars.map(\.value))
+
     /// Letters that are words on their own (French and Portuguese `à`, Portuguese `é`, Lithuanian `į`).
     static let oneLetterWords: Set<UInt32> = [0xE0, 0xE9, 0x12F]     // à é į
 
@@ -383,20 +392,37 @@ enum EncodingGuesser {
     static let touchesLetters: Set<UInt32> = [0x2013, 0x2014, 0xAB, 0xBB, 0x201E, 0x201C, 0x201D, 0x2018, 0x2019,
                                               0x201A, 0x2026, 0xB0, 0xBF, 0xA1, 0xB4, 0xB7, 0x2122, 0xA0]
 
+    /// What each byte of a code page is, looked up once per page rather than asked of Unicode per character (the
+    /// guess reads 64 KiB in thirteen pages): letter, lowercase, uppercase, and its lowercase letter.
+    struct PageLetters: Sendable {
+        static let letter: UInt8 = 1, lowercase: UInt8 = 2, uppercase: UInt8 = 4
+        var kind = [UInt8](repeating: 0, count: 256)
+        var lower = [UInt32](repeating: 0, count: 256)
+
+        init(_ table: SingleByteTable) {
+            for b in 0..<256 {
+                guard let s = Unicode.Scalar(table.scalars[b]) else { continue }
+                let p = s.properties
+                kind[b] = (p.isAlphabetic ? PageLetters.letter : 0) | (p.isLowercase ? PageLetters.lowercase : 0)
+                    | (p.isUppercase ? PageLetters.uppercase : 0)
+                lower[b] = p.lowercaseMapping.unicodeScalars.first!.value
+            }
+        }
+    }
+
     /// How implausible `sample` reads in `table`: how many of its non-ASCII characters read badly, of
     /// how many, and the words that fit some language.
     static func badness(_ sample: [UInt8], _ table: SingleByteTable) -> (bad: Double, total: Double, words: [Word]) {
         let scalars = sample.map { table.scalars[Int($0)] }
-        func isLetter(_ v: UInt32) -> Bool {
-            guard let s = Unicode.Scalar(v) else { return false }
-            return s.properties.isAlphabetic
-        }
+        let page = PageLetters(table)
+        /// Whether the character at `k` is a letter.
+        func isLetter(at k: Int) -> Bool { page.kind[Int(sample[k])] & PageLetters.letter != 0 }
         func isDigit(_ v: UInt32) -> Bool { v >= 0x30 && v <= 0x39 }
-        func glues(_ v: UInt32) -> Bool { isLetter(v) || (v >= 0x80 && v != 0xA0) }
+        func glues(at k: Int) -> Bool { isLetter(at: k) || (scalars[k] >= 0x80 && scalars[k] != 0xA0) }
         // A symbol glued to a word breaks it: the word is misread as a whole (`бьш№эютр`, ISO-8859-5's
         // reading of Windows-1251 `Смирнова`; `╩ущьщп`), not only the symbol.
         func breaks(_ k: Int) -> Bool {
-            k >= 0 && k < n && sample[k] >= 0x80 && !isLetter(scalars[k]) && scalars[k] != 0xA0
+            k >= 0 && k < n && sample[k] >= 0x80 && !isLetter(at: k) && scalars[k] != 0xA0
                 && !touchesLetters.contains(scalars[k]) && !inWord.contains(scalars[k])
         }
         var total = 0.0, bad = 0.0
@@ -406,11 +432,21 @@ enum EncodingGuesser {
         /// The words that fit some language: the groups of those languages, and their non-ASCII letters.
         var fitting: [(groups: Int, letters: Double)] = []
         var words: [Word] = []
+        var numeros = 0
         var i = 0
+        /// Whether a letter of `marked` in the word being read stands first or after no vowel (`Klaipëda`,
+        /// Windows-1252's reading of Lithuanian `Klaipėda`).
+        var wordStart = 0, wordEnd = 0
+        func diaeresisAfterConsonant(_ marked: Set<UInt32>) -> Bool {
+            for k in wordStart..<wordEnd where sample[k] >= 0x80 && marked.contains(page.lower[Int(sample[k])]) {
+                if k == wordStart || !vowels.contains(page.lower[Int(sample[k - 1])]) { return true }
+            }
+            return false
+        }
         let n = scalars.count
         while i < n {
             let v = scalars[i]
-            if isLetter(v) {
+            if isLetter(at: i) {
                 // A word: a run of letters (and the marks that may stand inside one).
                 var j = i
                 var high = 0, latin = false, cyrillic = false, other = false, caseBreak = false
@@ -420,13 +456,13 @@ enum EncodingGuesser {
                 var lastIsHigh = false
                 while j < n {
                     let w = scalars[j]
-                    if !isLetter(w) {
-                        if inWord.contains(w), j + 1 < n, isLetter(scalars[j + 1]), j > i { total += 1; j += 1; continue }
+                    if !isLetter(at: j) {
+                        if inWord.contains(w), j + 1 < n, isLetter(at: j + 1), j > i { total += 1; j += 1; continue }
                         break
                     }
-                    let s = Unicode.Scalar(w)!
+                    let b = Int(sample[j])
                     if w < 0x250 { latin = true } else if w >= 0x400 && w < 0x530 { cyrillic = true } else { other = true }
-                    let lower = s.properties.isLowercase, upper = s.properties.isUppercase
+                    let lower = page.kind[b] & PageLetters.lowercase != 0, upper = page.kind[b] & PageLetters.uppercase != 0
                     if upper && previousLower { caseBreak = true }
                     previousLower = lower
                     lastIsHigh = sample[j] >= 0x80
@@ -435,7 +471,7 @@ enum EncodingGuesser {
                         ordinals.append(j)
                     } else if lastIsHigh {
                         high += 1
-                        let l = s.properties.lowercaseMapping.unicodeScalars.first!.value
+                        let l = page.lower[b]
                         letters.append(l < 0x80 ? w : l)
                     }
                     j += 1
@@ -464,7 +500,9 @@ enum EncodingGuesser {
                 let nonFinal = lastIsHigh ? letters.dropLast() : letters[...]
                 for l in letters { seen[l, default: 0] += 1 }
                 if latin && !cyrillic && letters.count == 1 && lastIsHigh && length > 1 { trailing[letters[0], default: 0] += 1 }
-                let firstLower = Unicode.Scalar(scalars[start])!.properties.lowercaseMapping.unicodeScalars.first!.value
+                let firstLower = page.lower[Int(sample[start])]
+                wordStart = start
+                wordEnd = i
                 let highFirst = sample[start] >= 0x80
                 var groups = 0, languages = 0
                 if cyrillic {
@@ -475,10 +513,17 @@ enum EncodingGuesser {
                 } else {
                     for (k, a) in latinLanguages.enumerated()
                     where letters.allSatisfy(a.letters.contains) && !nonFinal.contains(where: a.finalOnly.contains)
-                        && !(highFirst && a.neverFirst.contains(firstLower)) {
+                        && !(highFirst && a.neverFirst.contains(firstLower))
+                        && !(highFirst ? letters.dropFirst() : letters[...]).contains(where: a.firstOnly.contains)
+                        && (a.afterVowel.isEmpty || !diaeresisAfterConsonant(a.afterVowel)) {
                         languages |= 1 << k
                         for (g, members) in latinGroups.enumerated() where members & 1 << k != 0 { groups |= 1 << g }
                     }
+                }
+                let numberFollows = j < n && isDigit(scalars[j]) || j + 1 < n && scalars[j] == 0x20 && isDigit(scalars[j + 1])
+                if groups != 0 && length == 2 && (scalars[start] | 0x20) == 0x6E && lastIsHigh && numberFollows {
+                    numeros += 1                    // `Nş 12`, `Nē 12`: where Western text writes `Nº 12`
+                    continue
                 }
                 if groups == 0 {
                     bad += h                        // letters no one language has together: `Dvoøák`
@@ -509,9 +554,9 @@ enum EncodingGuesser {
                     bad += 1                        // an undefined byte or a C1 control
                 } else if !neutral.contains(v) {
                     bad += 1                        // `Wroc³aw`, box drawing, stray symbols
-                } else if !touchesLetters.contains(v) && (i > 0 && glues(scalars[i - 1]) || i + 1 < n && glues(scalars[i + 1])) {
+                } else if !touchesLetters.contains(v) && (i > 0 && glues(at: i - 1) || i + 1 < n && glues(at: i + 1)) {
                     bad += 1                        // `„®áâ`, `€®¢`: a symbol glued to a word or to other symbols
-                } else if notBetweenLetters.contains(v) && i > 0 && i + 1 < n && isLetter(scalars[i - 1]) && isLetter(scalars[i + 1]) {
+                } else if notBetweenLetters.contains(v) && i > 0 && i + 1 < n && isLetter(at: i - 1) && isLetter(at: i + 1) {
                     bad += 1                        // `J‚r“me`: Windows-1252's reading of CP850 `Jérôme`
                 }
             }
@@ -522,13 +567,19 @@ enum EncodingGuesser {
         // quarter each: a suspicion that tips a decision other evidence leans to, never one on its own (`Bogotá,
         // Panamá, Pará` in CP850 then stops rather than being read as Windows-1252).
         for (l, n) in trailing where n >= 3 && seen[l] == n { bad += Double(n) * 0.25 }
-        // The words of one file come from one group of languages; those of others count half.
+        // `N` and a letter before a number is the place of Western `Nº`: a misreading among Western words (`José,
+        // Nş 12`), a suspicion alone (`Nş 12`), a quarter bad, that never decides on its own.
+        let western = fitting.contains { $0.groups & 1 != 0 }
+        bad += Double(numeros) * (western ? 1 : 0.25)
+        // The words of one file come from one group of languages; those of others read badly: Windows-1257 reads
+        // a Western list's `François, Núñez, Cádiz, Hélène` as Latvian `Franēois`, Polish `Nśńez`, Lithuanian
+        // `Cįdiz` and Czech `Hélčne`, of two groups where Windows-1252 needs one. (Half, before, let that list stop.)
         if fitting.count > 1 {
             let all = fitting.reduce(0) { $0 + $1.letters }
             let main = (latinGroups.indices.map { 1 << $0 } + [cyrillicGroup]).map { g in
                 fitting.reduce(0) { $0 + ($1.groups & g != 0 ? $1.letters : 0) }
             }.max()!
-            bad += (all - main) * 0.5
+            bad += all - main
         }
         // Cyrillic text has over a quarter vowels (42% on average; `Санкт-Петербург` 29%, `Невский пр., д.`
         // 20%: judged on 20 letters or more), and its ten most frequent letters make over a third of it.

@@ -118,15 +118,6 @@ final class ImportEncodingTests: ImportTestCase {
                 let s = "\(name)\(given.isEmpty ? "-auto" : "").sqlite"
                 on(s, "init")
                 let r = runCLI(["--store", dir.file(s), "import", "Customer", "\(name).csv"] + given, in: dir.path)
-                // French, German and Spanish names side by side: Windows-1257 reads the French and Spanish ones as
-                // Latvian, Lithuanian, Polish and Czech (`Franēois`, `Cįdiz`, `Nśńez`, `Hélčne`), letters alone do not
-                // tell the two apart, and auto stops naming both (issue 24: never a page picked over another
-                // plausible one). Given, the page reads it.
-                if given.isEmpty && name == "windows-1252" {
-                    XCTAssertEqual(r.status, 65, "\(r)")
-                    XCTAssertEqual(r.stderr, "bookkeeper: windows-1252.csv: not UTF-8; the text looks like Windows-1252 (Western European) or Windows-1257 (Baltic) — give --encoding\n")
-                    continue
-                }
                 XCTAssertEqual(r.status, 0, "\(name) \(given): \(r)")
                 XCTAssertTrue(r.stdout.contains("records/s), \(name)"), r.stdout)
                 XCTAssertEqual(on(s, "export", "Customer").stdout, text.replacingOccurrences(of: "name,code,info", with: "name,code,info,tags")
