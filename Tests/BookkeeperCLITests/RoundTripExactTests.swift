@@ -71,6 +71,20 @@ final class RoundTripExactTests: ImportTestCase {
         XCTAssertTrue(after.stderr.hasPrefix("bookkeeper: d.csv:2:3: column \"tags\": \"\"x, y\"z\" is not a list of keys: text follows the quote"), after.stderr)
     }
 
+    /// Found by the round-trip property: `export` wrote -9223372036854775808 and `import` refused it.
+    func testTheSmallestIntegerRoundTrips() throws {
+        dir.write("model.yaml", "entities:\n  Item:\n    kind: directory\n    attributes:\n      name: { type: string, required: true }\n      n: { type: integer }\n")
+        ok("init", "--quiet")
+        ok("add", "Item", "name=min", "n=-9223372036854775808")
+        ok("add", "Item", "name=max", "n=9223372036854775807")
+        ok("export", "Item", "items.csv")
+        try executeSQL(store, "DELETE FROM Item")
+        ok("import", "Item", "items.csv", "--quiet")
+        XCTAssertEqual(try query("SELECT group_concat(n) FROM (SELECT n FROM Item ORDER BY id)"), ["-9223372036854775808,9223372036854775807"])
+        csv("over.csv", "name,n\nx,-9223372036854775809\n")
+        XCTAssertEqual(bk("import", "Item", "over.csv").status, 65)
+    }
+
     // MARK: XLSX dates
 
     func testDatesBeforeMarch1900AreTextInXLSX() throws {
