@@ -2,11 +2,11 @@
 //
 // The columns are the import's key paths: attributes by name, to-one relationships (by the target's
 // natural key, or `rel.attr` by another unique attribute), many-to-many relationships as lists joined
-// with ", ", and a document's rows as `rows.*` columns — one line per row with the document's own
+// with ", " (a key that holds a comma, a quote, a line break or spaces at an end in quotes: `"x, y", z`;
+// ListText.swift), and a document's rows as `rows.*` columns — one line per row with the document's own
 // columns repeated, one line with empty `rows.*` cells for a document without rows. Values are written
 // as import reads them by default: decimals at their scale, dates YYYY-MM-DD, booleans yes/no.
-// Limits: an empty string is written as an empty cell, which imports as empty (null); a key containing
-// the list separator cannot be told apart in a list. In another `encoding` (`--encoding windows-1251`), a
+// Limits: an empty string is written as an empty cell, which imports as empty (null). In another `encoding` (`--encoding windows-1251`), a
 // value that encoding cannot hold is an error naming the object and the column (never a `?`), and the
 // file is not written.
 
@@ -67,7 +67,7 @@ package enum Exporter {
                 let d = model.entity(named: r.destination)!
                 let key = model.referenceKey(of: d)
                 let path = key?.name == d.naturalKey ? r.name : "\(r.name).\(key?.name ?? "id")"
-                list.append((prefix + path, { ($0.links[r.name] ?? []).map(\.description).joined(separator: ", ") }))
+                list.append((prefix + path, { ListText.join(($0.links[r.name] ?? []).map(\.description)) }))
             }
             return list
         }
@@ -97,6 +97,8 @@ package enum Exporter {
         do {
             try write(names, nil)
             try store.forEachObject(of: entity.name, rows: resolver.rowsRelationship?.name) { object in
+                try refuseNonFinite(object, entity)
+                if let re = resolver.rowsEntity { for row in object.rows { try refuseNonFinite(row, re) } }
                 let ownCells = own.map { $0.1(object) }
                 if rowColumns.isEmpty || object.rows.isEmpty {
                     try write(ownCells + rowColumns.map { _ in "" }, object)
@@ -113,5 +115,11 @@ package enum Exporter {
             throw ExportError(message: error.description, category: .io)
         }
         return lines
+    }
+
+    /// An infinity another tool stored would be written as `inf`, which no import reads back: refused, naming it.
+    private static func refuseNonFinite(_ object: ExportedObject, _ entity: Entity) throws {
+        guard let i = object.attributes.firstIndex(where: \.isNonFiniteDouble), case .double(let d) = object.attributes[i] else { return }
+        throw NonFiniteStoredNumber(object: ObjectID(entity: entity.name, rowID: object.rowID), attribute: entity.attributes[i].name, value: d)
     }
 }

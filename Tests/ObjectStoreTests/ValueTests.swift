@@ -111,7 +111,9 @@ final class ValueTextTests: XCTestCase {
         XCTAssertEqual(message("2024-02-30", .date), "\"2024-02-30\" is not a date (expected YYYY-MM-DD)")
         XCTAssertEqual(message("maybe", .boolean), "\"maybe\" is not a boolean (expected yes/no, true/false or 1/0)")
         XCTAssertEqual(message("4.2", .integer), "\"4.2\" is not an integer")
-        XCTAssertEqual(message("inf", .double), "\"inf\" is not a number")
+        XCTAssertEqual(message("inf", .double), "\"inf\" is not a finite number (a double holds at most ±1.7976931348623157e+308; "
+                       + "infinities and NaN are not stored)")
+        XCTAssertEqual(message("1,5", .double), "\"1,5\" is not a number")
     }
 }
 

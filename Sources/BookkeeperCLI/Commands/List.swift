@@ -22,6 +22,7 @@ struct List: StoreCommand {
         // The entity's default sort (from the model file), else object ID order.
         let objects = try context.fetch(FetchRequest(entity: entity.name, sortDescriptors: try SortKey.parseList(entity.defaultSort ?? "")))
         for o in objects {
+            try List.refuseNonFinite(o)
             var row = [String(o.rowID!)]
             row += entity.attributes.map { oneLine(o[$0.name].description) }
             row += try toOne.map { try Show.target(o, $0.name) }
@@ -29,5 +30,14 @@ struct List: StoreCommand {
         }
         print(table.render())
         print("\(objects.count) \(objects.count == 1 ? "object" : "objects")")
+    }
+
+    /// An infinity another tool stored is refused, naming it, as every output refuses it (Store+NonFinite.swift).
+    static func refuseNonFinite(_ object: ManagedObject) throws {
+        for a in object.entity.attributes where a.type == .double {
+            if case .double(let d) = object[a.name], !d.isFinite {
+                throw NonFiniteStoredNumber(object: object.objectID!, attribute: a.name, value: d)
+            }
+        }
     }
 }

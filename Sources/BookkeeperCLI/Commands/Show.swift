@@ -18,6 +18,7 @@ struct Show: StoreCommand {
     func run() throws {
         let context = try openContext(readOnly: true)
         let object = try context.resolve(id, in: entity)
+        try List.refuseNonFinite(object)
         var lines: [(String, String)] = [("id", object.objectID!.description)]
         for a in object.entity.attributes {
             lines.append((a.name, oneLine(object[a.name].description)))

@@ -185,8 +185,9 @@ package struct ValueConverter: Sendable {
                     places += 1
                     pendingZeros -= 1
                 }
+                // Accumulated with its sign, so that -9223372036854775808 (Int64.min, which `export` writes) is read too.
                 let (m, o1) = units.multipliedReportingOverflow(by: 10)
-                let (a, o2) = m.addingReportingOverflow(Int64(c - 48))
+                let (a, o2) = negative ? m.subtractingReportingOverflow(Int64(c - 48)) : m.addingReportingOverflow(Int64(c - 48))
                 if o1 || o2 { return nil }
                 units = a
                 digits += 1
@@ -212,6 +213,6 @@ package struct ValueConverter: Sendable {
         if grouped && !inFraction && groupDigits != 3 { return nil }
         DecimalNumber.keepTrailingZeros(pendingZeros, units: &units, scale: &places)
         guard digits > 0, places <= DecimalNumber.maxScale else { return nil }
-        return (negative ? -units : units, places)
+        return (units, places)
     }
 }

@@ -70,9 +70,10 @@ extension ImportPass {
                 case .links:
                     var ids: [Int64] = []
                     if let t = text(record, c.index, cells) {
-                        for item in t.split(separator: cells.listSeparator) {
-                            let k = item.trimmingCharacters(in: .whitespaces)
-                            if k.isEmpty { continue }
+                        // Keys as `export` writes them: `a, b`, or in quotes when a key needs them (`"x, y", z`).
+                        let items: [String]
+                        do { items = try ListText.split(t, separator: cells.listSeparator) } catch { throw ConversionError(message: error.message) }
+                        for k in items {
                             ids.append(c.textKey ? try c.resolver!.id(forText: k) : try reference(k, keyType: c.type, c.resolver!))
                         }
                     }

@@ -77,7 +77,9 @@ extension ObjectContext {
             let target = text.isEmpty ? nil : try reference(text, for: r, in: entity, by: lookupKey)
             try object.setObject(target, for: r.name)
         case .relationship(let r):
-            let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            // Keys as `export` writes them (ListText.swift): `a, b`, or a key in quotes (`"x, y", z`).
+            let items: [String]
+            do { items = try ListText.split(text) } catch { throw InputError("\(entity.name).\(r.name): \(error.message)") }
             let targets = try items.map { try reference($0, for: r, in: entity, by: lookupKey) }
             switch assignment.operation {
             case .set: try object.setObjects(targets, for: r.name)

@@ -31,9 +31,8 @@ extension Value {
             }
             return .decimal(scaled)
         case .double:
-            guard let d = Double(text.trimmingCharacters(in: .whitespaces)), d.isFinite else {
-                throw fail("is not a number")
-            }
+            guard let d = Double(text.trimmingCharacters(in: .whitespaces)) else { throw fail("is not a number") }
+            guard d.isFinite else { throw fail(Value.nonFiniteReason) }
             return .double(d)
         case .boolean:
             guard let b = parseBoolean(text) else { throw fail("is not a boolean (expected yes/no, true/false or 1/0)") }
@@ -53,6 +52,10 @@ extension Value {
             return .binary(data)
         }
     }
+
+    /// Why an infinity or a NaN (`inf`, `nan`, `1e999`) is not stored: no output could write it.
+    public static let nonFiniteReason = "is not a finite number (a double holds at most ±\(Double.greatestFiniteMagnitude); "
+        + "infinities and NaN are not stored)"
 
     public static func parseBoolean(_ text: String) -> Bool? {
         switch text.trimmingCharacters(in: .whitespaces).lowercased() {

@@ -58,9 +58,12 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Whether the value can be stored in an attribute of `type` (null fits every type).
     public func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
-        case (.null, _), (.string, .string), (.integer, .integer), (.double, .double),
+        case (.null, _), (.string, .string), (.integer, .integer),
              (.boolean, .boolean), (.date, .date), (.dateTime, .dateTime), (.binary, .binary):
             return true
+        case (.double(let d), .double):
+            // No output can write an infinity or a NaN so that it reads back (Store+NonFinite.swift).
+            return d.isFinite
         case (.decimal(let d), .decimal(let scale)):
             return d.exactly(atScale: scale)?.fitsStorage == true
         default:

@@ -25,6 +25,8 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
         /// The report is larger than the format holds (more rows or columns than a worksheet): the data's
         /// fault, not the program's.
         case beyondFormat(String)
+        /// The total of a column (titled so) is beyond what a double holds: its doubles' sum overflowed.
+        case totalNotFinite(column: String)
     }
 
     /// The output's path as given, `-` for standard output.
@@ -48,6 +50,17 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
         return false
     }
 
+    /// Whether a total is not a finite number (a data error, not a failure).
+    public var isTotalNotFinite: Bool {
+        if case .totalNotFinite = kind { return true }
+        return false
+    }
+
+    /// The total of `column` (its title) overflowed, rendering to `file`.
+    static func totalNotFinite(file: String, column: String) -> ReportRenderError {
+        ReportRenderError(file: file, kind: .totalNotFinite(column: column))
+    }
+
     /// The message without the file name.
     public var message: String {
         switch kind {
@@ -64,6 +77,9 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
                 + "but the report has \(columns == 1 ? "1 column" : "\(columns) columns")"
         case let .invalidDocument(message), let .beyondFormat(message):
             return message
+        case let .totalNotFinite(column):
+            return "the total of column \"\(column)\" is beyond what a double can hold (±\(Double.greatestFiniteMagnitude)): "
+                + "the sum of its values overflows, and it is not written as a number"
         }
     }
 

@@ -3,7 +3,8 @@
 // The format (a contract; CSVRendererTests hold it), written by the CSV module's `CSVWriter`
 // (RFC 4180: fields quoted only when needed, quotes doubled, UTF-8):
 // - A header record of the column titles, then one record per row. No totals record: pipelines
-//   read every record after the header as data (the text, JSON and XLSX outputs carry totals).
+//   read every record after the header as data (the text, JSON and XLSX outputs carry totals). A total
+//   beyond what a double holds is still an error, as in the other formats.
 // - Values in their plain form (CellText.swift): numbers exactly and without thousands
 //   separators (`1234.50`; money with at least 2 decimals), percentages as fractions (`0.125`),
 //   dates `YYYY-MM-DD`, date-times ISO 8601 with offset, booleans `true`/`false`, null as an
@@ -73,7 +74,11 @@ public struct CSVRenderer: ReportRenderer {
         try writer.endRecord()
 
         var checked = CheckedRows<Rows>(declared: rows.rowCount, columnCount: formats.count, file: channel.displayName)
+        // No totals record, but a total beyond what a double holds fails the report here as in the other formats.
+        let totalled = document.columns.indices.filter { document.columns[$0].hasTotal }
+        var totals = [ColumnTotal](repeating: ColumnTotal(), count: formats.count)
         while let row = try checked.next(from: &rows) {
+            for i in totalled { totals[i].add(row[i]) }
             for i in row.indices {
                 if case let .text(text) = row[i] {
                     try writer.writeField(neutralizes ? CSVRenderer.neutralized(text) : text)
@@ -83,6 +88,7 @@ public struct CSVRenderer: ReportRenderer {
             }
             try writer.endRecord()
         }
+        for i in totalled { _ = try totals[i].checkedValue(column: document.columns[i].title, file: channel.displayName) }
         try writer.flush()
     }
 

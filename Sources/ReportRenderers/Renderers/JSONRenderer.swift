@@ -29,7 +29,8 @@
 //   percentages as the fraction (`0.125`). NaN and infinities are `null`.
 // - `code` columns are always strings (`"007"`). Dates are `"YYYY-MM-DD"`, date-times ISO 8601
 //   with offset, booleans true/false, null null.
-// - Totals are the exact sums of the rows (0 at the column's scale when there are no rows).
+// - Totals are the exact sums of the rows (0 at the column's scale when there are no rows); a double
+//   total beyond ±1.8e308 is an error naming the column, and nothing is written to a file.
 // - Strings are escaped by JSONString.swift. One row per line, so the output diffs well.
 
 import Foundation
@@ -82,8 +83,8 @@ public struct JSONRenderer: ReportRenderer {
             }
 
             var tail = checked.count == 0 ? "],\n" : "\n  ],\n"
-            let totalEntries = columns.indices.filter { columns[$0].hasTotal }.map { i in
-                "\(keys[i]): \(cells.plainNumber(totals[i].value, as: columns[i].format))"
+            let totalEntries = try columns.indices.filter { columns[$0].hasTotal }.map { i in
+                "\(keys[i]): \(cells.plainNumber(try totals[i].checkedValue(column: columns[i].title, file: channel.displayName), as: columns[i].format))"
             }
             tail += "  \"totals\": {\(totalEntries.joined(separator: ", "))},\n"
             tail += "  \"rowCount\": \(checked.count)\n"

@@ -104,8 +104,8 @@ public struct TextRenderer: ReportRenderer {
 
         var totalRow: [String]?
         if rowCount > 0, columns.contains(where: \.hasTotal) {
-            var values = columns.indices.map { i in
-                columns[i].hasTotal ? cells.displayNumber(totals[i].value, as: columns[i].format) : ""
+            var values = try columns.indices.map { i in
+                columns[i].hasTotal ? cells.displayNumber(try totals[i].checkedValue(column: columns[i].title, file: file), as: columns[i].format) : ""
             }
             if !columns[0].hasTotal { values[0] = "Total" }
             totalRow = values

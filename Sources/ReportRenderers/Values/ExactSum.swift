@@ -123,7 +123,8 @@ struct ExactSum: Sendable {
 
 /// The total of a column: integers and decimals summed exactly; if the column also holds doubles,
 /// the total is a double (the exact part converted once, plus the doubles). NaN and infinities,
-/// and cells that are not numbers, are left out.
+/// and cells that are not numbers, are left out. A double total beyond ±1.8e308 is not finite, and
+/// `checkedValue` refuses it: it was written as 0 (JSON) and as nothing (text).
 struct ColumnTotal: Sendable {
     private var exact = ExactSum()
     private var doubles = 0.0
@@ -144,5 +145,14 @@ struct ColumnTotal: Sendable {
         let sum = exact.decimalText
         guard hasDoubles else { return sum }
         return DecimalText(double: sum.doubleValue + doubles) ?? sum
+    }
+
+    /// Whether the total is a finite number.
+    var isFinite: Bool { !hasDoubles || (exact.decimalText.doubleValue + doubles).isFinite }
+
+    /// The total; one beyond what a double holds is an error naming the column (its title).
+    func checkedValue(column: String, file: String) throws -> DecimalText {
+        guard isFinite else { throw ReportRenderError.totalNotFinite(file: file, column: column) }
+        return value
     }
 }

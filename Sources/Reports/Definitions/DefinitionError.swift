@@ -56,10 +56,10 @@ public struct ReportInputError: CategorizedError, Equatable {
 
 /// The renderers know nothing of exit statuses (they do not depend on ObjectStore); a report run
 /// maps their errors here: an output that cannot be created is 73, a failed write 74, a report larger
-/// than its format holds 65.
+/// than its format holds 65, and so is a total beyond what a double holds.
 extension ReportRenderError: CategorizedError {
     public var category: ErrorCategory {
-        if isBeyondFormat { return .data }
+        if isBeyondFormat || isTotalNotFinite { return .data }
         if message.hasPrefix("cannot create") { return .cannotCreateOutput }
         if errno != nil || message.hasPrefix("cannot ") { return .io }
         return .failure

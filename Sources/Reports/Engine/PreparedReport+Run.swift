@@ -21,10 +21,17 @@ struct StoreRowSource: ReportRowSource {
         var cells: [ReportCell] = []
         cells.reserveCapacity(decoders.count)
         for i in decoders.indices {
+            // An infinity, stored by another tool or summed: no format writes one so that it reads back.
+            if case .real(let d) = row[i], !d.isFinite { throw NonFiniteCell(column: i) }
             cells.append(decoders[i].cell(row[i]))
         }
         return cells
     }
+}
+
+/// A cell that is not a finite number, in column `column`: the report stops, and `withRows` says why.
+struct NonFiniteCell: Error {
+    let column: Int
 }
 
 /// The rows a renderer reads, counted as they go (for "wrote FILE (N rows)").
@@ -47,18 +54,26 @@ struct CountedRows<Base: ReportRowSource>: ReportRowSource {
 
 extension PreparedReport {
     /// Opens a cursor on the rows in a read transaction (with the missing periods filled in), then calls `body`.
-    func withRows<T>(in store: Store, _ body: (inout CountedRows<PeriodFilledRows<StoreRowSource>>) throws -> T) throws -> T {
-        try store.withRows(plan, counted: false) { _, cursor in
-            let source = StoreRowSource(cursor: cursor, decoders: decoders)
-            var rows = CountedRows(PeriodFilledRows(base: source, fill: periodFill))
-            return try body(&rows)
+    /// A cell that is not a finite number ends the report (nothing is left at a file output) with the stored
+    /// value it came from (`Item/3.weight: the store holds a non-finite number …`), else with its column: a sum
+    /// or an average beyond what a double holds (Store+NonFinite.swift).
+    func withRows<T>(in store: Store, file: String? = nil, _ body: (inout CountedRows<PeriodFilledRows<StoreRowSource>>) throws -> T) throws -> T {
+        do {
+            return try store.withRows(plan, counted: false) { _, cursor in
+                let source = StoreRowSource(cursor: cursor, decoders: decoders)
+                var rows = CountedRows(PeriodFilledRows(base: source, fill: periodFill))
+                return try body(&rows)
+            }
+        } catch let cell as NonFiniteCell {
+            throw try store.nonFiniteError(place: "column \"\(document.columns[cell.column].title)\"",
+                                           keyPath: plan.columns[cell.column].keyPath, file: file)
         }
     }
 
     /// Renders the report from `store` to `output` (a file is written atomically); returns the number of rows.
     @discardableResult
     public func render(from store: Store, with renderer: any ReportRenderer, to output: ReportOutput) throws -> Int {
-        try withRows(in: store) { rows in
+        try withRows(in: store, file: output.description) { rows in
             try renderer.render(document, rows: &rows, to: output)
             return rows.delivered
         }
@@ -67,7 +82,7 @@ extension PreparedReport {
     /// Adds the report as a worksheet of `workbook`; returns the sheet's name.
     @discardableResult
     public func add(to workbook: XLSXWorkbook, from store: Store) throws -> String {
-        try withRows(in: store) { rows in
+        try withRows(in: store, file: workbook.displayName) { rows in
             try workbook.add(document, rows: &rows)
         }
     }

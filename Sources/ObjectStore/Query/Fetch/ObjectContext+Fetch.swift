@@ -48,18 +48,27 @@ extension ObjectContext {
 
 extension Store {
     /// Streams the plan's columns row by row from a cursor: memory does not grow with the number of results.
+    /// A double that is not finite (stored by another tool, or a sum beyond ±1.8e308) ends it with the error
+    /// that says where it came from (Store+NonFinite.swift): `body` never sees one.
     public func fetchColumns(_ plan: FetchPlan, _ body: ([Value]) throws -> Void) throws {
         let (sql, arguments) = plan.sql(.columns)
-        try read { db in
+        let nonFinite: Int? = try read { db in
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
             while let row = try cursor.next() {
                 var values: [Value] = []
                 values.reserveCapacity(plan.columns.count)
                 for (i, column) in plan.columns.enumerated() {
-                    values.append(Value(databaseValue: row[i], as: column.type))
+                    let value = Value(databaseValue: row[i], as: column.type)
+                    if value.isNonFiniteDouble { return i }
+                    values.append(value)
                 }
                 try body(values)
             }
+            return nil
+        }
+        if let i = nonFinite {
+            let column = plan.columns[i]
+            throw try nonFiniteError(place: "column \"\(column.keyPath)\"", keyPath: column.keyPath)
         }
     }
 

@@ -1,8 +1,9 @@
 // The About sheet: for every report of the workbook its title, sheet, description, parameters,
 // sort, generation time with its zone and row count — and the cells a spreadsheet cannot show
 // exactly (more than 15 significant digits), with their exact values, and the text cells cut to a
-// cell's 32,767 characters, with their whole lengths, so none is rounded or cut silently; and a chart
-// written without cached data, which some viewers show empty.
+// cell's 32,767 characters, with their whole lengths, so none is rounded or cut silently; dates written
+// as text (before 1900-03-01, or after 9999); and a chart written without cached data, which some viewers
+// show empty.
 
 import CXLSXWriter
 
@@ -57,6 +58,12 @@ struct XLSXAboutSheet {
                     try line("", "and \(report.inexactCount - report.inexact.count) more (the CSV and JSON outputs are exact)",
                              labelFormat: indented)
                 }
+            }
+            if report.textDateCount > 0 {
+                let n = report.textDateCount
+                try line("Dates as text", "\(XLSXAboutSheet.thousands(n)) \(n == 1 ? "date is" : "dates are") before 1900-03-01 (or after 9999) "
+                         + "and written as text (YYYY-MM-DD), first in \(report.firstTextDate ?? "?"): spreadsheets count days from 1900, "
+                         + "and LibreOffice reads January and February 1900 a day early")
             }
             if report.shortenedCount > 0 {
                 try line("Shortened", "\(report.shortenedCount) \(report.shortenedCount == 1 ? "text was" : "texts were") longer than "

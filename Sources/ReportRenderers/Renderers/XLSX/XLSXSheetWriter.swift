@@ -19,6 +19,9 @@ struct XLSXSheetSummary {
     /// Text cells cut to 32,767 characters (at most `XLSXSheetWriter.maximumInexactListed` of them).
     var shortened: [XLSXShortenedCell] = []
     var shortenedCount = 0
+    /// Dates and date-times written as text, being before 1900-03-01 or after 9999, and the first one's cell.
+    var textDateCount = 0
+    var firstTextDate: String?
     /// When the sheet's chart has no cached data, the row count past which it has none (too many rows to keep
     /// the sheet in memory); nil otherwise.
     var chartWithoutCacheOver: Int?
@@ -47,6 +50,8 @@ struct XLSXSheetWriter {
     private var inexactCount = 0
     private var shortened: [XLSXShortenedCell] = []
     private var shortenedCount = 0
+    private var textDateCount = 0
+    private var firstTextDate: String?
     /// Per column, whether a text in it (its title included) holds a character XML forbids: libxlsxwriter would
     /// copy it raw into the chart's data cache (XLSXChart.swift).
     private var holdsXMLUnsafeText: [Bool]
@@ -138,7 +143,8 @@ struct XLSXSheetWriter {
         try layout.apply(to: sheet, writer: writer, repeatHeader: true, title: document.title,
                          parameters: document.parameters, generated: XLSXWorkbook.generatedText(document))
         return XLSXSheetSummary(sheet: sheetName, document: document, rowCount: rowCount, inexact: inexact,
-                                inexactCount: inexactCount, shortened: shortened, shortenedCount: shortenedCount)
+                                inexactCount: inexactCount, shortened: shortened, shortenedCount: shortenedCount,
+                                textDateCount: textDateCount, firstTextDate: firstTextDate)
     }
 
     /// `Total` in the first column unless it has a total, and `SUBTOTAL(109,X2:Xn)` under each total
@@ -158,7 +164,7 @@ struct XLSXSheetWriter {
             }
             let letter = XLSXWorkbook.columnLetters(c)
             let formula = "=SUBTOTAL(109,\(letter)2:\(letter)\(rowCount + 1))"
-            let total = totals[c].value
+            let total = try totals[c].checkedValue(column: column.title, file: writer.file)
             let number = XLSXFormats.numberFormat(column.format, scale: total.scale, negative: document.negative)
             try writer.check(worksheet_write_formula_num(sheet, lxw_row_t(r), lxw_col_t(c), formula,
                                                          formats.format(XLSXCellStyle(bold: true, number: number, totals: true)),
@@ -179,6 +185,12 @@ struct XLSXSheetWriter {
         if document.chart != nil, !holdsXMLUnsafeText[c], text.unicodeScalars.contains(where: XLSXText.isForbidden) {
             holdsXMLUnsafeText[c] = true
         }
+    }
+
+    /// Notes a date written as text (XLSXWorkbook.isExcelDate).
+    private mutating func noteTextDate(row: Int, column: Int) {
+        textDateCount += 1
+        if firstTextDate == nil { firstTextDate = "\(XLSXWorkbook.columnLetters(column))\(row + 1)" }
     }
 
     /// Notes a number a spreadsheet would round.
@@ -203,6 +215,7 @@ struct XLSXSheetWriter {
     private mutating func write(_ period: ReportPeriod, column c: Int, row: Int) throws -> Int {
         let day = period.firstDay
         guard XLSXWorkbook.isExcelDate(year: day.year, month: day.month, day: day.day) else {
+            noteTextDate(row: row, column: c)
             try writeText(period.text, row: row, column: c, format: nil)
             return period.text.count
         }
@@ -282,6 +295,7 @@ struct XLSXSheetWriter {
             return columnFormat == .number ? min(shown, 11) : shown
         case let .date(year, month, day):
             guard XLSXWorkbook.isExcelDate(year: year, month: month, day: day) else {
+                noteTextDate(row: row, column: c)
                 let text = CalendarText.isoDate(year: year, month: month, day: day)
                 try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
@@ -293,6 +307,7 @@ struct XLSXSheetWriter {
             let local = LocalDateTime(secondsSinceEpoch: seconds, timeZone: document.timeZone)
             let dateOnly = columnFormat == .date
             guard XLSXWorkbook.isExcelDate(year: local.year, month: local.month, day: local.day) else {
+                noteTextDate(row: row, column: c)
                 let text = cells.display(cell, as: columnFormat)
                 try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count

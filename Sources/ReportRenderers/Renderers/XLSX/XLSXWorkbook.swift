@@ -30,7 +30,8 @@ public final class XLSXWorkbook {
     var chartCacheRowLimit = XLSXWorkbook.maximumChartCacheRows
 
     private let output: ReportOutput
-    private let displayName: String
+    /// The output's path as given (`-` for standard output), as messages name it.
+    public let displayName: String
     private let title: String?
     private let file: OutputFile
     private var workbook: UnsafeMutablePointer<lxw_workbook>?
@@ -169,8 +170,15 @@ public final class XLSXWorkbook {
         file.discard()
     }
 
+    /// The first day written as a date: a spreadsheet's serial 1 is 1900-01-01, but Excel counts a 1900-02-29
+    /// that never was (serial 60), and LibreOffice, which does not, reads serials 1…59 — every day of January and
+    /// February 1900 — a day early. Earlier days are text (`YYYY-MM-DD`), as days before 1900 always were, and
+    /// the About sheet says so.
+    static let firstExcelDate = (year: 1900, month: 3)
+
     static func isExcelDate(year: Int, month: Int, day: Int) -> Bool {
         guard (1900...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return false }
+        guard (year, month) >= firstExcelDate else { return false }
         let round = CalendarText.date(days: CalendarText.days(year: year, month: month, day: day))
         return round.year == year && round.month == month && round.day == day
     }

@@ -1,0 +1,98 @@
+// Doubles that are not finite numbers, in the store or computed from it.
+//
+// Why this file exists: bookkeeper never stores an infinity or a NaN (Value.fits refuses them), but another tool
+// can: `sqlite3 … "UPDATE Item SET weight = 9e999"` leaves +∞ in a REAL column (SQLite turns a NaN into NULL). Each
+// output printed it its own way — `null` in JSON, `Infinity` in a report's text, `inf` from `fetch`, `show` and
+// `export`, none of which reads back — and a double total or sum beyond ±1.8e308 came out as 0 or empty. Every
+// output now refuses instead, with one message: the object and attribute that hold it, and `check` to find them
+// all. An output finds a non-finite value as it reads (one comparison a value); `nonFiniteError` then says where
+// it came from.
+
+import GRDB
+
+/// A double the store holds that is not finite: `Item/3.weight: the store holds a non-finite number (inf) …`.
+public struct NonFiniteStoredNumber: CategorizedError, Equatable {
+    public let object: ObjectID
+    public let attribute: String
+    public let value: Double
+
+    public init(object: ObjectID, attribute: String, value: Double) {
+        self.object = object
+        self.attribute = attribute
+        self.value = value
+    }
+
+    public var category: ErrorCategory { .data }
+
+    public var description: String {
+        "\(object).\(attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(value))), which no output "
+            + "can write — another tool wrote it; run `bookkeeper check` to list every such value, and set each to a number"
+    }
+
+    /// `inf`, `-inf` or `nan`.
+    public static func spelling(_ value: Double) -> String {
+        value.isNaN ? "nan" : value < 0 ? "-inf" : "inf"
+    }
+}
+
+/// A value computed from finite ones that is not finite (a sum, a total or an average beyond ±1.8e308).
+public struct NonFiniteResult: CategorizedError, Equatable {
+    /// Where: `column "Weight"`, `the total of column "Weight"`.
+    public let place: String
+    /// Prefixed to the message (an output file), or nil.
+    public let file: String?
+
+    public init(place: String, file: String? = nil) {
+        self.place = place
+        self.file = file
+    }
+
+    public var category: ErrorCategory { .data }
+
+    public var description: String {
+        (file.map { "\($0): " } ?? "") + "\(place) is beyond what a double can hold (±\(Double.greatestFiniteMagnitude)): "
+            + "the sum of its values overflows, and it is not written as a number"
+    }
+}
+
+extension Value {
+    /// Whether this is a double that is not a finite number.
+    @inline(__always)
+    public var isNonFiniteDouble: Bool {
+        if case .double(let d) = self { return !d.isFinite }
+        return false
+    }
+}
+
+extension Store {
+    /// The first double the store holds that is not finite, in model order (the attributes named `preferring`
+    /// first: the one an output was reading); nil when every stored double is finite.
+    public func firstNonFiniteDouble(preferring attribute: String? = nil) throws -> NonFiniteStoredNumber? {
+        var candidates: [(Entity, Attribute)] = []
+        for entity in model.entities {
+            for a in entity.attributes where a.type == .double { candidates.append((entity, a)) }
+        }
+        if let attribute {
+            candidates.sort { ($0.1.name == attribute ? 0 : 1) < ($1.1.name == attribute ? 0 : 1) }
+        }
+        return try read { db in
+            for (entity, a) in candidates {
+                // 9e999 is +∞ to SQLite; a NaN is never stored (SQLite stores NULL).
+                let sql = "SELECT \"id\", \(quoted(a.name)) FROM \(quoted(entity.name)) "
+                    + "WHERE \(quoted(a.name)) IN (9e999, -9e999) ORDER BY \"id\" LIMIT 1"
+                if let row = try Row.fetchOne(db, sql: sql) {
+                    return NonFiniteStoredNumber(object: ObjectID(entity: entity.name, rowID: row[0]), attribute: a.name, value: row[1])
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Why an output met a non-finite double in `place` (a column, read by `keyPath`): the stored value it came
+    /// from, else a computed value that overflowed.
+    public func nonFiniteError(place: String, keyPath: String?, file: String? = nil) throws -> any CategorizedError {
+        let last = keyPath.flatMap { $0.split(separator: ".").last.map(String.init) }
+        if let stored = try firstNonFiniteDouble(preferring: last) { return stored }
+        return NonFiniteResult(place: place, file: file)
+    }
+}
