@@ -270,3 +270,52 @@ final class SchemaTamperTests: StoreCommandTestCase {
         assertCheck(["Parcel/1.weight holds a non-finite number (inf)", "Parcel/2.volume holds a non-finite number (-inf)"])
     }
 }
+
+/// No false positives where users have stores: the sample store (SampleData imported), yesterday's store as it is,
+/// migrated on opening, migrated by `migrate`, and migrated to a model file.
+final class ShippedStoresCheckCleanTests: StoreCommandTestCase {
+    func assertChecksClean(_ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        let r = bk("check")
+        XCTAssertEqual(r.status, 0, "\(what): \(r)", file: file, line: line)
+        XCTAssertEqual(r.stdout, "ok: \(store) passed the integrity, schema, foreign key and model checks\n", what, file: file, line: line)
+    }
+
+    func useYesterdaysStore() throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("Tests/Fixtures/v1-store.sqlite").path, toPath: store)
+    }
+
+    func testTheSampleStoreChecksClean() {
+        SampleStore.copy(to: store)
+        assertChecksClean("the SampleData store")
+        ok("add", "Customer", "name=Bolt")
+        assertChecksClean("after a write")
+    }
+
+    func testYesterdaysStoreChecksCleanMigratedOnOpeningAndByMigrate() throws {
+        try useYesterdaysStore()
+        assertChecksClean("the v1 store, migrated by check's opening")
+        try useYesterdaysStore()
+        ok("migrate")
+        assertChecksClean("the v1 store after migrate")
+        ok("import", "Customer", dir.write("customers.csv", "name,code\nBolt,B1\n"))
+        assertChecksClean("after an import (which makes the import history's table)")
+    }
+
+    func testYesterdaysStoreMigratedToAModelFileChecksClean() throws {
+        try useYesterdaysStore()
+        dir.write("model.yaml", ModelEvolutionCommandTests.banks)
+        assertChecksClean("the v1 store migrated to the banks model")
+        ok("add", "Bank", "name=First", "cert=1")
+        // Then a double and a one-to-one relationship (a unique foreign key) on the migrated store.
+        let next = ModelEvolutionCommandTests.banks
+            .replacingOccurrences(of: "  Customer:\n    attributes:\n", with: "  Customer:\n    attributes:\n      rating: { type: double }\n")
+            .replacingOccurrences(of: "    relationships:\n      bank: { to: Bank, inverse: customers",
+                                  with: "    relationships:\n      head: { to: Bank, inverse: headOf, inverse-many: no }\n      bank: { to: Bank, inverse: customers")
+        XCTAssertNotEqual(next, ModelEvolutionCommandTests.banks)
+        dir.write("model.yaml", next)
+        assertChecksClean("after a second change")
+        ok("set", "Customer", "Acme Ltd", "rating=4.5", "head=1")
+        assertChecksClean("after a write")
+    }
+}
