@@ -95,7 +95,7 @@ struct ModelGenerator {
         let unique = type != .binary && type != .boolean && random.next(upTo: 4) == 0
         let indexed = !unique && random.next(upTo: 4) == 0
         // A required attribute gets a default, so that one added to a table with rows can be filled.
-        let required = type != .binary && random.next(upTo: 3) == 0
+        let required = type != .binary && random.next(upTo: 2) == 0
         return Attribute(name("a"), type, required: required, default: required ? defaultValue(type) : nil, unique: unique, indexed: indexed)
     }
 
@@ -149,8 +149,9 @@ struct ModelGenerator {
         var renames: [String: String] = [:]
         let e = random.next(upTo: entities.count)
         let plain = entities[e].attributes.indices.filter { entities[e].attributes[$0].name != entities[e].naturalKey }
-        switch random.next(upTo: 11) {
-        case 0:
+        switch random.next(upTo: 12) {
+        case 0, 11:
+            // Twice as likely: an attribute added to a table with rows is the ALTER TABLE … ADD COLUMN … DEFAULT path.
             entities[e].attributes.append(attribute())
         case 1:
             guard let a = plain.randomElement(using: &random) else { return nil }
@@ -190,7 +191,7 @@ struct ModelGenerator {
             renames[old] = new
         case 9:
             relate(&entities)
-        default:
+        default:  // 10
             guard let r = entities[e].relationships.indices.randomElement(using: &random) else { return nil }
             if random.next(upTo: 2) == 0 {
                 entities[e].relationships[r].deleteRule = random.pick(DeleteRule.allCases)
