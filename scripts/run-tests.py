@@ -68,6 +68,7 @@ STRESS = [
     "CSVTests.EncodingPropertyTests",
     "BookkeeperCLITests.KeyFormTests/testEveryNormalFormOfAKeyIsOneObject",
     "ObjectStoreTests.TextNormalFormTests",
+    "ObjectStoreTests.SchemaCheckPropertyTests/testNewAndMigratedStoresOfGeneratedModelsCheckClean",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

@@ -3,8 +3,14 @@ import ObjectStore
 
 struct Check: StoreCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check the store: SQLite's integrity and foreign keys, and the model's own rules over every object.",
-        discussion: "Prints one line per problem and exits 65 when there is any; prints \"ok\" (unless --quiet) when there is none.")
+        abstract: "Check the store: SQLite's integrity and foreign keys, the schema against the model's, and the model's own rules over every object.",
+        discussion: """
+            Prints one line per problem and exits 65 when there is any; prints "ok" (unless --quiet) when there is none. \
+            Also named: tables, columns, indexes, triggers and views another tool added, dropped or changed; repeated \
+            values of unique attributes; text that is not UTF-8 or holds a NUL; numbers that are not finite; values \
+            that are not of their attribute's type. A trigger on the model's tables, or a unique index of the model \
+            missing or changed, makes every command that writes refuse the store (65) until it is undone.
+            """)
 
     @ParentCommand var root: Bookkeeper
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
@@ -13,6 +19,10 @@ struct Check: StoreCommand {
         let store: Store
         do {
             store = try openStore(readOnly: true)
+        } catch is ForeignSchemaError {
+            // A store that needs migrating to the model, but whose schema another tool changed so that it is not
+            // migrated: checked against the model it records, which its schema was made for.
+            store = try Store.openRecorded(at: options.storePath, model: model, busyTimeout: options.waitSeconds)
         } catch StoreError.damaged(let path, _) {
             // Damage in the pages the store's own tables start from: list what SQLite's check finds there,
             // since this is the command other commands send the user to.
@@ -25,7 +35,7 @@ struct Check: StoreCommand {
             throw CheckFailed(path: path, problems: ["integrity: \(detail) (SQLite's check stopped there)"])
         }
         if problems.isEmpty {
-            confirm("ok: \(store.path) passed the integrity, foreign key and model checks")
+            confirm("ok: \(store.path) passed the integrity, schema, foreign key and model checks")
             return
         }
         throw CheckFailed(path: store.path, problems: problems)

@@ -63,7 +63,7 @@ public final class Store: @unchecked Sendable {
         }
         do {
             try queue.write { db in
-                try db.execute(sql: "CREATE TABLE \(quoted(metaTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL) STRICT")
+                try db.execute(sql: metaTableSQL)
                 for statement in SchemaBuilder.statements(for: model) {
                     try db.execute(sql: statement)
                 }
@@ -114,6 +114,21 @@ public final class Store: @unchecked Sendable {
             try store.reconcile(meta: meta, migrate: migrate && format <= formatVersion)
         }
         return store
+    }
+
+    /// Opens the store read-only with the model it records, which its schema was made for: for `check` of a store
+    /// that `open` cannot bring to `model` (its schema was changed by another tool, so it is not migrated).
+    public static func openRecorded(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+        let (store, _) = try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout)
+        let recorded: Model
+        do {
+            recorded = try store.recordedModel()
+            try store.queue.close()
+        } catch {
+            try? store.queue.close()
+            throw error
+        }
+        return try open(at: path, model: recorded, readOnly: true, busyTimeout: busyTimeout, migrate: false)
     }
 
     /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model.
@@ -182,6 +197,16 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.notAStore(path: path, reason: "it is an SQLite database without bookkeeper metadata")
             }
             if !readOnly {
+                // Before the writer's connection is made (which puts the file in WAL mode): a schema another tool
+                // changed in a way that would change what writes do is refused untouched.
+                if let format = Int(formatText), format <= formatVersion {
+                    do {
+                        try refuseForeignSchema(queue!, path: path, model: model, meta: meta)
+                    } catch {
+                        try? queue!.close()
+                        throw error
+                    }
+                }
                 try queue!.close()
                 queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
             }

@@ -1,11 +1,19 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// SQL functions and collations the store registers on every connection. SQLite's own NOCASE and LIKE are
 /// ASCII-only; these use the same Unicode-aware code as the in-memory evaluator, so both agree.
 enum StoreFunctions {
+    /// `bk_invalid_utf8(x)`: 1 when x is text whose bytes are not UTF-8, else 0 (`check`).
+    static let invalidUTF8 = "bk_invalid_utf8"
+
     static func register(in db: Database) {
         WideInteger.register(in: db)
+        // Against SQLite's C API: a GRDB function receives text already decoded, the bad bytes replaced.
+        let code = sqlite3_create_function_v2(db.sqliteConnection, invalidUTF8, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+                                              invalidUTF8Function, nil, nil, nil)
+        precondition(code == SQLITE_OK, "registering \(invalidUTF8) failed: \(code)")
         db.add(collation: DatabaseCollation("bk_nocase") { a, b in TextCollation.nocaseCompare(a, b) })
         db.add(collation: DatabaseCollation("bk_natural") { a, b in TextCollation.naturalCompare(a, b) })
         db.add(function: DatabaseFunction("bk_fold", argumentCount: 2, pure: true) { values in
@@ -41,5 +49,33 @@ extension AttributeType {
     init?(spec: String) {
         let parts = spec.split(separator: ":")
         self.init(name: String(parts[0]), scale: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+    }
+}
+
+extension StoreFunctions {
+    private static let invalidUTF8Function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let value = arguments?[0], sqlite3_value_type(value) == SQLITE_TEXT else {
+            sqlite3_result_int(context, 0)
+            return
+        }
+        // The bytes as stored (sqlite3_value_blob converts nothing), then their length.
+        let start = sqlite3_value_blob(value)
+        let count = Int(sqlite3_value_bytes(value))
+        guard let start, count > 0 else {
+            sqlite3_result_int(context, 0)
+            return
+        }
+        let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
+        sqlite3_result_int(context, isUTF8(bytes) ? 0 : 1)
+    }
+
+    /// Whether the bytes are UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), ASCII at once.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        while i < bytes.count && bytes[i] < 0x80 { i += 1 }
+        if i == bytes.count { return true }
+        let hadError = transcode(UnsafeBufferPointer(rebasing: bytes[i...]).makeIterator(), from: UTF8.self, to: UTF32.self,
+                                 stoppingOnError: true) { _ in }
+        return !hadError
     }
 }

@@ -1,0 +1,302 @@
+// The store's schema compared with the schema its model makes (issue 25: `check` sees what another tool did).
+//
+// The expected schema is not written down a second time: it is made by the same statements `Store.create` runs
+// (the metadata table, SchemaBuilder's tables and indexes, the import history's table), in an in-memory database,
+// and both databases are then described the same way, through SQLite's own account of them (PRAGMA table_list,
+// table_xinfo, foreign_key_list, index_list, index_xinfo, sqlite3_table_column_metadata). Two schemas so compare by
+// what they do rather than by how their SQL is spelt: a table a migration rebuilt, renamed or gave a column with
+// ALTER TABLE (which appends it, with a DEFAULT) compares equal to a new one. Column order and defaults are not
+// compared (migrations change both, and neither changes what a value means); CHECK constraints and DEFERRABLE
+// foreign keys are not visible through these pragmas and are not compared either.
+//
+// Tables whose names begin with sqlite_ are SQLite's own (sqlite_sequence, and sqlite_stat1 and sqlite_stat4, which
+// ANALYZE makes): never differences. The import history's table is made on first use, and its `encoding` column by
+// the first import that records one: each may be missing.
+
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// One way the store's schema differs from the schema its model makes.
+struct SchemaDifference: Equatable {
+    /// The difference in words, one line.
+    let text: String
+    /// Whether bookkeeper refuses to write while it is there: a trigger on a table bookkeeper writes (it would run
+    /// with each of its writes and could change what they do), or one of the model's unique indexes missing or
+    /// changed (nothing would keep those values unique).
+    let blocksWrites: Bool
+}
+
+/// The schema objects of one SQLite database, as SQLite describes them.
+struct SchemaShape {
+    struct Column {
+        let name: String
+        /// `TEXT NOT NULL`, `INTEGER PRIMARY KEY`, `INTEGER REFERENCES "Customer"("id") ON DELETE RESTRICT`.
+        let definition: String
+    }
+
+    struct Table {
+        let name: String
+        var columns: [Column]
+        /// STRICT, WITHOUT ROWID.
+        var options: [String]
+        /// A primary key of several columns and the UNIQUE constraints (SQLite keeps them in automatic indexes), and
+        /// foreign keys of several columns: `PRIMARY KEY ("a", "b")`.
+        var constraints: [String]
+
+        func column(named name: String) -> Column? { columns.first { $0.name.lowercased() == name.lowercased() } }
+    }
+
+    struct Index {
+        let name: String
+        let table: String
+        let unique: Bool
+        let partial: Bool
+        /// `"name"`, `"name" DESC`, `"name" COLLATE NOCASE`, `<expression>`.
+        let keys: [String]
+        let sql: String
+
+        /// What it does, without its name.
+        var shape: String { "\(unique ? "UNIQUE " : "")\(table.lowercased())(\(keys.joined(separator: ", ").lowercased()))\(partial ? " WHERE" : "")" }
+    }
+
+    var tables: [Table] = []
+    var indexes: [Index] = []
+    var triggers: [(name: String, table: String)] = []
+    var views: [String] = []
+
+    func table(named name: String) -> Table? { tables.first { $0.name.lowercased() == name.lowercased() } }
+    func index(named name: String) -> Index? { indexes.first { $0.name.lowercased() == name.lowercased() } }
+
+    /// The schema of the database `db` is connected to (its main schema).
+    static func read(_ db: Database) throws -> SchemaShape {
+        var shape = SchemaShape()
+        var options: [String: [String]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT \"name\", \"wr\", \"strict\" FROM pragma_table_list WHERE \"schema\" = 'main'") {
+            let name: String = row[0]
+            options[name.lowercased()] = (row[2] as Int == 1 ? ["STRICT"] : []) + (row[1] as Int == 1 ? ["WITHOUT ROWID"] : [])
+        }
+        let objects = try Row.fetchAll(db, sql: "SELECT \"type\", \"name\", \"tbl_name\", \"sql\" FROM sqlite_master ORDER BY \"type\", \"name\"")
+        for row in objects {
+            let type: String = row[0], name: String = row[1], table: String = row[2], sql: String? = row[3]
+            switch type {
+            case "table":
+                if name.lowercased().hasPrefix("sqlite_") { continue }
+                shape.tables.append(try readTable(db, name: name, options: options[name.lowercased()] ?? []))
+            case "index":
+                // An automatic index (a UNIQUE or PRIMARY KEY constraint) belongs to its table, read with it.
+                guard let sql else { continue }
+                let list = try Row.fetchOne(db, sql: "SELECT \"unique\", \"partial\" FROM pragma_index_list(?) WHERE \"name\" = ?",
+                                            arguments: [table, name])
+                shape.indexes.append(Index(name: name, table: table, unique: list?[0] as Int? == 1, partial: list?[1] as Int? == 1,
+                                           keys: try indexKeys(db, name), sql: sql))
+            case "trigger":
+                shape.triggers.append((name, table))
+            case "view":
+                shape.views.append(name)
+            default:
+                continue
+            }
+        }
+        return shape
+    }
+
+    private static func readTable(_ db: Database, name: String, options: [String]) throws -> Table {
+        let rows = try Row.fetchAll(db, sql: "SELECT \"name\", \"type\", \"notnull\", \"pk\", \"hidden\" FROM pragma_table_xinfo(?) ORDER BY \"cid\"",
+                                    arguments: [name])
+        let primaryKey = rows.filter { ($0[3] as Int) > 0 }.sorted { ($0[3] as Int) < ($1[3] as Int) }.map { $0[0] as String }
+        // Foreign keys: one of a single column is part of that column's definition.
+        var references: [String: [String]] = [:]
+        var constraints: [String] = []
+        let keys = try Row.fetchAll(db, sql: """
+            SELECT "id", "table", "from", "to", "on_update", "on_delete" FROM pragma_foreign_key_list(?) ORDER BY "id", "seq"
+            """, arguments: [name])
+        for (_, group) in Dictionary(grouping: keys, by: { $0[0] as Int }).sorted(by: { $0.key < $1.key }) {
+            let parent: String = group[0][1], onUpdate: String = group[0][4], onDelete: String = group[0][5]
+            let targets = group.compactMap { $0[3] as String? }
+            var clause = "REFERENCES \(quoted(parent))" + (targets.isEmpty ? "" : "(\(targets.map(quoted).joined(separator: ", ")))")
+            if onDelete != "NO ACTION" { clause += " ON DELETE \(onDelete)" }
+            if onUpdate != "NO ACTION" { clause += " ON UPDATE \(onUpdate)" }
+            if group.count == 1 {
+                references[(group[0][2] as String).lowercased(), default: []].append(clause)
+            } else {
+                constraints.append("FOREIGN KEY (\(group.map { quoted($0[2]) }.joined(separator: ", "))) \(clause)")
+            }
+        }
+        var columns: [Column] = []
+        for row in rows {
+            let column: String = row[0], type: String = row[1], notNull = row[2] as Int == 1, hidden: Int = row[4]
+            let (collation, autoincrement) = columnMetadata(db, table: name, column: column)
+            var definition = type.uppercased()
+            if notNull { definition += " NOT NULL" }
+            if primaryKey.count == 1 && primaryKey[0] == column { definition += " PRIMARY KEY" }
+            if autoincrement { definition += " AUTOINCREMENT" }
+            if let collation, collation.uppercased() != "BINARY" { definition += " COLLATE \(collation.uppercased())" }
+            for clause in references[column.lowercased()] ?? [] { definition += " " + clause }
+            if hidden == 2 || hidden == 3 { definition += " GENERATED ALWAYS AS (…)" } else if hidden != 0 { definition += " HIDDEN" }
+            columns.append(Column(name: column, definition: definition))
+        }
+        if primaryKey.count > 1 { constraints.append("PRIMARY KEY (\(primaryKey.map(quoted).joined(separator: ", ")))") }
+        for row in try Row.fetchAll(db, sql: "SELECT \"name\" FROM pragma_index_list(?) WHERE \"origin\" = 'u' ORDER BY \"name\"", arguments: [name]) {
+            constraints.append("UNIQUE (\(try indexKeys(db, row[0]).joined(separator: ", ")))")
+        }
+        return Table(name: name, columns: columns, options: options, constraints: constraints.sorted())
+    }
+
+    /// The key columns of an index, in order.
+    private static func indexKeys(_ db: Database, _ index: String) throws -> [String] {
+        try Row.fetchAll(db, sql: "SELECT \"cid\", \"name\", \"desc\", \"coll\" FROM pragma_index_xinfo(?) WHERE \"key\" = 1 ORDER BY \"seqno\"",
+                         arguments: [index]).map { row in
+            let cid: Int = row[0]
+            var key = cid == -2 ? "<expression>" : cid == -1 ? "rowid" : quoted(row[1] as String)
+            if row[2] as Int == 1 { key += " DESC" }
+            if let collation = row[3] as String?, collation.uppercased() != "BINARY" { key += " COLLATE \(collation.uppercased())" }
+            return key
+        }
+    }
+
+    /// A column's collation and whether it is AUTOINCREMENT, which no pragma tells.
+    private static func columnMetadata(_ db: Database, table: String, column: String) -> (String?, Bool) {
+        var type: UnsafePointer<CChar>?
+        var collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0, primaryKey: Int32 = 0, autoincrement: Int32 = 0
+        let code = sqlite3_table_column_metadata(db.sqliteConnection, "main", table, column, &type, &collation,
+                                                 &notNull, &primaryKey, &autoincrement)
+        guard code == SQLITE_OK else { return (nil, false) }
+        return (collation.map { String(cString: $0) }, autoincrement != 0)
+    }
+}
+
+extension SchemaShape {
+    /// The schema `Store.create` makes for `model`, with the import history's table, made in memory.
+    static func expected(for model: Model) throws -> SchemaShape {
+        let queue = try DatabaseQueue()
+        defer { try? queue.close() }
+        return try queue.inDatabase { db in
+            for statement in [Store.metaTableSQL, ImportJournal.createSQL] + SchemaBuilder.statements(for: model) {
+                try db.execute(sql: statement)
+            }
+            return try read(db)
+        }
+    }
+
+    /// Tables and columns that may be missing: made on first use.
+    static let optionalTables: Set<String> = [ImportJournal.table.lowercased()]
+    static let optionalColumns: Set<String> = ImportJournal.addedColumns.map { "\(ImportJournal.table).\($0.0)".lowercased() }
+        .reduce(into: Set<String>()) { $0.insert($1) }
+
+    /// Every way `self` (a store's schema) differs from `expected`, in a fixed order: tables and their columns,
+    /// indexes, triggers, views.
+    func differences(from expected: SchemaShape) -> [SchemaDifference] {
+        var found: [SchemaDifference] = []
+        func add(_ text: String, blocks: Bool = false) { found.append(SchemaDifference(text: text, blocksWrites: blocks)) }
+        for wanted in expected.tables {
+            guard let table = table(named: wanted.name) else {
+                if !SchemaShape.optionalTables.contains(wanted.name.lowercased()) { add("table \(quoted(wanted.name)) is missing") }
+                continue
+            }
+            if table.options != wanted.options {
+                add("table \(quoted(wanted.name)) is \(table.options.isEmpty ? "not STRICT" : table.options.joined(separator: ", ")) "
+                    + "where the model's is \(wanted.options.isEmpty ? "not STRICT" : wanted.options.joined(separator: ", "))")
+            }
+            for c in wanted.constraints where !table.constraints.contains(where: { $0.lowercased() == c.lowercased() }) {
+                add("table \(quoted(wanted.name)) lacks the model's \(c)")
+            }
+            for c in table.constraints where !wanted.constraints.contains(where: { $0.lowercased() == c.lowercased() }) {
+                add("table \(quoted(wanted.name)) has \(c), which the model's has not")
+            }
+            for column in wanted.columns {
+                guard let present = table.column(named: column.name) else {
+                    if !SchemaShape.optionalColumns.contains("\(wanted.name).\(column.name)".lowercased()) {
+                        add("column \(wanted.name).\(column.name) is missing")
+                    }
+                    continue
+                }
+                if present.definition.lowercased() != column.definition.lowercased() {
+                    add("column \(wanted.name).\(column.name) is \(present.definition) where the model's is \(column.definition)")
+                }
+            }
+            for column in table.columns where wanted.column(named: column.name) == nil {
+                add("column \(wanted.name).\(column.name) is not the model's")
+            }
+        }
+        for table in tables where expected.table(named: table.name) == nil {
+            add("table \(quoted(table.name)) is not the model's")
+        }
+        for wanted in expected.indexes {
+            // A unique index the model wants that is gone or changed: nothing keeps those values unique.
+            let columns = "\(wanted.table).\(wanted.keys.map { $0.replacingOccurrences(of: "\"", with: "") }.joined(separator: ", "))"
+            guard let index = index(named: wanted.name) else {
+                if !SchemaShape.optionalTables.contains(wanted.table.lowercased()) || table(named: wanted.table) != nil {
+                    add("index \(quoted(wanted.name)) is missing\(wanted.unique ? ", so nothing keeps \(columns) unique" : "") "
+                        + "(the model's: \(wanted.sql))", blocks: wanted.unique)
+                }
+                continue
+            }
+            if index.shape != wanted.shape {
+                add("index \(quoted(wanted.name)) is \(Self.oneLine(index.sql)) where the model's is \(wanted.sql)"
+                    + (wanted.unique ? ", which keeps \(columns) unique" : ""), blocks: wanted.unique)
+            }
+        }
+        for index in indexes where expected.index(named: index.name) == nil {
+            add("index \(quoted(index.name)) is not the model's (\(Self.oneLine(index.sql)))")
+        }
+        for trigger in triggers {
+            // A trigger on a table bookkeeper writes runs with its writes; one on another table never does.
+            if expected.table(named: trigger.table) != nil {
+                add("trigger \(quoted(trigger.name)) on \(quoted(trigger.table)) is not the model's: it would run with bookkeeper's writes "
+                    + "(drop it: DROP TRIGGER \(quoted(trigger.name)))", blocks: true)
+            } else {
+                add("trigger \(quoted(trigger.name)) on \(quoted(trigger.table)) is not the model's")
+            }
+        }
+        for view in views {
+            add("view \(quoted(view)) is not the model's")
+        }
+        return found
+    }
+
+    /// SQL as one line: runs of white space (line feeds in a trigger or an index written by hand) as one space.
+    static func oneLine(_ sql: String) -> String {
+        sql.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+}
+
+/// Writes refused because another tool changed the store's schema in a way that would change what they do.
+public struct ForeignSchemaError: CategorizedError, Equatable {
+    public let path: String
+    /// The differences that block writes, one line each.
+    public let problems: [String]
+
+    public var category: ErrorCategory { .data }
+    public var description: String { messages.joined(separator: "\n") }
+    public var messages: [String] {
+        problems.map { "\(path): \($0)" }
+            + ["\(path): the store's schema is not the model's (another tool changed it), so bookkeeper writes nothing to it "
+               + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
+    }
+}
+
+extension Store {
+    static let metaTableSQL = "CREATE TABLE \(quoted(metaTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL) STRICT"
+
+    /// How the store's schema differs from the one `model` makes.
+    static func schemaDifferences(_ db: Database, model: Model) throws -> [SchemaDifference] {
+        try SchemaShape.read(db).differences(from: SchemaShape.expected(for: model))
+    }
+
+    /// Refuses a store whose schema another tool changed in a way that would change what writes do (see
+    /// `SchemaDifference.blocksWrites`), before anything is written: `meta` is the store's metadata, whose
+    /// recorded model is the one its schema was made for.
+    static func refuseForeignSchema(_ queue: DatabaseQueue, path: String, model: Model, meta: [String: String]) throws {
+        var expected = model
+        if meta["model_hash"] != model.versionHash {
+            // The store is still at the model it records (opening migrates it after this check).
+            guard let text = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
+                  let recorded = try? Model(jsonObject: json, behaviours: model.behaviours) else { return }
+            expected = recorded
+        }
+        let blocking = try queue.inDatabase { db in try schemaDifferences(db, model: expected) }.filter(\.blocksWrites)
+        if !blocking.isEmpty { throw ForeignSchemaError(path: path, problems: blocking.map(\.text)) }
+    }
+}
