@@ -1,3 +1,4 @@
+import LocalTime
 // Parameters: relative dates against a fixed today, `--param` values read as the declared type, and
 // the usage errors of the command line (exit status 64) — an unknown name with a did-you-mean, a value
 // of the wrong type, a required parameter left out.
@@ -139,7 +140,7 @@ final class ParameterTests: XCTestCase {
     }
 
     func testClockFromTheEnvironment() throws {
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = Zone.utc
         XCTAssertEqual(try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21"], timeZone: utc).today.description, "2026-11-21")
         let moment = try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21T23:30:00-02:00"], timeZone: utc)
         XCTAssertEqual(moment.today.description, "2026-11-22")

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ObjectStore
 
-struct Check: StoreCommand {
+struct Check: StoreCommand, ZoneFreeCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the store: SQLite's integrity and foreign keys, and the model's own rules over every object.",
         discussion: "Prints one line per problem and exits 65 when there is any; prints \"ok\" (unless --quiet) when there is none.")
