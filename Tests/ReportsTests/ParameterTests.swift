@@ -25,7 +25,7 @@ final class ParameterTests: XCTestCase {
             ("end of last year", "2025-12-31"), ("start of quarter", "2026-10-01"), ("end of last quarter", "2026-09-30"),
             ("start of week", "2026-11-16"), ("end of week", "2026-11-22"), ("start of last week", "2026-11-09"),
             ("today - 30 days", "2026-10-22"), ("today-30days", "2026-10-22"), ("today + 2 weeks", "2026-12-05"),
-            ("start of month - 11 months", "2025-12-01"), ("end of month - 1 month", "2026-10-30"),
+            ("start of month - 11 months", "2025-12-01"), ("end of month - 1 month", "2026-10-31"),
             ("2024-02-29 + 1 year", "2025-02-28"), ("Start Of Last Month", "2026-10-01"), ("  today  ", "2026-11-21"),
         ]
         for (text, expected) in cases { XCTAssertEqual(day(text), expected, text) }
