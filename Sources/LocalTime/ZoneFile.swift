@@ -12,7 +12,7 @@
 import Glibc
 #endif
 
-struct ZoneFile: Sendable {
+final class ZoneFile: Sendable {
     struct LocalType: Sendable, Equatable {
         /// Seconds east of Greenwich.
         var offset: Int
@@ -20,16 +20,27 @@ struct ZoneFile: Sendable {
         var abbreviation: String
     }
 
-    var transitions: [Int64]
+    let transitions: [Int64]
     /// For each transition, the index of the type it starts.
-    var transitionTypes: [Int]
-    var types: [LocalType]
+    let transitionTypes: [Int]
+    let types: [LocalType]
     /// The type before the first transition.
-    var initialType: Int
+    let initialType: Int
     /// What follows the last transition; nil when the file has no footer (or glibc could not use it).
-    var footer: POSIXRule?
+    let footer: POSIXRule?
     /// The footer as written, for a name when nothing better names the zone.
-    var footerText: String?
+    let footerText: String?
+
+    // A class: a zone is copied into every cell formatter and converter, and its offset looked up per value.
+    init(transitions: [Int64], transitionTypes: [Int], types: [LocalType], initialType: Int, footer: POSIXRule?,
+         footerText: String?) {
+        self.transitions = transitions
+        self.transitionTypes = transitionTypes
+        self.types = types
+        self.initialType = initialType
+        self.footer = footer
+        self.footerText = footerText
+    }
 
     struct ReadError: Error {
         enum Kind { case missing, notAFile, notTZif, damaged }

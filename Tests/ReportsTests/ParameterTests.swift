@@ -149,6 +149,21 @@ final class ParameterTests: XCTestCase {
             XCTAssertEqual("\(error)", #"BOOKKEEPER_TODAY: "tomorrow" is neither a date (YYYY-MM-DD) nor a date-time (YYYY-MM-DDTHH:MM:SSZ)"#)
         }
     }
+
+    /// BOOKKEEPER_TODAY without an offset is a local time in the run's zone, and a date is its midnight there.
+    func testAnOffsetlessBookkeeperTodayIsReadInTheOutputZone() throws {
+        let newYork = try Zone(tz: ":America/New_York")
+        let late = try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21T23:30:00"], timeZone: newYork)
+        XCTAssertEqual(late.today.description, "2026-11-21")
+        XCTAssertEqual(late.now.timeIntervalSince1970, 1_795_321_800)        // 2026-11-22T04:30:00Z
+        let day = try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21"], timeZone: newYork)
+        XCTAssertEqual(day.now.timeIntervalSince1970, 1_795_237_200)         // 2026-11-21T05:00:00Z
+        XCTAssertThrowsError(try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-03-08T02:30:00"], timeZone: newYork)) { error in
+            XCTAssertEqual("\(error)", #"BOOKKEEPER_TODAY: "2026-03-08T02:30:00" does not exist in America/New_York: the clocks skip from 02:00 to 03:00 on 2026-03-08"#)
+        }
+        // A moment whose local date is past 9999 is refused, not a crash.
+        XCTAssertThrowsError(try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "9999-12-31T23:00:00Z"], timeZone: try Zone(tz: "<+03>-3")))
+    }
 }
 
 func queryRowsFromSample(_ sql: String) throws -> [[String]] {
