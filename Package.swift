@@ -31,11 +31,15 @@ let package = Package(
         // The one module that writes files: the guard that refuses the store, the input and devices as replaceable
         // files, atomic replacement, the write loop, cleanup on failure and signals, side files beside the store.
         .target(name: "FileOutput"),
+        // The time zone of a run: TZ read as glibc reads it (a zone name, :name, a zoneinfo path, a POSIX TZ string),
+        // instants to local times and back. Below everything that reads or shows a date-time or today.
+        .target(name: "LocalTime"),
         // The engine: model, validation, context, fetch + predicate -> SQL. Knows no domain.
         .target(
             name: "ObjectStore",
             dependencies: [
                 "FileOutput",
+                "LocalTime",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 // The batch writer binds values through the SQLite C API (see Batch/SQLStatement.swift).
@@ -49,19 +53,19 @@ let package = Package(
         // CSV import jobs: mapping, conversion, errors with places, summaries. Knows no SQL.
         .target(
             name: "Importer",
-            dependencies: ["ObjectStore", "CSV", "FileOutput", "CCrypto", .product(name: "Yams", package: "Yams")]
+            dependencies: ["ObjectStore", "LocalTime", "CSV", "FileOutput", "CCrypto", .product(name: "Yams", package: "Yams")]
         ),
         // CSV export: the columns are the import's key paths (KeyPathResolver), so what it writes imports back.
         .target(name: "Exporter", dependencies: ["ObjectStore", "CSV", "Importer"]),
         // libxlsxwriter (Debian's libxlsxwriter-dev 1.1.4); only the XLSX renderer imports it.
         .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
-        .target(name: "ReportRenderers", dependencies: ["CSV", "FileOutput", "CXLSXWriter"]),
+        .target(name: "ReportRenderers", dependencies: ["CSV", "FileOutput", "LocalTime", "CXLSXWriter"]),
         // Report definitions (YAML files in Reports/) and the engine that runs them: a fetch plan in, typed cells out
         // to the renderers. Knows no domain and no SQL: rows come from the store (one snapshot for count and rows).
         .target(
             name: "Reports",
-            dependencies: ["ObjectStore", "ReportRenderers", "FileOutput", .product(name: "Yams", package: "Yams")]
+            dependencies: ["ObjectStore", "ReportRenderers", "FileOutput", "LocalTime", .product(name: "Yams", package: "Yams")]
         ),
         // The domain: the bookkeeping model. Knows no SQL.
         .target(name: "Bookkeeping", dependencies: ["ObjectStore"]),
@@ -69,7 +73,7 @@ let package = Package(
         .target(
             name: "BookkeeperCLI",
             dependencies: [
-                "ObjectStore", "Bookkeeping", "Importer", "Exporter", "CSV", "FileOutput",
+                "ObjectStore", "Bookkeeping", "Importer", "Exporter", "CSV", "FileOutput", "LocalTime",
                 "Reports", "ReportRenderers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -77,19 +81,20 @@ let package = Package(
         .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
         .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
         // What each fuzz target does with one input; Fuzz/ wraps it for libFuzzer, FuzzRegressionTests replays inputs.
-        .target(name: "FuzzHarness", dependencies: ["CSV", "ObjectStore", "Bookkeeping", "Reports"], path: "Tests/FuzzHarness"),
+        .target(name: "FuzzHarness", dependencies: ["CSV", "ObjectStore", "Bookkeeping", "Reports", "LocalTime"], path: "Tests/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"], exclude: ["Inputs"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV", "FileOutput", "TestSupport"]),
         .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "TestSupport"]),
-        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "FileOutput", "TestSupport"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Bookkeeping", "TestSupport"]),
-        .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"]),
+        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "FileOutput", "LocalTime", "TestSupport"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Bookkeeping", "LocalTime", "TestSupport"]),
+        .testTarget(name: "LocalTimeTests", dependencies: ["LocalTime", "TestSupport"]),
+        .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "LocalTime", "TestSupport"]),
         .testTarget(name: "BookkeepingTests", dependencies: ["Bookkeeping", "ObjectStore", "TestSupport"]),
         .testTarget(name: "BookkeeperCLITests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportRenderers", "ObjectStore", "Bookkeeping", "CSV", "TestSupport"],
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportRenderers", "ObjectStore", "Bookkeeping", "CSV", "LocalTime", "TestSupport"],
                     exclude: ["Expected"]),
         // The child process of the renderer tests that kill a render or measure its memory (a program, not a test).
-        .executableTarget(name: "render-child", dependencies: ["ReportRenderers"], path: "Tests/RenderChild"),
+        .executableTarget(name: "render-child", dependencies: ["ReportRenderers", "LocalTime"], path: "Tests/RenderChild"),
     ]
 )
 

@@ -3,6 +3,7 @@ import Bookkeeping
 import CSV
 import FileOutput
 import Foundation
+import LocalTime
 import ObjectStore
 
 /// The `bookkeeper` command: subcommands over one store.
@@ -122,6 +123,9 @@ public struct Bookkeeper: ParsableCommand {
                 Log.quiet = options.quiet
                 Log.verbose = options.verbose
                 Log.format = options.logFormat ?? .text
+                // A TZ that names no zone is refused before any work by every command that reads or shows a
+                // date-time or today (LocalTime's Zone); the others (init, model, backup, check, imports) never do.
+                if !(storeCommand is any ZoneFreeCommand) { _ = try Zone.current() }
                 // The model (built-in, or extended by a model file) is settled before any store is touched.
                 try ModelLocator.prepare(options)
                 // No output, standard output and error included, may go into the store: known before any work.
@@ -219,6 +223,9 @@ struct UnknownCommand: CategorizedError {
         return "unknown command '\(word)' (the commands are \(names.joined(separator: ", ")); see 'bookkeeper --help')"
     }
 }
+
+/// A command that neither reads nor shows a local time or today, so runs whatever TZ says.
+protocol ZoneFreeCommand {}
 
 /// A subcommand that works on the store.
 protocol StoreCommand: ParsableCommand {

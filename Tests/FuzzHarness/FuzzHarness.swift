@@ -19,6 +19,7 @@
 
 import CSV
 import Foundation
+import LocalTime
 import ObjectStore
 import Bookkeeping
 import Reports
@@ -323,7 +324,7 @@ public enum FuzzHarness {
         let text = String(decoding: bytes, as: UTF8.self)
         let definition: ReportDefinition
         do { definition = try ReportDefinition.parse(text, name: "fuzz", file: "fuzz.yaml") } catch { debug("report: \(error)"); return .rejected }
-        let clock = ReportClock(now: Date(timeIntervalSince1970: 1_795_000_000), timeZone: TimeZone(identifier: "UTC")!)
+        let clock = ReportClock(now: Date(timeIntervalSince1970: 1_795_000_000), timeZone: .utc)
         do {
             try PreparedReport.check(definition, model: fixture.store.model, clock: clock)
         } catch {

@@ -1,3 +1,4 @@
+import LocalTime
 import XCTest
 import ObjectStore
 import TestSupport
@@ -163,7 +164,7 @@ final class DateFormatPropertyTests: XCTestCase {
 
     /// Issue 24: with fields side by side a single-digit day was read as the month's second digit's neighbour.
     func testADayOfOneDigitBetweenDigitsWasReadAsAnotherDate() throws {
-        let converter = ValueConverter(dateFormat: try DateFormat("%Y%m%d"))
+        let converter = ValueConverter(dateFormat: try DateFormat("%Y%m%d"), zone: .utc)
         func convert(_ text: String) throws -> Value {
             try Array(text.utf8).withUnsafeBufferPointer { try converter.convert($0, as: .date) { text } }
         }

@@ -1,3 +1,4 @@
+import LocalTime
 import XCTest
 import ObjectStore
 @testable import Importer
@@ -5,7 +6,7 @@ import ObjectStore
 /// Cell text → values for import: exact decimals, grouping, decimal comma, date formats, booleans, strictness.
 final class ValueConversionTests: XCTestCase {
     func convert(_ text: String, _ type: AttributeType, decimalComma: Bool = false, format: String? = nil) throws -> Value {
-        let converter = ValueConverter(decimalComma: decimalComma, dateFormat: try format.map { try DateFormat($0) })
+        let converter = ValueConverter(decimalComma: decimalComma, dateFormat: try format.map { try DateFormat($0) }, zone: .utc)
         return try Array(text.utf8).withUnsafeBufferPointer { try converter.convert($0, as: type) { text } }
     }
 
@@ -62,7 +63,7 @@ final class ValueConversionTests: XCTestCase {
         XCTAssertEqual(failure("1 234,5", .decimal(scale: 2)), "\"1 234,5\" is not a decimal number — try --decimal-comma")
         XCTAssertEqual(failure("1,234,5", .decimal(scale: 2), decimalComma: true), "\"1,234,5\" is not a decimal number", "the grouping mark differs from the decimal one")
         // In a code page the no-break space is that page's byte.
-        var koi8 = ValueConverter(decimalComma: true)
+        var koi8 = ValueConverter(decimalComma: true, zone: .utc)
         koi8.spaceGroupings = [[0x9A]]
         XCTAssertEqual(try [0x31, 0x9A, 0x32, 0x33, 0x34, 0x2C, 0x35].withUnsafeBufferPointer { try koi8.convert($0, as: .decimal(scale: 2)) { "" } }, decimal(123450, 2))
     }

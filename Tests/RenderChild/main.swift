@@ -8,6 +8,7 @@
 //                                            `XLSX rows=… peakRSS=…KiB seconds=… rows/s=…`
 
 import Foundation
+import LocalTime
 import ReportRenderers
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,7 @@ func say(_ line: String) {
 }
 
 let generatedAt = Date(timeIntervalSince1970: 1_795_294_800)
-let utc = TimeZone(identifier: "UTC")!
+let utc = Zone.utc
 let arguments = CommandLine.arguments
 
 switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {

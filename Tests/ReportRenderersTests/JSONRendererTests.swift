@@ -1,6 +1,7 @@
 // The JSON format as a contract: whole outputs, and the string escaper over hostile values.
 
 import Foundation
+import LocalTime
 import XCTest
 @testable import ReportRenderers
 
@@ -88,7 +89,7 @@ final class JSONRendererTests: XCTestCase {
     func testRepeatedTitlesGetUniqueKeys() throws {
         let document = ReportDocument(
             name: "d", title: "d", parameters: [(name: "p", value: "1"), (name: "p", value: "2")],
-            generatedAt: ReportFixtures.generatedAt, timeZone: TimeZone(identifier: "Europe/Helsinki")!,
+            generatedAt: ReportFixtures.generatedAt, timeZone: try! Zone(tz: "Europe/Helsinki"),
             columns: [ReportColumn(title: "A"), ReportColumn(title: "A", format: .integer), ReportColumn(title: "A (2)")])
         let text = try rendered(.json(), document, [[.text("x"), .integer(1), .boolean(true)]])
         XCTAssertTrue(text.contains(#""parameters": {"p": "1", "p (2)": "2"},"#), text)

@@ -1,13 +1,14 @@
 // Documents and rows shared by the renderer tests, and helpers to render into a temporary folder.
 
 import Foundation
+import LocalTime
 import XCTest
 @testable import ReportRenderers
 
 enum ReportFixtures {
     /// 2026-11-21 21:00:00 UTC.
     static let generatedAt = Date(timeIntervalSince1970: 1_795_294_800)
-    static let utc = TimeZone(identifier: "UTC")!
+    static let utc = Zone.utc
 
     /// A small, ordinary report.
     static let unpaidOrders = ReportDocument(

@@ -1,6 +1,7 @@
 // The text format as a contract: whole outputs over ordinary, hostile, empty and wide reports.
 
 import Foundation
+import LocalTime
 import XCTest
 @testable import ReportRenderers
 
@@ -147,7 +148,7 @@ final class TextRendererTests: XCTestCase {
 
     func testGeneratedTimeAndDateTimesInTheDocumentsZone() throws {
         var document = ReportFixtures.hostile
-        document.timeZone = TimeZone(identifier: "Europe/Helsinki")!
+        document.timeZone = try! Zone(tz: "Europe/Helsinki")
         document.columns = [ReportColumn(title: "When", format: .dateTime), ReportColumn(title: "Day", format: .date)]
         let rows: [[ReportCell]] = [
             [.dateTime(secondsSinceEpoch: 1_795_163_415), .dateTime(secondsSinceEpoch: 1_795_215_600)],   // 23:00 UTC is 01:00 the next day

@@ -3,6 +3,7 @@
 // charts, several reports in one workbook.
 
 import Foundation
+import LocalTime
 import TestSupport
 import XCTest
 @testable import ReportRenderers
@@ -170,7 +171,7 @@ final class XLSXRendererTests: XCTestCase {
 
     func testDatesInTheDocumentsZoneAndOutOfExcelsRange() throws {
         let document = ReportDocument(
-            name: "dates", title: "Dates", generatedAt: ReportFixtures.generatedAt, timeZone: TimeZone(identifier: "Europe/Helsinki")!,
+            name: "dates", title: "Dates", generatedAt: ReportFixtures.generatedAt, timeZone: try! Zone(tz: "Europe/Helsinki"),
             columns: [ReportColumn(title: "When", format: .dateTime), ReportColumn(title: "Day", format: .date)])
         let workbook = try renderedWorkbook(document, [
             [.dateTime(secondsSinceEpoch: 1_795_215_600), .dateTime(secondsSinceEpoch: 1_795_215_600)],

@@ -1,3 +1,4 @@
+import LocalTime
 // Parameters: relative dates against a fixed today, `--param` values read as the declared type, and
 // the usage errors of the command line (exit status 64) — an unknown name with a did-you-mean, a value
 // of the wrong type, a required parameter left out.
@@ -24,7 +25,7 @@ final class ParameterTests: XCTestCase {
             ("end of last year", "2025-12-31"), ("start of quarter", "2026-10-01"), ("end of last quarter", "2026-09-30"),
             ("start of week", "2026-11-16"), ("end of week", "2026-11-22"), ("start of last week", "2026-11-09"),
             ("today - 30 days", "2026-10-22"), ("today-30days", "2026-10-22"), ("today + 2 weeks", "2026-12-05"),
-            ("start of month - 11 months", "2025-12-01"), ("end of month - 1 month", "2026-10-30"),
+            ("start of month - 11 months", "2025-12-01"), ("end of month - 1 month", "2026-10-31"),
             ("2024-02-29 + 1 year", "2025-02-28"), ("Start Of Last Month", "2026-10-01"), ("  today  ", "2026-11-21"),
         ]
         for (text, expected) in cases { XCTAssertEqual(day(text), expected, text) }
@@ -139,7 +140,7 @@ final class ParameterTests: XCTestCase {
     }
 
     func testClockFromTheEnvironment() throws {
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = Zone.utc
         XCTAssertEqual(try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21"], timeZone: utc).today.description, "2026-11-21")
         let moment = try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21T23:30:00-02:00"], timeZone: utc)
         XCTAssertEqual(moment.today.description, "2026-11-22")
@@ -147,6 +148,21 @@ final class ParameterTests: XCTestCase {
         XCTAssertThrowsError(try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "tomorrow"], timeZone: utc)) { error in
             XCTAssertEqual("\(error)", #"BOOKKEEPER_TODAY: "tomorrow" is neither a date (YYYY-MM-DD) nor a date-time (YYYY-MM-DDTHH:MM:SSZ)"#)
         }
+    }
+
+    /// BOOKKEEPER_TODAY without an offset is a local time in the run's zone, and a date is its midnight there.
+    func testAnOffsetlessBookkeeperTodayIsReadInTheOutputZone() throws {
+        let newYork = try Zone(tz: ":America/New_York")
+        let late = try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21T23:30:00"], timeZone: newYork)
+        XCTAssertEqual(late.today.description, "2026-11-21")
+        XCTAssertEqual(late.now.timeIntervalSince1970, 1_795_321_800)        // 2026-11-22T04:30:00Z
+        let day = try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-11-21"], timeZone: newYork)
+        XCTAssertEqual(day.now.timeIntervalSince1970, 1_795_237_200)         // 2026-11-21T05:00:00Z
+        XCTAssertThrowsError(try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "2026-03-08T02:30:00"], timeZone: newYork)) { error in
+            XCTAssertEqual("\(error)", #"BOOKKEEPER_TODAY: "2026-03-08T02:30:00" does not exist in America/New_York: the clocks skip from 02:00 to 03:00 on 2026-03-08"#)
+        }
+        // A moment whose local date is past 9999 is refused, not a crash.
+        XCTAssertThrowsError(try ReportClock.current(environment: ["BOOKKEEPER_TODAY": "9999-12-31T23:00:00Z"], timeZone: try Zone(tz: "<+03>-3")))
     }
 }
 

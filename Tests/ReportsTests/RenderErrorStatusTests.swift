@@ -3,6 +3,7 @@
 // larger than its format holds 65.
 
 import Foundation
+import LocalTime
 import ObjectStore
 @testable import ReportRenderers
 import Reports
@@ -15,7 +16,7 @@ final class RenderErrorStatusTests: XCTestCase {
         let directory = TemporaryDirectory()
         let workbook = try XLSXWorkbook(output: .file(path: directory.file("big.xlsx")))
         workbook.rowLimit = 2   // stands for Excel's 1,048,574, so that the test writes three rows
-        let document = ReportDocument(name: "big", title: "Big", generatedAt: Date(), timeZone: TimeZone(identifier: "UTC")!,
+        let document = ReportDocument(name: "big", title: "Big", generatedAt: Date(), timeZone: .utc,
                                       columns: [ReportColumn(title: "n", format: .integer)])
         var rows = ArrayRowSource(Array(repeating: [.integer(1)], count: 3))
         XCTAssertThrowsError(try workbook.add(document, rows: &rows)) { error in

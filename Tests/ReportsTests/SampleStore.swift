@@ -5,6 +5,7 @@
 import Bookkeeping
 import CSV
 import Foundation
+import LocalTime
 import ObjectStore
 import ReportRenderers
 import Reports
@@ -35,7 +36,7 @@ enum SampleStore {
     }
 
     /// The fixed clock of every expected output: 2026-11-21 00:00 UTC (SampleData runs to November 2026).
-    static let clock = ReportClock(now: Date(timeIntervalSince1970: 1_795_219_200), timeZone: TimeZone(identifier: "UTC")!)
+    static let clock = ReportClock(now: Date(timeIntervalSince1970: 1_795_219_200), timeZone: .utc)
 
     static var sampleData: URL { packageRoot.appendingPathComponent("SampleData") }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CSV
 import Foundation
+import LocalTime
 import ObjectStore
 import ReportRenderers
 import Reports
@@ -86,7 +87,7 @@ struct Fetch: StoreCommand {
         let names = plan.columns.map(\.keyPath)
         // Values are written by the renderers' rules, each column as a report column of its type would be.
         let formats = plan.columns.map { ColumnFormat(defaultFor: $0.type) }
-        let cells = CellFormatter()
+        let cells = CellFormatter(timeZone: try Zone.current())
         switch format {
         case .csv:
             let writer = try CSVWriter(path: "-", displayName: "standard output")

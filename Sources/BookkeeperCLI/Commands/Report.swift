@@ -1,6 +1,7 @@
 import ArgumentParser
 import FileOutput
 import Foundation
+import LocalTime
 import ObjectStore
 import ReportRenderers
 import Reports
@@ -60,7 +61,7 @@ struct ReportCommand: StoreCommand {
     }
 
     func run() throws {
-        let clock = try ReportClock.current()
+        let clock = try ReportClock.current(timeZone: try Zone.current())
         let arguments = try ParameterArguments(parsing: parameters)
         let library = definitions.library
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocalTime
 import ObjectStore
 import Reports
 
@@ -21,7 +22,7 @@ struct ReportsCommand: StoreCommand {
     @Option(help: "Output format.") var format: Format = .text
 
     func run() throws {
-        let clock = try ReportClock.current()
+        let clock = try ReportClock.current(timeZone: try Zone.current())
         let library = definitions.library
         let entries = try library.entries()
         var failures = ReportFailures(total: entries.count)

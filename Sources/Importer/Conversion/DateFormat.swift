@@ -5,7 +5,8 @@
 // %b and %h (month name abbreviated, English, any case), %B (full month name), %H (hour 0–23), %I (hour 1–12)
 // with %p (AM/PM, any case), %M, %S (0–60; a leap second 60 is read as 59), %F (= %Y-%m-%d), %T (= %H:%M:%S),
 // %% (a percent sign). Anything else is matched literally. The whole text must match: trailing text is an error.
-// A Date attribute ignores the time parts; a DateTime attribute uses them (as UTC).
+// A Date attribute ignores the time parts; a DateTime attribute uses them, as a local time in the zone outputs use
+// ($TZ; see ValueConverter).
 //
 // Widths, so that no text is read two ways (issue 24: `2024113` with %Y%m%d was read as 2024-11-03, though a
 // writer that drops zeros writes 2024-01-13 the same way): %Y is exactly 4 digits and %y exactly 2. %m %d %e %H

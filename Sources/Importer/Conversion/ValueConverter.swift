@@ -10,13 +10,15 @@
 //   places than the scale.
 // - Integer: digits with an optional sign and the same grouping.
 // - Date: `dateFormat` (default YYYY-MM-DD); time parts are ignored for a Date. DateTime: with a format
-//   that has time parts, that format (UTC); otherwise ISO 8601.
+//   that has time parts, that format, a local time in `zone` ($TZ); otherwise ISO 8601, local in `zone` without
+//   an offset (ObjectStore's Timestamp+Zone.swift: a skipped local time is an error, a doubled one the earlier).
 // - Boolean: yes/no, true/false, y/n, 1/0 in any case.
 // - String: the text as it is (codes keep their leading zeros, spaces are kept); a NUL byte is refused.
 // Numbers, dates and booleans may have spaces around them.
 
 import CSV
 import Foundation
+import LocalTime
 import ObjectStore
 
 /// Why a cell's text is not a value: `"31/02/2024" is not a date in format %d/%m/%Y`.
@@ -34,9 +36,13 @@ package struct ValueConverter: Sendable {
     /// page: its own byte, 0xA0 in Windows-125x, 0x9A in KOI8-R, 0xFF in CP866), also grouping marks.
     package var spaceGroupings: [[UInt8]] = [[0xC2, 0xA0], [0xE2, 0x80, 0xAF]]
 
-    package init(decimalComma: Bool = false, dateFormat: DateFormat? = nil) {
+    /// The zone of date-times written without an offset: the one outputs show them in.
+    package var zone: Zone
+
+    package init(decimalComma: Bool = false, dateFormat: DateFormat? = nil, zone: Zone) {
         self.decimalComma = decimalComma
         self.dateFormat = dateFormat
+        self.zone = zone
     }
 
     /// Converts the text of a non-empty cell (empty cells and null tokens are the caller's: they are null).
@@ -87,15 +93,17 @@ package struct ValueConverter: Sendable {
                 guard let (day, seconds) = format.parse(trimmed(bytes)) else {
                     throw fail(text(), "is not a date and time in format \(format)")
                 }
-                return .dateTime(Timestamp(secondsSinceEpoch: Int64(day.daysSinceEpoch) * 86400 + Int64(seconds)))
+                switch Timestamp.local(Int64(day.daysSinceEpoch) * 86400 + Int64(seconds), in: zone) {
+                case .success(let t): return .dateTime(t)
+                case .failure(let problem): throw fail(text(), problem.reason)
+                }
             }
-            let s = text().trimmingCharacters(in: .whitespaces)
-            guard let t = Timestamp(iso: s) else {
-                throw fail(text(), "is not a date and time (expected YYYY-MM-DDTHH:MM:SS with an optional Z or ±HH:MM)")
+            switch Timestamp.parse(text().trimmingCharacters(in: .whitespaces), in: zone) {
+            case .success(let t): return .dateTime(t)
+            case .failure(let problem): throw fail(text(), problem.reason)
             }
-            return .dateTime(t)
         case .double, .binary:
-            do { return try Value.parse(text(), as: type) } catch { throw ConversionError(message: error.message) }
+            do { return try Value.parse(text(), as: type, zone: zone) } catch { throw ConversionError(message: error.message) }
         }
     }
 

@@ -11,6 +11,7 @@
 
 import CSV
 import Foundation
+import LocalTime
 import ObjectStore
 
 struct ImportPlan {
@@ -144,7 +145,8 @@ struct ImportPlan {
             }
         }
         // Cells are compared as bytes: null tokens and the no-break spaces that group digits in the input's encoding.
-        var converter = ValueConverter(decimalComma: settings.decimalComma ?? false, dateFormat: settings.dateFormat)
+        var converter = ValueConverter(decimalComma: settings.decimalComma ?? false, dateFormat: settings.dateFormat,
+                                       zone: try Zone.current())
         converter.markGiven = settings.decimalComma != nil
         converter.spaceGroupings = ["\u{A0}", "\u{202F}"].compactMap { reader.bytes(of: $0) }
         delimiter = reader.delimiter

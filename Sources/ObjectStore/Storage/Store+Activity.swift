@@ -1,5 +1,6 @@
 import FileOutput
 import Foundation
+import LocalTime
 
 // Who holds the store's write lock, for the message another writer gets when it gives up waiting:
 // `store is busy (import of orders.csv by pid 1234 since 02:00:01)`. The holder writes a small note beside
@@ -13,11 +14,12 @@ extension Store {
     /// Records that this process now writes (call inside the write transaction).
     func beginActivity() {
         guard let activity else { return }
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
+        // The local time ($TZ) of now, `02:00:01`.
+        let local = Zone.process.localSeconds(at: Timestamp.now().secondsSinceEpoch)
+        let second = Int(local - (local >= 0 ? local / 86_400 : (local - 86_399) / 86_400) * 86_400)
+        let time = [second / 3600, second / 60 % 60, second % 60].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
         activityNote?.remove()
-        activityNote = SideFile.createNote(at: activityPath,
-                                           text: "\(activity) by pid \(getpid()) since \(formatter.string(from: Date()))")
+        activityNote = SideFile.createNote(at: activityPath, text: "\(activity) by pid \(getpid()) since \(time)")
     }
 
     func endActivity() {

@@ -1,4 +1,5 @@
 import Foundation
+import LocalTime
 
 /// A calendar day with no time and no time zone, stored as `YYYY-MM-DD` text so that text order is date order.
 public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -38,25 +39,22 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    /// Today in the process's time zone (TZ), as a user at the terminal sees it.
-    public static func today(now: Date = Date(), timeZone: TimeZone = .current) -> Day {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let c = calendar.dateComponents([.year, .month, .day], from: now)
-        return Day(year: c.year!, month: c.month!, day: c.day!)!
+    /// Today in `zone` (the process's, TZ), as a user at the terminal sees it.
+    public static func today(now: Date = Date(), zone: Zone = .process) -> Day {
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        return Day(daysSinceEpoch: Int(zone.localDays(at: seconds)))!
     }
 
     /// Today for this run: `BOOKKEEPER_TODAY` (`YYYY-MM-DD`, or an ISO date-time) when set — for tests, and for
     /// re-running a past night's jobs — else the system clock in the process's time zone. `$TODAY` in
     /// predicates, `default: today` and the reports' relative dates all count from it.
-    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> Day {
-        if let text = environment["BOOKKEEPER_TODAY"], !text.isEmpty {
-            if let day = Day(iso: text) { return day }
-            if let moment = Timestamp(iso: text) {
-                return today(now: Date(timeIntervalSince1970: TimeInterval(moment.secondsSinceEpoch)))
-            }
+    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment,
+                               zone: Zone = .process) -> Day {
+        if let text = environment[RunMoment.environmentVariable], !text.isEmpty,
+           case .success(let moment)? = RunMoment.fixed(text, zone: zone) {
+            return moment.today
         }
-        return today()
+        return today(zone: zone)
     }
 
     /// Days since 1970-01-01 (negative before), for arithmetic.
@@ -108,9 +106,16 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         Timestamp(secondsSinceEpoch: Int64(Date().timeIntervalSince1970.rounded(.down)))
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS` (or a space instead of `T`) with an optional `Z` or `±HH:MM` offset;
-    /// without an offset the time is UTC.
+    /// The store's text (always with `Z`) and other text with an explicit offset: `YYYY-MM-DDTHH:MM:SS` (or a space
+    /// instead of `T`) with an optional `Z` or `±HH:MM` offset; without an offset the time is UTC. Text a user wrote
+    /// is read by `Timestamp.parse(_:in:)`, where a time without an offset is a local time in the zone.
     public init?(iso text: some StringProtocol) {
+        guard let (local, offset) = Timestamp.isoParts(text) else { return nil }
+        self.init(secondsSinceEpoch: local - Int64(offset ?? 0))
+    }
+
+    /// The local time written (seconds since 1970-01-01T00:00:00 in its zone) and the offset, if one is written.
+    static func isoParts(_ text: some StringProtocol) -> (local: Int64, offset: Int?)? {
         let s = String(text)
         guard s.utf8.count >= 19, let day = Day(iso: s.prefix(10)) else { return nil }
         let b = Array(s.utf8)
@@ -126,9 +131,11 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         }
         guard let hh = number(11..<13), let mm = number(14..<16), let ss = number(17..<19),
               hh < 24, mm < 60, ss < 60 else { return nil }
-        var offset = 0
+        var offset: Int?
         let rest = b[19...]
-        if rest.isEmpty || Array(rest) == [UInt8(ascii: "Z")] {
+        if rest.isEmpty {
+            offset = nil
+        } else if Array(rest) == [UInt8(ascii: "Z")] {
             offset = 0
         } else if rest.count == 6, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"),
                   let oh = number(20..<22), b[22] == UInt8(ascii: ":"), let om = number(23..<25) {
@@ -136,8 +143,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         } else {
             return nil
         }
-        let seconds = Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss) - Int64(offset)
-        self.init(secondsSinceEpoch: seconds)
+        return (Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss), offset)
     }
 
     public var day: Day {

@@ -1,9 +1,11 @@
 import Foundation
+import LocalTime
 
 extension Value {
     /// The value as another attribute type, exactly, or nil when it cannot be converted without loss:
     /// numbers between integer and decimal scales only when nothing is rounded, anything to text, text parsed
-    /// strictly, booleans to and from 0/1, a date to a date-time at midnight UTC and back only at midnight.
+    /// strictly, booleans to and from 0/1, a date to a date-time at its start in the process's zone ($TZ: midnight,
+    /// or when the clocks skipped midnight, the moment they did) and back only at such a start.
     public func converted(to type: AttributeType) -> Value? {
         // A decimal must also fit the stored column: `converted` is how migrations retype values.
         guard let result = convertedIgnoringRange(to: type) else { return nil }
@@ -41,9 +43,11 @@ extension Value {
         case (.integer(let i), .boolean):
             return i == 0 || i == 1 ? .boolean(i == 1) : nil
         case (.date(let d), .dateTime):
-            return .dateTime(Timestamp(secondsSinceEpoch: Int64(d.daysSinceEpoch) * 86400))
+            return .dateTime(Timestamp(secondsSinceEpoch: Zone.process.startOfDay(days: Int64(d.daysSinceEpoch))))
         case (.dateTime(let t), .date):
-            return t.secondsSinceEpoch % 86400 == 0 ? .date(t.day) : nil
+            let zone = Zone.process
+            guard let day = t.day(in: zone), zone.startOfDay(days: Int64(day.daysSinceEpoch)) == t.secondsSinceEpoch else { return nil }
+            return .date(day)
         case (.string(let s), _):
             return try? Value.parse(s, as: type)
         default:

@@ -1,4 +1,5 @@
 import Foundation
+import LocalTime
 
 /// Why a piece of text is not a value of an attribute's type.
 public struct ValueParseError: Error, Sendable, Equatable {
@@ -12,9 +13,10 @@ public struct ValueParseError: Error, Sendable, Equatable {
 
 extension Value {
     /// Converts command-line text to a value of `type`, strictly: nothing is coerced or truncated.
-    /// Dates are `YYYY-MM-DD`; booleans yes/no/true/false/y/n/1/0 in any case; decimals use `.`
-    /// and may not have more places than the scale; binary is hex with an optional `0x`.
-    public static func parse(_ text: String, as type: AttributeType) throws(ValueParseError) -> Value {
+    /// Dates are `YYYY-MM-DD`; date-times ISO 8601, local in `zone` without an offset (Timestamp+Zone.swift);
+    /// booleans yes/no/true/false/y/n/1/0 in any case; decimals use `.` and may not have more places than the
+    /// scale; binary is hex with an optional `0x`.
+    public static func parse(_ text: String, as type: AttributeType, zone: Zone = .process) throws(ValueParseError) -> Value {
         func fail(_ reason: String) -> ValueParseError { ValueParseError(text: text, type: type, reason: reason) }
         switch type {
         case .string:
@@ -43,10 +45,10 @@ extension Value {
             }
             return .date(d)
         case .dateTime:
-            guard let t = Timestamp(iso: text.trimmingCharacters(in: .whitespaces)) else {
-                throw fail("is not a date and time (expected YYYY-MM-DDTHH:MM:SS with an optional Z or ±HH:MM)")
+            switch Timestamp.parse(text.trimmingCharacters(in: .whitespaces), in: zone) {
+            case .success(let t): return .dateTime(t)
+            case .failure(let problem): throw fail(problem.reason)
             }
-            return .dateTime(t)
         case .binary:
             guard let data = parseHex(text) else { throw fail("is not hexadecimal bytes (expected 0x…)") }
             return .binary(data)

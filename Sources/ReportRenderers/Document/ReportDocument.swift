@@ -2,6 +2,7 @@
 // document properties.
 
 import Foundation
+import LocalTime
 
 /// A report to render, without its rows (those come from a `ReportRowSource`).
 public struct ReportDocument: Sendable {
@@ -15,7 +16,7 @@ public struct ReportDocument: Sendable {
     public var sortDescription: String?
     public var generatedAt: Date
     /// The zone for the generation time and for date-time cells.
-    public var timeZone: TimeZone
+    public var timeZone: Zone
     public var columns: [ReportColumn]
     public var chart: ChartSpec?
     /// How negative money looks in XLSX.
@@ -23,7 +24,7 @@ public struct ReportDocument: Sendable {
 
     public init(name: String, title: String, description: String? = nil,
                 parameters: [(name: String, value: String)] = [], sortDescription: String? = nil,
-                generatedAt: Date, timeZone: TimeZone, columns: [ReportColumn], chart: ChartSpec? = nil,
+                generatedAt: Date, timeZone: Zone, columns: [ReportColumn], chart: ChartSpec? = nil,
                 negative: NegativeStyle = .minus) {
         self.name = name
         self.title = title

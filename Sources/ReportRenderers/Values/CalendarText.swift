@@ -6,6 +6,7 @@
 // algorithms); date-times are shown in the document's time zone, at the offset that zone had then.
 
 import Foundation
+import LocalTime
 
 enum CalendarText {
     /// Days since 1970-01-01 of a proleptic Gregorian date.
@@ -59,8 +60,8 @@ struct LocalDateTime: Sendable {
     /// Seconds east of UTC at that instant.
     var offset: Int
 
-    init(secondsSinceEpoch: Int64, timeZone: TimeZone) {
-        offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(secondsSinceEpoch)))
+    init(secondsSinceEpoch: Int64, timeZone: Zone) {
+        offset = timeZone.offset(at: secondsSinceEpoch)
         let local = secondsSinceEpoch + Int64(offset)
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         let secondOfDay = Int(local - days * 86_400)
@@ -70,7 +71,7 @@ struct LocalDateTime: Sendable {
         second = secondOfDay % 60
     }
 
-    init(_ date: Date, timeZone: TimeZone) {
+    init(_ date: Date, timeZone: Zone) {
         self.init(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)), timeZone: timeZone)
     }
 
@@ -89,22 +90,15 @@ struct LocalDateTime: Sendable {
     }
 }
 
-extension TimeZone {
-    private static let utcIdentifiers: Set<String> = [
-        "UTC", "GMT", "Etc/UTC", "Etc/GMT", "Etc/Universal", "Etc/Zulu", "Universal", "Zulu", "Etc/GMT0", "Etc/GMT+0",
-        "Etc/GMT-0", "GMT0", "GMT+0", "GMT-0", "UCT", "Etc/UCT", "Greenwich", "Etc/Greenwich",
-    ]
+extension Zone {
+    /// The zone's name (Zone.name: `Europe/Helsinki`, `UTC` for UTC and its aliases, a POSIX TZ string as written).
+    var reportIdentifier: String { name }
 
-    /// The identifier, with UTC's aliases (Foundation on Linux calls UTC `GMT`) shown as `UTC`.
-    var reportIdentifier: String {
-        TimeZone.utcIdentifiers.contains(identifier) && secondsFromGMT() == 0 ? "UTC" : identifier
-    }
-
-    /// `UTC` for UTC and its aliases; otherwise the identifier with the offset at `date`:
-    /// `Europe/Helsinki (UTC+02:00)`.
+    /// `UTC` for UTC and its aliases; otherwise the name with the offset at `date`:
+    /// `Europe/Helsinki (UTC+02:00)`, `EST5EDT,M3.2.0,M11.1.0 (UTC-04:00)`.
     func reportLabel(at date: Date) -> String {
-        let identifier = reportIdentifier
-        if identifier == "UTC" { return identifier }
-        return "\(identifier) (UTC\(CalendarText.isoOffset(seconds: secondsFromGMT(for: date))))"
+        if name == "UTC" { return name }
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        return "\(name) (UTC\(CalendarText.isoOffset(seconds: offset(at: seconds))))"
     }
 }

@@ -2,12 +2,13 @@
 // report but must write values the same way: `bookkeeper fetch` (its text table, CSV and JSON array).
 
 import Foundation
+import LocalTime
 
 public struct CellFormatter: Sendable {
     let cells: CellText
 
-    /// Date-times are shown in `timeZone`, as a report's are in its document's.
-    public init(timeZone: TimeZone = .current) {
+    /// Date-times are shown in `timeZone` (the run's, $TZ), as a report's are in its document's.
+    public init(timeZone: Zone) {
         cells = CellText(timeZone: timeZone)
     }
 

@@ -16,9 +16,10 @@
 // `text` columns are shown plain.
 
 import Foundation
+import LocalTime
 
 struct CellText {
-    let timeZone: TimeZone
+    let timeZone: Zone
     static let point = UInt8(ascii: ".")
 
     // MARK: Display

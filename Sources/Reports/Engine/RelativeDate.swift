@@ -4,18 +4,21 @@
 //     date   = base [ ("+" | "-") count unit ]
 //     base   = YYYY-MM-DD | "today" | "yesterday" | "tomorrow"
 //            | ( "start" | "end" ) "of" [ "this" | "last" | "next" ] ( "week" | "month" | "quarter" | "year" )
-//     unit   = "day" | "days" | "week" | "weeks" | "month" | "months" | "year" | "years"
+//     unit   = "day" | "days" | "week" | "weeks" | "month" | "months" | "quarter" | "quarters" | "year" | "years"
 //
 // Words in any case; spaces optional around the sign and before the unit (`today-30days`). Weeks
-// start on Monday (ISO 8601). Adding months or years keeps the day of the month, or the month's last
-// day when it has fewer days: `end of month - 1 month` on 2026-11-21 is 2026-10-30 (write
-// `end of last month` for 2026-10-31).
+// start on Monday (ISO 8601). Adding months (a quarter is 3, a year 12) keeps the day of the month, or the month's
+// last day when it has fewer days: `today - 1 month` on 2026-03-31 is 2026-02-28. An end of a period moved by months
+// stays an end: it is the day before the start of the following period, moved — `end of month - 1 month` on 30 June
+// is 31 May (the day before 1 June), `end of quarter - 3 months` in the second quarter 31 March, `end of year - 1
+// year` 31 December of the year before. Only the result must lie in the years 1 to 9999 (`end of month` in December
+// 9999 is 9999-12-31, though the next month's start is not a day of those years).
 
 import ObjectStore
 
 public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
     enum Period: String, CaseIterable { case week, month, quarter, year }
-    enum Unit { case day, week, month, year }
+    enum Unit { case day, week, month, quarter, year }
     enum Base: Hashable {
         case fixed(Day)
         /// Days from today: 0 today, -1 yesterday, 1 tomorrow.
@@ -89,6 +92,7 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
         case "day", "days": unit = .day
         case "week", "weeks": unit = .week
         case "month", "months": unit = .month
+        case "quarter", "quarters": unit = .quarter
         case "year", "years": unit = .year
         default: return nil
         }
@@ -120,51 +124,85 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
         return tokens
     }
 
-    /// The day this date is when today is `today`; nil outside years 1–9999.
+    /// The day this date is when today is `today`; nil outside years 1–9999. The way there may pass days outside
+    /// them (the start of the month after December 9999): days are counted as plain numbers and only the result
+    /// must be a day.
     public func resolve(today: Day) -> Day? {
-        guard let day = baseDay(today: today) else { return nil }
+        let months: Int
         switch unit {
-        case .day: return day.adding(days: offset)
-        case .week: return day.adding(days: offset * 7)
-        case .month: return RelativeDate.adding(months: offset, to: day)
-        case .year: return RelativeDate.adding(months: offset * 12, to: day)
+        case .day, .week: months = 0
+        case .month: months = offset
+        case .quarter: months = offset * 3
+        case .year: months = offset * 12
         }
-    }
-
-    private func baseDay(today: Day) -> Day? {
+        let days = unit == .day ? offset : unit == .week ? offset * 7 : 0
+        var result: Int
         switch base {
-        case .fixed(let day): return day
-        case .today(let days): return today.adding(days: days)
-        case .start(let period, let which): return RelativeDate.start(of: period, shifted: which, from: today)
+        case .fixed(let day):
+            result = RelativeDate.adding(months: months, to: day.daysSinceEpoch)
+        case .today(let shift):
+            result = RelativeDate.adding(months: months, to: today.daysSinceEpoch + shift)
+        case .start(let period, let which):
+            result = RelativeDate.adding(months: months, to: RelativeDate.start(of: period, shifted: which, from: today))
         case .end(let period, let which):
-            guard let next = RelativeDate.start(of: period, shifted: which + 1, from: today) else { return nil }
-            return next.adding(days: -1)
+            // The day before the next period's start, moved: an end of a period stays one.
+            result = RelativeDate.adding(months: months, to: RelativeDate.start(of: period, shifted: which + 1, from: today)) - 1
         }
+        result += days
+        return Day(daysSinceEpoch: result)
     }
 
-    /// The first day of the period containing `day`, moved by `shift` periods.
-    private static func start(of period: Period, shifted shift: Int, from day: Day) -> Day? {
+    /// The first day (days since 1970-01-01) of the period containing `day`, moved by `shift` periods.
+    private static func start(of period: Period, shifted shift: Int, from day: Day) -> Int {
         switch period {
         case .week:
             // 1970-01-01 was a Thursday: Monday is 0.
             let weekday = ((day.daysSinceEpoch + 3) % 7 + 7) % 7
-            return day.adding(days: -weekday + 7 * shift)
+            return day.daysSinceEpoch - weekday + 7 * shift
         case .month:
-            return adding(months: shift, to: Day(year: day.year, month: day.month, day: 1)!)
+            return firstOfMonth(index: day.year * 12 + day.month - 1 + shift)
         case .quarter:
-            let first = Day(year: day.year, month: (day.month - 1) / 3 * 3 + 1, day: 1)!
-            return adding(months: 3 * shift, to: first)
+            return firstOfMonth(index: day.year * 12 + (day.month - 1) / 3 * 3 + 3 * shift)
         case .year:
-            return adding(months: 12 * shift, to: Day(year: day.year, month: 1, day: 1)!)
+            return firstOfMonth(index: day.year * 12 + 12 * shift)
         }
     }
 
-    static func adding(months: Int, to day: Day) -> Day? {
-        let index = day.year * 12 + (day.month - 1) + months
+    /// Days since 1970-01-01 of the first of the month `index` (year × 12 + month − 1), in any year.
+    private static func firstOfMonth(index: Int) -> Int {
+        let year = index >= 0 ? index / 12 : (index - 11) / 12
+        return daysFromCivil(year: year, month: index - year * 12 + 1, day: 1)
+    }
+
+    /// `days` moved by `months`, keeping the day of the month or the month's last day when it has fewer.
+    static func adding(months: Int, to days: Int) -> Int {
+        guard months != 0 else { return days }
+        let (y, m, d) = civilFromDays(days)
+        let index = y * 12 + (m - 1) + months
         let year = index >= 0 ? index / 12 : (index - 11) / 12
         let month = index - year * 12 + 1
-        guard (1...9999).contains(year) else { return nil }
-        return Day(year: year, month: month, day: min(day.day, Day.daysInMonth(year: year, month: month)))
+        return daysFromCivil(year: year, month: month, day: min(d, Day.daysInMonth(year: year, month: month)))
+    }
+
+    // Howard Hinnant's days_from_civil and civil_from_days, for any year (Day's are for the years 1 to 9999).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+    }
+
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
     public var description: String { text }

@@ -1,0 +1,74 @@
+// Date-times as people write them: a time without an offset is a local time in the zone outputs use ($TZ), so
+// that what is typed is what is shown (typed 12:00 in Berlin is stored as 11:00Z and listed as 12:00 again). A
+// time with `Z` or an offset keeps its meaning. A local time the clocks skipped (a spring-forward gap) is refused
+// with the value and the zone; one they passed twice (fall-back) is the earlier instant, as ISO 8601 and Python
+// (fold=0) and PostgreSQL take it.
+//
+// Every entry point reads through here: import cells (ISO and --date-format), add/set values, predicate
+// literals and --param values, model defaults, migrations' --default, BOOKKEEPER_TODAY.
+
+import Foundation
+import LocalTime
+
+/// Why a text is not a date-time: the reason, to follow the quoted value.
+public struct DateTimeProblem: Error, Sendable, Equatable {
+    public let reason: String
+
+    public static let malformed = DateTimeProblem(
+        reason: "is not a date and time (expected YYYY-MM-DDTHH:MM:SS with an optional Z or ±HH:MM)")
+}
+
+extension Timestamp {
+    /// The first and last instants the store holds: 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+    public static let range: ClosedRange<Int64> = -62_135_596_800 ... 253_402_300_799
+
+    /// `YYYY-MM-DDTHH:MM:SS` (or a space for `T`) with `Z` or `±HH:MM`, or without: then a local time in `zone`.
+    public static func parse(_ text: some StringProtocol, in zone: Zone) -> Result<Timestamp, DateTimeProblem> {
+        guard let (local, offset) = isoParts(text) else { return .failure(.malformed) }
+        if let offset { return checked(local - Int64(offset)) }
+        return Timestamp.local(local, in: zone)
+    }
+
+    /// The instant of a local time (seconds since 1970-01-01T00:00:00 local) in `zone`.
+    public static func local(_ local: Int64, in zone: Zone) -> Result<Timestamp, DateTimeProblem> {
+        switch zone.resolve(localSeconds: local) {
+        case .unique(let t), .ambiguous(let t, _): return checked(t)
+        case .skipped(let from, let to, _): return .failure(DateTimeProblem(reason: zone.skippedReason(from: from, to: to)))
+        }
+    }
+
+    private static func checked(_ t: Int64) -> Result<Timestamp, DateTimeProblem> {
+        guard range.contains(t) else { return .failure(DateTimeProblem(reason: "falls outside the years 1 to 9999 in UTC")) }
+        return .success(Timestamp(secondsSinceEpoch: t))
+    }
+
+    /// The local date of the instant in `zone`; nil outside the years 1 to 9999.
+    public func day(in zone: Zone) -> Day? { Day(daysSinceEpoch: Int(zone.localDays(at: secondsSinceEpoch))) }
+}
+
+/// `BOOKKEEPER_TODAY`: a fixed now and today for a run, for tests and for re-running a past night.
+public enum RunMoment {
+    public static let environmentVariable = "BOOKKEEPER_TODAY"
+
+    /// `YYYY-MM-DD` is that day from its first instant in `zone` (its midnight); an ISO date-time is that moment (a
+    /// local time in `zone` without an offset), today its local date. Nil when the text is neither.
+    public static func fixed(_ text: String, zone: Zone) -> Result<(now: Timestamp, today: Day), DateTimeProblem>? {
+        if let day = Day(iso: text) {
+            return .success((Timestamp(secondsSinceEpoch: zone.startOfDay(days: Int64(day.daysSinceEpoch))), day))
+        }
+        guard Timestamp.isoParts(text) != nil else { return nil }
+        switch Timestamp.parse(text, in: zone) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let now):
+            guard let today = now.day(in: zone) else {
+                return .failure(DateTimeProblem(reason: "falls outside the years 1 to 9999 in \(zone.name)"))
+            }
+            return .success((now, today))
+        }
+    }
+}
+
+/// A TZ that names no zone is a configuration error (status 78), as a bad model or report definition.
+extension ZoneError: CategorizedError {
+    public var category: ErrorCategory { .configuration }
+}
