@@ -72,6 +72,7 @@ STRESS = [
     "ReportsTests.RelativeDatePropertyTests/testEveryFormOnEveryDayEqualsTheReference",
     "LocalTimeTests.ZoneDifferentialTests/testOffsetsAndAbbreviationsEqualGlibcs",
     "ObjectStoreTests.LocalPeriodDifferentialTests/testThePeriodsOfADateTimeAreThoseOfItsLocalDateInSQLAndTheEvaluator",
+    "BookkeeperCLITests.LocalPeriodCommandTests/testADateTimeNearLocalMidnightIsGroupedInTheDayItIsShownIn",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")
