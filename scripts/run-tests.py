@@ -71,6 +71,8 @@ STRESS = [
     "ObjectStoreTests.SchemaCheckPropertyTests/testNewAndMigratedStoresOfGeneratedModelsCheckClean",
     "ReportsTests.RelativeDatePropertyTests/testEveryFormOnEveryDayEqualsTheReference",
     "LocalTimeTests.ZoneDifferentialTests/testOffsetsAndAbbreviationsEqualGlibcs",
+    "ObjectStoreTests.LocalPeriodDifferentialTests/testThePeriodsOfADateTimeAreThoseOfItsLocalDateInSQLAndTheEvaluator",
+    "BookkeeperCLITests.LocalPeriodCommandTests/testADateTimeNearLocalMidnightIsGroupedInTheDayItIsShownIn",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

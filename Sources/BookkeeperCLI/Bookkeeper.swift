@@ -126,6 +126,9 @@ public struct Bookkeeper: ParsableCommand {
                 // A TZ that names no zone is refused before any work by every command that reads or shows a
                 // date-time or today (LocalTime's Zone); the others (init, model, backup, check, imports) never do.
                 if !(storeCommand is any ZoneFreeCommand) { _ = try Zone.current() }
+                // A BOOKKEEPER_TODAY that is no date is refused the same way, by every command that may count from
+                // today (check too: a rule may use $TODAY), rather than replaced by the clock.
+                if !(storeCommand is any TodayFreeCommand) { try RunMoment.checkProcess() }
                 // The model (built-in, or extended by a model file) is settled before any store is touched.
                 try ModelLocator.prepare(options)
                 // No output, standard output and error included, may go into the store: known before any work.
@@ -226,6 +229,9 @@ struct UnknownCommand: CategorizedError {
 
 /// A command that neither reads nor shows a local time or today, so runs whatever TZ says.
 protocol ZoneFreeCommand {}
+
+/// A command that never counts from today (no defaults, predicates or rules), so runs whatever BOOKKEEPER_TODAY says.
+protocol TodayFreeCommand {}
 
 /// A subcommand that works on the store.
 protocol StoreCommand: ParsableCommand {

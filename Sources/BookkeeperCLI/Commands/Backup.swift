@@ -3,7 +3,7 @@ import FileOutput
 import Foundation
 import ObjectStore
 
-struct Backup: StoreCommand, ZoneFreeCommand {
+struct Backup: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the store consistently, with SQLite's online backup, while others read or write it.",
         discussion: "The copy is written beside FILE under a temporary name and renamed when complete.")

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ObjectStore
 
-struct Imports: StoreCommand, ZoneFreeCommand {
+struct Imports: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the import history: file, SHA-256, time and counts of every import.")
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ObjectStore
 
-struct Init: StoreCommand, ZoneFreeCommand {
+struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create a new, empty store.",
         discussion: "Running it on an existing store of the same model does nothing and succeeds.")

@@ -263,7 +263,7 @@ package final class BatchWriter {
             if let v = layout.constantDefaults[k] {
                 r.values[k] = v
             } else if layout.hasDynamicDefaults, let d = layout.defaults[k] {
-                r.values[k] = d == .today ? .date(Day.today()) : .dateTime(Timestamp.now())
+                r.values[k] = d == .today ? .date(Day.current()) : .dateTime(RunMoment.now)
             } else {
                 r.values[k] = .null
             }

@@ -43,7 +43,7 @@ public final class ObjectContext {
                     values[a.name] = v
                 }
             case .today?: values[a.name] = .date(Day.current())
-            case .now?: values[a.name] = .dateTime(Timestamp.now())
+            case .now?: values[a.name] = .dateTime(RunMoment.now)
             case nil: break
             }
         }

@@ -45,17 +45,10 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
         return Day(daysSinceEpoch: Int(zone.localDays(at: seconds)))!
     }
 
-    /// Today for this run: `BOOKKEEPER_TODAY` (`YYYY-MM-DD`, or an ISO date-time) when set — for tests, and for
-    /// re-running a past night's jobs — else the system clock in the process's time zone. `$TODAY` in
-    /// predicates, `default: today` and the reports' relative dates all count from it.
-    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment,
-                               zone: Zone = .process) -> Day {
-        if let text = environment[RunMoment.environmentVariable], !text.isEmpty,
-           case .success(let moment)? = RunMoment.fixed(text, zone: zone) {
-            return moment.today
-        }
-        return today(zone: zone)
-    }
+    /// Today for this run (`RunMoment.today`): `BOOKKEEPER_TODAY` when set — for tests, and for re-running a past
+    /// night's jobs — else the system clock in the process's time zone. `$TODAY` in predicates, `default: today`
+    /// and the reports' relative dates all count from it.
+    public static func current() -> Day { RunMoment.today }
 
     /// Days since 1970-01-01 (negative before), for arithmetic.
     public var daysSinceEpoch: Int {

@@ -47,6 +47,12 @@ extension Timestamp {
 }
 
 /// `BOOKKEEPER_TODAY`: a fixed now and today for a run, for tests and for re-running a past night.
+///
+/// Today is one thing for the whole process: `default: today` (add, import, migrate), `$TODAY` in predicates and
+/// rules, and the reports' relative dates and generation time all read it here (`RunMoment.today`, `.now`), so
+/// that a run under `BOOKKEEPER_TODAY=2020-01-01` fills, selects and reports 2020-01-01 alike. A value that is
+/// neither a date nor a date-time is refused (status 78) before any work, by the command line's
+/// `RunMoment.checkProcess()`, rather than quietly replaced by the clock.
 public enum RunMoment {
     public static let environmentVariable = "BOOKKEEPER_TODAY"
 
@@ -66,6 +72,45 @@ public enum RunMoment {
             return .success((now, today))
         }
     }
+
+    /// The fixed moment `environment` gives (nil when `BOOKKEEPER_TODAY` is unset or empty), or why it is none.
+    public static func fixed(environment: [String: String], zone: Zone) throws(RunMomentError) -> (now: Timestamp, today: Day)? {
+        guard let text = environment[environmentVariable], !text.isEmpty else { return nil }
+        switch fixed(text, zone: zone) {
+        case .success(let moment)?: return moment
+        case .failure(let problem)?: throw RunMomentError(message: "\(environmentVariable): \"\(text)\" \(problem.reason)")
+        case nil:
+            throw RunMomentError(message: "\(environmentVariable): \"\(text)\" is neither a date (YYYY-MM-DD) nor a date-time "
+                                 + "(YYYY-MM-DDTHH:MM:SSZ)")
+        }
+    }
+
+    /// This process's `BOOKKEEPER_TODAY`, read once in the process's zone.
+    private static let processMoment: Result<(now: Timestamp, today: Day)?, RunMomentError> = {
+        Result { () throws(RunMomentError) in try fixed(environment: ProcessInfo.processInfo.environment, zone: .process) }
+    }()
+
+    /// Refuses a `BOOKKEEPER_TODAY` that is neither a date nor a date-time (the command line, before any work).
+    public static func checkProcess() throws(RunMomentError) { _ = try processMoment.get() }
+
+    /// Today for this run: `BOOKKEEPER_TODAY`'s day when set, else the clock's date in the process's zone (TZ).
+    public static var today: Day {
+        if case .success(let moment?) = processMoment { return moment.today }
+        return Day.today(zone: .process)
+    }
+
+    /// Now for this run: `BOOKKEEPER_TODAY`'s moment when set (a date's midnight), else the clock.
+    public static var now: Timestamp {
+        if case .success(let moment?) = processMoment { return moment.now }
+        return Timestamp.now()
+    }
+}
+
+/// A `BOOKKEEPER_TODAY` that is neither a date nor a date-time, or a local time the clocks skip: bad configuration.
+public struct RunMomentError: CategorizedError, Equatable {
+    public let message: String
+    public var category: ErrorCategory { .configuration }
+    public var description: String { message }
 }
 
 /// A TZ that names no zone is a configuration error (status 78), as a bad model or report definition.

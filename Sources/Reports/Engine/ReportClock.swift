@@ -31,21 +31,13 @@ public struct ReportClock: Sendable {
 
     public static let environmentVariable = RunMoment.environmentVariable
 
-    /// The system clock, or `BOOKKEEPER_TODAY` when set.
+    /// The system clock, or `BOOKKEEPER_TODAY` when set (read as RunMoment reads it for the whole process).
     public static func current(environment: [String: String] = ProcessInfo.processInfo.environment,
                                timeZone: Zone) throws -> ReportClock {
-        guard let text = environment[environmentVariable], !text.isEmpty else {
+        guard let moment = try RunMoment.fixed(environment: environment, zone: timeZone) else {
             return ReportClock(now: Date(), timeZone: timeZone)
         }
-        switch RunMoment.fixed(text, zone: timeZone) {
-        case .success(let moment)?:
-            return ReportClock(now: Date(timeIntervalSince1970: TimeInterval(moment.now.secondsSinceEpoch)),
-                               timeZone: timeZone, today: moment.today)
-        case .failure(let problem)?:
-            throw ReportInputError("\(environmentVariable): \"\(text)\" \(problem.reason)", category: .configuration)
-        case nil:
-            throw ReportInputError("\(environmentVariable): \"\(text)\" is neither a date (YYYY-MM-DD) nor a date-time "
-                                   + "(YYYY-MM-DDTHH:MM:SSZ)", category: .configuration)
-        }
+        return ReportClock(now: Date(timeIntervalSince1970: TimeInterval(moment.now.secondsSinceEpoch)),
+                           timeZone: timeZone, today: moment.today)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalTime
 
 // The in-memory evaluator: the same bound predicate, computed on objects in a context. Domain rules use it,
 // and the differential tests use it as the oracle for the SQL compiler, so it follows the same decisions:
@@ -7,8 +8,13 @@ import Foundation
 
 package struct PredicateEvaluator {
     let context: ObjectContext
+    /// The zone whose calendar days the periods of date-times are (the process's: the one outputs show them in).
+    let zone: Zone
 
-    package init(context: ObjectContext) { self.context = context }
+    package init(context: ObjectContext, zone: Zone = .process) {
+        self.context = context
+        self.zone = zone
+    }
 
     /// Whether `predicate` holds for `object` (bound with the object's entity as scope 0).
     package func evaluate(_ predicate: BoundPredicate, on object: ManagedObject) throws -> Bool {
@@ -140,13 +146,7 @@ package struct PredicateEvaluator {
             }
             return aggregate(op, values, a!.type)
         case .period(let unit, let inner):
-            let day: Day
-            switch try value(inner, env) {
-            case .date(let d): day = d
-            case .dateTime(let t): day = t.day
-            default: return .null
-            }
-            return PredicateEvaluator.period(unit, of: day)
+            return PredicateEvaluator.period(unit, of: try value(inner, env), in: zone)
         case .groupAggregate:
             // Group aggregates exist only in grouped SQL fetches.
             return .null
@@ -325,6 +325,16 @@ extension PredicateEvaluator {
 }
 
 extension PredicateEvaluator {
+    /// The period of `unit` holding a date, or a date-time's local date in `zone` (the day `fetch` and reports show
+    /// it on, as SQL's bk_localday takes it); NULL for other values and for a local date outside the years 1 to 9999.
+    static func period(_ unit: PeriodUnit, of value: Value, in zone: Zone) -> Value {
+        switch value {
+        case .date(let d): return period(unit, of: d)
+        case .dateTime(let t): return t.day(in: zone).map { period(unit, of: $0) } ?? .null
+        default: return .null
+        }
+    }
+
     /// The period of `unit` holding `day`, as the SQL compiler writes it (the oracle for that SQL).
     static func period(_ unit: PeriodUnit, of day: Day) -> Value {
         func padded(_ n: Int, _ width: Int) -> String {

@@ -374,7 +374,10 @@ package final class SQLCompiler {
                 return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain, wide: false)
             }
         case .period(let unit, let inner):
-            let value = scalar(inner, .stored, in: q)
+            // A date-time's period is that of its local date (bk_localday, in the zone outputs show it in), not of
+            // the UTC date its stored text begins with.
+            let stored = scalar(inner, .stored, in: q)
+            let value = typeOf(inner) == .dateTime ? "\(StoreFunctions.localDay)(\(stored))" : stored
             switch unit {
             case .month: return "substr(\(value), 1, 7)"
             case .year: return "CAST(substr(\(value), 1, 4) AS INTEGER)"

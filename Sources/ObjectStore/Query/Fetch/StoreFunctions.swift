@@ -1,15 +1,20 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import LocalTime
 
 /// SQL functions and collations the store registers on every connection. SQLite's own NOCASE and LIKE are
 /// ASCII-only; these use the same Unicode-aware code as the in-memory evaluator, so both agree.
 enum StoreFunctions {
     /// `bk_invalid_utf8(x)`: 1 when x is text whose bytes are not UTF-8, else 0 (`check`).
     static let invalidUTF8 = "bk_invalid_utf8"
+    /// `bk_localday(x)`: the local date (`YYYY-MM-DD`) in the process's zone of a date-time's stored UTC text, for
+    /// the periods of date-times (`month(at)`); NULL for NULL, other text, and a local date outside 1 to 9999.
+    static let localDay = "bk_localday"
 
-    static func register(in db: Database) {
+    static func register(in db: Database, zone: Zone = .process) {
         WideInteger.register(in: db)
+        registerLocalDay(in: db, zone: zone)
         // Against SQLite's C API: a GRDB function receives text already decoded, the bad bytes replaced.
         let code = sqlite3_create_function_v2(db.sqliteConnection, invalidUTF8, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
                                               invalidUTF8Function, nil, nil, nil)
@@ -53,6 +58,36 @@ extension AttributeType {
 }
 
 extension StoreFunctions {
+    /// The zone is one per process (TZ is read once), so the function is deterministic on every connection there
+    /// is, and SQLite may compute it once per row; but another process may read another zone, so it is never
+    /// allowed into the schema (SQLITE_DIRECTONLY: no index, view, trigger or CHECK of a store can use it).
+    static func registerLocalDay(in db: Database, zone: Zone) {
+        let box = Unmanaged.passRetained(ZoneBox(zone)).toOpaque()
+        let code = sqlite3_create_function_v2(db.sqliteConnection, localDay, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+                                              box, localDayFunction, nil, nil, { Unmanaged<ZoneBox>.fromOpaque($0!).release() })
+        precondition(code == SQLITE_OK, "registering \(localDay) failed: \(code)")
+    }
+
+    final class ZoneBox {
+        let zone: Zone
+        init(_ zone: Zone) { self.zone = zone }
+    }
+
+    private static let localDayFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let value = arguments?[0], sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value),
+              let t = Timestamp(iso: String(cString: text)) else {
+            sqlite3_result_null(context)
+            return
+        }
+        let zone = Unmanaged<ZoneBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue().zone
+        guard let day = t.day(in: zone) else {
+            sqlite3_result_null(context)
+            return
+        }
+        // SQLITE_TRANSIENT: SQLite copies the text before the Swift string goes.
+        sqlite3_result_text(context, day.description, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    }
+
     private static let invalidUTF8Function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
         guard let value = arguments?[0], sqlite3_value_type(value) == SQLITE_TEXT else {
             sqlite3_result_int(context, 0)

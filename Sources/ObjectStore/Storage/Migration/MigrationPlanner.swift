@@ -271,7 +271,7 @@ private struct Planner {
         var fill: Value?
         if case .value(let v)? = a.defaultValue { fill = v }
         if a.defaultValue == .today { fill = .date(Day.current()) }
-        if a.defaultValue == .now { fill = .dateTime(Timestamp.now()) }
+        if a.defaultValue == .now { fill = .dateTime(RunMoment.now) }
         if let text = options.defaults["\(entity).\(a.name)"] {
             guard let v = try? Value.parse(text, as: a.type) else {
                 plan.blockers.append("--default \(entity).\(a.name)=\(text): \"\(text)\" is not a \(a.type)")
