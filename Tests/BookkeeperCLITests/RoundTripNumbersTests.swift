@@ -1,0 +1,223 @@
+// Issue 25 §1, "Round trips are exact / numbers": a to-many column lists values, not SQLite's storage; a stored
+// infinity is refused inside sums, averages and lists too; the largest double never opens as infinity in XLSX;
+// a double is written in decimal and never silently becomes 0; the range of a decimal is symmetric.
+
+import Foundation
+import TestSupport
+import XCTest
+
+final class RoundTripNumbersTests: ImportTestCase {
+    private static let itemModel = """
+        entities:
+          Item:
+            kind: directory
+            attributes:
+              name: { type: string, required: true }
+              note: { type: string }
+              i:    { type: integer }
+              d2:   { type: decimal, scale: 2 }
+              d4:   { type: decimal, scale: 4 }
+              x:    { type: double }
+              b:    { type: boolean }
+              day:  { type: date }
+              at:   { type: datetime }
+          Customer:
+            relationships:
+              items: { to: Item, many: true, inverse: customers, inverse-many: true }
+
+        """
+
+    private static let listed = ["note", "i", "d2", "d4", "x", "b", "day", "at"]
+
+    // MARK: To-many columns
+
+    /// The items of a to-many column, for random stores, are each object's own value as `export` writes it (the
+    /// form `import` reads back), in the order of the objects, joined as export joins a list — in `fetch` (text,
+    /// CSV, JSON) and in a report (CSV, JSON). The old SQL listed SQLite's storage: decimal units, 1/0, doubles to
+    /// 15 digits, and did not quote an item holding ", ".
+    func testAToManyColumnOfDecimalsShowsValuesNotStorageUnits() throws {
+        let trials = Trials.count("BOOKKEEPER_LIST_TRIALS", quick: 3, stress: 25)
+        let seed = Trials.seed(fixed: 25_1)
+        var random = SeededGenerator(seed: seed)
+        dir.write("model.yaml", Self.itemModel)
+        dir.write("lists.yaml", "title: Lists\nentity: Customer\nsort: name\ncolumns:\n  - { key: name, title: name }\n"
+                  + Self.listed.map { "  - { key: items.\($0), title: \($0) }\n" }.joined())
+        for trial in 0..<trials {
+            try? FileManager.default.removeItem(atPath: store)
+            ok("init", "--quiet")
+            let count = 2 + random.next(upTo: 7)
+            var lines = ["name," + Self.listed.joined(separator: ",")]
+            for n in 0..<count {
+                lines.append((["n\(n)"] + Self.listed.map { Self.randomText(for: $0, &random) }).map(csvField).joined(separator: ","))
+            }
+            csv("items.csv", lines.joined(separator: "\n") + "\n")
+            ok("import", "Item", "items.csv", "--quiet")
+            var customers = ["name,items"]
+            var members: [String: [Int]] = [:]
+            for c in 0..<3 {
+                let chosen = (0..<count).filter { _ in random.next(upTo: 2) == 0 }
+                members["c\(c)"] = chosen
+                customers.append("c\(c)," + csvField(chosen.reversed().map { "n\($0)" }.joined(separator: ", ")))
+            }
+            csv("customers.csv", customers.joined(separator: "\n") + "\n")
+            ok("import", "Customer", "customers.csv", "--quiet")
+            XCTAssertEqual(try query("SELECT group_concat(name) FROM (SELECT name FROM Item ORDER BY id)"),
+                           [(0..<count).map { "n\($0)" }.joined(separator: ",")], "items numbered in file order")
+
+            // Each item's values as export writes them.
+            let exported = parseCSV(ok("export", "Item"))
+            let header = exported[0]
+            var values: [String: [String: String]] = [:]
+            for row in exported.dropFirst() { values[row[0]] = Dictionary(uniqueKeysWithValues: zip(header, row)) }
+            func expected(_ customer: String, _ attribute: String) -> String {
+                Self.joinList(members[customer]!.map { values["n\($0)"]![attribute]! }.filter { !$0.isEmpty })
+            }
+            let what = "trial \(trial), seed \(seed): \(lines.joined(separator: " | "))"
+
+            let columns = (["name"] + Self.listed.map { "items.\($0)" }).joined(separator: ", ")
+            let fetched = parseCSV(ok("fetch", "Customer", "--columns", columns, "--sort", "name", "--format", "csv"))
+            let report = parseCSV(ok("report", "lists.yaml", "--format", "csv"))
+            for (table, neutralized) in [(fetched, false), (report, true)] {
+                XCTAssertEqual(table.count, 4, what)
+                for row in table.dropFirst() {
+                    for (k, attribute) in Self.listed.enumerated() {
+                        // A report's text cell that a spreadsheet would run as a formula has a quote before it.
+                        let want = expected(row[0], attribute)
+                        XCTAssertEqual(row[k + 1], (neutralized && "=+-@".contains(want.first ?? " ") ? "'" : "") + want,
+                                       "\(row[0]).items.\(attribute) (CSV), \(what)")
+                    }
+                }
+            }
+            let json = try JSONSerialization.jsonObject(with: Data(ok("fetch", "Customer", "--columns", columns, "--sort", "name",
+                                                                      "--format", "json").utf8)) as! [[String: Any]]
+            let reportJSON = try JSONSerialization.jsonObject(with: Data(ok("report", "lists.yaml", "--format", "json").utf8)) as! [String: Any]
+            for (objects, prefix) in [(json, "items."), (reportJSON["rows"] as! [[String: Any]], "")] {
+                XCTAssertEqual(objects.count, 3, what)
+                for object in objects {
+                    let name = object["name"] as! String
+                    for attribute in Self.listed {
+                        let want = expected(name, attribute)
+                        let got = object[prefix + attribute]
+                        if want.isEmpty { XCTAssertTrue(got is NSNull || got as? String == "", "\(name).\(attribute): \(String(describing: got)), \(what)") }
+                        else { XCTAssertEqual(got as? String, want, "\(name).items.\(attribute) (JSON), \(what)") }
+                    }
+                }
+            }
+            for attribute in Self.listed {
+                let lines = ok("fetch", "Customer", "--columns", "items.\(attribute)", "--sort", "name").split(separator: "\n", omittingEmptySubsequences: false)
+                let rows = lines.dropFirst(2).prefix(3).map { String($0.reversed().drop { $0 == " " }.reversed()).drop { $0 == " " } }
+                XCTAssertEqual(rows.map(String.init), (0..<3).map { expected("c\($0)", attribute) }, "items.\(attribute) (text), \(what)")
+            }
+        }
+        reportTrials("RoundTripNumbersTests.testAToManyColumnOfDecimalsShowsValuesNotStorageUnits", "\(trials) stores, seed \(seed)")
+    }
+
+    // MARK: Infinities inside sums and lists
+
+    /// +∞ and −∞ in two items: SQLite's sum of them is a NaN, which it turns into NULL — `items.@sum.x` printed 0,
+    /// `sum:x` and `avg:x` nothing, and `items.x` listed `Inf, -Inf`, all with exit status 0.
+    func testInfinitiesThatCancelInASumAreRefused() throws {
+        dir.write("model.yaml", Self.itemModel)
+        ok("init", "--quiet")
+        for (name, x) in [("a", "1.5"), ("p", "1"), ("m", "2"), ("z", "")] { ok("add", "Item", "name=\(name)", "x=\(x)", "b=yes") }
+        ok("add", "Customer", "name=C", "items=a, p, m, z")
+        dir.write("sums.yaml", "title: Sums\nentity: Customer\ncolumns:\n  - { key: name, title: Name }\n  - { key: items.@sum.x, title: X }\n")
+        dir.write("list.yaml", "title: List\nentity: Customer\ncolumns:\n  - { key: name, title: Name }\n  - { key: items.x, title: X }\n")
+        dir.write("avg.yaml", "title: Avg\nentity: Customer\ncolumns:\n  - { key: name, title: Name }\n  - { key: items.@avg.x, title: X }\n")
+        var outputs: [[String]] = [
+            ["fetch", "Customer", "--columns", "name, items.@sum.x"], ["fetch", "Customer", "--columns", "name, items.@avg.x", "--format", "csv"],
+            ["fetch", "Customer", "--columns", "name, items.x"], ["fetch", "Customer", "--columns", "name, items.x", "--format", "json"],
+            ["fetch", "Item", "--group", "b", "--columns", "b, sum:x"], ["fetch", "Item", "--group", "b", "--columns", "b, avg:x", "--format", "json"],
+            ["fetch", "Customer", "--columns", "sum:items.x"], ["fetch", "Customer", "--columns", "avg:items.x"],
+            ["fetch", "Item", "--columns", "min:x"], ["fetch", "Item", "--columns", "max:x"],
+        ]
+        for format in ["text", "csv", "json", "xlsx"] {
+            for definition in ["sums", "list", "avg"] { outputs.append(["report", "\(definition).yaml", "--format", format, "--output", "\(definition).\(format)"]) }
+        }
+        // Before: the sums and averages computed, each at its own value.
+        for args in outputs.prefix(6) { XCTAssertEqual(bk(args).status, 0, "\(args)") }
+        try executeSQL(store, "UPDATE Item SET x = 9e999 WHERE name = 'p'; UPDATE Item SET x = -9e999 WHERE name = 'm'")
+        for args in outputs {
+            let r = bk(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r)")
+            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: Item/2.x: the store holds a non-finite number (inf)")
+                          || r.stderr.hasPrefix("bookkeeper: Item/3.x: the store holds a non-finite number (-inf)"), "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasSuffix("run `bookkeeper check` to list every such value, and set each to a number\n"), "\(args): \(r.stderr)")
+            XCTAssertFalse(r.stdout.lowercased().contains("inf") || r.stdout.contains("\nC") || r.stdout.contains("\"C\""), "\(args): \(r.stdout)")
+        }
+        for definition in ["sums", "list", "avg"] {
+            for format in ["text", "csv", "json", "xlsx"] { XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("\(definition).\(format)"))) }
+        }
+        // What reads no double still runs; set right, the sums are numbers again.
+        XCTAssertEqual(ok("fetch", "Customer", "--columns", "name, items.@count", "--format", "csv"), "name,items.@count\nC,4\n")
+        ok("set", "Item", "p", "x=4")
+        ok("set", "Item", "m", "x=-2")
+        XCTAssertEqual(ok("fetch", "Customer", "--columns", "name, items.@sum.x", "--format", "csv"), "name,items.@sum.x\nC,3.5\n")
+    }
+
+    /// Text that imports as a value of the attribute, or empty (no value).
+    private static func randomText(for attribute: String, _ random: inout SeededGenerator) -> String {
+        if random.next(upTo: 6) == 0 { return "" }
+        switch attribute {
+        case "note":
+            return random.pick(["plain", "x, y", " lead", "trail ", "say \"hi\"", "a,b", "é", "semi;colon", "\"", "1.50", "yes"])
+        case "i":
+            return random.pick(["0", "-1", "9223372036854775807", "-9223372036854775808", String(Int64(bitPattern: random.next()))])
+        case "d2", "d4":
+            let scale = attribute == "d2" ? 2 : 4
+            let units = random.pick([Int64.max, -Int64.max, 55750, -1, 0, Int64(bitPattern: random.next()) / 3])
+            let digits = String(units.magnitude)
+            let padded = String(repeating: "0", count: max(0, scale + 1 - digits.count)) + digits
+            return (units < 0 ? "-" : "") + padded.dropLast(scale) + "." + padded.suffix(scale)
+        case "x":
+            var d = Double(bitPattern: random.next())
+            while !d.isFinite || d == 0 { d = Double(bitPattern: random.next()) }
+            return random.pick(["1.7976931348623157e308", "-1.7976931348623157e+308", "5e-324", "2.2250738585072014e-308", "0.1",
+                                "0.3333333333333333", "1e15", "123456789012345680", "2.5", "\(d)"])
+        case "b":
+            return random.pick(["yes", "no"])
+        case "day":
+            return String(format: "%04d-%02d-%02d", 1 + random.next(upTo: 9999), 1 + random.next(upTo: 12), 1 + random.next(upTo: 28))
+        default:
+            return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", 1 + random.next(upTo: 9999), 1 + random.next(upTo: 12),
+                          1 + random.next(upTo: 28), random.next(upTo: 24), random.next(upTo: 60), random.next(upTo: 60))
+        }
+    }
+
+    /// The list form `import` reads (docs/import.md): an item in quotes when it holds a comma, a quote or a line
+    /// break, or has a space at an end; a quote inside written twice.
+    static func joinList(_ items: [String]) -> String {
+        items.map { item in
+            let needs = item.isEmpty || item.first!.isWhitespace || item.last!.isWhitespace
+                || item.contains { $0 == "," || $0 == "\"" || $0.isNewline }
+            return needs ? "\"" + item.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : item
+        }.joined(separator: ", ")
+    }
+}
+
+/// The records of CSV text (RFC 4180: quoted fields, quotes doubled, line breaks inside quotes).
+func parseCSV(_ text: String) -> [[String]] {
+    var records: [[String]] = []
+    var record: [String] = []
+    var field = ""
+    var quoted = false
+    var chars = Array(text)[...]
+    while let c = chars.popFirst() {
+        if quoted {
+            if c == "\"" {
+                if chars.first == "\"" { field.append("\""); chars.removeFirst() } else { quoted = false }
+            } else { field.append(c) }
+        } else if c == "\"" {
+            quoted = true
+        } else if c == "," {
+            record.append(field); field = ""
+        } else if c == "\n" || c == "\r\n" {
+            record.append(field); field = ""
+            records.append(record); record = []
+        } else {
+            field.append(c)
+        }
+    }
+    if !field.isEmpty || !record.isEmpty { record.append(field); records.append(record) }
+    return records
+}
