@@ -155,6 +155,102 @@ final class RoundTripNumbersTests: ImportTestCase {
         XCTAssertEqual(ok("fetch", "Customer", "--columns", "name, items.@sum.x", "--format", "csv"), "name,items.@sum.x\nC,3.5\n")
     }
 
+    // MARK: Doubles written in decimal, never silently 0
+
+    /// Swift's Double(String) reads hexadecimal floats: `x=0X10` stored 16, `0x1p3` 8 — where an integer or a
+    /// decimal column refuses `0x10`.
+    func testHexFloatsAreNotDoubles() throws {
+        dir.write("model.yaml", Self.itemModel)
+        ok("init", "--quiet")
+        ok("add", "Item", "name=s", "x=1")
+        let spellings = ["0X10", "0x10", "0x1p3", "0x1.8p1", "-0x1p-2", " 0x10"]
+        for text in spellings {
+            let added = bk("add", "Item", "name=h", "x=\(text)")
+            XCTAssertEqual(added.status, 65, text)
+            XCTAssertEqual(added.stderr, "bookkeeper: Item.x: \"\(text)\" is not a number\n", text)
+            let set = bk("set", "Item", "s", "x=\(text)")
+            XCTAssertEqual(set.status, 65, text)
+            XCTAssertEqual(set.stderr, "bookkeeper: Item.x: \"\(text)\" is not a number\n", text)
+        }
+        csv("hex.csv", "name,x\n" + spellings.enumerated().map { "h\($0.offset),\($0.element)\n" }.joined())
+        let imported = bk("import", "Item", "hex.csv")
+        XCTAssertEqual(imported.status, 65)
+        XCTAssertEqual(imported.stderr.split(separator: "\n").first.map(String.init), "bookkeeper: hex.csv:2:4: column \"x\": \"0X10\" is not a number")
+        XCTAssertEqual(try query("SELECT group_concat(name || '=' || x) FROM Item"), ["s=1.0"], "nothing stored")
+        // As integers and decimals refuse them.
+        XCTAssertEqual(bk("add", "Item", "name=h", "i=0x10").status, 65)
+        XCTAssertEqual(bk("add", "Item", "name=h", "d2=0x10").status, 65)
+    }
+
+    /// `x=1e-400` stored 0.0 (and `-1e-400`, `2e-324`): a double rounds a number below half the smallest subnormal
+    /// to zero, silently. A nonzero subnormal (5e-324) is a number, and is kept.
+    func testANumberThatUnderflowsToZeroIsRefused() throws {
+        dir.write("model.yaml", Self.itemModel)
+        ok("init", "--quiet")
+        ok("add", "Item", "name=s", "x=1")
+        let tiny = ["1e-400", "-1e-400", "2e-324", "0.000001e-320", "-2.4e-324"]
+        for text in tiny {
+            let added = bk("add", "Item", "name=u", "x=\(text)")
+            XCTAssertEqual(added.status, 65, text)
+            XCTAssertEqual(added.stderr, "bookkeeper: Item.x: \"\(text)\" is too small for a double (the smallest above 0 is 5e-324): "
+                           + "it would be stored as 0\n", text)
+            XCTAssertEqual(bk("set", "Item", "s", "x=\(text)").status, 65, text)
+        }
+        csv("tiny.csv", "name,x\n" + tiny.enumerated().map { "t\($0.offset),\($0.element)\n" }.joined())
+        let imported = bk("import", "Item", "tiny.csv")
+        XCTAssertEqual(imported.status, 65)
+        XCTAssertEqual(imported.stderr.split(separator: "\n").filter { $0.contains("is too small for a double") }.count, tiny.count, imported.stderr)
+        XCTAssertTrue(imported.stderr.hasPrefix("bookkeeper: tiny.csv:2:4: column \"x\": \"1e-400\" is too small for a double"), imported.stderr)
+        XCTAssertEqual(try query("SELECT group_concat(name || '=' || x) FROM Item"), ["s=1.0"], "nothing stored")
+        // Zero written any way, the smallest subnormal, and one that rounds up to it are numbers.
+        for (n, text) in ["0", "-0.0", "0e-400", "0.000e5", "5e-324", "3e-324", "-5e-324", "2.2250738585072014e-308"].enumerated() {
+            ok("add", "Item", "name=k\(n)", "x=\(text)")
+        }
+        XCTAssertEqual(try query("SELECT group_concat(x, ' ') FROM (SELECT x FROM Item WHERE name LIKE 'k%' ORDER BY id)"),
+                       ["0.0 0.0 0.0 0.0 4.94065645841247e-324 4.94065645841247e-324 -4.94065645841247e-324 2.2250738585072e-308"])
+    }
+
+    // MARK: The range of a decimal
+
+    /// The docs and every message give a decimal's range as ±92233720368547758.07 (scale 2), but the units of
+    /// -92233720368547758.08 (Int64.min) were stored — a value whose negation traps.
+    func testTheSmallestStorageUnitIsOutsideTheDecimalRange() throws {
+        dir.write("model.yaml", Self.itemModel)
+        ok("init", "--quiet")
+        let message = "\"-92233720368547758.08\" is beyond what Decimal(2) can hold (±92233720368547758.07)"
+        let added = bk("add", "Item", "name=m", "d2=-92233720368547758.08")
+        XCTAssertEqual(added.status, 65)
+        XCTAssertEqual(added.stderr, "bookkeeper: Item.d2: \(message)\n")
+        let scale4 = bk("add", "Item", "name=m", "d4=-922337203685477.5808")
+        XCTAssertEqual(scale4.status, 65)
+        XCTAssertEqual(scale4.stderr, "bookkeeper: Item.d4: \"-922337203685477.5808\" is beyond what Decimal(4) can hold (±922337203685477.5807)\n")
+        ok("add", "Item", "name=m", "d2=-92233720368547758.07")
+        let set = bk("set", "Item", "m", "d2=-92233720368547758.08")
+        XCTAssertEqual(set.status, 65)
+        XCTAssertEqual(set.stderr, "bookkeeper: Item.d2: \(message)\n")
+        csv("m.csv", "name,d2\nn,-92233720368547758.08\no,-9223372036854775808\n")
+        let imported = bk("import", "Item", "m.csv")
+        XCTAssertEqual(imported.status, 65)
+        XCTAssertEqual(imported.stderr.split(separator: "\n").first.map(String.init), "bookkeeper: m.csv:2:3: column \"d2\": \(message)")
+        XCTAssertEqual(try query("SELECT group_concat(d2) FROM Item"), ["-9223372036854775807"])
+
+        // The sample model: an order row's sum given, and one computed as quantity × price.
+        try FileManager.default.removeItem(atPath: dir.file("model.yaml"))
+        try FileManager.default.removeItem(atPath: store)
+        ok("init", "--quiet")
+        ok("add", "Service", "name=S")
+        ok("add", "Order", "number=1")
+        let sum = bk("add", "OrderRow", "order=1", "service=S", "sum=-92233720368547758.08")
+        XCTAssertEqual(sum.status, 65)
+        XCTAssertEqual(sum.stderr, "bookkeeper: OrderRow.sum: \(message)\n")
+        let computed = bk("add", "OrderRow", "order=1", "service=S", "quantity=2", "price=-46116860184273879.04")
+        XCTAssertEqual(computed.status, 65)
+        XCTAssertEqual(computed.stderr, "bookkeeper: OrderRow.sum: quantity × price = 2.000 × -46116860184273879.04 = -92233720368547758.08, "
+                       + "beyond what Decimal(2) can hold (±92233720368547758.07)\n")
+        XCTAssertEqual(try query("SELECT count(*) FROM OrderRow"), ["0"])
+        ok("add", "OrderRow", "order=1", "service=S", "sum=-92233720368547758.07")
+    }
+
     /// Text that imports as a value of the attribute, or empty (no value).
     private static func randomText(for attribute: String, _ random: inout SeededGenerator) -> String {
         if random.next(upTo: 6) == 0 { return "" }
