@@ -155,6 +155,36 @@ final class RoundTripNumbersTests: ImportTestCase {
         XCTAssertEqual(ok("fetch", "Customer", "--columns", "name, items.@sum.x", "--format", "csv"), "name,items.@sum.x\nC,3.5\n")
     }
 
+    /// A total whose adding up overflows, though the exact sum is finite (1.7e308 + 1.7e308 − 1.7e308), was "beyond
+    /// what a double can hold" — untrue; and at standard output the message began `-: `.
+    func testAnOverflowingPartialSumIsNamedTruthfullyAndStandardOutputIsNotCalledDash() throws {
+        dir.write("model.yaml", Self.itemModel)
+        ok("init", "--quiet")
+        for (name, x) in [("a", "1.7e308"), ("b", "1.7e308"), ("c", "-1.7e308")] { ok("add", "Item", "name=\(name)", "x=\(x)") }
+        dir.write("items.yaml", "title: Items\nentity: Item\nsort: name\ncolumns:\n  - { key: name, title: Name }\n"
+                  + "  - { key: x, title: Weight }\ntotals: [Weight]\n")
+        let total = "the total of column \"Weight\" overflows a double (±1.7976931348623157e+308) as its values are added up, "
+            + "and is not written as a number\n"
+        for format in ["text", "csv", "json", "xlsx"] {
+            let stdout = bk("report", "items.yaml", "--format", format)
+            XCTAssertEqual(stdout.status, 65, format)
+            XCTAssertEqual(stdout.stderr, "bookkeeper: " + total, format)
+            let file = bk("report", "items.yaml", "--format", format, "--output", "items.\(format)")
+            XCTAssertEqual(file.status, 65, format)
+            XCTAssertEqual(file.stderr, "bookkeeper: items.\(format): " + total, format)
+        }
+        dir.write("sum.yaml", "title: Sum\nentity: Customer\ncolumns:\n  - { key: items.@sum.x, title: Weight }\n")
+        ok("add", "Customer", "name=C", "items=a, b, c")
+        let column = "column \"Weight\" overflows a double (±1.7976931348623157e+308) as its values are added up, and is not written as a number\n"
+        let report = bk("report", "sum.yaml", "--format", "csv")
+        XCTAssertEqual(report.status, 65)
+        XCTAssertEqual(report.stderr, "bookkeeper: " + column)
+        let fetched = bk("fetch", "Item", "--columns", "sum:x")
+        XCTAssertEqual(fetched.status, 65)
+        XCTAssertEqual(fetched.stderr, "bookkeeper: column \"sum:x\" overflows a double (±1.7976931348623157e+308) as its values are added up, "
+                       + "and is not written as a number\n")
+    }
+
     // MARK: Doubles written in decimal, never silently 0
 
     /// Swift's Double(String) reads hexadecimal floats: `x=0X10` stored 16, `0x1p3` 8 — where an integer or a

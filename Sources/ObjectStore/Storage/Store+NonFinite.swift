@@ -51,7 +51,8 @@ public struct NonFiniteStoredNumber: CategorizedError, Equatable {
     }
 }
 
-/// A value computed from finite ones that is not finite (a sum, a total or an average beyond ±1.8e308).
+/// A value computed from finite ones that is not finite: a sum, a total or an average whose adding up passed
+/// ±1.8e308 (even if the exact sum would not: 1.7e308 + 1.7e308 − 1.7e308).
 public struct NonFiniteResult: CategorizedError, Equatable {
     /// Where: `column "Weight"`, `the total of column "Weight"`.
     public let place: String
@@ -66,8 +67,9 @@ public struct NonFiniteResult: CategorizedError, Equatable {
     public var category: ErrorCategory { .data }
 
     public var description: String {
-        (file.map { "\($0): " } ?? "") + "\(place) is beyond what a double can hold (±\(Double.greatestFiniteMagnitude)): "
-            + "the sum of its values overflows, and it is not written as a number"
+        // Standard output (`-`) is not named: the message is about the data, as `fetch`'s is.
+        (file.flatMap { $0 == "-" ? nil : "\($0): " } ?? "") + "\(place) overflows a double (±\(Double.greatestFiniteMagnitude)) "
+            + "as its values are added up, and is not written as a number"
     }
 }
 
