@@ -281,6 +281,30 @@ final class RoundTripNumbersTests: ImportTestCase {
         ok("add", "OrderRow", "order=1", "service=S", "sum=-92233720368547758.07")
     }
 
+    // MARK: Periods
+
+    /// `year(day)` of the year 1 was `1` in text, CSV and JSON (a year is an integer) but the text `0001` in XLSX,
+    /// which writes a year before 1900 as text.
+    func testTheYearOneIsTheSameInEveryFormat() throws {
+        try OpenpyxlWorkbook.requireOpenpyxl()
+        dir.write("model.yaml", Self.itemModel)
+        ok("init", "--quiet")
+        ok("add", "Item", "name=a", "day=0001-05-06")
+        ok("add", "Item", "name=b", "day=0002-12-31")
+        dir.write("years.yaml", "title: Years\nentity: Item\ngroup: [year(day)]\nsort: year(day)\ncolumns:\n"
+                  + "  - { key: year(day), title: Year }\n  - { key: count, title: N }\n")
+        XCTAssertEqual(ok("report", "years.yaml", "--format", "csv"), "Year,N\n1,1\n2,1\n")
+        // A year column is shown as a code (not `2,026`): a JSON string.
+        XCTAssertTrue(ok("report", "years.yaml", "--format", "json").contains("{\"Year\": \"1\", \"N\": 1},\n    {\"Year\": \"2\", \"N\": 1}"))
+        XCTAssertTrue(ok("report", "years.yaml", "--format", "text").contains("\n1     1\n2     1\n"))
+        XCTAssertEqual(ok("fetch", "Item", "--columns", "year(day)", "--format", "csv"), "year(day)\n1\n2\n")
+        ok("report", "years.yaml", "--format", "xlsx", "--output", "years.xlsx")
+        let book = try OpenpyxlWorkbook(path: dir.file("years.xlsx"))
+        let sheet = book.sheetNames.first!
+        book.assertCell(sheet, "A2", type: "str", value: "1")
+        book.assertCell(sheet, "A3", type: "str", value: "2")
+    }
+
     /// Text that imports as a value of the attribute, or empty (no value).
     private static func randomText(for attribute: String, _ random: inout SeededGenerator) -> String {
         if random.next(upTo: 6) == 0 { return "" }
