@@ -281,6 +281,57 @@ final class RoundTripNumbersTests: ImportTestCase {
         ok("add", "OrderRow", "order=1", "service=S", "sum=-92233720368547758.07")
     }
 
+    // MARK: XLSX
+
+    /// libxlsxwriter writes a number with %.16G: the largest double became `1.797693134862316E+308`, which openpyxl
+    /// reads as inf and LibreOffice as INF; `2.2250738585072014e-308` became another number, listed nowhere.
+    func testTheLargestDoubleNeverOpensAsInfinityInXLSX() throws {
+        try OpenpyxlWorkbook.requireOpenpyxl()
+        dir.write("model.yaml", Self.itemModel)
+        ok("init", "--quiet")
+        let values = ["1.7976931348623157e+308", "-1.7976931348623157e+308", "1.797693134862315e+308", "2.2250738585072014e-308",
+                      "0.30000000000000004", "2.5", "5e-324", "1.7976931348623155e+308"]
+        for (n, v) in values.enumerated() { ok("add", "Item", "name=\(n)", "x=\(v)") }
+        dir.write("x.yaml", "title: X\nentity: Item\nsort: name\ncolumns:\n  - { key: name, title: Name }\n  - { key: x, title: X }\n")
+        ok("report", "x.yaml", "--format", "xlsx", "--output", "x.xlsx")
+        // What the sheet's XML holds, read as numbers: never an infinity.
+        let xml = try runTool([OpenpyxlWorkbook.python, "-c", "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read('xl/worksheets/sheet1.xml').decode())",
+                               dir.file("x.xlsx")])
+        let numbers = String(decoding: xml.output, as: UTF8.self).components(separatedBy: "<v>").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        XCTAssertFalse(numbers.isEmpty)
+        for text in numbers { XCTAssertTrue(Double(text)?.isFinite ?? true, "the sheet holds <v>\(text)</v>") }
+
+        let book = try OpenpyxlWorkbook(path: dir.file("x.xlsx"))
+        let sheet = book.sheetNames.first!
+        let about = book.cells("About")
+        let listed = Dictionary(about.compactMap { ref, cell -> (String, String)? in
+            guard ref.hasPrefix("A"), let label = cell["value"] as? String, label.first == "B",
+                  let exact = about["B" + ref.dropFirst()]?["value"] as? String else { return nil }
+            return (label, exact)
+        }, uniquingKeysWith: { a, _ in a })
+        for (n, v) in values.enumerated() {
+            let reference = "B\(n + 2)"
+            let cell = book.cell(sheet, reference)
+            let exact = Double(v)!
+            if let text = cell["value"] as? String {
+                XCTAssertEqual(cell["type"] as? String, "str", reference)
+                XCTAssertEqual(Double(text), exact, "\(reference): written as text, exactly")
+                XCTAssertEqual(listed[reference], "\(exact)", "\(reference): listed")
+            } else {
+                let read = try XCTUnwrap(cell["value"] as? Double, "\(reference): \(cell)")
+                XCTAssertTrue(read.isFinite, "\(reference) opens as \(read)")
+                // A number the sheet does not give back exactly is listed with its exact value.
+                if read != exact { XCTAssertEqual(listed[reference], "\(exact)", "\(reference): \(read) for \(v), not listed") }
+            }
+        }
+        XCTAssertNotNil(listed["B5"], "2.2250738585072014e-308 is listed")
+        XCTAssertNil(listed["B7"], "2.5 is exact")
+        book.assertCell(sheet, "B2", type: "str", value: "1.7976931348623157e+308")
+        book.assertCell(sheet, "B3", type: "str", value: "-1.7976931348623157e+308")
+        let notes = about.values.compactMap { $0["value"] as? String }
+        XCTAssertTrue(notes.contains { $0.hasPrefix("3 numbers are written as text, first in B2: so near the largest a double holds") }, "\(notes)")
+    }
+
     // MARK: Periods
 
     /// `year(day)` of the year 1 was `1` in text, CSV and JSON (a year is an integer) but the text `0001` in XLSX,
