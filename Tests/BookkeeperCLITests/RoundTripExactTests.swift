@@ -181,8 +181,8 @@ final class RoundTripExactTests: ImportTestCase {
             dir.write(output, "yesterday's report")
             let r = bk("report", "items.yaml", "--format", format, "--output", output)
             XCTAssertEqual(r.status, 65, format)
-            XCTAssertEqual(r.stderr, "bookkeeper: \(output): the total of column \"Weight\" is beyond what a double can hold "
-                           + "(±1.7976931348623157e+308): the sum of its values overflows, and it is not written as a number\n", format)
+            XCTAssertEqual(r.stderr, "bookkeeper: \(output): the total of column \"Weight\" overflows a double "
+                           + "(±1.7976931348623157e+308) as its values are added up, and is not written as a number\n", format)
             XCTAssertEqual(try String(contentsOfFile: dir.file(output), encoding: .utf8), "yesterday's report", "\(format): not replaced")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") || $0.contains("tmp") }, [],
@@ -190,14 +190,14 @@ final class RoundTripExactTests: ImportTestCase {
         // A sum the store computes (fetch, a report's aggregate column) is refused the same way.
         let sum = bk("fetch", "Item", "--columns", "sum:weight")
         XCTAssertEqual(sum.status, 65)
-        XCTAssertEqual(sum.stderr, "bookkeeper: column \"sum:weight\" is beyond what a double can hold (±1.7976931348623157e+308): "
-                       + "the sum of its values overflows, and it is not written as a number\n")
+        XCTAssertEqual(sum.stderr, "bookkeeper: column \"sum:weight\" overflows a double (±1.7976931348623157e+308) "
+                       + "as its values are added up, and is not written as a number\n")
         ok("add", "Box", "name=B", "items=a,b")
         dir.write("boxes.yaml", "title: Boxes\nentity: Box\ncolumns:\n  - { key: name, title: Box }\n  - { key: items.@sum.weight, title: Weight }\n")
         let aggregate = bk("report", "boxes.yaml", "--format", "csv", "--output", "boxes.csv")
         XCTAssertEqual(aggregate.status, 65)
-        XCTAssertEqual(aggregate.stderr, "bookkeeper: boxes.csv: column \"Weight\" is beyond what a double can hold (±1.7976931348623157e+308): "
-                       + "the sum of its values overflows, and it is not written as a number\n")
+        XCTAssertEqual(aggregate.stderr, "bookkeeper: boxes.csv: column \"Weight\" overflows a double (±1.7976931348623157e+308) "
+                       + "as its values are added up, and is not written as a number\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("boxes.csv")))
         // Within range, the same report runs.
         ok("set", "Item", "a", "weight=1.5")

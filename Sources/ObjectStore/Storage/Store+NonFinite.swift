@@ -29,13 +29,30 @@ public struct NonFiniteStoredNumber: CategorizedError, Equatable {
             + "can write — another tool wrote it; run `bookkeeper check` to list every such value, and set each to a number"
     }
 
+    /// How `bk_finite` fails a statement with it (StoreFunctions.swift), for `Store.mapErrors` to read back.
+    static func sqlMessage(_ stored: NonFiniteStoredNumber) -> String {
+        [sqlMarker, stored.object.entity, String(stored.object.rowID), stored.attribute, spelling(stored.value)]
+            .joined(separator: "\u{1F}")
+    }
+
+    /// The stored number an SQL error message from `bk_finite` names; nil for any other message.
+    static func fromSQL(_ message: String?) -> NonFiniteStoredNumber? {
+        guard let parts = message?.split(separator: "\u{1F}", omittingEmptySubsequences: false), parts.count == 5,
+              parts[0] == sqlMarker, let rowID = Int64(parts[2]) else { return nil }
+        let value: Double = parts[4] == "-inf" ? -.infinity : parts[4] == "inf" ? .infinity : .nan
+        return NonFiniteStoredNumber(object: ObjectID(entity: String(parts[1]), rowID: rowID), attribute: String(parts[3]), value: value)
+    }
+
+    private static let sqlMarker = "bk_finite"
+
     /// `inf`, `-inf` or `nan`.
     public static func spelling(_ value: Double) -> String {
         value.isNaN ? "nan" : value < 0 ? "-inf" : "inf"
     }
 }
 
-/// A value computed from finite ones that is not finite (a sum, a total or an average beyond ±1.8e308).
+/// A value computed from finite ones that is not finite: a sum, a total or an average whose adding up passed
+/// ±1.8e308 (even if the exact sum would not: 1.7e308 + 1.7e308 − 1.7e308).
 public struct NonFiniteResult: CategorizedError, Equatable {
     /// Where: `column "Weight"`, `the total of column "Weight"`.
     public let place: String
@@ -50,8 +67,9 @@ public struct NonFiniteResult: CategorizedError, Equatable {
     public var category: ErrorCategory { .data }
 
     public var description: String {
-        (file.map { "\($0): " } ?? "") + "\(place) is beyond what a double can hold (±\(Double.greatestFiniteMagnitude)): "
-            + "the sum of its values overflows, and it is not written as a number"
+        // Standard output (`-`) is not named: the message is about the data, as `fetch`'s is.
+        (file.flatMap { $0 == "-" ? nil : "\($0): " } ?? "") + "\(place) overflows a double (±\(Double.greatestFiniteMagnitude)) "
+            + "as its values are added up, and is not written as a number"
     }
 }
 

@@ -330,6 +330,9 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.readOnly(path: path)
             case .SQLITE_CORRUPT, .SQLITE_NOTADB:
                 throw Store.confirmDamage(path: path, queue: queue, unlockedSince: unlockedSince, message: error.message)
+            case .SQLITE_ERROR where NonFiniteStoredNumber.fromSQL(error.message) != nil:
+                // A sum, an average or a list met a stored infinity (bk_finite, StoreFunctions.swift).
+                throw NonFiniteStoredNumber.fromSQL(error.message)!
             case .SQLITE_ERROR where TextRegexError.isDescription(error.message ?? ""):
                 throw StoreError.matchFailed(error.message!)
             case .SQLITE_ERROR where Store.isSizeLimit(error.message), .SQLITE_TOOBIG:

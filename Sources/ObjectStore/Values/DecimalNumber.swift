@@ -28,8 +28,9 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
         }
     }
 
-    /// The largest magnitude of units a stored value may have (an attribute's column is an SQLite INTEGER).
-    public static let storedRange: ClosedRange<Int128> = Int128(Int64.min)...Int128(Int64.max)
+    /// The units a stored value may have (an attribute's column is an SQLite INTEGER): symmetric, as the range
+    /// the messages give (±92233720368547758.07 at scale 2) — Int64.min's units have no negation in an Int64.
+    public static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
 
     public init(units: Int128, scale: Int) {
         precondition(scale >= 0 && scale <= DecimalNumber.maxScale, "scale out of range")

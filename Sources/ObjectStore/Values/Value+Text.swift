@@ -33,8 +33,11 @@ extension Value {
             }
             return .decimal(scaled)
         case .double:
-            guard let d = Double(text.trimmingCharacters(in: .whitespaces)) else { throw fail("is not a number") }
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            // Swift reads hexadecimal floats (`0x10` is 16, `0x1p3` 8), which integers and decimals refuse.
+            guard !trimmed.contains(where: { $0 == "x" || $0 == "X" }), let d = Double(trimmed) else { throw fail("is not a number") }
             guard d.isFinite else { throw fail(Value.nonFiniteReason) }
+            if d == 0, Value.hasNonzeroDigit(trimmed) { throw fail(Value.underflowReason) }
             return .double(d)
         case .boolean:
             guard let b = parseBoolean(text) else { throw fail("is not a boolean (expected yes/no, true/false or 1/0)") }
@@ -58,6 +61,19 @@ extension Value {
     /// Why an infinity or a NaN (`inf`, `nan`, `1e999`) is not stored: no output could write it.
     public static let nonFiniteReason = "is not a finite number (a double holds at most ±\(Double.greatestFiniteMagnitude); "
         + "infinities and NaN are not stored)"
+
+    /// Why `1e-400` is not stored: a double rounds it to 0, silently.
+    public static let underflowReason = "is too small for a double (the smallest above 0 is \(Double.leastNonzeroMagnitude)): "
+        + "it would be stored as 0"
+
+    /// Whether a number's digits before its exponent are not all zeros (`1e-400`, not `0.000e5`).
+    static func hasNonzeroDigit(_ number: String) -> Bool {
+        for c in number.utf8 {
+            if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { return false }
+            if c >= UInt8(ascii: "1") && c <= UInt8(ascii: "9") { return true }
+        }
+        return false
+    }
 
     public static func parseBoolean(_ text: String) -> Bool? {
         switch text.trimmingCharacters(in: .whitespaces).lowercased() {

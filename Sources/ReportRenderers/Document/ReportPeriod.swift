@@ -99,12 +99,16 @@ public struct ReportPeriod: Sendable, Hashable, Comparable {
         }
     }
 
-    /// As text, CSV and JSON show it: `2026-03`, `2026-Q1`, `2026-W09`, `2026`.
+    /// As text, CSV and JSON show it: `2026-03`, `2026-Q1`, `2026-W09`, `2026`. A year is an integer there (`1` for
+    /// the year 1, a JSON number), so it is not padded here either: XLSX writes a year before 1900 as this text,
+    /// and wrote `0001` where every other output wrote `1`.
     public var text: String {
         switch unit {
-        case .month, .year:
+        case .year:
+            return String(firstDay.year)
+        case .month:
             let day = firstDay
-            return unit == .year ? CalendarText.padded(day.year, 4) : CalendarText.padded(day.year, 4) + "-" + CalendarText.padded(day.month, 2)
+            return CalendarText.padded(day.year, 4) + "-" + CalendarText.padded(day.month, 2)
         case .quarter:
             return CalendarText.padded(floorDiv(ordinal, 4), 4) + "-Q" + String(ordinal - floorDiv(ordinal, 4) * 4 + 1)
         case .week:

@@ -78,10 +78,13 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
         case let .invalidDocument(message), let .beyondFormat(message):
             return message
         case let .totalNotFinite(column):
-            return "the total of column \"\(column)\" is beyond what a double can hold (±\(Double.greatestFiniteMagnitude)): "
-                + "the sum of its values overflows, and it is not written as a number"
+            // True also when only a partial sum overflows (1.7e308 + 1.7e308 − 1.7e308): the sum is added in order.
+            return "the total of column \"\(column)\" overflows a double (±\(Double.greatestFiniteMagnitude)) as its values "
+                + "are added up, and is not written as a number"
         }
     }
 
-    public var description: String { "\(file): \(message)" }
+    /// `FILE: message`; a total that overflows at standard output is the data's fault, not the output's, and is
+    /// named as `fetch` names it, without `-: `.
+    public var description: String { file == "-" && isTotalNotFinite ? message : "\(file): \(message)" }
 }

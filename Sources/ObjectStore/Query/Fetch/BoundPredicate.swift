@@ -58,7 +58,7 @@ package indirect enum BoundExpression: Hashable, Sendable {
     case reference(ToOnePath, destination: String)
     /// `rows.@sum.sum`, `tags.@count`, `SUBQUERY(...).@count`.
     case aggregate(AggregateOperator, BoundCollection, value: ToOnePath?, Attribute?)
-    /// `tags.name` as a fetched column: the values of every element, joined with ", ".
+    /// `tags.name` as a fetched column: the values of every element, each as export writes it, joined as export joins a list (`ListText`).
     case values(BoundCollection, ToOnePath, Attribute)
     /// `month(date)` (`YYYY-MM` text), `quarter(date)` (`YYYY-Qn`), `week(date)` (ISO 8601: `YYYY-Www`) or
     /// `year(date)` (an integer) of a date or date-time expression.

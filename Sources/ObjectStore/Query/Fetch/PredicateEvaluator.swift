@@ -158,7 +158,7 @@ package struct PredicateEvaluator {
                 let v = try value(.attribute(valuePath, a), inner)
                 if !v.isNull { parts.append(v.description) }
             }
-            return parts.isEmpty ? .null : .string(parts.joined(separator: ", "))
+            return parts.isEmpty ? .null : .string(ListText.join(parts))
         }
     }
 

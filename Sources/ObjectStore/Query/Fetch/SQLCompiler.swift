@@ -356,7 +356,10 @@ package final class SQLCompiler {
             let form = sumForm
             let sub = collectionQuery(c, in: q)
             var value = "*"
-            if let valuePath, let a { value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))" }
+            if let valuePath, let a {
+                value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
+                if op == .sum || op == .avg { value = finite(value, valuePath, a, in: sub) }
+            }
             switch op {
             case .count:
                 return numeric("(SELECT COUNT(\(value)) \(sub.body()))", .integer, domain, wide: false)
@@ -392,7 +395,8 @@ package final class SQLCompiler {
             }
         case .groupAggregate(let op, let inner, let weight):
             guard let inner else { return "COUNT(*)" }
-            let value = scalar(inner, .stored, in: q)
+            var value = scalar(inner, .stored, in: q)
+            if op == .sum || op == .avg, case .attribute(let path, let a) = inner { value = finite(value, path, a, in: q) }
             let scale: Int
             if case .attribute(let t) = inner.type { scale = PredicateBinder.scale(t) } else { scale = 0 }
             let innerWide = isWide(inner, .stored)
@@ -420,9 +424,21 @@ package final class SQLCompiler {
         case .values(let c, let valuePath, let a):
             let sub = collectionQuery(c, in: q)
             let element = sub.scopeAliases[c.elementScope]!
-            let value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
-            return "(SELECT group_concat(v, ', ') FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
+            let value = finite("\(alias(of: valuePath, in: sub)).\(quoted(a.name))", valuePath, a, in: sub)
+            // Each item formatted by its type in Swift (bk_list): group_concat wrote SQLite's storage (decimal
+            // units, 1/0, 15-digit doubles) and split nothing that held its ", ".
+            return "(SELECT \(StoreFunctions.list)(v, '\(a.type.spec)') FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
         }
+    }
+
+    /// A double attribute's column read where SQLite would compute with it (a sum, an average, a list): wrapped
+    /// so that a stored infinity fails the statement, naming the object, instead of turning a sum into ±∞ or
+    /// (+∞ + −∞) NULL. Other types are read as they are.
+    private func finite(_ column: String, _ path: ToOnePath, _ a: Attribute, in q: SQLQuery) -> String {
+        guard a.type == .double else { return column }
+        let entity = path.hops.last?.destination ?? scopes[path.scope].name
+        func literal(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
+        return "\(StoreFunctions.finite)(\(column), \(literal(entity)), \(literal(a.name)), \(alias(of: path, in: q)).\"id\")"
     }
 
     private func typeOf(_ e: BoundExpression) -> AttributeType {

@@ -11,6 +11,11 @@ enum StoreFunctions {
     /// `bk_localday(x)`: the local date (`YYYY-MM-DD`) in the process's zone of a date-time's stored UTC text, for
     /// the periods of date-times (`month(at)`); NULL for NULL, other text, and a local date outside 1 to 9999.
     static let localDay = "bk_localday"
+    /// `bk_finite(x, 'Entity', 'attribute', id)`: x, or an error naming the object when x is a non-finite double
+    /// (Store+NonFinite.swift: a sum would add it in, and +∞ + −∞ is a NaN that SQLite turns into NULL).
+    static let finite = "bk_finite"
+    /// `bk_list(x, 'decimal:2')`: the values of a to-many column, each written as export writes it, in a list.
+    static let list = "bk_list"
 
     static func register(in db: Database, zone: Zone = .process) {
         WideInteger.register(in: db)
@@ -19,6 +24,12 @@ enum StoreFunctions {
         let code = sqlite3_create_function_v2(db.sqliteConnection, invalidUTF8, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
                                               invalidUTF8Function, nil, nil, nil)
         precondition(code == SQLITE_OK, "registering \(invalidUTF8) failed: \(code)")
+        // Against the C API too: it runs once a value summed, and GRDB's boxing of every argument would cost more
+        // than the sum.
+        let finiteCode = sqlite3_create_function_v2(db.sqliteConnection, finite, 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+                                                    finiteFunction, nil, nil, nil)
+        precondition(finiteCode == SQLITE_OK, "registering \(finite) failed: \(finiteCode)")
+        db.add(function: DatabaseFunction(list, argumentCount: 2, pure: true, aggregate: ListAggregate.self))
         db.add(collation: DatabaseCollation("bk_nocase") { a, b in TextCollation.nocaseCompare(a, b) })
         db.add(collation: DatabaseCollation("bk_natural") { a, b in TextCollation.naturalCompare(a, b) })
         db.add(function: DatabaseFunction("bk_fold", argumentCount: 2, pure: true) { values in
@@ -50,6 +61,12 @@ enum StoreFunctions {
 }
 
 extension AttributeType {
+    /// `decimal:2`, `integer`: how bk_convert and bk_list name a type.
+    var spec: String {
+        if case .decimal(let s) = self { return "decimal:\(s)" }
+        return name
+    }
+
     /// Reads `decimal:2`, `integer`, … as written by the migration planner.
     init?(spec: String) {
         let parts = spec.split(separator: ":")
@@ -104,6 +121,21 @@ extension StoreFunctions {
         sqlite3_result_int(context, isUTF8(bytes) ? 0 : 1)
     }
 
+    private static let finiteFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let arguments, let value = arguments[0] else { return }
+        if sqlite3_value_type(value) == SQLITE_FLOAT {
+            let d = sqlite3_value_double(value)
+            if !d.isFinite {
+                func text(_ i: Int) -> String { arguments[i].flatMap(sqlite3_value_text).map { String(cString: $0) } ?? "" }
+                let stored = NonFiniteStoredNumber(object: ObjectID(entity: text(1), rowID: sqlite3_value_int64(arguments[3]!)),
+                                                   attribute: text(2), value: d)
+                sqlite3_result_error(context, NonFiniteStoredNumber.sqlMessage(stored), -1)
+                return
+            }
+        }
+        sqlite3_result_value(context, value)
+    }
+
     /// Whether the bytes are UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), ASCII at once.
     static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
@@ -112,5 +144,25 @@ extension StoreFunctions {
         let hadError = transcode(UnsafeBufferPointer(rebasing: bytes[i...]).makeIterator(), from: UTF8.self, to: UTF32.self,
                                  stoppingOnError: true) { _ in }
         return !hadError
+    }
+}
+
+/// The items of a to-many column (`tags.name`, `rows.sum`): each as `export` writes the attribute (`557.50`,
+/// `yes`, `1.7976931348623157e+308` — not SQLite's storage: units, 1/0, 15 digits), joined as export joins a
+/// list (ListText: an item holding the separator is quoted). NULLs are left out, as group_concat left them.
+struct ListAggregate: DatabaseAggregate {
+    private var type: AttributeType?
+    private var items: [String] = []
+
+    init() {}
+
+    mutating func step(_ values: [DatabaseValue]) throws {
+        if type == nil { type = String.fromDatabaseValue(values[1]).flatMap(AttributeType.init(spec:)) ?? .string }
+        let value = Value(databaseValue: values[0], as: type!)
+        if !value.isNull { items.append(value.description) }
+    }
+
+    func finalize() throws -> (any DatabaseValueConvertible)? {
+        items.isEmpty ? nil : ListText.join(items)
     }
 }

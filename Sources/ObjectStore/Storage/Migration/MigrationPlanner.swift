@@ -401,10 +401,7 @@ private struct Planner {
     // MARK: Helpers
 
     /// `decimal:2`, `integer`: how bk_convert names a type.
-    static func spec(_ type: AttributeType) -> String {
-        if case .decimal(let s) = type { return "decimal:\(s)" }
-        return type.name
-    }
+    static func spec(_ type: AttributeType) -> String { type.spec }
 
     /// A stored value as an SQL literal, for ALTER TABLE … DEFAULT (which cannot take parameters).
     static func literal(_ v: DatabaseValue) -> String {

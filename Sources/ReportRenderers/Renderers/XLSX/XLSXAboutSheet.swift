@@ -59,6 +59,12 @@ struct XLSXAboutSheet {
                              labelFormat: indented)
                 }
             }
+            if report.textNumberCount > 0 {
+                let n = report.textNumberCount
+                try line("Numbers as text", "\(XLSXAboutSheet.thousands(n)) \(n == 1 ? "number is" : "numbers are") written as text, first in "
+                         + "\(report.firstTextNumber ?? "?"): so near the largest a double holds (±1.7976931348623157e+308) that, written "
+                         + "as a number to 16 digits, a spreadsheet would open \(n == 1 ? "it" : "them") as infinity")
+            }
             if report.textDateCount > 0 {
                 let n = report.textDateCount
                 try line("Dates as text", "\(XLSXAboutSheet.thousands(n)) \(n == 1 ? "date is" : "dates are") before 1900-03-01 (or after 9999) "

@@ -22,6 +22,9 @@ struct XLSXSheetSummary {
     /// Dates and date-times written as text, being before 1900-03-01 or after 9999, and the first one's cell.
     var textDateCount = 0
     var firstTextDate: String?
+    /// Doubles written as text, being so near ±1.8e308 that the 16 digits written would open as infinity.
+    var textNumberCount = 0
+    var firstTextNumber: String?
     /// When the sheet's chart has no cached data, the row count past which it has none (too many rows to keep
     /// the sheet in memory); nil otherwise.
     var chartWithoutCacheOver: Int?
@@ -52,6 +55,8 @@ struct XLSXSheetWriter {
     private var shortenedCount = 0
     private var textDateCount = 0
     private var firstTextDate: String?
+    private var textNumberCount = 0
+    private var firstTextNumber: String?
     /// Per column, whether a text in it (its title included) holds a character XML forbids: libxlsxwriter would
     /// copy it raw into the chart's data cache (XLSXChart.swift).
     private var holdsXMLUnsafeText: [Bool]
@@ -144,7 +149,8 @@ struct XLSXSheetWriter {
                          parameters: document.parameters, generated: XLSXWorkbook.generatedText(document))
         return XLSXSheetSummary(sheet: sheetName, document: document, rowCount: rowCount, inexact: inexact,
                                 inexactCount: inexactCount, shortened: shortened, shortenedCount: shortenedCount,
-                                textDateCount: textDateCount, firstTextDate: firstTextDate)
+                                textDateCount: textDateCount, firstTextDate: firstTextDate,
+                                textNumberCount: textNumberCount, firstTextNumber: firstTextNumber)
     }
 
     /// `Total` in the first column unless it has a total, and `SUBTOTAL(109,X2:Xn)` under each total
@@ -193,12 +199,27 @@ struct XLSXSheetWriter {
         if firstTextDate == nil { firstTextDate = "\(XLSXWorkbook.columnLetters(column))\(row + 1)" }
     }
 
+    /// Below this magnitude, %.16G never rounds a double up to infinity (a fast test before `writtenForm`).
+    static let largestWrittenAsNumber = 1.797693134862315e308
+
+    /// The number a sheet holds for `value`: libxlsxwriter writes it with %.16G (utility.h, lxw_sprintf_dbl).
+    static func writtenForm(_ value: Double) -> Double {
+        Double(String(format: "%.16G", value)) ?? .nan
+    }
+
+    /// Notes a number written as text (it would open as infinity).
+    private mutating func noteTextNumber(row: Int, column: Int) {
+        textNumberCount += 1
+        if firstTextNumber == nil { firstTextNumber = "\(XLSXWorkbook.columnLetters(column))\(row + 1)" }
+    }
+
     /// Notes a number a spreadsheet would round.
-    private mutating func note(_ number: DecimalText, row: Int, column: Int) {
+    /// `exact` is how the About sheet gives it (the number's digits unless said).
+    private mutating func note(_ number: DecimalText, row: Int, column: Int, exact: String? = nil) {
         guard XLSXInexactCell.isInexact(number) else { return }
         inexactCount += 1
         guard inexact.count < XLSXSheetWriter.maximumInexactListed else { return }
-        inexact.append(XLSXInexactCell(reference: "\(XLSXWorkbook.columnLetters(column))\(row + 1)", exact: number.text()))
+        inexact.append(XLSXInexactCell(reference: "\(XLSXWorkbook.columnLetters(column))\(row + 1)", exact: exact ?? number.text()))
     }
 
     /// The data format of column `c` for values at `scale`.
@@ -289,6 +310,19 @@ struct XLSXSheetWriter {
                 try writeText(text, row: row, column: c, format: nil)
                 return text.utf8.count
             }
+            // libxlsxwriter writes a number as %.16G: the largest doubles round up past the largest one
+            // (1.797693134862316E+308), which spreadsheets open as infinity — written as text instead, and listed.
+            if value.magnitude > XLSXSheetWriter.largestWrittenAsNumber, !XLSXSheetWriter.writtenForm(value).isFinite {
+                noteTextNumber(row: row, column: c)
+                let text = "\(value)"
+                note(number, row: row, column: c, exact: text)
+                try writeText(text, row: row, column: c, format: nil)
+                return text.utf8.count
+            }
+            // As decimals and integers are: more than 15 significant digits are listed (and 17, which %.16G
+            // does not give back, always have more); given as Swift writes a double, exactly and with an exponent
+            // where a decimal would run to hundreds of digits.
+            if XLSXInexactCell.isInexact(number) { note(number, row: row, column: c, exact: "\(value)") }
             try writer.number(value == 0 ? 0 : value, row: row, column: c, format: dataFormat(c, scale: nil))
             // General shows at most 11 characters.
             let shown = cells.displayNumber(number, as: columnFormat).utf8.count
