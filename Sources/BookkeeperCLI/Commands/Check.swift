@@ -48,6 +48,8 @@ struct CheckFailed: CategorizedError {
     var category: ErrorCategory { .data }
     var description: String { messages.joined(separator: "\n") }
     var messages: [String] {
-        problems.map { "\(path): \($0)" } + ["\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found"]
+        // The count is of problems, not lines: a line `… and N more` stands for N.
+        let count = Store.problemCount(problems)
+        return problems.map { "\(path): \($0)" } + ["\(path): \(count) problem\(count == 1 ? "" : "s") found"]
     }
 }
