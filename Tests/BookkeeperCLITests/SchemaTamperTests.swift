@@ -297,6 +297,24 @@ final class SchemaTamperTests: StoreCommandTestCase {
         ])
     }
 
+    func testCheckDoesNotCrashOnIDsAndLinksThatAreNotIntegers() {
+        // Every value `check` reads is read as a value of any storage class: an "id" that is not the row ID (a
+        // table rebuilt with `id TEXT PRIMARY KEY`), a link that is NULL or text in a join table that is not STRICT.
+        rebuild("Tag", #""id" TEXT PRIMARY KEY, "name" TEXT NOT NULL"#, options: "", indexes: [#"CREATE UNIQUE INDEX "Tag_name_unique" ON "Tag"("name")"#])
+        sqlite3(#"""
+            PRAGMA foreign_keys = OFF; INSERT INTO Tag VALUES ('x', 'vip'), ('y', 'vip2');
+            CREATE TABLE "j" ("Customer_id" REFERENCES "Customer"("id") ON DELETE CASCADE, "Tag_id" REFERENCES "Tag"("id") ON DELETE CASCADE);
+            INSERT INTO "j" VALUES (NULL, 'x'), ('a', NULL), (1, 'y'); DROP TABLE "Customer_tags"; ALTER TABLE "j" RENAME TO "Customer_tags";
+            CREATE INDEX "Customer_tags_Tag_id" ON "Customer_tags"("Tag_id", "Customer_id")
+            """#)
+        let (lines, status) = check()
+        XCTAssertEqual(status, 65, "\(lines)")
+        XCTAssertTrue(lines.contains(#"Customer_tags links Customer/"a" to Tag/NULL, neither of which exists"#), "\(lines)")
+        XCTAssertTrue(lines.contains(#"Customer_tags links Customer/NULL, which does not exist, to Tag/"x""#), "\(lines)")
+        XCTAssertTrue(lines.contains(#"schema: column Customer_tags.Tag_id is REFERENCES "Tag"("id") ON DELETE CASCADE where the model's is INTEGER NOT NULL REFERENCES "Tag"("id") ON DELETE CASCADE (its type (none) makes SQLite store or convert values otherwise)"# + Self.blocked), "\(lines)")
+        XCTAssertEqual(lines.last, "\(lines.count - 1) problems found")
+    }
+
     func testCheckReportsValuesOfAnotherStorageClassThanTheirType() {
         // In a table that is not STRICT, or a column of type ANY, another tool can store any value anywhere: `check`
         // said only "not STRICT", and `show` printed `abc` as a price and a blob as 0x00, exiting 0.

@@ -57,7 +57,7 @@ struct SchemaShape {
             if autoincrement { definition += " AUTOINCREMENT" }
             if let collation { definition += " COLLATE \(collation)" }
             for clause in references { definition += " " + clause }
-            return definition + hidden
+            return (definition + hidden).trimmingCharacters(in: .whitespaces)
         }
 
         /// How this column (a store's) differs from `wanted` (the model's) in a way that changes what a write

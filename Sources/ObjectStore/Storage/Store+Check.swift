@@ -128,8 +128,8 @@ extension Store {
                       has(ownEntity, "id"), has(otherEntity, "id") else { continue }
                 let table = quoted(join.name), a = quoted(own.name), b = quoted(other.name)
                 problems += try listed("""
-                    SELECT \(a) AS a, \(b) AS b, \(a) IN (SELECT "id" FROM \(quoted(ownEntity))) AS aFound,
-                    \(b) IN (SELECT "id" FROM \(quoted(otherEntity))) AS bFound FROM \(table) WHERE NOT aFound OR NOT bFound
+                    SELECT \(a) AS a, \(b) AS b, ifnull(\(a) IN (SELECT "id" FROM \(quoted(ownEntity))), 0) AS aFound,
+                    ifnull(\(b) IN (SELECT "id" FROM \(quoted(otherEntity))), 0) AS bFound FROM \(table) WHERE NOT aFound OR NOT bFound
                     """, order: "a, b", more: join.name) { row in
                     let first: DatabaseValue = row[0], second: DatabaseValue = row[1], firstFound: Bool = row[2], secondFound: Bool = row[3]
                     let firstText = "\(ownEntity)/\(first)", secondText = "\(otherEntity)/\(second)"
@@ -155,7 +155,7 @@ extension Store {
                         SELECT "id", \(quoted(column)) FROM \(table) WHERE \(quoted(column)) IS NOT NULL
                         AND \(quoted(column)) NOT IN (SELECT "id" FROM \(quoted(r.destination)))
                         """, more: "\(entity.name).\(r.name)") { row in
-                        "\(entity.name)/\(row[0] as Int64).\(r.name) refers to \(r.destination)/\(row[1] as DatabaseValue), which does not exist"
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to \(r.destination)/\(row[1] as DatabaseValue), which does not exist"
                     }
                 }
                 problems += try repeatedValues(db, entity, limit: limit, has: has)
@@ -172,7 +172,7 @@ extension Store {
                     problems += try listed("""
                         SELECT "id", \(c) AS v, CAST(\(c) AS BLOB) AS bytes FROM \(table) WHERE typeof(\(c)) NOT IN ('null', '\(storageClass)')
                         """, more: "\(entity.name).\(name)") { row in
-                        "\(entity.name)/\(row[0] as Int64).\(name) holds \(Store.describeStored(row[1], bytes: row[2])), where \(words)"
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(name) holds \(Store.describeStored(row[1], bytes: row[2])), where \(words)"
                     }
                 }
                 // Text with a NUL (written by another tool; the importer refuses it): every reader shows it only up to
@@ -184,7 +184,7 @@ extension Store {
                         """, more: "\(entity.name).\(a.name)") { row in
                         let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let shown = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-                        return "\(entity.name)/\(row[0] as Int64).\(a.name) holds text with a NUL character, which is shown only up to it (\(shown.debugDescription))"
+                        return "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds text with a NUL character, which is shown only up to it (\(shown.debugDescription))"
                     }
                 }
                 // Text that is not UTF-8 (written by another tool; every input is read as text first): each reader
@@ -197,7 +197,7 @@ extension Store {
                         let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let hex = bytes.prefix(32).map { String(format: "%02X", $0) }.joined(separator: " ") + (bytes.count > 32 ? " …" : "")
                         let shown = String(decoding: bytes.prefix(32), as: UTF8.self) + (bytes.count > 32 ? "…" : "")
-                        return "\(entity.name)/\(row[0] as Int64).\(a.name) holds text that is not valid UTF-8 "
+                        return "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds text that is not valid UTF-8 "
                             + "(the bytes \(hex)), shown as \(shown.debugDescription)"
                     }
                 }
@@ -206,7 +206,7 @@ extension Store {
                     problems += try listed("""
                         SELECT "id", \(quoted(a.name)) > 0 FROM \(table) WHERE typeof(\(quoted(a.name))) = 'real' AND \(quoted(a.name)) IN (9e999, -9e999)
                         """, more: "\(entity.name).\(a.name)") { row in
-                        "\(entity.name)/\(row[0] as Int64).\(a.name) holds a non-finite number (\(row[1] as Bool ? "inf" : "-inf"))"
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds a non-finite number (\(row[1] as Bool ? "inf" : "-inf"))"
                     }
                 }
                 // Booleans other than 0 and 1 (every reader shows them as true).
@@ -214,7 +214,7 @@ extension Store {
                     problems += try listed("""
                         SELECT "id", \(quoted(a.name)) FROM \(table) WHERE typeof(\(quoted(a.name))) = 'integer' AND \(quoted(a.name)) NOT IN (0, 1)
                         """, more: "\(entity.name).\(a.name)") { row in
-                        "\(entity.name)/\(row[0] as Int64).\(a.name) holds \(row[1] as DatabaseValue), which is not a boolean (0 or 1)"
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(row[1] as DatabaseValue), which is not a boolean (0 or 1)"
                     }
                 }
                 // Text that is not a date or a date-time (read in Swift, as every reader reads it).
@@ -228,7 +228,7 @@ extension Store {
                         if case .string = Value(databaseValue: text.databaseValue, as: a.type) {
                             found += 1
                             if found <= limit {
-                                problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds \(text.debugDescription), which is not a \(a.type.name)")
+                                problems.append("\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(text.debugDescription), which is not a \(a.type.name)")
                             }
                         }
                     }
@@ -302,7 +302,8 @@ extension Store {
                 let key = entity.naturalKey.map(quoted) ?? "NULL"
                 let rows = try Row.fetchAll(db, sql: "SELECT \"id\", \(key) FROM (\(sql))", arguments: StatementArguments(arguments))
                 for row in rows {
-                    let id: Int64 = row[0]
+                    // (Any storage class: in a table another tool rebuilt, "id" may be other than the row ID.)
+                    let id: DatabaseValue = row[0]
                     let stored: DatabaseValue = row[1]
                     let keyText = stored.isNull ? "" : entity.naturalKey.flatMap(entity.attribute(named:))
                         .map { " \"\(Value(databaseValue: stored, as: $0.type))\"" } ?? ""
