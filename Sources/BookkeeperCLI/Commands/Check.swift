@@ -8,8 +8,11 @@ struct Check: StoreCommand, ZoneFreeCommand {
             Prints one line per problem and exits 65 when there is any; prints "ok" (unless --quiet) when there is none. \
             Also named: tables, columns, indexes, triggers and views another tool added, dropped or changed; repeated \
             values of unique attributes; text that is not UTF-8 or holds a NUL; numbers that are not finite; values \
-            that are not of their attribute's type. A trigger on the model's tables, or a unique index of the model \
-            missing or changed, makes every command that writes refuse the store (65) until it is undone.
+            that are not of their attribute's type or storage class; links of many-to-many relationships to objects \
+            that do not exist, or kept twice. Lines that block writes come first; each kind is listed at most 20 \
+            times, then "… and N more". A trigger on the model's tables, a unique index of the model (or a join \
+            table's primary key) missing or changed, or a model column of another type, collation or foreign key \
+            makes every command that writes refuse the store (65) until it is undone.
             """)
 
     @ParentCommand var root: Bookkeeper
@@ -48,6 +51,8 @@ struct CheckFailed: CategorizedError {
     var category: ErrorCategory { .data }
     var description: String { messages.joined(separator: "\n") }
     var messages: [String] {
-        problems.map { "\(path): \($0)" } + ["\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found"]
+        // The count is of problems, not lines: a line `… and N more` stands for N.
+        let count = Store.problemCount(problems)
+        return problems.map { "\(path): \($0)" } + ["\(path): \(count) problem\(count == 1 ? "" : "s") found"]
     }
 }

@@ -310,6 +310,7 @@ extension Store {
                 var committing = false
                 defer { if committing { CommitProgress.finish(committed: false) } }
                 try db.inTransaction(.immediate) {
+                    try confirmSchemaUnchanged(db)
                     beginActivity()
                     defer { endActivity() }
                     let writer = BatchWriter(store: self, connection: SQLConnection(handle: handle, path: path))

@@ -21,9 +21,15 @@ import GRDBSQLite
 struct SchemaDifference: Equatable {
     /// The difference in words, one line.
     let text: String
-    /// Whether bookkeeper refuses to write while it is there: a trigger on a table bookkeeper writes (it would run
-    /// with each of its writes and could change what they do), or one of the model's unique indexes missing or
-    /// changed (nothing would keep those values unique).
+    /// Whether bookkeeper refuses to write while it is there — each makes a write store, match or delete something
+    /// else without a word: a trigger on a table bookkeeper writes (it would run with each of its writes); one of
+    /// the model's unique indexes, or a join table's primary key, missing or changed (nothing would keep those values
+    /// unique); a model column of another type (SQLite would convert what is written), collation (a look-up by it
+    /// would match other values), foreign key (bookkeeper relies on the model's ON DELETE to remove links) or primary
+    /// key; an extra foreign key that acts on a delete. Not: a missing or extra NOT NULL (bookkeeper checks required
+    /// values itself), a table that is not STRICT but whose columns have the model's types (each value is written as
+    /// its own storage class, which the column's affinity keeps), extra nullable columns, extra indexes that are not
+    /// unique, tables, views and missing tables or columns (statements that need them fail loudly).
     let blocksWrites: Bool
 }
 
@@ -31,8 +37,60 @@ struct SchemaDifference: Equatable {
 struct SchemaShape {
     struct Column {
         let name: String
+        /// The declared type, upper case (`TEXT`, `ANY`, or empty).
+        var type = ""
+        var notNull = false
+        var primaryKey = false
+        var autoincrement = false
+        /// Upper case; nil for BINARY, SQLite's default.
+        var collation: String?
+        /// `REFERENCES "Customer"("id") ON DELETE RESTRICT`, one per foreign key of this column alone.
+        var references: [String] = []
+        /// ` GENERATED ALWAYS AS (…)`, ` HIDDEN` or empty.
+        var hidden = ""
+
         /// `TEXT NOT NULL`, `INTEGER PRIMARY KEY`, `INTEGER REFERENCES "Customer"("id") ON DELETE RESTRICT`.
-        let definition: String
+        var definition: String {
+            var definition = type
+            if notNull { definition += " NOT NULL" }
+            if primaryKey { definition += " PRIMARY KEY" }
+            if autoincrement { definition += " AUTOINCREMENT" }
+            if let collation { definition += " COLLATE \(collation)" }
+            for clause in references { definition += " " + clause }
+            return (definition + hidden).trimmingCharacters(in: .whitespaces)
+        }
+
+        /// How this column (a store's) differs from `wanted` (the model's) in a way that changes what a write
+        /// stores, matches or deletes, in words; empty when it does not. NOT NULL is not among them: bookkeeper
+        /// refuses a missing required value itself before it writes, so SQLite's NOT NULL only repeats that.
+        func writeChanges(from wanted: Column) -> [String] {
+            var changes: [String] = []
+            if type.lowercased() != wanted.type.lowercased() {
+                changes.append("its type \(type.isEmpty ? "(none)" : type) makes SQLite store or convert values otherwise")
+            }
+            if collation?.lowercased() != wanted.collation?.lowercased() {
+                changes.append("its collation \(collation ?? "BINARY") makes look-ups by it match other values")
+            }
+            if references.map({ $0.lowercased() }) != wanted.references.map({ $0.lowercased() }) {
+                changes.append(wanted.references.isEmpty
+                    ? "its foreign key changes what a delete does"
+                    : "bookkeeper relies on the model's foreign key to remove or keep linked rows on a delete")
+            }
+            if primaryKey != wanted.primaryKey || autoincrement != wanted.autoincrement {
+                changes.append("its primary key is not the model's, which gives each object its ID")
+            }
+            if hidden != wanted.hidden { changes.append("it is \(hidden.isEmpty ? "not generated" : "generated or hidden")") }
+            return changes
+        }
+
+        /// An extra column's foreign key that deletes or changes the rows of its own table when a row it refers to is
+        /// deleted (CASCADE, SET NULL, SET DEFAULT): a delete by bookkeeper would change a model table through it.
+        var actsOnDelete: Bool { references.contains(where: SchemaShape.actsOnDelete) }
+    }
+
+    /// Whether a foreign key clause deletes or changes rows when its parent row is deleted.
+    static func actsOnDelete(_ clause: String) -> Bool {
+        ["ON DELETE CASCADE", "ON DELETE SET NULL", "ON DELETE SET DEFAULT"].contains { clause.uppercased().contains($0) }
     }
 
     struct Table {
@@ -127,14 +185,13 @@ struct SchemaShape {
         for row in rows {
             let column: String = row[0], type: String = row[1], notNull = row[2] as Int == 1, hidden: Int = row[4]
             let (collation, autoincrement) = columnMetadata(db, table: name, column: column)
-            var definition = type.uppercased()
-            if notNull { definition += " NOT NULL" }
-            if primaryKey.count == 1 && primaryKey[0] == column { definition += " PRIMARY KEY" }
-            if autoincrement { definition += " AUTOINCREMENT" }
-            if let collation, collation.uppercased() != "BINARY" { definition += " COLLATE \(collation.uppercased())" }
-            for clause in references[column.lowercased()] ?? [] { definition += " " + clause }
-            if hidden == 2 || hidden == 3 { definition += " GENERATED ALWAYS AS (…)" } else if hidden != 0 { definition += " HIDDEN" }
-            columns.append(Column(name: column, definition: definition))
+            var c = Column(name: column, type: type.uppercased(), notNull: notNull)
+            c.primaryKey = primaryKey.count == 1 && primaryKey[0] == column
+            c.autoincrement = autoincrement
+            if let collation, collation.uppercased() != "BINARY" { c.collation = collation.uppercased() }
+            c.references = references[column.lowercased()] ?? []
+            c.hidden = hidden == 2 || hidden == 3 ? " GENERATED ALWAYS AS (…)" : hidden != 0 ? " HIDDEN" : ""
+            columns.append(c)
         }
         if primaryKey.count > 1 { constraints.append("PRIMARY KEY (\(primaryKey.map(quoted).joined(separator: ", ")))") }
         for row in try Row.fetchAll(db, sql: "SELECT \"name\" FROM pragma_index_list(?) WHERE \"origin\" = 'u' ORDER BY \"name\"", arguments: [name]) {
@@ -200,10 +257,15 @@ extension SchemaShape {
                     + "where the model's is \(wanted.options.isEmpty ? "not STRICT" : wanted.options.joined(separator: ", "))")
             }
             for c in wanted.constraints where !table.constraints.contains(where: { $0.lowercased() == c.lowercased() }) {
-                add("table \(quoted(wanted.name)) lacks the model's \(c)")
+                // The model's only table constraint is a join table's primary key, which keeps each link once.
+                let keeps = c.hasPrefix("PRIMARY KEY") || c.hasPrefix("UNIQUE")
+                add("table \(quoted(wanted.name)) lacks the model's \(c)\(keeps ? ", so nothing keeps those values unique" : "")", blocks: keeps)
             }
             for c in table.constraints where !wanted.constraints.contains(where: { $0.lowercased() == c.lowercased() }) {
-                add("table \(quoted(wanted.name)) has \(c), which the model's has not")
+                // Another UNIQUE or a foreign key that refuses makes a write fail loudly; one that acts on a delete
+                // changes a model table's rows without a word.
+                let acts = c.hasPrefix("FOREIGN KEY") && SchemaShape.actsOnDelete(c)
+                add("table \(quoted(wanted.name)) has \(c), which the model's has not\(acts ? " (it changes what a delete does)" : "")", blocks: acts)
             }
             for column in wanted.columns {
                 guard let present = table.column(named: column.name) else {
@@ -213,11 +275,15 @@ extension SchemaShape {
                     continue
                 }
                 if present.definition.lowercased() != column.definition.lowercased() {
-                    add("column \(wanted.name).\(column.name) is \(present.definition) where the model's is \(column.definition)")
+                    let changes = present.writeChanges(from: column)
+                    add("column \(wanted.name).\(column.name) is \(present.definition) where the model's is \(column.definition)"
+                        + (changes.isEmpty ? "" : " (\(changes.joined(separator: "; ")))"), blocks: !changes.isEmpty)
                 }
             }
             for column in table.columns where wanted.column(named: column.name) == nil {
-                add("column \(wanted.name).\(column.name) is not the model's")
+                add("column \(wanted.name).\(column.name) is not the model's"
+                    + (column.actsOnDelete ? " (\(column.definition): its foreign key changes what a delete does)" : ""),
+                    blocks: column.actsOnDelete)
             }
         }
         for table in tables where expected.table(named: table.name) == nil {
@@ -234,8 +300,15 @@ extension SchemaShape {
                 continue
             }
             if index.shape != wanted.shape {
-                add("index \(quoted(wanted.name)) is \(Self.oneLine(index.sql)) where the model's is \(wanted.sql)"
-                    + (wanted.unique ? ", which keeps \(columns) unique" : ""), blocks: wanted.unique)
+                let keeps = wanted.unique ? ", which keeps \(columns) unique" : ""
+                if Self.oneLine(index.sql).lowercased() == Self.oneLine(wanted.sql).lowercased() {
+                    // The same statement: the difference is the collation an index takes from its column.
+                    add("index \(quoted(wanted.name)) is the model's statement, but compares \(index.keys.joined(separator: ", ")) "
+                        + "(the collation of the column it indexes) where the model's compares \(wanted.keys.joined(separator: ", "))\(keeps)",
+                        blocks: wanted.unique)
+                } else {
+                    add("index \(quoted(wanted.name)) is \(Self.oneLine(index.sql)) where the model's is \(wanted.sql)\(keeps)", blocks: wanted.unique)
+                }
             }
         }
         for index in indexes where expected.index(named: index.name) == nil {
@@ -287,16 +360,43 @@ extension Store {
 
     /// Refuses a store whose schema another tool changed in a way that would change what writes do (see
     /// `SchemaDifference.blocksWrites`), before anything is written: `meta` is the store's metadata, whose
-    /// recorded model is the one its schema was made for.
-    static func refuseForeignSchema(_ queue: DatabaseQueue, path: String, model: Model, meta: [String: String]) throws {
+    /// recorded model is the one its schema was made for. Returns the schema it compared (see `SchemaCheckpoint`).
+    static func refuseForeignSchema(_ queue: DatabaseQueue, path: String, model: Model, meta: [String: String]) throws -> SchemaCheckpoint? {
         var expected = model
         if meta["model_hash"] != model.versionHash {
             // The store is still at the model it records (opening migrates it after this check).
             guard let text = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
-                  let recorded = try? Model(jsonObject: json, behaviours: model.behaviours) else { return }
+                  let recorded = try? Model(jsonObject: json, behaviours: model.behaviours) else { return nil }
             expected = recorded
         }
-        let blocking = try queue.inDatabase { db in try schemaDifferences(db, model: expected) }.filter(\.blocksWrites)
+        // In one read transaction: the schema compared is the one at that schema version.
+        let (version, blocking) = try queue.read { db in
+            (try Store.schemaVersion(db), try schemaDifferences(db, model: expected).filter(\.blocksWrites))
+        }
         if !blocking.isEmpty { throw ForeignSchemaError(path: path, problems: blocking.map(\.text)) }
+        return SchemaCheckpoint(version: version, model: expected)
     }
+
+    static func schemaVersion(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+    }
+
+    /// Called first inside each write transaction (after BEGIN IMMEDIATE, which holds the write lock, so the schema
+    /// cannot change until it ends): when another tool changed the schema since it was compared on opening (a
+    /// trigger added while an import read its input), it is compared again, and the write refused if it must be.
+    func confirmSchemaUnchanged(_ db: Database) throws {
+        guard let checkpoint = schemaCheckpoint else { return }
+        let version = try Store.schemaVersion(db)
+        if version == checkpoint.version { return }
+        let blocking = try Store.schemaDifferences(db, model: checkpoint.model).filter(\.blocksWrites)
+        if !blocking.isEmpty { throw ForeignSchemaError(path: path, problems: blocking.map(\.text)) }
+        schemaCheckpoint = SchemaCheckpoint(version: version, model: checkpoint.model)
+    }
+}
+
+/// The schema version (SQLite's `PRAGMA schema_version`, which every schema change raises) at which the store's
+/// schema was last compared with `model` and found to block no write.
+struct SchemaCheckpoint {
+    let version: Int
+    let model: Model
 }

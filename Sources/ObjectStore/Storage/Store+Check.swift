@@ -30,6 +30,58 @@ extension Store {
         }
     }
 
+    /// The number of problems `check`'s lines stand for: one a line, and N for each `… and N more`.
+    public static func problemCount(_ lines: [String]) -> Int {
+        lines.reduce(0) { count, line in
+            guard let range = line.range(of: "… and "), let n = Int(line[range.upperBound...].prefix { $0.isNumber }),
+                  line[range.upperBound...].dropFirst(String(n).count).hasPrefix(" more") else { return count + 1 }
+            return count + n
+        }
+    }
+
+    /// The schema's lines: those that block writes first (a cap never hides them behind harmless ones), at most
+    /// `limit`, then `… and N more`.
+    static func schemaLines(_ differences: [SchemaDifference], limit: Int) -> [String] {
+        let ordered = differences.filter(\.blocksWrites) + differences.filter { !$0.blocksWrites }
+        var lines = ordered.prefix(limit).map {
+            "schema: \($0.text)" + ($0.blocksWrites ? "; bookkeeper writes nothing to the store until this is undone" : "")
+        }
+        if ordered.count > limit {
+            let hidden = ordered.dropFirst(limit).filter(\.blocksWrites).count
+            lines.append("schema: … and \(ordered.count - limit) more\(hidden > 0 ? " (\(hidden) of them block writes: `bookkeeper set` or any other write lists them)" : "")")
+        }
+        return lines
+    }
+
+    /// How a value of `type` is stored: SQLite's storage class (`typeof`) and, in words, what a line says.
+    static func storage(of type: AttributeType) -> (typeof: String, words: String) {
+        switch type {
+        case .string: ("text", "a string is stored as text")
+        case .integer: ("integer", "an integer is stored as an integer")
+        case .decimal(let scale): ("integer", "a decimal is stored as an integer (its units at scale \(scale))")
+        case .double: ("real", "a double is stored as a real number")
+        case .boolean: ("integer", "a boolean is stored as the integer 0 or 1")
+        case .date: ("text", "a date is stored as text (YYYY-MM-DD)")
+        case .dateTime: ("text", "a date-time is stored as text (ISO 8601)")
+        case .binary: ("blob", "binary data is stored as a blob")
+        }
+    }
+
+    /// A stored value in words, whatever its storage class: `the text "abc"`, `a blob (the bytes 00 FF 41)`.
+    /// `bytes` is the value as a blob (CAST(x AS BLOB)): text is shown from its bytes, so neither a NUL nor bytes
+    /// that are not UTF-8 can cut it short or fail to decode.
+    static func describeStored(_ value: DatabaseValue, bytes: DatabaseValue) -> String {
+        let data = Data.fromDatabaseValue(bytes) ?? Data()
+        let hex = data.prefix(32).map { String(format: "%02X", $0) }.joined(separator: " ") + (data.count > 32 ? " …" : "")
+        switch value.storage {
+        case .null: return "no value"
+        case .int64(let i): return "the integer \(i)"
+        case .double(let d): return "the real number \(d)"
+        case .string: return "the text \((String(decoding: data.prefix(64), as: UTF8.self) + (data.count > 64 ? "…" : "")).debugDescription)"
+        case .blob: return data.isEmpty ? "an empty blob" : "a blob (the bytes \(hex))"
+        }
+    }
+
     private func modelChecks(limit: Int) throws -> [String] {
         var problems: [String] = []
         var shape = SchemaShape()
@@ -38,100 +90,156 @@ extension Store {
             shape = try SchemaShape.read(db)
             let differences = shape.differences(from: try SchemaShape.expected(for: model))
             schemaDiffers = !differences.isEmpty
-            var schema = differences.map {
-                "schema: \($0.text)" + ($0.blocksWrites ? "; bookkeeper writes nothing to the store until this is undone" : "")
-            }
-            if schema.count > limit {
-                schema = Array(schema.prefix(limit)) + ["schema: … and \(schema.count - limit) more"]
-            }
-            problems += schema
+            problems += Store.schemaLines(differences, limit: limit)
             // The checks below read only the model's columns that are there (the schema lines name the others).
             func has(_ table: String, _ column: String) -> Bool { shape.table(named: table)?.column(named: column) != nil }
+            /// At most `limit` lines, one a row of `sql` (which must not end in ORDER BY or LIMIT: it is wrapped),
+            /// then `… and N more` when there are more.
+            func listed(_ sql: String, order: String = "\"id\"", more: String, _ line: (Row) -> String) throws -> [String] {
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM (\(sql)) ORDER BY \(order) LIMIT ?", arguments: [limit])
+                var lines = rows.map(line)
+                if rows.count == limit, let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))"), total > limit {
+                    lines.append("\(more): … and \(total - limit) more")
+                }
+                return lines
+            }
+            let tables = SchemaBuilder.tables(for: model)
+            let joinTables = tables.filter { $0.entity == nil }
+            var foreignKeyLines: [String] = []
             do {
                 for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                     let table: String = row[0], rowID: Int64? = row[1], parent: String = row[2]
-                    problems.append("\(rowID.map { "\(table)/\($0)" } ?? "a link in \(table)") refers to a \(parent) that does not exist")
+                    // A join table's broken links are listed below, with the objects they link.
+                    if joinTables.contains(where: { $0.name.lowercased() == table.lowercased() }) { continue }
+                    foreignKeyLines.append("\(rowID.map { "\(table)/\($0)" } ?? "a link in \(table)") refers to a \(parent) that does not exist")
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
                 // A foreign key whose parent is no longer a table, or no longer has the key it names.
                 problems.append("foreign keys: SQLite cannot check them (\(error.message ?? "\(error.resultCode)"))")
+            }
+            problems += foreignKeyLines.prefix(limit)
+            if foreignKeyLines.count > limit { problems.append("foreign keys: … and \(foreignKeyLines.count - limit) more") }
+            // Join tables: links to objects that do not exist (their foreign key removed or changed, so a delete
+            // left them — and an object given the same ID later would inherit them), and links kept twice (their
+            // primary key removed).
+            for join in joinTables where join.columns.allSatisfy({ has(join.name, $0.name) }) {
+                let (own, other) = (join.columns[0], join.columns[1])
+                guard case .link(let ownEntity) = own.role, case .link(let otherEntity) = other.role,
+                      has(ownEntity, "id"), has(otherEntity, "id") else { continue }
+                let table = quoted(join.name), a = quoted(own.name), b = quoted(other.name)
+                problems += try listed("""
+                    SELECT \(a) AS a, \(b) AS b, ifnull(\(a) IN (SELECT "id" FROM \(quoted(ownEntity))), 0) AS aFound,
+                    ifnull(\(b) IN (SELECT "id" FROM \(quoted(otherEntity))), 0) AS bFound FROM \(table) WHERE NOT aFound OR NOT bFound
+                    """, order: "a, b", more: join.name) { row in
+                    let first: DatabaseValue = row[0], second: DatabaseValue = row[1], firstFound: Bool = row[2], secondFound: Bool = row[3]
+                    let firstText = "\(ownEntity)/\(first)", secondText = "\(otherEntity)/\(second)"
+                    switch (firstFound, secondFound) {
+                    case (true, _): return "\(join.name) links \(firstText) to \(secondText), which does not exist"
+                    case (false, true): return "\(join.name) links \(firstText), which does not exist, to \(secondText)"
+                    case (false, false): return "\(join.name) links \(firstText) to \(secondText), neither of which exists"
+                    }
+                }
+                problems += try listed("""
+                    SELECT \(a) AS a, \(b) AS b, COUNT(*) AS n FROM \(table) GROUP BY \(a), \(b) HAVING COUNT(*) > 1
+                    """, order: "a, b", more: join.name) { row in
+                    "\(join.name) links \(ownEntity)/\(row[0] as DatabaseValue) to \(otherEntity)/\(row[1] as DatabaseValue) "
+                        + "\(row[2] as Int) times (a link is kept once; every count of these links is too large)"
+                }
             }
             for entity in model.entities where has(entity.name, "id") {
                 let table = quoted(entity.name)
                 for r in entity.relationships where !r.isToMany {
                     guard case .foreignKey(let column) = model.storage(of: r, in: entity), has(entity.name, column),
                           has(r.destination, "id"), model.inverse(of: r).deleteRule == .noAction else { continue }
-                    let dangling = try Row.fetchAll(db, sql: """
+                    problems += try listed("""
                         SELECT "id", \(quoted(column)) FROM \(table) WHERE \(quoted(column)) IS NOT NULL
-                        AND \(quoted(column)) NOT IN (SELECT "id" FROM \(quoted(r.destination))) ORDER BY "id" LIMIT ?
-                        """, arguments: [limit])
-                    for row in dangling {
-                        problems.append("\(entity.name)/\(row[0] as Int64).\(r.name) refers to \(r.destination)/\(row[1] as Int64), which does not exist")
+                        AND \(quoted(column)) NOT IN (SELECT "id" FROM \(quoted(r.destination)))
+                        """, more: "\(entity.name).\(r.name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to \(r.destination)/\(row[1] as DatabaseValue), which does not exist"
                     }
                 }
                 problems += try repeatedValues(db, entity, limit: limit, has: has)
+                // Values of another storage class than their type's (written by another tool, into a table that is not
+                // STRICT or a column of type ANY): every reader would show them as something else — `abc` as a price,
+                // 1e3 as 10.00, a blob as 0x… — without a word.
+                var stored: [(name: String, column: String, type: AttributeType?)] = entity.attributes.map { ($0.name, $0.name, $0.type) }
+                for r in entity.relationships where !r.isToMany {
+                    if case .foreignKey(let column) = model.storage(of: r, in: entity) { stored.append((r.name, column, nil)) }
+                }
+                for (name, column, type) in stored where has(entity.name, column) {
+                    let (storageClass, words) = type.map(Store.storage(of:)) ?? ("integer", "a reference is stored as an integer (an ID)")
+                    let c = quoted(column)
+                    problems += try listed("""
+                        SELECT "id", \(c) AS v, CAST(\(c) AS BLOB) AS bytes FROM \(table) WHERE typeof(\(c)) NOT IN ('null', '\(storageClass)')
+                        """, more: "\(entity.name).\(name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(name) holds \(Store.describeStored(row[1], bytes: row[2])), where \(words)"
+                    }
+                }
                 // Text with a NUL (written by another tool; the importer refuses it): every reader shows it only up to
                 // the NUL, so the rest would be hidden without a word.
                 for a in entity.attributes where a.type == .string && has(entity.name, a.name) {
-                    let rows = try Row.fetchAll(db, sql: """
-                        SELECT "id", \(quoted(a.name)) FROM \(table)
-                        WHERE instr(CAST(\(quoted(a.name)) AS BLOB), x'00') > 0 ORDER BY "id" LIMIT ?
-                        """, arguments: [limit])
-                    for row in rows {
-                        let shown: String = row[1]
-                        problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds text with a NUL character, "
-                            + "which is shown only up to it (\(shown.debugDescription))")
+                    problems += try listed("""
+                        SELECT "id", CAST(\(quoted(a.name)) AS BLOB) FROM \(table)
+                        WHERE typeof(\(quoted(a.name))) = 'text' AND instr(CAST(\(quoted(a.name)) AS BLOB), x'00') > 0
+                        """, more: "\(entity.name).\(a.name)") { row in
+                        let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
+                        let shown = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                        return "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds text with a NUL character, which is shown only up to it (\(shown.debugDescription))"
                     }
                 }
                 // Text that is not UTF-8 (written by another tool; every input is read as text first): each reader
                 // shows it with U+FFFD in place of the bytes it cannot read, and a search or a key lookup misses it.
                 for a in entity.attributes where a.type == .string && has(entity.name, a.name) {
-                    let rows = try Row.fetchAll(db, sql: """
+                    problems += try listed("""
                         SELECT "id", CAST(\(quoted(a.name)) AS BLOB) FROM \(table)
-                        WHERE \(StoreFunctions.invalidUTF8)(\(quoted(a.name))) ORDER BY "id" LIMIT ?
-                        """, arguments: [limit])
-                    for row in rows {
-                        let bytes: Data = row[1]
+                        WHERE typeof(\(quoted(a.name))) = 'text' AND \(StoreFunctions.invalidUTF8)(\(quoted(a.name)))
+                        """, more: "\(entity.name).\(a.name)") { row in
+                        let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let hex = bytes.prefix(32).map { String(format: "%02X", $0) }.joined(separator: " ") + (bytes.count > 32 ? " …" : "")
                         let shown = String(decoding: bytes.prefix(32), as: UTF8.self) + (bytes.count > 32 ? "…" : "")
-                        problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds text that is not valid UTF-8 "
-                            + "(the bytes \(hex)), shown as \(shown.debugDescription)")
+                        return "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds text that is not valid UTF-8 "
+                            + "(the bytes \(hex)), shown as \(shown.debugDescription)"
                     }
                 }
                 // Infinities (written by another tool: `UPDATE … SET x = 9e999`). SQLite stores NaN as NULL.
                 for a in entity.attributes where a.type == .double && has(entity.name, a.name) {
-                    let rows = try Row.fetchAll(db, sql: """
-                        SELECT "id", \(quoted(a.name)) > 0 FROM \(table) WHERE \(quoted(a.name)) IN (9e999, -9e999) ORDER BY "id" LIMIT ?
-                        """, arguments: [limit])
-                    for row in rows {
-                        problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds a non-finite number (\(row[1] as Bool ? "inf" : "-inf"))")
+                    problems += try listed("""
+                        SELECT "id", \(quoted(a.name)) > 0 FROM \(table) WHERE typeof(\(quoted(a.name))) = 'real' AND \(quoted(a.name)) IN (9e999, -9e999)
+                        """, more: "\(entity.name).\(a.name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds a non-finite number (\(row[1] as Bool ? "inf" : "-inf"))"
                     }
                 }
-                // Values of the wrong kind (written by another tool): dates that are not dates, and so on.
-                for a in entity.attributes where ([.date, .dateTime].contains(a.type) || a.type == .boolean) && has(entity.name, a.name) {
-                    let cursor = try Row.fetchCursor(db, sql: "SELECT \"id\", \(quoted(a.name)) FROM \(table) WHERE \(quoted(a.name)) IS NOT NULL")
+                // Booleans other than 0 and 1 (every reader shows them as true).
+                for a in entity.attributes where a.type == .boolean && has(entity.name, a.name) {
+                    problems += try listed("""
+                        SELECT "id", \(quoted(a.name)) FROM \(table) WHERE typeof(\(quoted(a.name))) = 'integer' AND \(quoted(a.name)) NOT IN (0, 1)
+                        """, more: "\(entity.name).\(a.name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(row[1] as DatabaseValue), which is not a boolean (0 or 1)"
+                    }
+                }
+                // Text that is not a date or a date-time (read in Swift, as every reader reads it).
+                for a in entity.attributes where [.date, .dateTime].contains(a.type) && has(entity.name, a.name) {
+                    let cursor = try Row.fetchCursor(db, sql: """
+                        SELECT "id", CAST(\(quoted(a.name)) AS BLOB) FROM \(table) WHERE typeof(\(quoted(a.name))) = 'text' ORDER BY "id"
+                        """)
                     var found = 0
-                    while let row = try cursor.next(), found < limit {
-                        let stored: DatabaseValue = row[1]
-                        let value = Value(databaseValue: stored, as: a.type)
-                        let bad: Bool
-                        switch (a.type, value, stored.storage) {
-                        case (.boolean, _, .int64(let i)): bad = i != 0 && i != 1
-                        case (.date, .date, _), (.dateTime, .dateTime, _): bad = false
-                        default: bad = a.type != .boolean
-                        }
-                        if bad {
+                    while let row = try cursor.next() {
+                        let text = String(decoding: Data.fromDatabaseValue(row[1]) ?? Data(), as: UTF8.self)
+                        if case .string = Value(databaseValue: text.databaseValue, as: a.type) {
                             found += 1
-                            problems.append("\(entity.name)/\(row[0] as Int64).\(a.name) holds \(stored), which is not a \(a.type.name)")
+                            if found <= limit {
+                                problems.append("\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(text.debugDescription), which is not a \(a.type.name)")
+                            }
                         }
                     }
+                    if found > limit { problems.append("\(entity.name).\(a.name): … and \(found - limit) more") }
                 }
             }
         }
         // A rule reads its entity's columns and those of the entities it follows: one the schema lacks is named above.
         for entity in model.entities where !entity.rules.isEmpty {
             do {
-                problems += try read { db in try ruleViolations(db, limit: limit, entities: [entity]) }
+                problems += try read { db in try ruleViolations(db, limit: limit, entities: [entity], counting: true) }
             } catch StoreError.sqlite(let message) where schemaDiffers {
                 problems.append("\(entity.name): its rules cannot be checked against this schema (\(message))")
             }
@@ -141,33 +249,39 @@ extension Store {
 
     /// Values of a unique attribute (a natural key too) that several objects share, and one-to-one relationships
     /// that several objects hold to the same object: possible only when the unique index that keeps them unique
-    /// was dropped or changed by another tool, which the schema lines name.
+    /// was dropped or changed by another tool, which the schema lines name. Grouped by the stored value itself, and
+    /// the objects found by it in SQL (a value that is not UTF-8, or holds a NUL, would not survive a round trip).
     private func repeatedValues(_ db: Database, _ entity: Entity, limit: Int, has: (String, String) -> Bool) throws -> [String] {
         var problems: [String] = []
         let table = quoted(entity.name)
-        func repeated(_ column: String) throws -> [(value: DatabaseValue, count: Int, ids: String)] {
+        func repeated(_ column: String, more: String, _ line: (DatabaseValue, Int, String) -> String) throws {
+            let c = quoted(column)
+            let groups = """
+                SELECT \(c) AS v, COUNT(*) AS n, MIN("id") AS first FROM \(table) WHERE \(c) IS NOT NULL GROUP BY \(c) HAVING COUNT(*) > 1
+                """
             let rows = try Row.fetchAll(db, sql: """
-                SELECT \(quoted(column)), COUNT(*) FROM \(table) WHERE \(quoted(column)) IS NOT NULL
-                GROUP BY \(quoted(column)) HAVING COUNT(*) > 1 ORDER BY MIN("id") LIMIT ?
+                SELECT v, n, (SELECT group_concat("id", ',') FROM (SELECT "id" FROM \(table) AS o WHERE o.\(c) = g.v ORDER BY "id" LIMIT 5))
+                FROM (\(groups)) AS g ORDER BY first LIMIT ?
                 """, arguments: [limit])
-            return try rows.map { row in
-                let value: DatabaseValue = row[0], count: Int = row[1]
-                let ids = try Int64.fetchAll(db, sql: "SELECT \"id\" FROM \(table) WHERE \(quoted(column)) = ? ORDER BY \"id\" LIMIT 6",
-                                             arguments: [value])
-                let names = ids.prefix(5).map { "\(entity.name)/\($0)" }.joined(separator: ", ") + (count > 5 ? ", …" : "")
-                return (value, count, names)
+            for row in rows {
+                let count: Int = row[1], ids: String = row[2] ?? ""
+                let names = ids.split(separator: ",").map { "\(entity.name)/\($0)" }.joined(separator: ", ") + (count > 5 ? ", …" : "")
+                problems.append(line(row[0], count, names))
+            }
+            if rows.count == limit, let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(groups))"), total > limit {
+                problems.append("\(more): … and \(total - limit) more")
             }
         }
         for a in entity.attributes where (a.isUnique || a.name == entity.naturalKey) && has(entity.name, a.name) {
-            for (value, count, ids) in try repeated(a.name) {
-                problems.append("\(entity.name).\(a.name)\(a.name == entity.naturalKey ? " (the natural key)" : "") must be unique, "
-                    + "but \(count) objects share \"\(Value(databaseValue: value, as: a.type))\" (\(ids))")
+            try repeated(a.name, more: "\(entity.name).\(a.name)") { value, count, ids in
+                "\(entity.name).\(a.name)\(a.name == entity.naturalKey ? " (the natural key)" : "") must be unique, "
+                    + "but \(count) objects share \"\(Value(databaseValue: value, as: a.type))\" (\(ids))"
             }
         }
         for r in entity.relationships where !r.isToMany && !model.inverse(of: r).isToMany {
             guard case .foreignKey(let column) = model.storage(of: r, in: entity), has(entity.name, column) else { continue }
-            for (value, count, ids) in try repeated(column) {
-                problems.append("\(entity.name).\(r.name) is one-to-one, but \(count) objects refer to \(r.destination)/\(value) (\(ids))")
+            try repeated(column, more: "\(entity.name).\(r.name)") { value, count, ids in
+                "\(entity.name).\(r.name) is one-to-one, but \(count) objects refer to \(r.destination)/\(value) (\(ids))"
             }
         }
         return problems
@@ -175,7 +289,8 @@ extension Store {
 
     /// The objects that break the model's rules, `Entity/ID: message` each, at most `limit` per rule; used by
     /// `check` and by every batch before it commits.
-    func ruleViolations(_ db: Database, limit: Int, entities: [Entity]? = nil) throws -> [String] {
+    /// With `counting`, a rule broken more than `limit` times ends with `… and N more`.
+    func ruleViolations(_ db: Database, limit: Int, entities: [Entity]? = nil, counting: Bool = false) throws -> [String] {
         var problems: [String] = []
         for entity in entities ?? model.entities {
             for rule in entity.rules {
@@ -187,11 +302,18 @@ extension Store {
                 let key = entity.naturalKey.map(quoted) ?? "NULL"
                 let rows = try Row.fetchAll(db, sql: "SELECT \"id\", \(key) FROM (\(sql))", arguments: StatementArguments(arguments))
                 for row in rows {
-                    let id: Int64 = row[0]
+                    // (Any storage class: in a table another tool rebuilt, "id" may be other than the row ID.)
+                    let id: DatabaseValue = row[0]
                     let stored: DatabaseValue = row[1]
                     let keyText = stored.isNull ? "" : entity.naturalKey.flatMap(entity.attribute(named:))
                         .map { " \"\(Value(databaseValue: stored, as: $0.type))\"" } ?? ""
                     problems.append("\(entity.name)/\(id)\(keyText): \(rule.message)")
+                }
+                if counting && rows.count == limit {
+                    let all = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
+                    let (sql, arguments) = all.sql(.objects)
+                    let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: StatementArguments(arguments)) ?? 0
+                    if total > limit { problems.append("\(entity.name): … and \(total - limit) more: \(rule.message)") }
                 }
             }
         }

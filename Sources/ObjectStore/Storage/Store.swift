@@ -25,6 +25,9 @@ public final class Store: @unchecked Sendable {
     public var activity: String?
     /// The busy note this process wrote beside the store while it holds the write lock.
     var activityNote: SideFile?
+    /// Where the schema was last compared with the model (nil when it was not: a read-only store); every write
+    /// transaction compares again if the schema changed since (see `confirmSchemaUnchanged`).
+    var schemaCheckpoint: SchemaCheckpoint?
     /// The file as it was when it was opened as immutable (read without locks), else nil; see `confirmSteadyRead`.
     let unlockedSince: FileIdentity?
 
@@ -83,7 +86,9 @@ public final class Store: @unchecked Sendable {
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             throw StoreError.cannotCreate(path: path, reason: "\(error)")
         }
-        return Store(path: path, model: model, readOnly: false, queue: queue)
+        let store = Store(path: path, model: model, readOnly: false, queue: queue)
+        store.schemaCheckpoint = try? queue.read { db in SchemaCheckpoint(version: try schemaVersion(db), model: model) }
+        return store
     }
 
     /// Opens an existing store, checking that it is a bookkeeper store of a format this build can use.
@@ -161,6 +166,7 @@ public final class Store: @unchecked Sendable {
             // GRDB makes sure its WAL file exists (by creating and dropping a table), which would write to a file
             // that is not ours.
             var meta: [String: String] = [:]
+            var checkpoint: SchemaCheckpoint?
             let deadline = Date().addingTimeInterval(max(busyTimeout, 0.5))
             while true {
                 do {
@@ -201,7 +207,7 @@ public final class Store: @unchecked Sendable {
                 // changed in a way that would change what writes do is refused untouched.
                 if let format = Int(formatText), format <= formatVersion {
                     do {
-                        try refuseForeignSchema(queue!, path: path, model: model, meta: meta)
+                        checkpoint = try refuseForeignSchema(queue!, path: path, model: model, meta: meta)
                     } catch {
                         try? queue!.close()
                         throw error
@@ -210,7 +216,9 @@ public final class Store: @unchecked Sendable {
                 try queue!.close()
                 queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
             }
-            return (Store(path: path, model: model, readOnly: readOnly, queue: queue!, unlockedSince: unlockedSince), meta)
+            let store = Store(path: path, model: model, readOnly: readOnly, queue: queue!, unlockedSince: unlockedSince)
+            store.schemaCheckpoint = checkpoint
+            return (store, meta)
         } catch let error as DatabaseError {
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
@@ -286,6 +294,7 @@ public final class Store: @unchecked Sendable {
                 var committing = false
                 defer { if committing { CommitProgress.finish(committed: false) } }
                 try db.inTransaction(.immediate) {
+                    try confirmSchemaUnchanged(db)
                     beginActivity()
                     defer { endActivity() }
                     result = try body(db)

@@ -59,15 +59,51 @@ final class SchemaCheckPropertyTests: XCTestCase {
             """)
         let store = try Store.open(at: path, model: model, readOnly: true)
         XCTAssertEqual(try store.check().filter { $0.hasPrefix("schema: ") }, [
+            // What blocks writes first.
+            "schema: trigger \"t\" on \"\(table)\" is not the model's: it would run with bookkeeper's writes (drop it: DROP TRIGGER \"t\"); bookkeeper writes nothing to the store until this is undone",
             "schema: column \(table).more is not the model's",
             "schema: table \"extra\" is not the model's",
             "schema: index \"speed\" is not the model's (CREATE INDEX \"speed\" ON \"\(table)\"(\"id\"))",
-            "schema: trigger \"t\" on \"\(table)\" is not the model's: it would run with bookkeeper's writes (drop it: DROP TRIGGER \"t\"); bookkeeper writes nothing to the store until this is undone",
             "schema: view \"v\" is not the model's",
         ])
         XCTAssertThrowsError(try Store.open(at: path, model: model)) { error in
             XCTAssertEqual((error as? ForeignSchemaError)?.problems.count, 1, "\(error)")
         }
+    }
+
+    /// The schema is compared when the store is opened; another tool may change it before a write transaction
+    /// begins (an import reading its input). Each write transaction — a save, a batch, a migration — compares it
+    /// again when SQLite's schema version moved, under the write lock, before it writes anything.
+    func testATriggerAddedAfterOpeningIsFoundInsideEveryWriteTransaction() throws {
+        let dir = TemporaryDirectory("bookkeeper-schema-check")
+        let model = try Model(entities: [Entity("Thing", kind: .directory, attributes: [Attribute("a", .string)])])
+        let path = dir.file("store.sqlite")
+        try Store.create(at: path, model: model).close()
+        let table = model.entities[0].name
+        let trigger = "CREATE TABLE log(x); CREATE TRIGGER t AFTER INSERT ON \"\(table)\" BEGIN INSERT INTO log VALUES (new.id); END"
+        func assertRefused(_ body: () throws -> Void, _ what: String) {
+            XCTAssertThrowsError(try body(), what) { error in
+                XCTAssertEqual((error as? ForeignSchemaError)?.problems.first?.hasPrefix("trigger \"t\" on \"\(table)\""), true, "\(what): \(error)")
+            }
+        }
+        let store = try Store.open(at: path, model: model)
+        try executeSQL(path, trigger)
+        assertRefused({
+            let context = ObjectContext(store: store)
+            _ = try context.insert(table)
+            try context.save()
+        }, "a save")
+        assertRefused({ try store.batch { _ in } }, "a batch")
+        try store.close()
+        try executeSQL(path, "DROP TRIGGER t; DROP TABLE log")
+        let next = try XCTUnwrap(Model(entities: model.entities + [Entity("Added", kind: .directory, attributes: [Attribute("a", .string)])]))
+        let migrating = try Store.openForMigration(at: path, model: next)
+        let plan = try migrating.migrationPlan()
+        try executeSQL(path, trigger)
+        assertRefused({ try migrating.applyMigration(plan, backup: false) }, "a migration")
+        try migrating.close()
+        XCTAssertEqual(try queryStore(path, "SELECT COUNT(*) FROM log"), ["0"])
+        XCTAssertEqual(try queryStore(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'Added'"), ["0"])
     }
 }
 

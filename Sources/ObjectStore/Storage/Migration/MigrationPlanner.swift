@@ -107,6 +107,62 @@ private struct Planner {
         plan.steps.append(MigrationPlan.Step(sql: sql, arguments: arguments))
     }
 
+    /// Tables the plan drops: removed, or rebuilt (dropped and replaced by a new table of the same name).
+    var droppedTables: [String] = []
+
+    mutating func dropTable(_ name: String) {
+        droppedTables.append(name)
+        step("DROP TABLE \(quoted(name))")
+    }
+
+    /// What another tool added that a dropped table takes with it. A view that reads it: SQLite refuses to rename
+    /// the rebuilt table while a view refers to one that is gone (`error in view …`, once an I/O error), so the plan
+    /// is blocked, naming the view. An index that is not the model's: dropped with the table, said in the plan (its
+    /// statement quoted, to make it again) — a migration never drops something without a word.
+    mutating func checkForeignObjectsOnDroppedTables() throws {
+        guard !droppedTables.isEmpty else { return }
+        let newNames = Set(SchemaBuilder.tables(for: new).map { $0.name.lowercased() })
+        let oldIndexes = Set(SchemaBuilder.tables(for: old).flatMap { $0.indexes.keys.map { $0.lowercased() } })
+        func fate(_ table: String) -> String { newNames.contains(table.lowercased()) ? "rebuilds" : "removes" }
+        let dropped = Set(droppedTables.map { $0.lowercased() })
+        let renames = plan.steps.contains { $0.sql.hasPrefix("ALTER TABLE") }
+        for view in try String.fetchAll(db, sql: "SELECT \"name\" FROM sqlite_master WHERE \"type\" = 'view' ORDER BY \"name\"") {
+            do {
+                let read = try Self.tablesRead(by: view, db).filter { dropped.contains($0.lowercased()) }
+                if let table = read.first {
+                    plan.blockers.append("view \(quoted(view)) (not the model's) reads table \(quoted(table)), which the migration \(fate(table)): "
+                                         + "drop it first (DROP VIEW \(quoted(view))), and make it again after if it is still wanted")
+                }
+            } catch let error as DatabaseError where renames {
+                // Already broken: SQLite checks every view when it renames a table, and would refuse.
+                plan.blockers.append("view \(quoted(view)) (not the model's) cannot be read (\(error.message ?? "\(error.resultCode)")), and SQLite "
+                                     + "changes no table while it is there: drop it first (DROP VIEW \(quoted(view)))")
+            }
+        }
+        for table in droppedTables {
+            let indexes = try Row.fetchAll(db, sql: """
+                SELECT "name", "sql" FROM sqlite_master WHERE "type" = 'index' AND "sql" IS NOT NULL AND lower("tbl_name") = lower(?) ORDER BY "name"
+                """, arguments: [table])
+            for row in indexes where !oldIndexes.contains((row[0] as String).lowercased()) {
+                plan.changes.append("drop index \(row[0] as String) (not the model's) with table \(table), which the migration \(fate(table)); "
+                                    + "make it again after if it is still wanted: \(SchemaShape.oneLine(row[1]))")
+            }
+        }
+    }
+
+    /// The tables a view reads, found from the program SQLite compiles for it (each b-tree it opens).
+    static func tablesRead(by view: String, _ db: Database) throws -> [String] {
+        var tables: [String] = []
+        for row in try Row.fetchAll(db, sql: "EXPLAIN SELECT * FROM \(quoted(view))") where (row["opcode"] as String) == "OpenRead" {
+            let root: Int = row["p2"]
+            if let table = try String.fetchOne(db, sql: "SELECT \"tbl_name\" FROM sqlite_master WHERE \"rootpage\" = ?", arguments: [root]),
+               !tables.contains(table) {
+                tables.append(table)
+            }
+        }
+        return tables
+    }
+
     mutating func run() throws {
         plan.modelChanged = old.canonicalJSON != new.canonicalJSON
         let oldTables = Dictionary(uniqueKeysWithValues: SchemaBuilder.tables(for: old).map { ($0.name, $0) })
@@ -133,9 +189,10 @@ private struct Planner {
         for oldEntity in old.entities where !new.entities.contains(where: { oldName(ofEntity: $0.name) == oldEntity.name }) {
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(oldEntity.name))") ?? 0
             plan.dataLoss.append("remove entity \(oldEntity.name) (\(count) object\(count == 1 ? "" : "s"))")
-            step("DROP TABLE \(quoted(oldEntity.name))")
+            dropTable(oldEntity.name)
         }
         plan.steps += indexSteps
+        try checkForeignObjectsOnDroppedTables()
     }
 
     // MARK: Entity tables
@@ -251,7 +308,7 @@ private struct Planner {
             let columns = table.columns.map(\.name)
             step(table.createSQL(as: temporary))
             step("INSERT INTO \(quoted(temporary)) (\(columns.map(quoted).joined(separator: ", "))) SELECT \(columns.map { sources[$0] ?? "NULL" }.joined(separator: ", ")) FROM \(quoted(name))", arguments)
-            step("DROP TABLE \(quoted(name))")
+            dropTable(name)
             step("ALTER TABLE \(quoted(temporary)) RENAME TO \(quoted(name))")
             indexSteps += table.indexes.sorted { $0.key < $1.key }.map { MigrationPlan.Step(sql: $0.value, arguments: []) }
             return
@@ -380,7 +437,7 @@ private struct Planner {
                 let temporary = "_bk_new_\(table.name)"
                 step(table.createSQL(as: temporary))
                 step("INSERT INTO \(quoted(temporary)) (\(quoted(ownColumn.name)), \(quoted(otherColumn.name))) SELECT \(quoted(oldOwn)), \(quoted(oldOther)) FROM \(quoted(oldTable))")
-                step("DROP TABLE \(quoted(oldTable))")
+                dropTable(oldTable)
                 step("ALTER TABLE \(quoted(temporary)) RENAME TO \(quoted(table.name))")
                 indexSteps += table.indexes.sorted { $0.key < $1.key }.map { MigrationPlan.Step(sql: $0.value, arguments: []) }
                 plan.changes.append("rename the links of \(ownEntity).\(r.name)")
@@ -394,7 +451,7 @@ private struct Planner {
             let links = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(name))") ?? 0
             // A removed entity's join tables go with it; say so once, for the relationship.
             plan.dataLoss.append("remove many-to-many links \(name) (\(links) link\(links == 1 ? "" : "s"))")
-            step("DROP TABLE \(quoted(name))")
+            dropTable(name)
         }
     }
 

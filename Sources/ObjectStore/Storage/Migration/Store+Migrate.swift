@@ -37,7 +37,9 @@ extension Store {
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             var committing = false
             defer { if committing { CommitProgress.finish(committed: false) } }
+            var migrated: SchemaCheckpoint?
             try db.inTransaction(.immediate) {
+                try confirmSchemaUnchanged(db)
                 beginActivity()
                 defer { endActivity() }
                 for step in plan.steps {
@@ -48,12 +50,15 @@ extension Store {
                     throw StoreError.sqlite("\(path): the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0)); nothing was changed")
                 }
                 try recordModel(db)
+                // The schema is now the model's, changed by this transaction alone (it holds the write lock).
+                migrated = SchemaCheckpoint(version: try Store.schemaVersion(db), model: model)
                 CommitProgress.beginCommit()
                 committing = true
                 return .commit
             }
             committing = false
             CommitProgress.finish(committed: true)
+            if let migrated { schemaCheckpoint = migrated }
         } }
         let result = MigrationResult(plan: plan, backupPath: backupPath)
         migration = result
