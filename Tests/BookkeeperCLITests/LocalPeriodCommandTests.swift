@@ -96,7 +96,7 @@ final class LocalPeriodCommandTests: StoreCommandTestCase {
     /// Each instant's periods in `fetch` are those of the local date `fetch` shows it with, and of glibc's date;
     /// `fetch --group` counts and the report's groups count them in those periods.
     func testADateTimeNearLocalMidnightIsGroupedInTheDayItIsShownIn() throws {
-        let count = Trials.count("BOOKKEEPER_LOCAL_PERIOD_CLI_TRIALS", quick: 60, stress: 600)
+        let count = Trials.count("BOOKKEEPER_LOCAL_PERIOD_CLI_TRIALS", quick: 25, stress: 600)
         let seed = Trials.seed(fixed: 25_03)
         var rng = SeededGenerator(seed: seed)
         for tz in Self.zones {

@@ -25,7 +25,7 @@ final class LocalPeriodDifferentialTests: XCTestCase {
     }
 
     func testThePeriodsOfADateTimeAreThoseOfItsLocalDateInSQLAndTheEvaluator() throws {
-        let count = Trials.count("BOOKKEEPER_LOCAL_PERIOD_TRIALS", quick: 400, stress: 5_000)
+        let count = Trials.count("BOOKKEEPER_LOCAL_PERIOD_TRIALS", quick: 150, stress: 5_000)
         let seed = Trials.seed(fixed: 25_02)
         var rng = SeededGenerator(seed: seed)
         let units = PeriodUnit.allCases
