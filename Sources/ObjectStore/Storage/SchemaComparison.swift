@@ -127,6 +127,9 @@ struct SchemaShape {
     func index(named name: String) -> Index? { indexes.first { $0.name.lowercased() == name.lowercased() } }
 
     /// The schema of the database `db` is connected to (its main schema).
+    ///
+    /// Read in a fixed number of statements, each pragma joined with `sqlite_master`, not a few per table and index:
+    /// a model of 400 entities made several thousand statements, run twice for each write, and took seconds.
     static func read(_ db: Database) throws -> SchemaShape {
         var shape = SchemaShape()
         var options: [String: [String]] = [:]
@@ -134,20 +137,49 @@ struct SchemaShape {
             let name: String = row[0]
             options[name.lowercased()] = (row[2] as Int == 1 ? ["STRICT"] : []) + (row[1] as Int == 1 ? ["WITHOUT ROWID"] : [])
         }
+        // Every table's columns, foreign keys and indexes, and every index's keys, grouped by the table or index.
+        let columnRows = Dictionary(grouping: try Row.fetchAll(db, sql: """
+            SELECT m."name", p."name", p."type", p."notnull", p."pk", p."hidden"
+            FROM sqlite_master m JOIN pragma_table_xinfo(m."name") p WHERE m."type" = 'table' ORDER BY m."name", p."cid"
+            """), by: { $0[0] as String })
+        let keyRows = Dictionary(grouping: try Row.fetchAll(db, sql: """
+            SELECT m."name", f."id", f."table", f."from", f."to", f."on_update", f."on_delete"
+            FROM sqlite_master m JOIN pragma_foreign_key_list(m."name") f WHERE m."type" = 'table' ORDER BY m."name", f."id", f."seq"
+            """), by: { $0[0] as String })
+        let indexRows = Dictionary(grouping: try Row.fetchAll(db, sql: """
+            SELECT m."name", l."name", l."unique", l."partial", l."origin"
+            FROM sqlite_master m JOIN pragma_index_list(m."name") l WHERE m."type" = 'table' ORDER BY m."name", l."name"
+            """), by: { $0[0] as String })
+        var indexKeys: [String: [String]] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT l."name", x."cid", x."name", x."desc", x."coll"
+            FROM sqlite_master m JOIN pragma_index_list(m."name") l JOIN pragma_index_xinfo(l."name") x
+            WHERE m."type" = 'table' AND x."key" = 1 ORDER BY l."name", x."seqno"
+            """) {
+            let cid: Int = row[1]
+            var key = cid == -2 ? "<expression>" : cid == -1 ? "rowid" : quoted(row[2] as String)
+            if row[3] as Int == 1 { key += " DESC" }
+            if let collation = row[4] as String?, collation.uppercased() != "BINARY" { key += " COLLATE \(collation.uppercased())" }
+            indexKeys[row[0], default: []].append(key)
+        }
+        var indexInfo: [String: (unique: Bool, partial: Bool)] = [:]
+        for rows in indexRows.values {
+            for row in rows { indexInfo[row[1]] = (row[2] as Int == 1, row[3] as Int == 1) }
+        }
         let objects = try Row.fetchAll(db, sql: "SELECT \"type\", \"name\", \"tbl_name\", \"sql\" FROM sqlite_master ORDER BY \"type\", \"name\"")
         for row in objects {
             let type: String = row[0], name: String = row[1], table: String = row[2], sql: String? = row[3]
             switch type {
             case "table":
                 if name.lowercased().hasPrefix("sqlite_") { continue }
-                shape.tables.append(try readTable(db, name: name, options: options[name.lowercased()] ?? []))
+                shape.tables.append(readTable(db, name: name, options: options[name.lowercased()] ?? [], columns: columnRows[name] ?? [],
+                                              keys: keyRows[name] ?? [], indexes: indexRows[name] ?? [], indexKeys: indexKeys))
             case "index":
                 // An automatic index (a UNIQUE or PRIMARY KEY constraint) belongs to its table, read with it.
                 guard let sql else { continue }
-                let list = try Row.fetchOne(db, sql: "SELECT \"unique\", \"partial\" FROM pragma_index_list(?) WHERE \"name\" = ?",
-                                            arguments: [table, name])
-                shape.indexes.append(Index(name: name, table: table, unique: list?[0] as Int? == 1, partial: list?[1] as Int? == 1,
-                                           keys: try indexKeys(db, name), sql: sql))
+                let info = indexInfo[name]
+                shape.indexes.append(Index(name: name, table: table, unique: info?.unique == true, partial: info?.partial == true,
+                                           keys: indexKeys[name] ?? [], sql: sql))
             case "trigger":
                 shape.triggers.append((name, table))
             case "view":
@@ -159,31 +191,28 @@ struct SchemaShape {
         return shape
     }
 
-    private static func readTable(_ db: Database, name: String, options: [String]) throws -> Table {
-        let rows = try Row.fetchAll(db, sql: "SELECT \"name\", \"type\", \"notnull\", \"pk\", \"hidden\" FROM pragma_table_xinfo(?) ORDER BY \"cid\"",
-                                    arguments: [name])
-        let primaryKey = rows.filter { ($0[3] as Int) > 0 }.sorted { ($0[3] as Int) < ($1[3] as Int) }.map { $0[0] as String }
+    private static func readTable(_ db: Database, name: String, options: [String], columns rows: [Row], keys: [Row],
+                                  indexes: [Row], indexKeys: [String: [String]]) -> Table {
+        // Rows as read above: the table's name first, then the pragma's columns.
+        let primaryKey = rows.filter { ($0[4] as Int) > 0 }.sorted { ($0[4] as Int) < ($1[4] as Int) }.map { $0[1] as String }
         // Foreign keys: one of a single column is part of that column's definition.
         var references: [String: [String]] = [:]
         var constraints: [String] = []
-        let keys = try Row.fetchAll(db, sql: """
-            SELECT "id", "table", "from", "to", "on_update", "on_delete" FROM pragma_foreign_key_list(?) ORDER BY "id", "seq"
-            """, arguments: [name])
-        for (_, group) in Dictionary(grouping: keys, by: { $0[0] as Int }).sorted(by: { $0.key < $1.key }) {
-            let parent: String = group[0][1], onUpdate: String = group[0][4], onDelete: String = group[0][5]
-            let targets = group.compactMap { $0[3] as String? }
+        for (_, group) in Dictionary(grouping: keys, by: { $0[1] as Int }).sorted(by: { $0.key < $1.key }) {
+            let parent: String = group[0][2], onUpdate: String = group[0][5], onDelete: String = group[0][6]
+            let targets = group.compactMap { $0[4] as String? }
             var clause = "REFERENCES \(quoted(parent))" + (targets.isEmpty ? "" : "(\(targets.map(quoted).joined(separator: ", ")))")
             if onDelete != "NO ACTION" { clause += " ON DELETE \(onDelete)" }
             if onUpdate != "NO ACTION" { clause += " ON UPDATE \(onUpdate)" }
             if group.count == 1 {
-                references[(group[0][2] as String).lowercased(), default: []].append(clause)
+                references[(group[0][3] as String).lowercased(), default: []].append(clause)
             } else {
-                constraints.append("FOREIGN KEY (\(group.map { quoted($0[2]) }.joined(separator: ", "))) \(clause)")
+                constraints.append("FOREIGN KEY (\(group.map { quoted($0[3]) }.joined(separator: ", "))) \(clause)")
             }
         }
         var columns: [Column] = []
         for row in rows {
-            let column: String = row[0], type: String = row[1], notNull = row[2] as Int == 1, hidden: Int = row[4]
+            let column: String = row[1], type: String = row[2], notNull = row[3] as Int == 1, hidden: Int = row[5]
             let (collation, autoincrement) = columnMetadata(db, table: name, column: column)
             var c = Column(name: column, type: type.uppercased(), notNull: notNull)
             c.primaryKey = primaryKey.count == 1 && primaryKey[0] == column
@@ -194,22 +223,10 @@ struct SchemaShape {
             columns.append(c)
         }
         if primaryKey.count > 1 { constraints.append("PRIMARY KEY (\(primaryKey.map(quoted).joined(separator: ", ")))") }
-        for row in try Row.fetchAll(db, sql: "SELECT \"name\" FROM pragma_index_list(?) WHERE \"origin\" = 'u' ORDER BY \"name\"", arguments: [name]) {
-            constraints.append("UNIQUE (\(try indexKeys(db, row[0]).joined(separator: ", ")))")
+        for row in indexes where row[4] as String == "u" {
+            constraints.append("UNIQUE (\((indexKeys[row[1] as String] ?? []).joined(separator: ", ")))")
         }
         return Table(name: name, columns: columns, options: options, constraints: constraints.sorted())
-    }
-
-    /// The key columns of an index, in order.
-    private static func indexKeys(_ db: Database, _ index: String) throws -> [String] {
-        try Row.fetchAll(db, sql: "SELECT \"cid\", \"name\", \"desc\", \"coll\" FROM pragma_index_xinfo(?) WHERE \"key\" = 1 ORDER BY \"seqno\"",
-                         arguments: [index]).map { row in
-            let cid: Int = row[0]
-            var key = cid == -2 ? "<expression>" : cid == -1 ? "rowid" : quoted(row[1] as String)
-            if row[2] as Int == 1 { key += " DESC" }
-            if let collation = row[3] as String?, collation.uppercased() != "BINARY" { key += " COLLATE \(collation.uppercased())" }
-            return key
-        }
     }
 
     /// A column's collation and whether it is AUTOINCREMENT, which no pragma tells.
@@ -227,15 +244,22 @@ struct SchemaShape {
 extension SchemaShape {
     /// The schema `Store.create` makes for `model`, with the import history's table, made in memory.
     static func expected(for model: Model) throws -> SchemaShape {
+        let statements = [Store.metaTableSQL, ImportJournal.createSQL] + SchemaBuilder.statements(for: model)
+        let key = statements.joined(separator: ";\n")
+        // Made once a process for each schema: a write compares it at opening and again in its transaction.
+        if let shape = expectedLock.withLock({ expectedShapes[key] }) { return shape }
         let queue = try DatabaseQueue()
         defer { try? queue.close() }
-        return try queue.inDatabase { db in
-            for statement in [Store.metaTableSQL, ImportJournal.createSQL] + SchemaBuilder.statements(for: model) {
-                try db.execute(sql: statement)
-            }
+        let shape = try queue.inDatabase { db in
+            for statement in statements { try db.execute(sql: statement) }
             return try read(db)
         }
+        expectedLock.withLock { expectedShapes[key] = shape }
+        return shape
     }
+
+    private static let expectedLock = NSLock()
+    nonisolated(unsafe) private static var expectedShapes: [String: SchemaShape] = [:]
 
     /// Tables and columns that may be missing: made on first use.
     static let optionalTables: Set<String> = [ImportJournal.table.lowercased()]
@@ -247,6 +271,22 @@ extension SchemaShape {
     func differences(from expected: SchemaShape) -> [SchemaDifference] {
         var found: [SchemaDifference] = []
         func add(_ text: String, blocks: Bool = false) { found.append(SchemaDifference(text: text, blocksWrites: blocks)) }
+        // Looked up by name once each: a search of the list for every name made a model of 400 entities take
+        // seconds to open for writing (each name against every other, lowercased each time).
+        func byName<T>(_ items: [T], _ name: (T) -> String) -> [String: T] {
+            Dictionary(items.map { (name($0).lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let tableNamed = byName(tables, \.name), indexNamed = byName(indexes, \.name)
+        let expectedTableNamed = byName(expected.tables, \.name), expectedIndexNamed = byName(expected.indexes, \.name)
+        func table(named name: String) -> Table? { tableNamed[name.lowercased()] }
+        func index(named name: String) -> Index? { indexNamed[name.lowercased()] }
+        // A unique index the model names, present under another name with the same shape (a tool that rebuilds
+        // tables may rename indexes): it keeps the same values unique, so it is reported but blocks nothing.
+        var sameShapeElsewhere: [String: Index] = [:]
+        var renamed: Set<String> = []
+        for index in indexes where expectedIndexNamed[index.name.lowercased()] == nil {
+            sameShapeElsewhere[index.shape] = sameShapeElsewhere[index.shape] ?? index
+        }
         for wanted in expected.tables {
             guard let table = table(named: wanted.name) else {
                 if !SchemaShape.optionalTables.contains(wanted.name.lowercased()) { add("table \(quoted(wanted.name)) is missing") }
@@ -286,13 +326,18 @@ extension SchemaShape {
                     blocks: column.actsOnDelete)
             }
         }
-        for table in tables where expected.table(named: table.name) == nil {
+        for table in tables where expectedTableNamed[table.name.lowercased()] == nil {
             add("table \(quoted(table.name)) is not the model's")
         }
         for wanted in expected.indexes {
             // A unique index the model wants that is gone or changed: nothing keeps those values unique.
             let columns = "\(wanted.table).\(wanted.keys.map { $0.replacingOccurrences(of: "\"", with: "") }.joined(separator: ", "))"
             guard let index = index(named: wanted.name) else {
+                if let other = sameShapeElsewhere[wanted.shape] {
+                    renamed.insert(other.name.lowercased())
+                    add("index \(quoted(wanted.name)) is named \(quoted(other.name)) in the store (the same index: \(Self.oneLine(other.sql)))")
+                    continue
+                }
                 if !SchemaShape.optionalTables.contains(wanted.table.lowercased()) || table(named: wanted.table) != nil {
                     add("index \(quoted(wanted.name)) is missing\(wanted.unique ? ", so nothing keeps \(columns) unique" : "") "
                         + "(the model's: \(wanted.sql))", blocks: wanted.unique)
@@ -311,12 +356,12 @@ extension SchemaShape {
                 }
             }
         }
-        for index in indexes where expected.index(named: index.name) == nil {
+        for index in indexes where expectedIndexNamed[index.name.lowercased()] == nil && !renamed.contains(index.name.lowercased()) {
             add("index \(quoted(index.name)) is not the model's (\(Self.oneLine(index.sql)))")
         }
         for trigger in triggers {
             // A trigger on a table bookkeeper writes runs with its writes; one on another table never does.
-            if expected.table(named: trigger.table) != nil {
+            if expectedTableNamed[trigger.table.lowercased()] != nil {
                 add("trigger \(quoted(trigger.name)) on \(quoted(trigger.table)) is not the model's: it would run with bookkeeper's writes "
                     + "(drop it: DROP TRIGGER \(quoted(trigger.name)))", blocks: true)
             } else {
