@@ -32,6 +32,7 @@ import time
 # neighbour's load cannot make a timed kill land elsewhere than planned or a doubling ratio drift. A class name
 # takes the whole class; Class/method one test (the rest of its class stays in the parallel group).
 SERIAL = [
+    "ObjectStoreTests.SchemaCheckPropertyTests/testComparingTheSchemaGrowsLinearlyWithTheModel",
     "BookkeeperCLITests.ReliabilityCrashTests",
     "BookkeeperCLITests.ReliabilitySignalTests",
     "BookkeeperCLITests.CommitTruthTests",
