@@ -113,6 +113,12 @@ package enum Exporter {
             try writer.close()
         } catch let error as CSVError {
             throw ExportError(message: error.description, category: .io)
+        } catch let error as NonFiniteStoredNumber where path == "-" {
+            // A file is not written at all; standard output has had the lines before this object, which a pipe
+            // (`| gzip`) may keep: say so, as for a character the encoding cannot hold.
+            let before = lines == 0 ? "the header" : "the header and the \(lines) line\(lines == 1 ? "" : "s") before it"
+            throw ExportError(message: "\(error.description) — the output is incomplete: \(before) went to standard output",
+                              category: .data)
         }
         return lines
     }

@@ -224,7 +224,12 @@ final class RoundTripExactTests: ImportTestCase {
         for args in outputs {
             let r = bk(args)
             XCTAssertEqual(r.status, 65, "\(args): \(r)")
-            XCTAssertEqual(r.stderr, message, "\(args)")
+            // An export streams to standard output: the lines before the object went out, and it says so (it said
+            // nothing, and `export | gzip` kept a short file).
+            let expected = args == ["export", "Item"]
+                ? String(message.dropLast()) + " — the output is incomplete: the header and the 1 line before it went to standard output\n"
+                : message
+            XCTAssertEqual(r.stderr, expected, "\(args)")
             XCTAssertFalse(r.stdout.lowercased().contains("inf") || r.stdout.contains("\"Weight\": null"), "\(args): \(r.stdout)")
         }
         for format in ["text", "json", "csv", "xlsx"] {
