@@ -70,3 +70,38 @@ final class TimestampRangeTests: XCTestCase {
         reportTrials("TimestampRangeTests", "\(trials) instants near year 1 and 9999 in ±14h zones (seed \(seed))")
     }
 }
+
+/// Offsets as RFC 3339 and ISO 8601 write them: `±HH:MM`, hours to 23 and minutes to 59, and `±HH:MM:SS` for local
+/// mean time, which `fetch` writes. `+05:99` was read as 05:00 + 99 minutes, and `+99:59`, `+24:00` were accepted.
+final class TimestampOffsetTests: XCTestCase {
+    /// Generated offsets, in and out of range, with and without seconds: accepted exactly when hours < 24 and
+    /// minutes and seconds < 60, as the instant the local time minus the offset is; refused otherwise with the offset.
+    func testOffsetsBeyondTwentyThreeHoursOrFiftyNineMinutesAreRefused() throws {
+        let seed = Trials.seed("BOOKKEEPER_OFFSET_SEED", fixed: 25_03)
+        var random = SeededGenerator(seed: seed)
+        let trials = Trials.count("BOOKKEEPER_OFFSET_TRIALS", quick: 500, stress: 20_000)
+        let zone = try Zone(tz: "Europe/Berlin")
+        let base = try XCTUnwrap(Timestamp(iso: "2024-07-01T12:00:00Z")).secondsSinceEpoch
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        for _ in 0..<trials {
+            let sign = Bool.random(using: &random) ? "+" : "-"
+            let hh = Int.random(in: 0...99, using: &random), mm = Int.random(in: 0...99, using: &random)
+            let ss: Int? = Bool.random(using: &random) ? Int.random(in: 0...99, using: &random) : nil
+            let offset = sign + two(hh) + ":" + two(mm) + (ss.map { ":" + two($0) } ?? "")
+            let text = "2024-07-01T12:00:00" + offset
+            let valid = hh < 24 && mm < 60 && (ss ?? 0) < 60
+            switch Timestamp.parse(text, in: zone) {
+            case .success(let t):
+                XCTAssertTrue(valid, "\(text) accepted as \(t)")
+                let seconds = Int64((hh * 3600 + mm * 60 + (ss ?? 0)) * (sign == "-" ? -1 : 1))
+                XCTAssertEqual(t.secondsSinceEpoch, base - seconds, text)
+                XCTAssertEqual(Timestamp(iso: text), t)
+            case .failure(let problem):
+                XCTAssertFalse(valid, "\(text) refused: \(problem.reason)")
+                XCTAssertEqual(problem, .offsetOutOfRange(offset), text)
+                XCTAssertNil(Timestamp(iso: text))
+            }
+        }
+        reportTrials("TimestampOffsetTests", "\(trials) generated offsets (seed \(seed))")
+    }
+}

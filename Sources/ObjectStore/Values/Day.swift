@@ -112,7 +112,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// The store's text (always with `Z`) and other text with an explicit offset: `YYYY-MM-DDTHH:MM:SS` (or a space
-    /// instead of `T`) with an optional `Z` or `±HH:MM` offset; without an offset the time is UTC. Text a user wrote
+    /// instead of `T`) with an optional `Z`, `±HH:MM` or `±HH:MM:SS` offset; without an offset the time is UTC. Text a user wrote
     /// is read by `Timestamp.parse(_:in:)`, where a time without an offset is a local time in the zone.
     public init?(iso text: some StringProtocol) {
         guard let (local, offset) = Timestamp.isoParts(text) else { return nil }
@@ -124,11 +124,27 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The local time written (seconds since 1970-01-01T00:00:00 in its zone) and the offset, if one is written.
     static func isoParts(_ text: some StringProtocol) -> (local: Int64, offset: Int?)? {
+        if case .parts(let local, let offset) = scan(text) { return (local, offset) }
+        return nil
+    }
+
+    /// What `scan` found in a text.
+    enum Scan: Equatable {
+        case parts(local: Int64, offset: Int?)
+        case malformed
+        /// A date-time with an offset of 24 hours or more, or 60 minutes or seconds (`+05:99`, `+24:00`).
+        case offsetOutOfRange(String)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS` (or a space for `T`), then nothing, `Z`, `±HH:MM` or `±HH:MM:SS`. An offset has hours
+    /// 00–23 and minutes and seconds 00–59 (RFC 3339, ISO 8601); seconds are for local mean time (`-00:44:30`,
+    /// Monrovia before 1972), which `fetch` writes and so must read back, as Python's fromisoformat and RFC 9557 do.
+    static func scan(_ text: some StringProtocol) -> Scan {
         let s = String(text)
-        guard s.utf8.count >= 19, let day = Day(iso: s.prefix(10)) else { return nil }
+        guard s.utf8.count >= 19, let day = Day(iso: s.prefix(10)) else { return .malformed }
         let b = Array(s.utf8)
         guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":") else { return nil }
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":") else { return .malformed }
         func number(_ r: Range<Int>) -> Int? {
             var n = 0
             for i in r {
@@ -138,20 +154,26 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             return n
         }
         guard let hh = number(11..<13), let mm = number(14..<16), let ss = number(17..<19),
-              hh < 24, mm < 60, ss < 60 else { return nil }
+              hh < 24, mm < 60, ss < 60 else { return .malformed }
         var offset: Int?
         let rest = b[19...]
         if rest.isEmpty {
             offset = nil
         } else if Array(rest) == [UInt8(ascii: "Z")] {
             offset = 0
-        } else if rest.count == 6, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"),
+        } else if rest.count == 6 || rest.count == 9, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"),
                   let oh = number(20..<22), b[22] == UInt8(ascii: ":"), let om = number(23..<25) {
-            offset = (oh * 3600 + om * 60) * (rest.first == UInt8(ascii: "-") ? -1 : 1)
+            var os = 0
+            if rest.count == 9 {
+                guard b[25] == UInt8(ascii: ":"), let seconds = number(26..<28) else { return .malformed }
+                os = seconds
+            }
+            guard oh < 24, om < 60, os < 60 else { return .offsetOutOfRange(String(decoding: rest, as: UTF8.self)) }
+            offset = (oh * 3600 + om * 60 + os) * (rest.first == UInt8(ascii: "-") ? -1 : 1)
         } else {
-            return nil
+            return .malformed
         }
-        return (Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss), offset)
+        return .parts(local: Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss), offset: offset)
     }
 
     /// The UTC date of the instant; nil outside the years 1 to 9999 (`Timestamp.range`).
