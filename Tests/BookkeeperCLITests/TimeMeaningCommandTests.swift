@@ -107,3 +107,23 @@ extension TimeMeaningCommandTests {
         }
     }
 }
+
+extension TimeMeaningCommandTests {
+    /// `TZ=Asia/Tokyo BOOKKEEPER_TODAY=0001-01-01` was accepted — its first instant is 0000-12-31T14:41:01Z — and a
+    /// report's XLSX got `created` = `0-12-31T14:41:01Z`, which openpyxl refuses; the same moment written as a
+    /// date-time was refused. Now a today that starts outside the years 1 to 9999 in UTC is refused alike (78).
+    func testATodayStartingBeforeYearOneInUTCIsRefused() {
+        for (tz, today) in [("Asia/Tokyo", "0001-01-01"), ("Europe/Berlin", "0001-01-01"), ("<+14>-14", "0001-01-01"),
+                            ("Asia/Tokyo", "0001-01-01T00:00:00")] {
+            for args in [["report", "customers", "--format", "xlsx", "--output", "y.xlsx"], ["fetch", "Event", "--count"]] {
+                let r = run(tz, args, env: ["BOOKKEEPER_TODAY": today])
+                XCTAssertEqual(r.status, 78, "TZ=\(tz) BOOKKEEPER_TODAY=\(today) \(args): \(r)")
+                XCTAssertTrue(r.stderr.contains("BOOKKEEPER_TODAY: \"\(today)\""), r.stderr)
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("y.xlsx")))
+        // The next day, and the first day west of Greenwich, are days a run can have.
+        okIn("Asia/Tokyo", "fetch", "Event", "--count", env: ["BOOKKEEPER_TODAY": "0001-01-02"])
+        okIn("America/New_York", "fetch", "Event", "--count", env: ["BOOKKEEPER_TODAY": "0001-01-01"])
+    }
+}

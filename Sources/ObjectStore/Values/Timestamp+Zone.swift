@@ -69,7 +69,12 @@ public enum RunMoment {
     /// local time in `zone` without an offset), today its local date. Nil when the text is neither.
     public static func fixed(_ text: String, zone: Zone) -> Result<(now: Timestamp, today: Day), DateTimeProblem>? {
         if let day = Day(iso: text) {
-            return .success((Timestamp(secondsSinceEpoch: zone.startOfDay(days: Int64(day.daysSinceEpoch))), day))
+            // 0001-01-01 east of Greenwich starts in year 0 in UTC: no now a run can have (a report's generation time).
+            let start = zone.startOfDay(days: Int64(day.daysSinceEpoch))
+            guard Timestamp.range.contains(start) else {
+                return .failure(DateTimeProblem(reason: "starts outside the years 1 to 9999 in UTC in \(zone.name)"))
+            }
+            return .success((Timestamp(secondsSinceEpoch: start), day))
         }
         guard Timestamp.scan(text) != .malformed else { return nil }
         switch Timestamp.parse(text, in: zone) {
