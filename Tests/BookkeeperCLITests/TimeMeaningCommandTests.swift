@@ -127,3 +127,40 @@ extension TimeMeaningCommandTests {
         okIn("America/New_York", "fetch", "Event", "--count", env: ["BOOKKEEPER_TODAY": "0001-01-01"])
     }
 }
+
+extension TimeMeaningCommandTests {
+    /// `check` and `model` ran under any TZ, as if they read no local time, yet a rule's offset-less literal or
+    /// `$TODAY` and a model default are local times: `TZ=Bogus/Zone bookkeeper check` evaluated the rule in UTC (a
+    /// false "too early", 65) and `model` showed the default read in UTC. Now both refuse a TZ that names no zone
+    /// (78), and init, backup and imports — which read no other local time — refuse it exactly when the model
+    /// file has a date-time default without an offset.
+    func testCheckAndModelRefuseATZThatNamesNoZone() {
+        let rules = TimeMeaningCommandTests.model + """
+
+                rules:
+                  - where: "at == nil OR at >= \\"2024-07-01T12:00:00\\""
+            """
+        dir.write("model.yaml", rules)
+        okIn("Europe/Berlin", "add", "Event", "name=x", "at=2024-07-01T12:30:00")
+        okIn("Europe/Berlin", "check")
+        for args in [["check"], ["model"]] {
+            let r = run("Bogus/Zone", args)
+            XCTAssertEqual(r.status, 78, "\(args): \(r)")
+            XCTAssertTrue(r.stderr.contains("TZ \"Bogus/Zone\" names no time zone"), r.stderr)
+        }
+        for args in [["imports"], ["backup", "copy.sqlite"]] { XCTAssertEqual(run("Bogus/Zone", args).status, 0, "\(args)") }
+        // A date-time default without an offset is a local time: every command that loads it needs the zone.
+        dir.write("model.yaml", rules.replacingOccurrences(of: "at:   { type: datetime }",
+                                                          with: "at:   { type: datetime, default: \"2024-07-01T12:00:00\" }"))
+        for args in [["init"], ["imports"], ["backup", "copy2.sqlite"], ["model"]] {
+            let r = run("Bogus/Zone", args)
+            XCTAssertEqual(r.status, 78, "\(args): \(r)")
+            XCTAssertTrue(r.stderr.contains("default for Event.at: \"2024-07-01T12:00:00\" is a local time, but TZ \"Bogus/Zone\"")
+                          || r.stderr.contains("TZ \"Bogus/Zone\" names no time zone"), r.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("copy2.sqlite")))
+        dir.write("model.yaml", rules.replacingOccurrences(of: "at:   { type: datetime }",
+                                                          with: "at:   { type: datetime, default: \"2024-07-01T12:00:00Z\" }"))
+        for args in [["imports"], ["backup", "copy3.sqlite"]] { XCTAssertEqual(run("Bogus/Zone", args).status, 0, "\(args)") }
+    }
+}
