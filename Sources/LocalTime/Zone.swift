@@ -155,12 +155,18 @@ public struct Zone: Sendable, CustomStringConvertible {
         return String(cString: resolved)
     }
 
+    /// The start of a small regular file (/etc/timezone); never waits on a FIFO or a device.
     static func readSmallText(_ path: String) throws -> String {
-        guard let file = fopen(path, "re") else { throw ZoneFile.ReadError(kind: .missing, reason: path) }
-        defer { fclose(file) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw ZoneFile.ReadError(kind: .missing, reason: path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ZoneFile.ReadError(kind: .notAFile, reason: path)
+        }
         var buffer = [UInt8](repeating: 0, count: 256)
-        let n = fread(&buffer, 1, buffer.count, file)
-        return String(decoding: buffer[..<n], as: UTF8.self)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+        return String(decoding: buffer[..<max(0, n)], as: UTF8.self)
     }
 
     // MARK: The process's zone

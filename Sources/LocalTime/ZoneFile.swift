@@ -52,7 +52,9 @@ final class ZoneFile: Sendable {
     static let sizeLimit = 4 << 20
 
     static func read(path: String) throws(ReadError) -> ZoneFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO (TZ=/tmp/fifo) would wait for a writer, forever; anything but a regular file
+        // is refused below, and a regular file reads the same without blocking.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
             if e == ENOENT || e == ENOTDIR { throw ReadError(kind: .missing, reason: "there is no file \(path)") }
@@ -64,7 +66,13 @@ final class ZoneFile: Sendable {
             throw ReadError(kind: .notAFile, reason: "\(path) cannot be read (\(String(cString: strerror(errno))))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            let what = info.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+            let what = switch info.st_mode & S_IFMT {
+            case S_IFDIR: "a directory"
+            case S_IFIFO: "a named pipe"
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFSOCK: "a socket"
+            default: "something other than a regular file"
+            }
             throw ReadError(kind: .notAFile, reason: "\(path) is \(what), not a zoneinfo file")
         }
         guard Int(info.st_size) <= sizeLimit else {

@@ -164,3 +164,19 @@ extension TimeMeaningCommandTests {
         for args in [["imports"], ["backup", "copy3.sqlite"]] { XCTAssertEqual(run("Bogus/Zone", args).status, 0, "\(args)") }
     }
 }
+
+extension TimeMeaningCommandTests {
+    /// `TZ=/tmp/f` with f a FIFO waited forever for a writer (open without O_NONBLOCK). Now the zone file is opened
+    /// without waiting and anything but a regular file is refused, naming it (78), as a report definition is.
+    func testATZNamingAPipeOrDeviceIsRefusedWithoutWaiting() {
+        let fifo = dir.file("zone-fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for (tz, env, what) in [(fifo, [:], "\(fifo) is a named pipe"),
+                                (":zone-fifo", ["TZDIR": dir.path], "\(fifo) is a named pipe"),
+                                ("/dev/null", [:], "/dev/null is a device")] {
+            let r = run(tz, ["fetch", "Event", "--count"], env: env)
+            XCTAssertEqual(r.status, 78, "TZ=\(tz): \(r)")
+            XCTAssertTrue(r.stderr.contains("names no time zone: \(what), not a zoneinfo file"), r.stderr)
+        }
+    }
+}
