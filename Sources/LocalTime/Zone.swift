@@ -298,13 +298,15 @@ public struct ZoneError: Error, Sendable, Equatable, CustomStringConvertible {
             + ":America/New_York, a zoneinfo file's path, or a POSIX TZ string such as EST5EDT,M3.2.0,M11.1.0)")
     }
 
-    /// Control characters (a line feed in TZ, or in a message quoting it) escaped, so that the message is one line.
+    /// Control characters (a line feed in TZ, or in a message quoting it) written as `<U+000A>`, as every message
+    /// writes them (the command line's Log.oneLine), so that the message is one line.
     static func oneLine(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
                 || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                out += "<U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ">"
             } else {
                 out.unicodeScalars.append(scalar)
             }

@@ -180,3 +180,23 @@ extension TimeMeaningCommandTests {
         }
     }
 }
+
+extension TimeMeaningCommandTests {
+    /// The 78 for a TZ escaped a line feed as `\u{a}` where every other message (and docs/commands.md) writes
+    /// `<U+000A>`; and `TZ=EST99999` said `99 hours is more than 24`, `…/99999` said `999 hours is more than 167`:
+    /// the message quoted a number that was never written. Now the standard escape and the number as written.
+    func testTheTZMessageEscapesAsEveryMessageAndQuotesTheNumberAsWritten() {
+        for (tz, expected) in [("Bogus\nbookkeeper: forged", "TZ \"Bogus<U+000A>bookkeeper: forged\" names no time zone"),
+                               ("Bad\u{1B}[31m\u{85}", "TZ \"Bad<U+001B>[31m<U+0085>\" names no time zone"),
+                               ("EST99999", "99999 hours is more than 24"),
+                               ("EST5EDT,M3.2.0/99999,M11.1.0", "99999 hours is more than 167"),
+                               ("EST5EDT,M3.2.0/1000,M11.1.0", "1000 hours is more than 167"),
+                               ("EST-025", "025 hours is more than 24"), ("EST005", "too many digits in hours 005")] {
+            let r = run(tz, ["fetch", "Event", "--count"])
+            XCTAssertEqual(r.status, 78, "TZ=\(tz): \(r)")
+            XCTAssertTrue(r.stderr.contains(expected), "TZ=\(tz): \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("\\u{"), r.stderr)
+            XCTAssertEqual(r.stderr.filter { $0 == "\n" }.count, 1, "one line: \(r.stderr)")
+        }
+    }
+}
