@@ -200,3 +200,18 @@ extension TimeMeaningCommandTests {
         }
     }
 }
+
+extension TimeMeaningCommandTests {
+    /// `TZ=right/Europe/Berlin`: 02:00:10 on 2024-03-31, which the clocks skip, was stored as 01:00:10Z, and the
+    /// message said the clocks skip "from 02:00:27 to 03:00:27" — the file's leap-counting transition times read as
+    /// POSIX instants. Now the changes are where Europe/Berlin has them (RightZoneTests compares with glibc).
+    func testRightZonesChangeTheClocksOnTheSecond() {
+        let r = run("right/Europe/Berlin", ["add", "Event", "name=r", "at=2024-03-31T02:00:10"])
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("does not exist in right/Europe/Berlin: the clocks skip from 02:00 to 03:00 on 2024-03-31"), r.stderr)
+        okIn("right/Europe/Berlin", "add", "Event", "name=s", "at=2024-03-31T01:59:59")
+        okIn("right/Europe/Berlin", "add", "Event", "name=t", "at=2024-03-31T03:00:00")
+        let list = okIn("UTC", "list", "Event")
+        XCTAssertTrue(list.contains("2024-03-31T00:59:59Z") && list.contains("2024-03-31T01:00:00Z"), list)
+    }
+}
