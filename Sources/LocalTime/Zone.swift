@@ -110,18 +110,33 @@ public struct Zone: Sendable, CustomStringConvertible {
 
     /// The name a file is known by: the part of its path under the zoneinfo directory (`America/New_York` for
     /// `/usr/share/zoneinfo/America/New_York`), else the path as given; UTC's aliases are `UTC`.
+    /// The path is first made plain (`.`, `..` and doubled or trailing slashes resolved as written), so that
+    /// `/usr/share/zoneinfo/../zoneinfo/Asia/Tokyo`, and a path under `TZDIR=/x/`, are `Asia/Tokyo` too.
     static func name(forFile spec: String, directory: String, _ file: ZoneFile) -> String {
-        var name = spec
-        if spec.hasPrefix("/") {
-            if spec.hasPrefix(directory + "/") {
-                name = String(spec.dropFirst(directory.count + 1))
-            } else if let under = afterZoneinfo(spec) {
-                name = under
-            } else if let target = resolvedPath(spec), let under = afterZoneinfo(target) {
-                name = under
-            }
+        let path = lexicalPath(spec.hasPrefix("/") ? spec : directory + "/" + spec)
+        let base = lexicalPath(directory)
+        var name = spec.hasPrefix("/") ? path : lexicalPath(spec, relative: true)
+        if path.hasPrefix(base == "/" ? "/" : base + "/"), path.count > base.count {
+            name = String(path.dropFirst(base == "/" ? 1 : base.count + 1))
+        } else if let under = afterZoneinfo(path) {
+            name = under
+        } else if let target = resolvedPath(path), let under = afterZoneinfo(target) {
+            name = under
         }
         return file.isUTC && utcNames.contains(name) ? "UTC" : name
+    }
+
+    /// `path` with `.` and empty parts dropped and each `..` taking the part before it, as written (not through
+    /// links: only for naming). A relative path keeps a `..` it cannot resolve.
+    static func lexicalPath(_ path: String, relative: Bool = false) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            if part == "..", !relative { continue }
+            parts.append(part)
+        }
+        return (relative ? "" : "/") + parts.joined(separator: "/")
     }
 
     /// /etc/localtime's zone: the name its link points at (`/usr/share/zoneinfo/Europe/Berlin`), else the one in
