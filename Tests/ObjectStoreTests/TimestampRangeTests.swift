@@ -105,3 +105,15 @@ final class TimestampOffsetTests: XCTestCase {
         reportTrials("TimestampOffsetTests", "\(trials) generated offsets (seed \(seed))")
     }
 }
+
+/// The busy message named the holder's clock time alone (`since 02:00:01`), in the writer's TZ, which a reader in
+/// another zone (cron in UTC, a user in Berlin) reads as their own: now the time has its offset.
+final class ActivityTimeTests: XCTestCase {
+    func testTheBusyMessageNamesTheTimeWithItsOffset() throws {
+        let t = try XCTUnwrap(Timestamp(iso: "2024-07-01T00:00:01Z")).secondsSinceEpoch
+        for (tz, expected) in [("Europe/Berlin", "02:00:01+02:00"), ("UTC", "00:00:01+00:00"), ("America/New_York", "20:00:01-04:00"),
+                               ("Asia/Kolkata", "05:30:01+05:30"), ("<-013015>1:30:15", "22:29:46-01:30:15")] {
+            XCTAssertEqual(Store.activityTime(t, in: try Zone(tz: tz)), expected, tz)
+        }
+    }
+}
