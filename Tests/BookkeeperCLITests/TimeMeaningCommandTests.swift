@@ -215,3 +215,28 @@ extension TimeMeaningCommandTests {
         XCTAssertTrue(list.contains("2024-03-31T00:59:59Z") && list.contains("2024-03-31T01:00:00Z"), list)
     }
 }
+
+extension TimeMeaningCommandTests {
+    /// `migrate --default Event.w=2024-09-08T00:30:00` in America/Santiago said only `is not a DateTime` — though it
+    /// is written as one, the clocks skip it; and a predicate literal at a gap said `… does not exist in
+    /// Europe/Berlin: …, but "at" is DateTime`, as if the type were wrong. Now each gives the reason alone.
+    func testASkippedTimeIsNamedAsSkippedInMigrationDefaultsAndPredicates() {
+        okIn("UTC", "add", "Event", "name=a")
+        dir.write("w.yaml", TimeMeaningCommandTests.model + "\n      w:    { type: datetime, required: true }\n")
+        var r = run("America/Santiago", ["--model", "w.yaml", "migrate", "--default", "Event.w=2024-09-08T00:30:00"])
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("--default Event.w=2024-09-08T00:30:00: \"2024-09-08T00:30:00\" does not exist in "
+                                        + "America/Santiago: the clocks skip from 00:00 to 01:00 on 2024-09-08\n"), r.stderr)
+        r = run("America/Santiago", ["--model", "w.yaml", "migrate", "--default", "Event.w=2024-09-08T00:30:00+24:00"])
+        XCTAssertTrue(r.stderr.contains("has no possible offset \"+24:00\""), r.stderr)
+        for args in [["--where", "at == \"2024-03-31T02:30:00\""], ["--where", "at == $p", "--param", "p=2024-03-31T02:30:00"]] {
+            r = run("Europe/Berlin", ["fetch", "Event"] + args)
+            XCTAssertEqual(r.status, 64, "\(r)")
+            XCTAssertTrue(r.stderr.hasSuffix("\"2024-03-31T02:30:00\" does not exist in Europe/Berlin: the clocks skip from "
+                                             + "02:00 to 03:00 on 2024-03-31\n"), r.stderr)
+        }
+        // A text that is no date-time at all keeps the type it should have been.
+        r = run("Europe/Berlin", ["fetch", "Event", "--where", "at == \"junk\""])
+        XCTAssertTrue(r.stderr.hasSuffix(", but \"at\" is DateTime\n"), r.stderr)
+    }
+}

@@ -305,6 +305,9 @@ package struct PredicateBinder {
             do {
                 return try Value.parse(text, as: t)
             } catch {
+                // A date-time written as one but not one here (a time the clocks skip, an impossible offset, past
+                // year 9999) is wrong in itself: "but at is DateTime" would suggest it is of the wrong type.
+                if t == .dateTime, Timestamp.scan(text) != .malformed { throw self.error(error.message, at: range) }
                 throw self.error("\(error.message), but \"\(other)\" is \(t)", at: range)
             }
         case .object:
