@@ -240,3 +240,36 @@ extension TimeMeaningCommandTests {
         XCTAssertTrue(r.stderr.hasSuffix(", but \"at\" is DateTime\n"), r.stderr)
     }
 }
+
+extension TimeMeaningCommandTests {
+    /// A report could not filter a date-time by a date parameter (`where: at >= $from`, `from: {type: date}` → 78),
+    /// and `fetch --where 'at < $TODAY'` was 64 quoting a value the user never typed. Now a date compared with a
+    /// date-time is its local day in $TZ, in fetch (literals, --param, $TODAY) and reports alike; the objects are
+    /// those whose local date, as fetch shows it, stands so to the day.
+    func testADateTimeIsFilteredByADateAsItsLocalDay() throws {
+        let tz = "America/Santiago"           // 2024-09-08 begins at 01:00: the clocks skip midnight
+        let times = ["a": "2024-09-07T23:59:59", "b": "2024-09-08T01:00:00", "c": "2024-09-08T23:59:59", "d": "2024-09-09T00:00:00"]
+        for (name, at) in times.sorted(by: { $0.key < $1.key }) { okIn(tz, "add", "Event", "name=\(name)", "at=\(at)") }
+        okIn(tz, "add", "Event", "name=n")
+        for (predicate, expected) in [("at >= '2024-09-08'", "b c d"), ("at > '2024-09-08'", "d"), ("at <= '2024-09-08'", "a b c"),
+                                      ("at < '2024-09-08'", "a"), ("at == '2024-09-08'", "b c"), ("at != '2024-09-08'", "a d n"),
+                                      ("at BETWEEN {'2024-09-08', '2024-09-09'}", "b c d"),
+                                      ("at BETWEEN {'2024-09-08', '2024-09-08T12:00:00'}", "b")] {
+            let out = okIn(tz, "fetch", "Event", "--where", predicate, "--columns", "name", "--format", "csv", "--sort", "name")
+            XCTAssertEqual(out.split(separator: "\n").dropFirst().joined(separator: " "), expected, predicate)
+        }
+        XCTAssertEqual(okIn(tz, "fetch", "Event", "--where", "at < $TODAY", "--count", env: ["BOOKKEEPER_TODAY": "2024-09-08"]), "1\n")
+        XCTAssertEqual(okIn(tz, "fetch", "Event", "--where", "at >= $from", "--param", "from=2024-09-09", "--count"), "1\n")
+        dir.write("since.yaml", """
+            title: Since
+            entity: Event
+            params:
+              from: { type: date }
+            where: at >= $from
+            columns: [name]
+            sort: name
+            """)
+        let report = okIn(tz, "report", "./since.yaml", "--param", "from=2024-09-08", "--format", "csv")
+        XCTAssertEqual(report.split(separator: "\n").filter { ["a", "b", "c", "d", "n"].contains($0) }.joined(separator: " "), "b c d", report)
+    }
+}
