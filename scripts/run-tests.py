@@ -75,6 +75,9 @@ STRESS = [
     "ObjectStoreTests.LocalPeriodDifferentialTests/testThePeriodsOfADateTimeAreThoseOfItsLocalDateInSQLAndTheEvaluator",
     "BookkeeperCLITests.LocalPeriodCommandTests/testADateTimeNearLocalMidnightIsGroupedInTheDayItIsShownIn",
     "BookkeeperCLITests.RoundTripNumbersTests/testAToManyColumnOfDecimalsShowsValuesNotStorageUnits",
+    "ObjectStoreTests.TimestampRangeTests/testInstantsAndDaysNearBothEndsConvertOrAreRefusedInEveryZone",
+    "ObjectStoreTests.TimestampOffsetTests/testOffsetsBeyondTwentyThreeHoursOrFiftyNineMinutesAreRefused",
+    "ObjectStoreTests.DayComparisonDifferentialTests/testADateTimeComparedWithADateComparesItsLocalDay",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

@@ -124,7 +124,8 @@ public struct Bookkeeper: ParsableCommand {
                 Log.verbose = options.verbose
                 Log.format = options.logFormat ?? .text
                 // A TZ that names no zone is refused before any work by every command that reads or shows a
-                // date-time or today (LocalTime's Zone); the others (init, model, backup, check, imports) never do.
+                // date-time or today (LocalTime's Zone); the others (init, backup, imports) never do — but for a model
+                // file's date-time default without an offset, which ModelFile reads only in a zone that is one.
                 if !(storeCommand is any ZoneFreeCommand) { _ = try Zone.current() }
                 // A BOOKKEEPER_TODAY that is no date is refused the same way, by every command that may count from
                 // today (check too: a rule may use $TODAY), rather than replaced by the clock.

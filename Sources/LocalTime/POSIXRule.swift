@@ -139,8 +139,15 @@ struct POSIXRule: Sendable, Equatable {
             guard let b = peek, Parser.isDigit(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") else { return nil }
             let negative = take(UInt8(ascii: "-"))
             if !negative { _ = take(UInt8(ascii: "+")) }
-            guard let hours = number(hourLimit > 99 ? 3 : 2) else { throw ParseError(reason: "expected hours after the sign, not \(atEnd ? "the end" : rest)") }
-            guard hours <= hourLimit else { throw ParseError(reason: "\(hours) hours is more than \(hourLimit)") }
+            // Every digit written, so that the message quotes the number as written (`99999`, not its first two).
+            let start = i
+            while let b = peek, Parser.isDigit(b) { i += 1 }
+            guard i > start else { throw ParseError(reason: "expected hours after the sign, not \(atEnd ? "the end" : rest)") }
+            let written = String(decoding: bytes[start..<i], as: UTF8.self)
+            guard let hours = Int(written), hours <= hourLimit else {
+                throw ParseError(reason: "\(written) hours is more than \(hourLimit)")
+            }
+            guard i - start <= (hourLimit > 99 ? 3 : 2) else { throw ParseError(reason: "too many digits in hours \(written)") }
             var seconds = hours * 3600
             for unit in [60, 1] {
                 guard take(UInt8(ascii: ":")) else { break }

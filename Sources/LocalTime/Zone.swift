@@ -110,18 +110,33 @@ public struct Zone: Sendable, CustomStringConvertible {
 
     /// The name a file is known by: the part of its path under the zoneinfo directory (`America/New_York` for
     /// `/usr/share/zoneinfo/America/New_York`), else the path as given; UTC's aliases are `UTC`.
+    /// The path is first made plain (`.`, `..` and doubled or trailing slashes resolved as written), so that
+    /// `/usr/share/zoneinfo/../zoneinfo/Asia/Tokyo`, and a path under `TZDIR=/x/`, are `Asia/Tokyo` too.
     static func name(forFile spec: String, directory: String, _ file: ZoneFile) -> String {
-        var name = spec
-        if spec.hasPrefix("/") {
-            if spec.hasPrefix(directory + "/") {
-                name = String(spec.dropFirst(directory.count + 1))
-            } else if let under = afterZoneinfo(spec) {
-                name = under
-            } else if let target = resolvedPath(spec), let under = afterZoneinfo(target) {
-                name = under
-            }
+        let path = lexicalPath(spec.hasPrefix("/") ? spec : directory + "/" + spec)
+        let base = lexicalPath(directory)
+        var name = spec.hasPrefix("/") ? path : lexicalPath(spec, relative: true)
+        if path.hasPrefix(base == "/" ? "/" : base + "/"), path.count > base.count {
+            name = String(path.dropFirst(base == "/" ? 1 : base.count + 1))
+        } else if let under = afterZoneinfo(path) {
+            name = under
+        } else if let target = resolvedPath(path), let under = afterZoneinfo(target) {
+            name = under
         }
         return file.isUTC && utcNames.contains(name) ? "UTC" : name
+    }
+
+    /// `path` with `.` and empty parts dropped and each `..` taking the part before it, as written (not through
+    /// links: only for naming). A relative path keeps a `..` it cannot resolve.
+    static func lexicalPath(_ path: String, relative: Bool = false) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            if part == "..", !relative { continue }
+            parts.append(part)
+        }
+        return (relative ? "" : "/") + parts.joined(separator: "/")
     }
 
     /// /etc/localtime's zone: the name its link points at (`/usr/share/zoneinfo/Europe/Berlin`), else the one in
@@ -155,12 +170,18 @@ public struct Zone: Sendable, CustomStringConvertible {
         return String(cString: resolved)
     }
 
+    /// The start of a small regular file (/etc/timezone); never waits on a FIFO or a device.
     static func readSmallText(_ path: String) throws -> String {
-        guard let file = fopen(path, "re") else { throw ZoneFile.ReadError(kind: .missing, reason: path) }
-        defer { fclose(file) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw ZoneFile.ReadError(kind: .missing, reason: path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ZoneFile.ReadError(kind: .notAFile, reason: path)
+        }
         var buffer = [UInt8](repeating: 0, count: 256)
-        let n = fread(&buffer, 1, buffer.count, file)
-        return String(decoding: buffer[..<n], as: UTF8.self)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+        return String(decoding: buffer[..<max(0, n)], as: UTF8.self)
     }
 
     // MARK: The process's zone
@@ -292,13 +313,15 @@ public struct ZoneError: Error, Sendable, Equatable, CustomStringConvertible {
             + ":America/New_York, a zoneinfo file's path, or a POSIX TZ string such as EST5EDT,M3.2.0,M11.1.0)")
     }
 
-    /// Control characters (a line feed in TZ, or in a message quoting it) escaped, so that the message is one line.
+    /// Control characters (a line feed in TZ, or in a message quoting it) written as `<U+000A>`, as every message
+    /// writes them (the command line's Log.oneLine), so that the message is one line.
     static func oneLine(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
                 || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                out += "<U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ">"
             } else {
                 out.unicodeScalars.append(scalar)
             }

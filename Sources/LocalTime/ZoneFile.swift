@@ -1,8 +1,9 @@
 // A zoneinfo file (TZif, RFC 8536; tzfile(5)) as glibc's tzfile.c reads it: the 64-bit data of a version 2+ file
 // (the 32-bit data of a version 1 file), the local time types, and the footer's POSIX TZ string for the instants after
-// the last transition. A file glibc would not read is refused with what is wrong with it. Leap-second records (the
-// `right/` zones) are skipped: instants here are POSIX time, as the store's `…Z` times are, and leap seconds do not
-// count in it.
+// the last transition. A file glibc would not read is refused with what is wrong with it. Instants here are POSIX
+// time, as the store's `…Z` times are, where leap seconds do not count: the transitions of a file with leap-second
+// records (the `right/` zones), which count them, are moved back by the correction in effect at each, so that
+// right/Europe/Berlin changes at the instants Europe/Berlin does (glibc keeps the leap-counting time_t instead).
 //
 // Which type applies at an instant is glibc's __tzfile_compute: before the first transition (or with none) the first
 // type that is not daylight time; from the last transition on, the footer's rule when there is one; between, the type
@@ -52,7 +53,9 @@ final class ZoneFile: Sendable {
     static let sizeLimit = 4 << 20
 
     static func read(path: String) throws(ReadError) -> ZoneFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO (TZ=/tmp/fifo) would wait for a writer, forever; anything but a regular file
+        // is refused below, and a regular file reads the same without blocking.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
             if e == ENOENT || e == ENOTDIR { throw ReadError(kind: .missing, reason: "there is no file \(path)") }
@@ -64,7 +67,13 @@ final class ZoneFile: Sendable {
             throw ReadError(kind: .notAFile, reason: "\(path) cannot be read (\(String(cString: strerror(errno))))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            let what = info.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+            let what = switch info.st_mode & S_IFMT {
+            case S_IFDIR: "a directory"
+            case S_IFIFO: "a named pipe"
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFSOCK: "a socket"
+            default: "something other than a regular file"
+            }
             throw ReadError(kind: .notAFile, reason: "\(path) is \(what), not a zoneinfo file")
         }
         guard Int(info.st_size) <= sizeLimit else {
@@ -156,8 +165,31 @@ final class ZoneFile: Sendable {
             return LocalType(offset: raw.offset, isDaylight: raw.isDaylight,
                              abbreviation: String(decoding: names[raw.index..<end], as: UTF8.self))
         }
-        // Leap-second records and the standard/UT indicators are not used (see the top of the file).
-        at += h.leapcnt * (timeSize + 4) + h.isstdcnt + h.isutcnt
+        // Leap-second records (the `right/` zones): their transition times count the leap seconds, so each is
+        // moved back by the correction in effect then (the latest record at or before it, in the same time scale),
+        // to the POSIX instant of the change. Without this every change came 27 seconds late. The leap seconds
+        // themselves are not counted: instants here are POSIX time, as the store's `…Z` times are.
+        var leaps: [(time: Int64, correction: Int64)] = []
+        for _ in 0..<h.leapcnt {
+            let time = timeSize == 8 ? int64() : Int64(int32())
+            leaps.append((time, Int64(int32())))
+        }
+        if !leaps.isEmpty {
+            var r = 0
+            var correction: Int64 = 0
+            for k in transitions.indices {
+                while r < leaps.count, leaps[r].time <= transitions[k] {
+                    correction = leaps[r].correction
+                    r += 1
+                }
+                transitions[k] -= correction
+            }
+            for k in transitions.indices.dropFirst() where transitions[k] <= transitions[k - 1] {
+                throw damaged("transitions out of order")
+            }
+        }
+        // The standard/UT indicators are not used (they only matter for POSIX footers glibc derives itself).
+        at += h.isstdcnt + h.isutcnt
 
         var footer: POSIXRule?
         var footerText: String?

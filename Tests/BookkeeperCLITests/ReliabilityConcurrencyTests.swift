@@ -16,7 +16,7 @@ final class ReliabilityConcurrencyTests: XCTestCase {
     /// Who holds the lock, or — when the holder is committing (it removes its note just before COMMIT) or SQLite
     /// is checkpointing — that another process is writing.
     static let busy = try! NSRegularExpression(
-        pattern: #"^bookkeeper: .*books\.sqlite: store is busy \((import of [^ ]+\.csv by pid \d+ since \d\d:\d\d:\d\d|another process is writing to it)\)\n$"#)
+        pattern: #"^bookkeeper: .*books\.sqlite: store is busy \((import of [^ ]+\.csv by pid \d+ since \d\d:\d\d:\d\d[+-]\d\d:\d\d|another process is writing to it)\)\n$"#)
 
     struct Job {
         let name: String
@@ -181,7 +181,7 @@ final class ReliabilityConcurrencyTests: XCTestCase {
         let late = runCLI(["--store", store, "--wait", "0.5", "import", "Tag", "tags.csv"], in: dir.path)
         let waited = Date().timeIntervalSince(start)
         XCTAssertEqual(late.status, 75, "\(late)")
-        let pattern = "^bookkeeper: \(NSRegularExpression.escapedPattern(for: store)): store is busy \\(import of orders\\.csv by pid \(holder.pid) since \\d\\d:\\d\\d:\\d\\d\\)\n$"
+        let pattern = "^bookkeeper: \(NSRegularExpression.escapedPattern(for: store)): store is busy \\(import of orders\\.csv by pid \(holder.pid) since \\d\\d:\\d\\d:\\d\\d[+-]\\d\\d:\\d\\d\\)\n$"
         XCTAssertNotNil(try NSRegularExpression(pattern: pattern).firstMatch(in: late.stderr, range: NSRange(late.stderr.startIndex..., in: late.stderr)),
                         late.stderr)
         XCTAssertGreaterThanOrEqual(waited, 0.5, "it waited --wait seconds before giving up")
@@ -192,8 +192,8 @@ final class ReliabilityConcurrencyTests: XCTestCase {
         XCTAssertEqual(json.stderr.split(separator: "\n").count, 1, json.stderr)
         let object = try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: String]
         XCTAssertEqual(object?["level"], "error")
-        XCTAssertEqual(object?["message"].map { "bookkeeper: " + $0 + "\n" }?.replacingOccurrences(of: #"since \d\d:\d\d:\d\d"#, with: "since T", options: .regularExpression),
-                       late.stderr.replacingOccurrences(of: #"since \d\d:\d\d:\d\d"#, with: "since T", options: .regularExpression))
+        XCTAssertEqual(object?["message"].map { "bookkeeper: " + $0 + "\n" }?.replacingOccurrences(of: #"since \d\d:\d\d:\d\d[+-]\d\d:\d\d"#, with: "since T", options: .regularExpression),
+                       late.stderr.replacingOccurrences(of: #"since \d\d:\d\d:\d\d[+-]\d\d:\d\d"#, with: "since T", options: .regularExpression))
         // Every kind of writer gets the same answer; readers are not held up.
         for args in [["add", "Tag", "name=x"], ["delete", "Tag", "vip"], ["migrate"]] {
             let r = runCLI(["--store", store, "--wait", "0"] + args, in: dir.path)

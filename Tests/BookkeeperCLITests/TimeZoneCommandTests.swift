@@ -144,7 +144,10 @@ final class TimeZoneCommandTests: StoreCommandTestCase {
                 XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: TZ \"\(tz)\" names no time zone: "), "\(r)")
                 XCTAssertEqual(r.stderr.filter { $0 == "\n" }.count, 1, "one line: \(r)")
             }
-            XCTAssertEqual(run(tz, ["check"]).status, 0)
+            // check and model read local times too (a rule's literal or $TODAY, a default); imports does not.
+            XCTAssertEqual(run(tz, ["check"]).status, 78)
+            XCTAssertEqual(run(tz, ["model"]).status, 78)
+            XCTAssertEqual(run(tz, ["imports"]).status, 0)
         }
         XCTAssertEqual(okIn("UTC", "fetch", "Reading", "--count"), "0\n", "nothing was imported or added")
     }

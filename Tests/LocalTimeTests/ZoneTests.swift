@@ -203,3 +203,25 @@ final class ZoneNameTests: XCTestCase {
         XCTAssertEqual(santiago.localSeconds(at: santiago.startOfDay(days: day)), day * 86_400 + 3600)
     }
 }
+
+extension ZoneNameTests {
+    /// `TZ=/usr/share/zoneinfo/../zoneinfo/Asia/Tokyo` was shown as `../zoneinfo/Asia/Tokyo`, and with `TZDIR=/x/`
+    /// (a trailing slash) a zone's path was shown in full: the path is now made plain before its name is taken.
+    func testAZonePathIsNamedAfterItsPlainForm() throws {
+        for (tz, directory, name) in [
+            ("/usr/share/zoneinfo/../zoneinfo/Asia/Tokyo", nil, "Asia/Tokyo"),
+            ("/usr/share/zoneinfo/./Asia//Tokyo", nil, "Asia/Tokyo"),
+            ("/usr/share//zoneinfo/Asia/../Asia/Tokyo", nil, "Asia/Tokyo"),
+            ("/usr/share/zoneinfo/Asia/Tokyo", "/usr/share/zoneinfo/", "Asia/Tokyo"),
+            ("/usr/share/zoneinfo/Asia/Tokyo", "/usr/share/zoneinfo//", "Asia/Tokyo"),
+            ("Asia/Tokyo", "/usr/share/zoneinfo/", "Asia/Tokyo"),
+            ("Asia/./Tokyo", "/usr/share/zoneinfo", "Asia/Tokyo"),
+            ("/usr/share/zoneinfo/Asia/Tokyo", "/usr/share/zoneinfo/Asia/..", "Asia/Tokyo"),
+            ("/usr/share/zoneinfo/../zoneinfo/Etc/UTC", nil, "UTC"),
+        ] as [(String, String?, String)] {
+            XCTAssertEqual(try Zone(tz: tz, zoneinfoDirectory: directory).name, name, "TZ=\(tz) TZDIR=\(directory ?? "")")
+        }
+        XCTAssertEqual(Zone.lexicalPath("/a/../../b/./c/"), "/b/c")
+        XCTAssertEqual(Zone.lexicalPath("../a/b/../c", relative: true), "../a/c")
+    }
+}

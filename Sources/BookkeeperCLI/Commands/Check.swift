@@ -1,7 +1,7 @@
 import ArgumentParser
 import ObjectStore
 
-struct Check: StoreCommand, ZoneFreeCommand {
+struct Check: StoreCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the store: SQLite's integrity and foreign keys, the schema against the model's, and the model's own rules over every object.",
         discussion: """

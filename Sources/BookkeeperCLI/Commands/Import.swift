@@ -131,7 +131,7 @@ struct Import: StoreCommand {
             return fromProfile ? .profile(profile!) : .commandLine
         }
         // Through openStore: --wait is the busy timeout, and a writer that finds the store busy is told
-        // "import of orders.csv by pid N since HH:MM:SS".
+        // "import of orders.csv by pid N since HH:MM:SS±HH:MM".
         // Outputs are checked before any work (the store is not even opened): a rejects file that is the store,
         // the input or the profile is refused here.
         ProtectedFiles.protect(file, as: "the input being imported")

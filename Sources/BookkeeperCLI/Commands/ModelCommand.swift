@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ObjectStore
 
-struct ModelCommand: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
+struct ModelCommand: StoreCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Show the model: entities, attributes with types and flags, relationships with inverse and delete rule.")

@@ -1,4 +1,5 @@
 import Foundation
+import LocalTime
 import Yams
 
 // Model files: YAML that extends a built-in model with attributes on existing entities, new directories,
@@ -279,6 +280,13 @@ private struct Reader {
             if text == "today" && type == .date { defaultValue = .today }
             else if text == "now" && type == .dateTime { defaultValue = .now }
             else {
+                // A date-time default without an offset is a local time in $TZ: read only in a zone that is one (init,
+                // backup and imports, which read no other local time, do not check TZ before they start).
+                if type == .dateTime, case .parts(_, nil) = Timestamp.scan(text.trimmingCharacters(in: .whitespaces)) {
+                    do { _ = try Zone.current() } catch {
+                        throw fail(d, "default for \(entity).\(name): \"\(text)\" is a local time, but \(error)")
+                    }
+                }
                 do {
                     defaultValue = .value(try Value.parse(text, as: type))
                 } catch {

@@ -39,10 +39,22 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    /// Today in `zone` (the process's, TZ), as a user at the terminal sees it.
+    /// The first and last days a date holds: 0001-01-01 and 9999-12-31.
+    public static let first = Day(checkedYear: 1, month: 1, day: 1)
+    public static let last = Day(checkedYear: 9999, month: 12, day: 31)
+
+    private init(checkedYear year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Today in `zone` (the process's, TZ), as a user at the terminal sees it; a clock outside the years 1 to 9999
+    /// gives the nearest day a date holds rather than a trap.
     public static func today(now: Date = Date(), zone: Zone = .process) -> Day {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        return Day(daysSinceEpoch: Int(zone.localDays(at: seconds)))!
+        let days = Int(zone.localDays(at: seconds))
+        return Day(daysSinceEpoch: days) ?? (days < 0 ? .first : .last)
     }
 
     /// Today for this run (`RunMoment.today`): `BOOKKEEPER_TODAY` when set — for tests, and for re-running a past
@@ -100,20 +112,39 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// The store's text (always with `Z`) and other text with an explicit offset: `YYYY-MM-DDTHH:MM:SS` (or a space
-    /// instead of `T`) with an optional `Z` or `±HH:MM` offset; without an offset the time is UTC. Text a user wrote
+    /// instead of `T`) with an optional `Z`, `±HH:MM` or `±HH:MM:SS` offset; without an offset the time is UTC. Text a user wrote
     /// is read by `Timestamp.parse(_:in:)`, where a time without an offset is a local time in the zone.
     public init?(iso text: some StringProtocol) {
         guard let (local, offset) = Timestamp.isoParts(text) else { return nil }
-        self.init(secondsSinceEpoch: local - Int64(offset ?? 0))
+        let t = local - Int64(offset ?? 0)
+        // `0001-01-01T00:00:00+01:00` is in year 0 in UTC: not a value the store holds.
+        guard Timestamp.range.contains(t) else { return nil }
+        self.init(secondsSinceEpoch: t)
     }
 
     /// The local time written (seconds since 1970-01-01T00:00:00 in its zone) and the offset, if one is written.
     static func isoParts(_ text: some StringProtocol) -> (local: Int64, offset: Int?)? {
+        if case .parts(let local, let offset) = scan(text) { return (local, offset) }
+        return nil
+    }
+
+    /// What `scan` found in a text.
+    enum Scan: Equatable {
+        case parts(local: Int64, offset: Int?)
+        case malformed
+        /// A date-time with an offset of 24 hours or more, or 60 minutes or seconds (`+05:99`, `+24:00`).
+        case offsetOutOfRange(String)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS` (or a space for `T`), then nothing, `Z`, `±HH:MM` or `±HH:MM:SS`. An offset has hours
+    /// 00–23 and minutes and seconds 00–59 (RFC 3339, ISO 8601); seconds are for local mean time (`-00:44:30`,
+    /// Monrovia before 1972), which `fetch` writes and so must read back, as Python's fromisoformat and RFC 9557 do.
+    static func scan(_ text: some StringProtocol) -> Scan {
         let s = String(text)
-        guard s.utf8.count >= 19, let day = Day(iso: s.prefix(10)) else { return nil }
+        guard s.utf8.count >= 19, let day = Day(iso: s.prefix(10)) else { return .malformed }
         let b = Array(s.utf8)
         guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":") else { return nil }
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":") else { return .malformed }
         func number(_ r: Range<Int>) -> Int? {
             var n = 0
             for i in r {
@@ -123,32 +154,60 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             return n
         }
         guard let hh = number(11..<13), let mm = number(14..<16), let ss = number(17..<19),
-              hh < 24, mm < 60, ss < 60 else { return nil }
+              hh < 24, mm < 60, ss < 60 else { return .malformed }
         var offset: Int?
         let rest = b[19...]
         if rest.isEmpty {
             offset = nil
         } else if Array(rest) == [UInt8(ascii: "Z")] {
             offset = 0
-        } else if rest.count == 6, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"),
+        } else if rest.count == 6 || rest.count == 9, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"),
                   let oh = number(20..<22), b[22] == UInt8(ascii: ":"), let om = number(23..<25) {
-            offset = (oh * 3600 + om * 60) * (rest.first == UInt8(ascii: "-") ? -1 : 1)
+            var os = 0
+            if rest.count == 9 {
+                guard b[25] == UInt8(ascii: ":"), let seconds = number(26..<28) else { return .malformed }
+                os = seconds
+            }
+            guard oh < 24, om < 60, os < 60 else { return .offsetOutOfRange(String(decoding: rest, as: UTF8.self)) }
+            offset = (oh * 3600 + om * 60 + os) * (rest.first == UInt8(ascii: "-") ? -1 : 1)
         } else {
-            return nil
+            return .malformed
         }
-        return (Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss), offset)
+        return .parts(local: Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss), offset: offset)
     }
 
-    public var day: Day {
-        let days = Int((Double(secondsSinceEpoch) / 86400).rounded(.down))
-        return Day(daysSinceEpoch: days)!
-    }
+    /// The UTC date of the instant; nil outside the years 1 to 9999 (`Timestamp.range`).
+    public var day: Day? { Day(daysSinceEpoch: Int(Timestamp.floorDays(secondsSinceEpoch))) }
+
+    static func floorDays(_ seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.secondsSinceEpoch < b.secondsSinceEpoch }
 
+    /// `YYYY-MM-DDTHH:MM:SSZ`. Every way in refuses an instant outside `Timestamp.range`; one made directly from
+    /// seconds that is outside is still written (its year as it falls, `0000-12-31T23:00:00Z`), never a trap.
     public var description: String {
-        let daySeconds = secondsSinceEpoch - Int64(day.daysSinceEpoch) * 86400
+        let days = Timestamp.floorDays(secondsSinceEpoch)
+        let daySeconds = secondsSinceEpoch - days * 86_400
         func pad(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(day)T\(pad(daySeconds / 3600)):\(pad(daySeconds / 60 % 60)):\(pad(daySeconds % 60))Z"
+        let date = day?.description ?? Timestamp.civilText(days: days)
+        return "\(date)T\(pad(daySeconds / 3600)):\(pad(daySeconds / 60 % 60)):\(pad(daySeconds % 60))Z"
+    }
+
+    /// The proleptic Gregorian date of any day, for instants outside the years a `Day` holds.
+    static func civilText(days: Int64) -> String {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func pad(_ n: Int64, _ w: Int) -> String {
+            let s = String(abs(n))
+            return (n < 0 ? "-" : "") + String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }
 }

@@ -16,17 +16,26 @@ public struct DateTimeProblem: Error, Sendable, Equatable {
 
     public static let malformed = DateTimeProblem(
         reason: "is not a date and time (expected YYYY-MM-DDTHH:MM:SS with an optional Z or ±HH:MM)")
+
+    /// `+05:99`, `+24:00`: no offset a clock has.
+    static func offsetOutOfRange(_ offset: String) -> DateTimeProblem {
+        DateTimeProblem(reason: "has no possible offset \"\(offset)\" (an offset is ±HH:MM or ±HH:MM:SS, hours 00 to 23, minutes and seconds 00 to 59)")
+    }
 }
 
 extension Timestamp {
     /// The first and last instants the store holds: 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
     public static let range: ClosedRange<Int64> = -62_135_596_800 ... 253_402_300_799
 
-    /// `YYYY-MM-DDTHH:MM:SS` (or a space for `T`) with `Z` or `±HH:MM`, or without: then a local time in `zone`.
+    /// `YYYY-MM-DDTHH:MM:SS` (or a space for `T`) with `Z`, `±HH:MM` or `±HH:MM:SS`, or without: then a local time
+    /// in `zone`.
     public static func parse(_ text: some StringProtocol, in zone: Zone) -> Result<Timestamp, DateTimeProblem> {
-        guard let (local, offset) = isoParts(text) else { return .failure(.malformed) }
-        if let offset { return checked(local - Int64(offset)) }
-        return Timestamp.local(local, in: zone)
+        switch scan(text) {
+        case .malformed: return .failure(.malformed)
+        case .offsetOutOfRange(let offset): return .failure(.offsetOutOfRange(offset))
+        case .parts(let local, let offset?): return checked(local - Int64(offset))
+        case .parts(let local, nil): return Timestamp.local(local, in: zone)
+        }
     }
 
     /// The instant of a local time (seconds since 1970-01-01T00:00:00 local) in `zone`.
@@ -60,9 +69,14 @@ public enum RunMoment {
     /// local time in `zone` without an offset), today its local date. Nil when the text is neither.
     public static func fixed(_ text: String, zone: Zone) -> Result<(now: Timestamp, today: Day), DateTimeProblem>? {
         if let day = Day(iso: text) {
-            return .success((Timestamp(secondsSinceEpoch: zone.startOfDay(days: Int64(day.daysSinceEpoch))), day))
+            // 0001-01-01 east of Greenwich starts in year 0 in UTC: no now a run can have (a report's generation time).
+            let start = zone.startOfDay(days: Int64(day.daysSinceEpoch))
+            guard Timestamp.range.contains(start) else {
+                return .failure(DateTimeProblem(reason: "starts outside the years 1 to 9999 in UTC in \(zone.name)"))
+            }
+            return .success((Timestamp(secondsSinceEpoch: start), day))
         }
-        guard Timestamp.isoParts(text) != nil else { return nil }
+        guard Timestamp.scan(text) != .malformed else { return nil }
         switch Timestamp.parse(text, in: zone) {
         case .failure(let problem): return .failure(problem)
         case .success(let now):

@@ -6,14 +6,14 @@ extension Value {
     /// numbers between integer and decimal scales only when nothing is rounded, anything to text, text parsed
     /// strictly, booleans to and from 0/1, a date to a date-time at its start in the process's zone ($TZ: midnight,
     /// or when the clocks skipped midnight, the moment they did) and back only at such a start.
-    public func converted(to type: AttributeType) -> Value? {
+    public func converted(to type: AttributeType, zone: Zone = .process) -> Value? {
         // A decimal must also fit the stored column: `converted` is how migrations retype values.
-        guard let result = convertedIgnoringRange(to: type) else { return nil }
+        guard let result = convertedIgnoringRange(to: type, zone: zone) else { return nil }
         if case .decimal(let d) = result, !d.fitsStorage { return nil }
         return result
     }
 
-    private func convertedIgnoringRange(to type: AttributeType) -> Value? {
+    private func convertedIgnoringRange(to type: AttributeType, zone: Zone) -> Value? {
         if isNull { return .null }
         if fits(type) {
             if case .decimal(let d) = self, case .decimal(let s) = type { return d.exactly(atScale: s).map(Value.decimal) }
@@ -43,9 +43,10 @@ extension Value {
         case (.integer(let i), .boolean):
             return i == 0 || i == 1 ? .boolean(i == 1) : nil
         case (.date(let d), .dateTime):
-            return .dateTime(Timestamp(secondsSinceEpoch: Zone.process.startOfDay(days: Int64(d.daysSinceEpoch))))
+            // 0001-01-01 east of Greenwich starts in year 0 in UTC: it cannot be a stored date-time.
+            let start = zone.startOfDay(days: Int64(d.daysSinceEpoch))
+            return Timestamp.range.contains(start) ? .dateTime(Timestamp(secondsSinceEpoch: start)) : nil
         case (.dateTime(let t), .date):
-            let zone = Zone.process
             guard let day = t.day(in: zone), zone.startOfDay(days: Int64(day.daysSinceEpoch)) == t.secondsSinceEpoch else { return nil }
             return .date(day)
         case (.string(let s), _):

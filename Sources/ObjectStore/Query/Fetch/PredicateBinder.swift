@@ -1,4 +1,5 @@
 import Foundation
+import LocalTime
 
 // The binder: resolves the key paths of a parsed predicate against the model and gives every literal the
 // type of what it is compared with. Its errors point into the predicate text and suggest close names.
@@ -75,6 +76,9 @@ package struct PredicateBinder {
             } else {
                 throw error("\(quantifier.rawValue) needs a to-many key path", at: path.range)
             }
+            if let days = try dayComparison(left: element, leftText: text(path.range), c) {
+                return .quantified(quantifier, collection, days)
+            }
             let comparison = try comparison(left: element, leftRange: c.left.range, leftText: text(path.range), c)
             return .quantified(quantifier, collection, .comparison(comparison))
         }
@@ -82,7 +86,70 @@ package struct PredicateBinder {
         if case .collectionPath(let path, let relationship) = left {
             throw unquantified(path, relationship, c)
         }
+        if let days = try dayComparison(left: left.bound!, leftText: text(c.left.range), c) { return days }
         return .comparison(try comparison(left: left.bound!, leftRange: c.left.range, leftText: text(c.left.range), c))
+    }
+
+    /// A date-time compared with a date (`at >= "2024-03-01"`, `at < $TODAY`, a report's date parameter) compares
+    /// with the date's local day in $TZ, from its first instant (midnight, or when the clocks skip it, the moment
+    /// they do) to the next day's: `at >= D` is at ≥ start(D), `at > D` at ≥ start(D+1), `at <= D` at < start(D+1),
+    /// `at < D` at < start(D), `at == D` within [start(D), start(D+1)), `!=` its negation, and `BETWEEN {D1, D2}`
+    /// from start(D1) to before start(D2+1). Bound here into plain date-time comparisons, so that SQL and the
+    /// in-memory evaluator agree. Nil when the comparison is no such thing.
+    private mutating func dayComparison(left: BoundExpression, leftText: String,
+                                        _ c: PredicateComparison) throws(PredicateBindingError) -> BoundPredicate? {
+        guard left.type == .attribute(.dateTime), c.options.isEmpty else { return nil }
+        func day(_ e: PredicateOperand) -> Day? {
+            switch e {
+            case .string(let s, _), .commandLineValue(let s, _, _): return Day(iso: s)
+            case .keyPath(let path):
+                guard let name = path.bareVariable, !isScopeVariable(name), let value = variableText(name) else { return nil }
+                return Day(iso: value)
+            default: return nil
+            }
+        }
+        let zone = Zone.process
+        func start(_ d: Day, plus: Int = 0) -> Int64 { zone.startOfDay(days: Int64(d.daysSinceEpoch + plus)) }
+        func compare(_ op: PredicateOperator, _ t: Int64) -> BoundPredicate {
+            .comparison(BoundComparison(left: left, op: op, options: [], right: .literal(.dateTime(Timestamp(secondsSinceEpoch: t))),
+                                        domain: .stored))
+        }
+        // Held to the instants a date-time holds (no stored value lies beyond them), so that no text outside the
+        // years 1 to 9999 is compared (`10000-01-01…` sorts before `9999-…`).
+        func atLeast(_ t: Int64) -> BoundPredicate {
+            t > Timestamp.range.upperBound ? .constant(false) : compare(.greaterThanOrEqual, max(t, Timestamp.range.lowerBound))
+        }
+        func before(_ t: Int64) -> BoundPredicate {
+            if t > Timestamp.range.upperBound { return compare(.lessThanOrEqual, Timestamp.range.upperBound) }
+            return t <= Timestamp.range.lowerBound ? .constant(false) : compare(.lessThan, t)
+        }
+        switch (c.operator, c.right) {
+        case (.between, .aggregate(let items, _)) where items.count == 2 && (day(items[0]) != nil || day(items[1]) != nil):
+            let low: BoundPredicate, high: BoundPredicate
+            if let d = day(items[0]) { low = atLeast(start(d)) } else {
+                low = .comparison(BoundComparison(left: left, op: .greaterThanOrEqual, options: [],
+                                                  right: .literal(try literal(items[0], as: left.type, against: leftText)), domain: .stored))
+            }
+            if let d = day(items[1]) { high = before(start(d, plus: 1)) } else {
+                high = .comparison(BoundComparison(left: left, op: .lessThanOrEqual, options: [],
+                                                   right: .literal(try literal(items[1], as: left.type, against: leftText)), domain: .stored))
+            }
+            return .and(low, high)
+        case (.greaterThanOrEqual, let right):
+            return day(right).map { atLeast(start($0)) }
+        case (.greaterThan, let right):
+            return day(right).map { atLeast(start($0, plus: 1)) }
+        case (.lessThanOrEqual, let right):
+            return day(right).map { before(start($0, plus: 1)) }
+        case (.lessThan, let right):
+            return day(right).map { before(start($0)) }
+        case (.equal, let right):
+            return day(right).map { .and(atLeast(start($0)), before(start($0, plus: 1))) }
+        case (.notEqual, let right):
+            return day(right).map { .not(.and(atLeast(start($0)), before(start($0, plus: 1)))) }
+        default:
+            return nil
+        }
     }
 
     private func unquantified(_ path: PredicateKeyPath, _ r: Relationship, _ c: PredicateComparison) -> PredicateBindingError {
@@ -305,6 +372,9 @@ package struct PredicateBinder {
             do {
                 return try Value.parse(text, as: t)
             } catch {
+                // A date-time written as one but not one here (a time the clocks skip, an impossible offset, past
+                // year 9999) is wrong in itself: "but at is DateTime" would suggest it is of the wrong type.
+                if t == .dateTime, Timestamp.scan(text) != .malformed { throw self.error(error.message, at: range) }
                 throw self.error("\(error.message), but \"\(other)\" is \(t)", at: range)
             }
         case .object:

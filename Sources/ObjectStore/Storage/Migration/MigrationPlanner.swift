@@ -240,8 +240,10 @@ private struct Planner {
                     let nulls = try objectIDs(entity: oldEntity.name, where: "\(quoted(from)) IS NULL")
                     if !nulls.ids.isEmpty {
                         if let text = options.defaults["\(name).\(a.name)"] {
-                            guard let v = try? Value.parse(text, as: a.type) else {
-                                plan.blockers.append("--default \(name).\(a.name)=\(text): \"\(text)\" is not a \(a.type)")
+                            let v: Value
+                            do { v = try Value.parse(text, as: a.type) } catch {
+                                // The reason too: a time the clocks skip is a DateTime's form, but no instant.
+                                plan.blockers.append("--default \(name).\(a.name)=\(text): \(error.message)")
                                 continue
                             }
                             expression = "COALESCE(\(expression), \(bound(v.databaseValue(for: a.type))))"
@@ -330,8 +332,9 @@ private struct Planner {
         if a.defaultValue == .today { fill = .date(Day.current()) }
         if a.defaultValue == .now { fill = .dateTime(RunMoment.now) }
         if let text = options.defaults["\(entity).\(a.name)"] {
-            guard let v = try? Value.parse(text, as: a.type) else {
-                plan.blockers.append("--default \(entity).\(a.name)=\(text): \"\(text)\" is not a \(a.type)")
+            let v: Value
+            do { v = try Value.parse(text, as: a.type) } catch {
+                plan.blockers.append("--default \(entity).\(a.name)=\(text): \(error.message)")
                 return
             }
             fill = v

@@ -235,8 +235,20 @@ public final class XLSXWorkbook {
             properties.comments = cString(reports.map { "\($0.sheet): \($0.document.title)" }.joined(separator: "\n"))
             created = reports.map(\.document.generatedAt).min() ?? Date()
         }
-        properties.created = time_t(created.timeIntervalSince1970.rounded(.down))
+        properties.created = XLSXWorkbook.coreCreated(created)
         workbook_set_properties(workbook, &properties)
+    }
+
+    /// The instants core.xml's `created` can hold: libxlsxwriter writes it with strftime's `%Y`, which pads no year
+    /// below 1000 (`0-12-31T14:41:01Z`, `500-01-01T…`), and W3CDTF and openpyxl want four digits.
+    static let coreCreatedRange: ClosedRange<Int64> = -30_610_224_000 ... 253_402_300_799
+
+    /// `created` for core.xml: the generation time in UTC, held to the years 1000 to 9999 (a run whose
+    /// `BOOKKEEPER_TODAY` is in year 500 says 1000-01-01T00:00:00Z there; the About sheet and comments keep the day).
+    static func coreCreated(_ date: Date) -> time_t {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite else { return 0 }
+        return time_t(min(max(seconds, Double(coreCreatedRange.lowerBound)), Double(coreCreatedRange.upperBound)))
     }
 
     // MARK: Helpers
