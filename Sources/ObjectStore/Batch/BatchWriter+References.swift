@@ -215,8 +215,8 @@ extension BatchWriter {
         }
         let id = try insertRow(r, layout)
         try cacheInserted(r, layout, id)
-        placeholders.insert(id)
-        logUndo { self.placeholders.remove(id) }
+        placeholders[e.name, default: []].insert(id)
+        logUndo { self.placeholders[e.name]?.remove(id) }
         count(e.name) { $0.inserted += 1 }
         return id
     }

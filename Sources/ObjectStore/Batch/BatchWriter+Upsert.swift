@@ -52,9 +52,9 @@ extension BatchWriter {
         let issues = try validate(r, layout, stored: stored)
         if !issues.isEmpty { throw .invalid(issues) }
 
-        if !placeholders.isEmpty, placeholders.remove(stored.id) != nil {
+        if !placeholders.isEmpty, placeholders[e.name]?.remove(stored.id) != nil {
             // A row --create-missing made for a reference (counted inserted then): this record is its first.
-            logUndo { self.placeholders.insert(stored.id) }
+            logUndo { self.placeholders[e.name]?.insert(stored.id) }
             if try updateRow(r, layout, stored: stored) { try cacheUpdated(r, stored) }
             _ = try writeLinks(r, layout, rowID: stored.id, isNew: false)
             return (stored.id, .inserted)
