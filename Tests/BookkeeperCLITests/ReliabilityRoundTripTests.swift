@@ -83,10 +83,12 @@ final class ReliabilityRoundTripTests: XCTestCase {
             func pick(_ values: [String]) -> String { values[Int.random(in: 0..<values.count, using: &random)] }
             let doubles = ["1.7976931348623157e308", "-1.7976931348623157e308", "5e-324", "-5e-324", "2.2250738585072014e-308",
                            "-0.0", "0", "0.1", "-1.5", "123456789.125", "1e-300", "3.141592653589793"]
-            var gauges = "name,quantity,amount,fine,whole,reading,flag,day,moment,blob,labels\n"
+            var gauges = "name,quantity,amount,fine,whole,reading,flag,day,moment,blob,labels,boss\n"
+            // Each gauge's boss is a gauge of the same file, at random: itself, one on an earlier or a later line, or none.
+            let gaugeNames = (0..<8).map { unique("G", $0) }
             for i in 0..<8 {
                 let fields = [
-                    csvField(unique("G", i)),
+                    csvField(gaugeNames[i]),
                     pick(["-9223372036854775808", "9223372036854775807", "0", "-1", "", String(Int64.random(in: .min ... .max, using: &random))]),
                     pick(["-92233720368547758.07", "92233720368547758.07", "0.00", "-0.01", "", decimal(2, 999_999_999_999)]),
                     pick(["-9223372036854.775807", "9223372036854.775807", "0.000001", "", decimal(6, 999_999_999_999)]),
@@ -98,6 +100,7 @@ final class ReliabilityRoundTripTests: XCTestCase {
                           "1900-02-28T23:30:00-05:30", "2024-10-27T01:30:00+00:00", ""]),
                     pick(["0x00", "0xff00ff", "0x" + String(repeating: "ab", count: 40), ""]),
                     csvField(listCell(tags.filter { _ in Int.random(in: 0..<3, using: &random) == 0 })),
+                    csvField(pick(gaugeNames + [""])),
                 ]
                 gauges += fields.joined(separator: ",") + "\n"
             }
@@ -130,6 +133,7 @@ final class ReliabilityRoundTripTests: XCTestCase {
             }
             // And every query sees the same: each entity's attributes, the lists through both sides of a relationship.
             for args in [["fetch", "Gauge", "--format", "json"], ["fetch", "Gauge", "--columns", "name, labels.name", "--format", "csv"],
+                         ["fetch", "Gauge", "--columns", "name, boss.name, reports.name", "--format", "json"],
                          ["fetch", "Tag", "--columns", "name, customers.name, gauges.name", "--format", "json"],
                          ["fetch", "Customer", "--columns", "name, code, info, tags.name", "--format", "json"],
                          ["fetch", "Order", "--format", "json"]] {
@@ -160,6 +164,7 @@ final class ReliabilityRoundTripTests: XCTestCase {
               blob:     { type: binary }
             relationships:
               labels: { to: Tag, inverse: gauges, many: true, inverse-many: true }
+              boss:   { to: Gauge, inverse: reports }
         """
 
     /// The objects' tables only (the metadata holds the creation time, the history the file names).

@@ -30,6 +30,7 @@ extension ImportPass {
 
     /// Fills `r` from the columns, resolving references. Returns the problems (empty: all cells converted).
     func fill(_ r: BatchRecord, from record: CSVRecord, columns: [Column], writer: BatchWriter) -> [ImportIssue] {
+        if !pendingSelf.isEmpty { pendingSelf.removeAll(keepingCapacity: true) }
         var problems: [ImportIssue] = []
         let cells = self.cells
         let fields = record.count
@@ -47,6 +48,10 @@ extension ImportPass {
                     if value.isNull && c.hasDefault { continue }
                     r.set(value, at: c.attributeIndex)
                 case .reference:
+                    if c.defers {
+                        r.setReference(at: c.propertyIndex, to: try deferrable(record, c))
+                        continue
+                    }
                     if let memo = c.memo {
                         let id: Int64? = try record.withBytes(ofField: c.index) { bytes in
                             if cells.isNull(bytes) { return nil }
@@ -88,6 +93,93 @@ extension ImportPass {
             }
         }
         return problems
+    }
+
+    /// A reference to the imported entity: the row ID when its key is known, else nil for now, the key waiting in
+    /// `pendingSelf` for `noteDeferred`.
+    func deferrable(_ record: CSVRecord, _ c: Column) throws -> Int64? {
+        guard let t = text(record, c.index, cells) else { return nil }
+        let value: Value
+        if c.textKey {
+            value = .string(t)
+        } else {
+            let converter = c.isNumber && c.index < tallies.count
+                ? record.withBytes(ofField: c.index) { self.converter(for: c, $0, record) } : cells.converter
+            value = try Array(t.utf8).withUnsafeBufferPointer { bytes in try converter.convert(bytes, as: c.type) { t } }
+        }
+        if let id = try c.resolver!.existingID(for: value) { return id }
+        let p = record.position(ofField: c.index)
+        pendingSelf.append(DeferredReference(column: c, value: value, line: p.line, fieldColumn: p.column, record: record.number))
+        return nil
+    }
+
+    /// After record `id` was written from `record` with `outcome`: its references that wait for the end of the file.
+    /// A key given again must agree on them as on its other values (they were written empty, so the writer could
+    /// not tell); the problems, as the writer words a key given again with other values.
+    func noteDeferred(_ id: Int64, _ outcome: WriteOutcome, _ record: CSVRecord, _ columns: [Column],
+                      notingConflict: Bool = true) -> [ImportIssue] {
+        guard !deferringColumns.isEmpty else { return [] }
+        defer { pendingSelf.removeAll(keepingCapacity: true) }
+        var differing: [Column] = []
+        for c in deferringColumns where c.index < record.count {
+            let slot = DeferredSlot(row: id, property: c.propertyIndex)
+            var new = pendingSelf.first { $0.column === c }
+            switch outcome {
+            case .inserted, .updated, .unchanged:
+                new?.unchanged = outcome == .unchanged
+                setDeferred(slot, new)
+            case .conflicted:
+                // The writer kept the earlier values (first) or wrote these (last).
+                if settings.onConflict == .last { setDeferred(slot, new) }
+            case .repeated:
+                let earlier = deferredSlots[slot].flatMap { deferred[$0] }
+                if earlier?.value != new?.value { differing.append(c) }
+            }
+        }
+        guard !differing.isEmpty else { return [] }
+        switch settings.onConflict {
+        case .error:
+            let error = BatchError.repeatedKey(entity: entity.name, key: key!, value: record[keyColumn], rowID: id,
+                                               properties: differing.map { $0.target.property })
+            return issues(of: error, record, columns: columns)
+        case .first:
+            break
+        case .last:
+            for c in differing {
+                let slot = DeferredSlot(row: id, property: c.propertyIndex)
+                let earlier = deferredSlots[slot].flatMap { deferred[$0] }
+                var new = pendingSelf.first { $0.column === c }
+                new?.unchanged = earlier?.unchanged ?? false
+                setDeferred(slot, new)
+            }
+        }
+        if notingConflict { noteConflict(line: record.line, id: id, label: "\(entity.name) \"\(record[keyColumn])\"") }
+        return []
+    }
+
+    private func setDeferred(_ slot: DeferredSlot, _ reference: DeferredReference?) {
+        if let i = deferredSlots[slot] { deferred[i] = nil; deferredSlots[slot] = nil }
+        guard let reference else { return }
+        deferredSlots[slot] = deferred.count
+        deferred.append(reference)
+    }
+
+    /// At the end of the file: each waiting reference resolved (with --create-missing, its object created) and
+    /// written; a key still missing is the error it would have been on its line, at its place.
+    func resolveDeferred(_ writer: BatchWriter) throws {
+        for (slot, i) in deferredSlots.sorted(by: { $0.value < $1.value }) {
+            guard let d = deferred[i] else { continue }
+            do {
+                let target = try d.column.finalResolver!.id(for: d.value)
+                try writer.setReference(of: entity.name, rowID: slot.row, at: slot.property, to: target, wasUnchanged: d.unchanged)
+            } catch {
+                if isFatal(error) { throw error }
+                issues.add(ImportIssue(line: d.line, column: d.fieldColumn, record: d.record,
+                                       message: "column \"\(d.column.name)\": \(message(for: error, destination: d.column.target))"))
+            }
+        }
+        deferred = []
+        deferredSlots = [:]
     }
 
     func reference(_ text: String, keyType: AttributeType, _ resolver: ReferenceResolver,
@@ -161,4 +253,21 @@ extension ImportPass {
         let e = CSVError(file: file, line: record.line, kind: .fieldCountMismatch(found: record.count, expected: expected, expectedIsHeader: !headerless))
         return ImportIssue(line: record.line, record: record.number, message: e.message)
     }
+}
+
+/// A reference whose key the file had not given yet where it was read (see `ImportPlan.Column.defers`).
+struct DeferredReference {
+    let column: ImportPlan.Column
+    let value: Value
+    /// Its place in the file, for the message if the key never comes.
+    let line: Int
+    let fieldColumn: Int
+    let record: Int
+    /// Whether its row was counted unchanged (it is counted updated if the reference then changes it).
+    var unchanged = false
+}
+
+struct DeferredSlot: Hashable {
+    let row: Int64
+    let property: Int
 }

@@ -84,6 +84,8 @@ extension ImportPass {
             guard problems.isEmpty else { return problems }
             do {
                 let (id, outcome) = try writer.upsert(r, by: key!)
+                let waiting = noteDeferred(id, outcome, record, mainColumns)
+                if !waiting.isEmpty { return waiting }
                 if outcome == .conflicted { noteConflict(line: record.line, id: id, label: "\(entity.name) \"\(record[keyColumn])\"") }
                 if let rejects, rejects.holdsKeys { rejects.supersede(record[keyColumn]) }
                 if outcome != .repeated && outcome != .conflicted { firstLines[id] = Int32(record.line) }
@@ -300,6 +302,7 @@ extension ImportPass {
                 if problems.isEmpty && !failed && !rowsOnly {
                     do {
                         let (id, outcome) = try writer.upsert(own, by: key!)
+                        problems = noteDeferred(id, outcome, record, mainColumns)
                         if outcome == .conflicted { noteConflict(line: record.line, id: id, label: label) }
                         if outcome != .repeated && outcome != .conflicted { firstLines[id] = Int32(record.line) }
                         try writer.beginRows(like: row, of: id)
@@ -331,7 +334,10 @@ extension ImportPass {
                                 own.reset()
                                 problems = fill(own, from: record, columns: mainColumns, writer: writer)
                                 if problems.isEmpty {
-                                    do { _ = try writer.upsert(own, by: key!) } catch {
+                                    do {
+                                        let (id, outcome) = try writer.upsert(own, by: key!)
+                                        problems = noteDeferred(id, outcome, record, mainColumns, notingConflict: false)
+                                    } catch {
                                         if isFatal(error) { throw error }
                                         problems = issues(of: error, record, columns: mainColumns)
                                     }

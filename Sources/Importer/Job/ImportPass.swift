@@ -59,6 +59,12 @@ final class ImportPass {
     /// The mark a value readable both ways is read with before its column shows one: a comma in a file separated
     /// by semicolons (where it is usual), else a point. Only the number of passes depends on it.
     let tentativeMark: DecimalMark
+    /// References to the imported entity whose key was not found yet (see `Column.defers`): those of the record
+    /// being filled, then, once it is written, each by its row and relationship, in the order they were given.
+    var pendingSelf: [DeferredReference] = []
+    var deferred: [DeferredReference?] = []
+    var deferredSlots: [DeferredSlot: Int] = [:]
+    private(set) var deferringColumns: [Column] = []
     /// The plan's columns with this pass's resolvers.
     private(set) var mainColumns: [Column]
     private(set) var rowColumns: [Column]
@@ -99,6 +105,7 @@ final class ImportPass {
         case .rows: records = try importRows(reader, writer, progress, fields: plan.fieldCount)
         }
         try settleMarks()
+        try resolveDeferred(writer)
         try writer.finishRows()
         return records
     }
@@ -192,10 +199,17 @@ final class ImportPass {
                 // A memo only where no record of this import can change or take back the key.
                 let memo = keyType == .string && settings.onError == .abort && destination != entity.name
                     && destination != rowsEntity?.name
+                // A reference to the imported entity itself (an employee's boss) may name a key the file gives
+                // further on: such keys wait for the end of the file. Not with --on-error skip (a line kept could
+                // not be taken back at the end) nor for a required one (its column cannot wait empty).
+                let defers = destination == entity.name && !c.target.inRows && plan.shape != .rows
+                    && settings.onError == .abort && entity.relationship(named: rel)?.isRequired == false
+                let resolver = try writer.referenceResolver(to: destination, by: key, createMissing: settings.createMissing && !defers)
                 return Column(index: c.index, name: c.name, target: c.target, type: keyType,
                               propertyIndex: record.index(ofReference: rel) ?? 0,
-                              resolver: try writer.referenceResolver(to: destination, by: key, createMissing: settings.createMissing),
-                              textKey: keyType == .string, memo: memo ? ByteKeyTable() : nil)
+                              resolver: resolver,
+                              textKey: keyType == .string, memo: memo ? ByteKeyTable() : nil,
+                              finalResolver: defers ? try writer.referenceResolver(to: destination, by: key, createMissing: settings.createMissing) : nil)
             case .links(let rel, let destination, let key, let keyType, _):
                 return Column(index: c.index, name: c.name, target: c.target, type: keyType,
                               propertyIndex: record.index(ofLinks: rel) ?? 0,
@@ -205,6 +219,7 @@ final class ImportPass {
         }
         mainColumns = try plan.mainColumns.map(prepared)
         rowColumns = try plan.rowColumns.map(prepared)
+        deferringColumns = mainColumns.filter(\.defers)
     }
 
     /// Required properties no column gives (and no default or domain rule provides): reported before any row is read.

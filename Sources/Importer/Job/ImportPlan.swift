@@ -41,10 +41,17 @@ struct ImportPlan {
         /// Whether the column holds numbers (a decimal or an integer attribute, or a reference by such a key), whose
         /// decimal mark may be decided.
         let isNumber: Bool
+        /// A reference to the entity being imported whose key may come on a later line (or this one): a key not
+        /// found yet is resolved once the whole file is in (`ImportPass.resolveDeferred`). Its resolver creates
+        /// nothing; `finalResolver` is the one that may (--create-missing), used at the end.
+        let defers: Bool
+        let finalResolver: ReferenceResolver?
 
         init(index: Int, name: String, target: ColumnTarget, attributeIndex: Int = 0, type: AttributeType = .string,
              propertyIndex: Int = 0, resolver: ReferenceResolver? = nil, textKey: Bool = false, memo: ByteKeyTable? = nil,
-             hasDefault: Bool = false) {
+             hasDefault: Bool = false, finalResolver: ReferenceResolver? = nil) {
+            defers = finalResolver != nil
+            self.finalResolver = finalResolver
             self.index = index
             self.name = name
             self.target = target

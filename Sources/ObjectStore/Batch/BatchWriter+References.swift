@@ -215,6 +215,8 @@ extension BatchWriter {
         }
         let id = try insertRow(r, layout)
         try cacheInserted(r, layout, id)
+        placeholders[e.name, default: []].insert(id)
+        logUndo { self.placeholders[e.name]?.remove(id) }
         count(e.name) { $0.inserted += 1 }
         return id
     }
@@ -255,10 +257,42 @@ package final class ReferenceResolver {
         return try writer.resolve(value, layout, keyIndex, cache, createMissing: createMissing)
     }
 
+    /// The row ID of the object whose key is `value`, or nil when there is none yet: nothing is created and no near
+    /// key is looked for (an import asks this of a key its own file may give on a later line).
+    package func existingID(for value: Value) throws(BatchError) -> Int64? {
+        let key = value.sqlValue(for: cache.type)
+        if let id = try writer.exactID(key, cache, layout) { return id }
+        if case .text(let text) = key, !TextFolding.isASCII(text) { return try writer.canonicalMatch(text, cache, layout) }
+        return nil
+    }
+
     /// The row ID of the object whose (text) key is `text`.
     @inline(__always)
     package func id(forText text: String) throws(BatchError) -> Int64 {
         if let id = cache.id(forText: text) { return id }
         return try writer.resolve(.string(text), layout, keyIndex, cache, createMissing: createMissing)
+    }
+}
+
+extension BatchWriter {
+    /// Sets the to-one reference number `index` of row `rowID` of `entityName` (a reference an import could resolve
+    /// only once its whole file was read). Returns whether the stored value changed; a row counted unchanged
+    /// (`wasUnchanged`) whose reference changes is counted updated instead.
+    @discardableResult
+    package func setReference(of entityName: String, rowID: Int64, at index: Int, to target: Int64,
+                              wasUnchanged: Bool) throws(BatchError) -> Bool {
+        let layout = try layout(named: entityName)
+        let column = quoted(layout.toOne[index].column)
+        let s = try statement("UPDATE \(layout.table) SET \(column) = ? WHERE \"id\" = ? AND \(column) IS NOT ?")
+        s.bind(1, target)
+        s.bind(2, rowID)
+        s.bind(3, target)
+        try s.execute()
+        let changed = connection.changes > 0
+        if changed && wasUnchanged {
+            layout.counts.unchanged -= 1
+            layout.counts.updated += 1
+        }
+        return changed
     }
 }

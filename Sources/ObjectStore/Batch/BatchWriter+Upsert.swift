@@ -52,6 +52,13 @@ extension BatchWriter {
         let issues = try validate(r, layout, stored: stored)
         if !issues.isEmpty { throw .invalid(issues) }
 
+        if !placeholders.isEmpty, placeholders[e.name]?.remove(stored.id) != nil {
+            // A row --create-missing made for a reference (counted inserted then): this record is its first.
+            logUndo { self.placeholders[e.name]?.insert(stored.id) }
+            if try updateRow(r, layout, stored: stored) { try cacheUpdated(r, stored) }
+            _ = try writeLinks(r, layout, rowID: stored.id, isNew: false)
+            return (stored.id, .inserted)
+        }
         if isNew(e.name, stored.id) || visited[e.name]?.contains(stored.id) == true {
             var differing = differences(r, layout, stored)
             differing += try linkDifferences(r, layout, rowID: stored.id)

@@ -70,6 +70,9 @@ package final class BatchWriter {
     var pendingRows = 0
     /// Rows that existed before and were written (or found unchanged) by key in this batch.
     var visited: [String: Set<Int64>] = [:]
+    /// Rows --create-missing created for a key no record had given yet: the first record to give the key fills
+    /// its row (it is not a key given again). By entity: row IDs count per table.
+    var placeholders: [String: Set<Int64>] = [:]
     /// What `upsert` does with a key given again with other values.
     package var onRepeat: RepeatPolicy = .error
     /// Rows replacement state, per rows entity and parent row ID (only parents that existed before).
