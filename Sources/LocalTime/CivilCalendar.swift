@@ -1,10 +1,10 @@
-// Proleptic Gregorian days and the UTC calendar year of an instant, for the zone rules (Howard Hinnant's
-// days_from_civil / civil_from_days). The higher modules have their own copies for their own types (Day,
-// CalendarText); this one is the zone code's, so that LocalTime depends on nothing.
+// Proleptic Gregorian days and the UTC calendar year of an instant (Howard Hinnant's days_from_civil /
+// civil_from_days), for any year: the one copy every module's calendar (the zone rules, Day, Timestamp, relative
+// dates, the renderers' dates) counts days with. It lives here because LocalTime depends on nothing.
 
-enum CivilCalendar {
+public enum CivilCalendar {
     /// Days since 1970-01-01 of a proleptic Gregorian date (any year; month 1–12, day 1–31).
-    static func days(year: Int, month: Int, day: Int) -> Int {
+    public static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -14,7 +14,7 @@ enum CivilCalendar {
     }
 
     /// The proleptic Gregorian date `days` after 1970-01-01.
-    static func date(days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func date(days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -63,27 +63,11 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static func current() -> Day { RunMoment.today }
 
     /// Days since 1970-01-01 (negative before), for arithmetic.
-    public var daysSinceEpoch: Int {
-        // Howard Hinnant's days_from_civil.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
+    public var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
 
-    public init?(daysSinceEpoch z0: Int) {
-        let z = z0 + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        self.init(year: yoe + era * 400 + (m <= 2 ? 1 : 0), month: m, day: d)
+    public init?(daysSinceEpoch: Int) {
+        let (year, month, day) = CivilCalendar.date(days: daysSinceEpoch)
+        self.init(year: year, month: month, day: day)
     }
 
     public func adding(days: Int) -> Day? { Day(daysSinceEpoch: daysSinceEpoch + days) }
@@ -195,15 +179,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The proleptic Gregorian date of any day, for instants outside the years a `Day` holds.
     static func civilText(days: Int64) -> String {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let (year, month, day) = CivilCalendar.date(days: Int(days))
+        let (y, m, d) = (Int64(year), Int64(month), Int64(day))
         func pad(_ n: Int64, _ w: Int) -> String {
             let s = String(abs(n))
             return (n < 0 ? "-" : "") + String(repeating: "0", count: max(0, w - s.count)) + s

@@ -14,6 +14,7 @@
 // year` 31 December of the year before. Only the result must lie in the years 1 to 9999 (`end of month` in December
 // 9999 is 9999-12-31, though the next month's start is not a day of those years).
 
+import LocalTime
 import ObjectStore
 
 public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
@@ -184,26 +185,12 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
         return daysFromCivil(year: year, month: month, day: min(d, Day.daysInMonth(year: year, month: month)))
     }
 
-    // Howard Hinnant's days_from_civil and civil_from_days, for any year (Day's are for the years 1 to 9999).
+    // For any year (Day's are for the years 1 to 9999).
     private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+        CivilCalendar.days(year: year, month: month, day: day)
     }
 
-    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) { CivilCalendar.date(days: days) }
 
     public var description: String { text }
 
