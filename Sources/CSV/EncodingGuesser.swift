@@ -556,8 +556,10 @@ enum EncodingGuesser {
                     bad += 1                        // `Wroc³aw`, box drawing, stray symbols
                 } else if !touchesLetters.contains(v) && (i > 0 && glues(at: i - 1) || i + 1 < n && glues(at: i + 1)) {
                     bad += 1                        // `„®áâ`, `€®¢`: a symbol glued to a word or to other symbols
-                } else if notBetweenLetters.contains(v) && i > 0 && i + 1 < n && isLetter(at: i - 1) && isLetter(at: i + 1) {
-                    bad += 1                        // `J‚r“me`: Windows-1252's reading of CP850 `Jérôme`
+                } else if notBetweenLetters.contains(v) && i > 0 && i + 1 < n && glues(at: i - 1) && glues(at: i + 1) {
+                    // `J‚r“me`: Windows-1252's reading of CP850 `Jérôme`; `Pie¹»any`, its reading of ISO-8859-2
+                    // `Piešťany`, where the other symbol, not a letter, stands on one side.
+                    bad += 1
                 }
             }
             i += 1

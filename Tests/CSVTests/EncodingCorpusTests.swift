@@ -394,6 +394,15 @@ final class EncodingCorpusTests: XCTestCase {
         XCTAssertEqual(EncodingCorpus.outcome(encoded(text, "CP1257")), .picked(CSVEncoding(label: "windows-1257")!))
     }
 
+    func testSlovakInISO88592WasReadAsWindows1252() {
+        // Stress seed 1795698524: Windows-1252 reads `Piešťany` as `Pie¹»any`, and `»` was bad only between two
+        // letters; with `Trenèín` Catalan, the Spanish-Catalan-Hungarian context of `Kraków, Ústí, Müller` then
+        // made Windows-1252 look clearly better.
+        let bytes = encoded("name\nKraków\nÚstí\nPiešťany\nTrenčín\nMüller\n", "ISO-8859-2")
+        guard case .picked(let e) = EncodingCorpus.outcome(bytes) else { return XCTFail("not picked") }
+        XCTAssertEqual(e.name, "iso-8859-2")
+    }
+
     func testAMixedWesternListStoppedAfterBeingDecidedBefore() throws {
         // Issue 24, third round: French, German and Spanish customers in Windows-1252 (ImportEncodingTests' Western
         // example), 64 KiB of them, were read as Windows-1252 until the pairwise decision (5bada0b). Windows-1257
