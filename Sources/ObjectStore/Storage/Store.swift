@@ -30,6 +30,8 @@ public final class Store: @unchecked Sendable {
     var schemaCheckpoint: SchemaCheckpoint?
     /// The file as it was when it was opened as immutable (read without locks), else nil; see `confirmSteadyRead`.
     let unlockedSince: FileIdentity?
+    /// How long a read waits for SQLite to be able to give it a snapshot (the `busyTimeout` it was opened with).
+    var snapshotWait: TimeInterval = 30
 
     private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
@@ -217,6 +219,7 @@ public final class Store: @unchecked Sendable {
                 queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
             }
             let store = Store(path: path, model: model, readOnly: readOnly, queue: queue!, unlockedSince: unlockedSince)
+            store.snapshotWait = max(busyTimeout, 0.5)
             store.schemaCheckpoint = checkpoint
             return (store, meta)
         } catch let error as DatabaseError {
@@ -280,9 +283,48 @@ public final class Store: @unchecked Sendable {
         return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
     }
 
-    /// Runs `body` on the connection outside any transaction (for reads that see committed data).
+    /// Runs `body` on the connection (for reads that see committed data): a store opened read-only in one read
+    /// transaction, whose snapshot is taken first (`beginSnapshot`); a writable one outside any transaction.
     package func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try mapErrors { try queue.inDatabase(body) }
+        guard isReadOnly else { return try mapErrors { try queue.inDatabase(body) } }
+        return try mapErrors {
+            try queue.inDatabase { db in
+                if db.isInsideTransaction { return try body(db) }
+                try beginSnapshot(db)
+                do {
+                    let result = try body(db)
+                    try db.execute(sql: "COMMIT")
+                    return result
+                } catch {
+                    try? db.execute(sql: "ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Begins a read transaction and takes its snapshot. Through a -shm file this user may only read, SQLite
+    /// cannot begin one while a writer that has just opened the store has not yet rebuilt the file's index
+    /// (SQLITE_READONLY_RECOVERY, for a moment at the start of every import): that is waited out as a busy store
+    /// is. Once the snapshot is taken, the statements of the read need the index no more; before, a statement in
+    /// the middle of `check` met that moment and the command exited 75.
+    private func beginSnapshot(_ db: Database) throws {
+        let deadline = Date().addingTimeInterval(snapshotWait)
+        while true {
+            try db.execute(sql: "BEGIN DEFERRED")
+            do {
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+                return
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY
+                        && [.SQLITE_READONLY_RECOVERY, .SQLITE_READONLY_CANTINIT].contains(error.extendedResultCode)
+                        && Date() < deadline {
+                try? db.execute(sql: "ROLLBACK")
+                usleep(20_000)
+            } catch {
+                try? db.execute(sql: "ROLLBACK")
+                throw error
+            }
+        }
     }
 
     /// Runs `body` in one immediate write transaction: all of it is committed, or none of it.

@@ -58,7 +58,12 @@ extension Store {
         let (sql, arguments) = plan.sql(.columns)
         return try read { db in
             var result: T?
-            try db.inTransaction(.deferred) {
+            // One transaction for the count and the rows (a read-only store's `read` has begun it already).
+            func inOneTransaction(_ work: () throws -> Void) throws {
+                if db.isInsideTransaction { return try work() }
+                try db.inTransaction(.deferred) { try work(); return .commit }
+            }
+            try inOneTransaction {
                 var count: Int?
                 if counted {
                     let (countSQL, countArguments) = plan.sql(.count)
@@ -69,7 +74,6 @@ extension Store {
                                              cursor: try Row.fetchCursor(statement, arguments: StatementArguments(arguments)),
                                              columnCount: plan.columns.count)
                 result = try body(count, &cursor)
-                return .commit
             }
             return result!
         }
