@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
         // What each fuzz target does with one input; Fuzz/ wraps it for libFuzzer, FuzzRegressionTests replays inputs.
         .target(name: "FuzzHarness", dependencies: ["CSV", "ObjectStore", "Bookkeeping", "Reports", "LocalTime"], path: "Tests/FuzzHarness"),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"], exclude: ["Inputs"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"], exclude: ["Inputs"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV", "FileOutput", "TestSupport"]),
         .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "TestSupport"]),
         .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "FileOutput", "LocalTime", "TestSupport"]),

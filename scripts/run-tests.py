@@ -55,6 +55,9 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
 STRESS = [
     "BookkeeperCLITests.ReliabilityCrashTests",
+    "BookkeeperCLITests.ReliabilitySignalTests",
+    "BookkeeperCLITests.InputChangedTests",
+    "FuzzRegressionTests.FuzzRegressionTests/testDefinitionShapes",
     "BookkeeperCLITests.CommitTruthTests/testASignalAtAnyMomentOfAnImportTellsTheTruth",
     "BookkeeperCLITests.ReliabilityConcurrencyTests/testImportsReportsAndFetchesStartedAtOnceEqualASerialRun",
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
@@ -147,7 +150,8 @@ def main():
     parser.add_argument("--order", choices=["forward", "reverse", "shuffle"], default="forward")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--each-test", action="store_true", help="one process per test method")
-    parser.add_argument("--filter", default=None, help="only tests whose name contains this")
+    parser.add_argument("--filter", action="append", default=None,
+                        help="only tests whose name contains this (repeat it for any of several)")
     parser.add_argument("--scratch", default=".build")
     parser.add_argument("--log-dir", default="out/test-logs")
     args = parser.parse_args()
@@ -163,7 +167,7 @@ def main():
     else:
         selected = [t for t in everything if not matches(t, INSTALL)]
     if args.filter:
-        selected = [t for t in selected if args.filter in t]
+        selected = [t for t in selected if any(f in t for f in args.filter)]
     if not selected:
         sys.exit("run-tests: no test selected")
 

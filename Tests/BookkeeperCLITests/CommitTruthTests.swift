@@ -99,8 +99,8 @@ final class CommitTruthTests: SampleStoreTestCase {
         let start = Date()
         XCTAssertEqual(runCLI(["--store", timing, "import", "Order", csv, "--quiet"]).status, 0)
         let duration = Date().timeIntervalSince(start)
-        // Moments evenly spaced over 1.2 times the import's duration: 6 in `make test`, 60 in `make stress`.
-        let trials = Trials.count("COMMIT_TRUTH_TRIALS", quick: 6, stress: 60)
+        // Moments evenly spaced over 1.2 times the import's duration: 4 in `make test`, 60 in `make stress`.
+        let trials = Trials.count("COMMIT_TRUTH_TRIALS", quick: 4, stress: 60)
         var seen: [String: Int] = [:]
         for trial in 0..<trials {
             let trialStore = dir.file("t\(trial).sqlite")
@@ -129,7 +129,7 @@ final class CommitTruthTests: SampleStoreTestCase {
         // import whose log passes SQLite's 1,000-page autocheckpoint (25,000 orders), so that the COMMIT itself copies
         // the log into the store file, and SIGTERM as soon as that file grows.
         let big = dir.write("big.csv", ordersCSV(prefix: "T", count: 25_000))
-        let commits = Trials.count("COMMIT_TRUTH_COMMIT_TRIALS", quick: 2, stress: 10)
+        let commits = Trials.count("COMMIT_TRUTH_COMMIT_TRIALS", quick: 1, stress: 10)
         for trial in 0..<commits {
             let trialStore = dir.file("c\(trial).sqlite")
             SampleStore.copy(to: trialStore)

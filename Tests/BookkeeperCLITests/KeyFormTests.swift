@@ -113,7 +113,7 @@ final class KeyFormTests: ImportTestCase {
         ]
         let seed = Trials.seed(fixed: 2424)
         var g = SeededGenerator(seed: seed)
-        let trials = Trials.count("BOOKKEEPER_KEYFORM_TRIALS", quick: 3, stress: 30)
+        let trials = Trials.count("BOOKKEEPER_KEYFORM_TRIALS", quick: 2, stress: 30)
         var lines = 0
         for trial in 0..<trials {
             dir = TemporaryDirectory()

@@ -5,7 +5,7 @@ import XCTest
 /// A date-time's day, month, quarter, year and ISO week in `fetch` columns, `fetch --group` and a report's groups
 /// and filled periods are those of the local time the same output shows (issue 25 §2). They were taken from the
 /// stored UTC text: in Berlin `2024-03-01 00:30` was shown beside `month(at)` 2024-02, and counted in February.
-final class LocalPeriodCommandTests: StoreCommandTestCase {
+final class LocalPeriodCommandTests: ZonedCommandTestCase {
     static let zones = [
         "Europe/Berlin", "America/New_York", "Pacific/Auckland", "EST5EDT,M3.2.0,M11.1.0", "Asia/Kathmandu",
         "America/Santiago",
@@ -13,15 +13,7 @@ final class LocalPeriodCommandTests: StoreCommandTestCase {
 
     override func setUp() {
         super.setUp()
-        dir.write("model.yaml", """
-            entities:
-              Reading:
-                kind: directory
-                key: name
-                attributes:
-                  name: { type: string, required: true }
-                  at:   { type: datetime }
-            """)
+        dir.write("model.yaml", Self.readingsModel)
         dir.write("weekly.yaml", """
             title: Weekly
             entity: Reading
@@ -31,16 +23,6 @@ final class LocalPeriodCommandTests: StoreCommandTestCase {
               - { key: week(at), title: Week }
               - { key: count, title: Readings }
             """)
-    }
-
-    func run(_ tz: String, _ args: [String]) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, environment: ["TZ": tz])
-    }
-
-    func okIn(_ tz: String, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = run(tz, args)
-        XCTAssertEqual(r.status, 0, "TZ=\(tz) \(args): \(r)", file: file, line: line)
-        return r.stdout
     }
 
     /// glibc's local date and ISO week of each instant in `tz` (`date -f`).

@@ -20,7 +20,7 @@ final class ReliabilityRoundTripTests: XCTestCase {
 
     func testExportThenImportGivesTheSameStore() throws {
         // `make test`: 4 stores from a fixed seed; `make stress`: 30 from the seed it prints.
-        let rounds = Trials.count("BOOKKEEPER_ROUNDTRIP_ROUNDS", quick: 3, stress: 30)
+        let rounds = Trials.count("BOOKKEEPER_ROUNDTRIP_ROUNDS", quick: 2, stress: 30)
         let seed = Trials.seed("BOOKKEEPER_ROUNDTRIP_SEED", fixed: 61)
         var random = SeededGenerator(seed: seed)
         for round in 0..<rounds {

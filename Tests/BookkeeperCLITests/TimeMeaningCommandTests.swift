@@ -4,7 +4,7 @@ import XCTest
 
 /// What a hostile tester found in the handling of zones and date-times (issue 25 §2, "times and dates mean what
 /// they say"), each at the command line: `TZ=… bookkeeper …` on the model of an `Event` with a date-time and a date.
-final class TimeMeaningCommandTests: StoreCommandTestCase {
+final class TimeMeaningCommandTests: ZonedCommandTestCase {
     static let model = """
         entities:
           Event:
@@ -19,17 +19,6 @@ final class TimeMeaningCommandTests: StoreCommandTestCase {
         super.setUp()
         dir.write("model.yaml", TimeMeaningCommandTests.model)
         XCTAssertEqual(run("UTC", ["init"]).status, 0)
-    }
-
-    func run(_ tz: String, _ args: [String], env: [String: String] = [:], stdin: String? = nil) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, environment: ["TZ": tz].merging(env) { $1 }, stdin: stdin)
-    }
-
-    @discardableResult
-    func okIn(_ tz: String, _ args: String..., env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = run(tz, args, env: env)
-        XCTAssertEqual(r.status, 0, "TZ=\(tz) \(args): \(r)", file: file, line: line)
-        return r.stdout
     }
 
     func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted() }

@@ -6,7 +6,7 @@ import XCTest
 /// use ($TZ), in every form glibc reads TZ (a name, `:name`, a zoneinfo path, a POSIX string); the stored instant is
 /// the one `TZ=… date -d` gives; today is today in that zone; a TZ that names no zone is refused (78), and a local
 /// time the clocks skip is refused with the value and the zone (65).
-final class TimeZoneCommandTests: StoreCommandTestCase {
+final class TimeZoneCommandTests: ZonedCommandTestCase {
     static let forms = [
         "Europe/Berlin", ":America/New_York", "/usr/share/zoneinfo/America/New_York", "EST5EDT,M3.2.0,M11.1.0",
         "<+03>-3", "CET-1CEST,M3.5.0,M10.5.0/3", "Australia/Lord_Howe",
@@ -14,28 +14,9 @@ final class TimeZoneCommandTests: StoreCommandTestCase {
 
     override func setUp() {
         super.setUp()
-        dir.write("model.yaml", """
-            entities:
-              Reading:
-                kind: directory
-                key: name
-                attributes:
-                  name: { type: string, required: true }
-                  at:   { type: datetime }
-            """)
+        dir.write("model.yaml", Self.readingsModel)
         dir.write("readings.yaml", "entity: Reading\ncolumns: [name, at]\nsort: name\n")
         okIn("UTC", "init")
-    }
-
-    func run(_ tz: String, _ args: [String], env: [String: String] = [:], stdin: String? = nil) -> CLIResult {
-        runCLI(["--store", store] + args, in: dir.path, environment: ["TZ": tz].merging(env) { $1 }, stdin: stdin)
-    }
-
-    @discardableResult
-    func okIn(_ tz: String, _ args: String..., env: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = run(tz, args, env: env)
-        XCTAssertEqual(r.status, 0, "TZ=\(tz) \(args): \(r)", file: file, line: line)
-        return r.stdout
     }
 
     /// A new store (with the model of setUp).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fresh directory under the system's temporary folder, removed when the value is released.
 public final class TemporaryDirectory: @unchecked Sendable {
@@ -8,7 +9,18 @@ public final class TemporaryDirectory: @unchecked Sendable {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        TemporaryDirectory.live.withLock { _ = $0.insert(url.path) }
+        TemporaryDirectory.removeAtExit
     }
+
+    /// XCTest keeps every test case, and the folders its properties hold, until the process exits, which runs no
+    /// deinit: those still here then are removed at exit (before, each run left thousands in /tmp).
+    private static let live = Mutex<Set<String>>([])
+    private static let removeAtExit: Void = {
+        atexit {
+            for path in TemporaryDirectory.live.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }()
 
     public var path: String { url.path }
 
@@ -22,7 +34,10 @@ public final class TemporaryDirectory: @unchecked Sendable {
         return path
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        TemporaryDirectory.live.withLock { _ = $0.remove(url.path) }
+        try? FileManager.default.removeItem(at: url)
+    }
 }
 
 /// The project's root folder (where Package.swift is), found from this file's path.
