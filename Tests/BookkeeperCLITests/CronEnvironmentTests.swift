@@ -30,6 +30,8 @@ final class OpenFileLimitTests: SampleStoreTestCase {
     private struct Command {
         let arguments: [String]
         var stableOutput = true
+        /// 65 for the import whose second line is rejected (written to the rejects file, one more descriptor).
+        var status: Int32 = 0
     }
 
     private static let commands: [Command] = [
@@ -47,7 +49,7 @@ final class OpenFileLimitTests: SampleStoreTestCase {
         Command(arguments: ["--store", "books.sqlite", "backup", "copy.sqlite"]),
         Command(arguments: ["--store", "books.sqlite", "check"]),
         Command(arguments: ["--store", "books.sqlite", "import", "Customer", "customers.csv", "--on-error", "skip", "--rejects", "rejects.csv"],
-                stableOutput: false),
+                stableOutput: false, status: 65),
         Command(arguments: ["--store", "books.sqlite", "imports", "--format", "json"], stableOutput: false),
         Command(arguments: ["--store", "books.sqlite", "export", "Customer", "customers-out.csv"]),
         Command(arguments: ["--store", "books.sqlite", "reports"]),
@@ -69,15 +71,16 @@ final class OpenFileLimitTests: SampleStoreTestCase {
     /// next line says so. (Before, limits 6 to 11 ended in SIGILL from libdispatch, even after `add` had committed,
     /// and 5 and 8 said "not a bookkeeper store" or "cannot create the store".)
     func testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles() throws {
-        let limits = Trials.isStress || environmentInt("BOOKKEEPER_ULIMIT_SWEEP", 0) == 1 ? Array(3...32) : [4, 6, 8, 11, 32]
+        let limits = Trials.isStress || environmentInt("BOOKKEEPER_ULIMIT_SWEEP", 0) == 1 ? Array(3...32) : [6, 11, 32]
         let commands = Trials.isStress || environmentInt("BOOKKEEPER_ULIMIT_SWEEP", 0) == 1
             ? Self.commands : Self.commands.filter { ["add", "import", "list", "init"].contains($0.arguments.first { !$0.hasPrefix("-") && $0 != "books.sqlite" } ?? "") }
         var outcomes: [String: Int] = [:]
         for command in commands {
             let reference = freshFolder()
             let expected = runProgram(bookkeeperBinary, command.arguments, in: reference.path, environment: Self.environment)
-            XCTAssertEqual(expected.status, 0, "\(command.arguments) without a limit: \(expected)")
-            let unchanged = try storeFingerprint(freshFolder().file("books.sqlite"))
+            XCTAssertEqual(expected.status, command.status, "\(command.arguments) without a limit: \(expected)")
+            let untouched = freshFolder()
+            let unchanged = try storeFingerprint(untouched.file("books.sqlite"))
             for limit in limits {
                 let folder = freshFolder()
                 let r = try runLimited(limit, command.arguments, in: folder.path, environment: Self.environment)
@@ -90,7 +93,7 @@ final class OpenFileLimitTests: SampleStoreTestCase {
                     outcomes["loader", default: 0] += 1
                     continue
                 }
-                if r.status == 0 {
+                if r.status == command.status {
                     if command.stableOutput { XCTAssertEqual(r.stdout, expected.stdout, what) }
                     XCTAssertEqual(r.stderr, expected.stderr, what)
                     outcomes["success", default: 0] += 1
@@ -106,8 +109,9 @@ final class OpenFileLimitTests: SampleStoreTestCase {
                 outcomes[changed ? "committed, then too many open files" : "too many open files", default: 0] += 1
             }
             // With the most descriptors the sweep gives, every command works.
-            let most = try runLimited(limits.max()!, command.arguments, in: freshFolder().path, environment: Self.environment)
-            XCTAssertEqual(most.status, 0, "ulimit -n \(limits.max()!): \(command.arguments): \(most.stderr)")
+            let last = freshFolder()
+            let most = try runLimited(limits.max()!, command.arguments, in: last.path, environment: Self.environment)
+            XCTAssertEqual(most.status, command.status, "ulimit -n \(limits.max()!): \(command.arguments): \(most.stderr)")
         }
         reportTrials("open-file limits", "\(commands.count) commands × limits \(limits.min()!)–\(limits.max()!): "
                      + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
@@ -117,8 +121,8 @@ final class OpenFileLimitTests: SampleStoreTestCase {
     /// crashed with SIGILL after it had committed, and `list` said the store was not one.
     func testACommandUnderALowOpenFileLimitSaysTooManyOpenFilesAndChangesNothing() throws {
         let before = try storeFingerprint(store)
-        for args in [["add", "Customer", "name=Low Limit"], ["list", "Customer"], ["init", "--store", "other.sqlite"]] {
-            let r = try runLimited(8, ["--store", store] + args, in: dir.path, environment: Self.environment)
+        for args in [["--store", store, "add", "Customer", "name=Low Limit"], ["--store", store, "list", "Customer"], ["--store", "other.sqlite", "init"]] {
+            let r = try runLimited(8, args, in: dir.path, environment: Self.environment)
             XCTAssertFalse(r.killedBySignal, "\(args): \(r)")
             XCTAssertEqual(r.status, 74, "\(args): \(r)")
             XCTAssertEqual(r.stdout, "", "\(args)")
@@ -203,7 +207,7 @@ final class TerminalInjectionTests: SampleStoreTestCase {
             let show = bk(["show", "Customer", name])
             XCTAssertEqual(show.status, 0, "seed \(seed): \(show)")
             XCTAssertNil(Self.firstHostile(show.stdout), "seed \(seed): show printed a control character")
-            XCTAssertTrue(show.stdout.contains("name     \(Self.shownInTable(name))\n"), "seed \(seed): \(show.stdout)")
+            XCTAssertTrue(show.stdout.contains("name    \(Self.shownInTable(name))\n"), "seed \(seed): \(show.stdout)")
         }
         // CSV and JSON keep the exact text.
         let csvOut = bk(["fetch", "Customer", "--columns", "name", "--where", "info BEGINSWITH 'info '", "--format", "csv"])
@@ -230,7 +234,7 @@ final class TerminalInjectionTests: SampleStoreTestCase {
         let history = bk(["imports"])
         XCTAssertEqual(history.status, 0, "\(history)")
         XCTAssertNil(Self.firstHostile(history.stdout), history.stdout)
-        XCTAssertTrue(history.stdout.contains(Self.shownInLine(file)), history.stdout)
+        XCTAssertTrue(history.stdout.contains(Self.shownInTable(file)), history.stdout)
         let json = bk(["imports", "--format", "json"])
         let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         XCTAssertEqual(entries?.last?["file"] as? String, file, "JSON keeps the exact name")
@@ -297,7 +301,7 @@ final class LongValueTableTests: StoreCommandTestCase {
             "",
         ].joined(separator: "\n"))
         // What a pipe reads is the whole value.
-        XCTAssertTrue(ok("show", "Customer", "A").contains("info  \(long)\n"))
+        XCTAssertTrue(ok("show", "Customer", "A").contains("info    \(long)\n"))
     }
 
     /// `list` and `fetch` of n rows with one value n × 256 characters long: linear in rows + value length (twice
@@ -316,7 +320,7 @@ final class LongValueTableTests: StoreCommandTestCase {
             XCTAssertEqual(imported.status, 0, "\(imported)")
             return path
         }
-        let size = 1_500
+        let size = 1_000
         for args in [["list", "Customer"], ["fetch", "Customer", "--columns", "name, info"]] {
             let (ratio, small, large) = measuredDoublingRatio(size: size, repeats: 3) { n in
                 childCPUSeconds(["--store", store(n)] + args)
@@ -350,7 +354,7 @@ private func childCPUSeconds(_ arguments: [String]) -> Double {
 /// decimal number" — on the command line and in an import.
 final class DecimalPlacesMessageTests: SampleStoreTestCase {
     func testADecimalWithMorePlacesThanAnyScaleHoldsSaysSo() throws {
-        try fails(65, ["add", "OrderRow", "document=2026-001", "service=Repair", "price=1.0000000000000000001", "sum=1"],
+        try fails(65, ["add", "OrderRow", "order=2026-001", "service=Repair", "price=1.0000000000000000001", "sum=1"],
                   "bookkeeper: OrderRow.price: \"1.0000000000000000001\" has more than 2 decimal places\n")
     }
 }
