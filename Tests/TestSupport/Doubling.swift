@@ -38,3 +38,12 @@ public func threadCPUSeconds() -> Double {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
+
+/// As above, for work that measures itself: `measure(size)` returns the seconds it counted (a child process's CPU
+/// time, which this thread's does not include).
+public func measuredDoublingRatio(size: Int, repeats: Int = 5, _ measure: (Int) -> Double) -> (ratio: Double, small: Double, large: Double) {
+    _ = measure(size)   // warm up
+    let small = (0..<repeats).map { _ in measure(size) }.min()!
+    let large = (0..<repeats).map { _ in measure(2 * size) }.min()!
+    return (large / max(small, 1e-9), small, large)
+}

@@ -64,6 +64,7 @@ public final class Store: @unchecked Sendable {
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
         } catch let error as DatabaseError {
+            if let exhausted = OpenFiles.exhausted() { throw exhausted }
             throw StoreError.cannotCreate(path: path, reason: error.message ?? "\(error.resultCode)")
         }
         do {
@@ -86,6 +87,7 @@ public final class Store: @unchecked Sendable {
         } catch {
             try? FileManager.default.removeItem(atPath: path)
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            if let exhausted = OpenFiles.exhausted() { throw exhausted }
             throw StoreError.cannotCreate(path: path, reason: "\(error)")
         }
         let store = Store(path: path, model: model, readOnly: false, queue: queue)
@@ -110,7 +112,8 @@ public final class Store: @unchecked Sendable {
         if meta["model_hash"] != model.versionHash {
             // A reader of a writable store still brings it up to date (additive changes only), so that tonight's
             // report runs on last year's store; then it reads as asked.
-            if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path) && migrate {
+            if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path)
+                && folderIsWritable(path) && migrate {
                 let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
                 let migration = writer.migration
                 try writer.queue.close()
@@ -223,6 +226,14 @@ public final class Store: @unchecked Sendable {
             store.schemaCheckpoint = checkpoint
             return (store, meta)
         } catch let error as DatabaseError {
+            // SQLite could not open the store or its -wal or -shm for want of descriptors: not the store's fault.
+            if [.SQLITE_CANTOPEN, .SQLITE_IOERR].contains(error.resultCode), let exhausted = OpenFiles.exhausted() {
+                throw exhausted
+            }
+            // A writer whose folder is not writable: SQLite cannot make the -wal and -shm files beside the store.
+            if !readOnly && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode) && !folderIsWritable(path) {
+                throw StoreError.folderNotWritable(path: path)
+            }
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
                 // Only a file without SQLite's header is not a store; one with it but broken pages is damaged.
@@ -256,6 +267,20 @@ public final class Store: @unchecked Sendable {
             return "this user cannot open its -wal or -shm file: \(error.message ?? "\(error.resultCode)")"
         }
     }
+
+    /// Whether this user may create and remove files in the store's folder (where SQLite keeps the -wal and -shm).
+    static func folderIsWritable(_ path: String) -> Bool {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return access(folder, W_OK | X_OK) == 0
+    }
+
+    /// The folder of `path` as the user gave it (`.` for a bare file name), and the file's own name.
+    static func folderName(_ path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    static func fileName(_ path: String) -> String { (path as NSString).lastPathComponent }
 
     /// Whether the file begins with SQLite's header ("SQLite format 3" and a NUL).
     static func hasSQLiteHeader(_ path: String) -> Bool {
@@ -371,12 +396,18 @@ public final class Store: @unchecked Sendable {
         do {
             return try body()
         } catch let error as DatabaseError {
+            // A temporary file SQLite could not open for want of descriptors.
+            if [.SQLITE_CANTOPEN, .SQLITE_IOERR].contains(error.resultCode), let exhausted = OpenFiles.exhausted() {
+                throw exhausted
+            }
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 throw busyError()
             case .SQLITE_READONLY where [.SQLITE_READONLY_RECOVERY, .SQLITE_READONLY_CANTINIT].contains(error.extendedResultCode):
                 // A read-only -shm that SQLite cannot use now (see `unavailableReason`), not a write refused.
                 throw StoreError.snapshotUnavailable(path: path, reason: Store.unavailableReason(path, error))
+            case .SQLITE_READONLY where !isReadOnly && !Store.folderIsWritable(path):
+                throw StoreError.folderNotWritable(path: path)
             case .SQLITE_READONLY:
                 throw StoreError.readOnly(path: path)
             case .SQLITE_CORRUPT, .SQLITE_NOTADB:

@@ -7,6 +7,8 @@ public enum StoreError: CategorizedError, Equatable {
     case modelMismatch(path: String)
     case busy(path: String, detail: String)
     case readOnly(path: String)
+    /// The store file may be written, but not its folder, where SQLite must create the -wal and -shm files.
+    case folderNotWritable(path: String)
     case cannotCreate(path: String, reason: String)
     /// SQLite cannot give this (read-only) user one committed snapshot now: retry later.
     case snapshotUnavailable(path: String, reason: String)
@@ -27,7 +29,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .notAStore, .newerFormat, .modelMismatch: .data
         case .busy, .snapshotUnavailable: .temporaryFailure
         case .damaged: .io
-        case .readOnly: .cannotCreateOutput
+        case .readOnly, .folderNotWritable: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
@@ -51,6 +53,9 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): store is busy (\(detail))"
         case .readOnly(let path):
             "\(path): the store is read-only"
+        case .folderNotWritable(let path):
+            "\(path): cannot write the store: its folder \(Store.folderName(path)) must be writable by this user too, "
+                + "for SQLite's \(Store.fileName(path))-wal and -shm files beside it"
         case .cannotCreate(let path, let reason):
             "\(path): cannot create the store (\(reason))"
         case .snapshotUnavailable(let path, let reason):
