@@ -46,6 +46,7 @@ SERIAL = [
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
     "BookkeeperCLITests.InputChangedTests",
     "ObjectStoreTests.TextNormalFormTests/testLongTextComposesInLinearTime",
+    "FileOutputTests.FileOutputTests/testProtectingAFolderGrowsLinearlyWithItsFiles",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
@@ -54,6 +55,7 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
 STRESS = [
+    "BookkeeperCLITests.OutputConfigurationGuardTests/testEveryWriterRefusesEveryProtectedFileHoweverSpelt",
     "BookkeeperCLITests.ReliabilityCrashTests",
     "BookkeeperCLITests.ReliabilitySignalTests",
     "BookkeeperCLITests.InputChangedTests",
