@@ -25,3 +25,27 @@ final class BackupInPlaceTests: XCTestCase {
 
     func fileBytes(_ path: String) -> Data { FileManager.default.contents(atPath: path) ?? Data() }
 }
+
+/// The copy a migration keeps beside the store takes the next free name when a name has an SQLite companion beside
+/// it, rather than being put where SQLite would read the companion with it.
+final class MigrationCopyNameTests: XCTestCase {
+    func testAMigrationCopySkipsANameWithAStaleCompanion() throws {
+        let (store, dir) = try TestModel.makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        // Stale logs for every name this second and the next few could give (the copy's name holds the time).
+        let start = Timestamp.now().secondsSinceEpoch
+        var stale: [String] = []
+        for second in start..<(start + 5) {
+            let stamp = Timestamp(secondsSinceEpoch: second).description
+                .replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+            let name = "\(store.path).before-migration-\(stamp)"
+            XCTAssertTrue(FileManager.default.createFile(atPath: name + "-wal", contents: Data("stale".utf8)))
+            stale.append(name)
+        }
+        let copy = try store.makeBackup(suffix: "before-migration")
+        XCTAssertFalse(stale.contains(copy), "\(copy) has a stale -wal beside it")
+        XCTAssertTrue(copy.hasSuffix("-2"), copy)
+        XCTAssertEqual(try queryStore(copy, "PRAGMA integrity_check"), ["ok"])
+        for name in stale { XCTAssertEqual(FileManager.default.contents(atPath: name + "-wal"), Data("stale".utf8)) }
+    }
+}
