@@ -47,6 +47,7 @@ SERIAL = [
     "BookkeeperCLITests.InputChangedTests",
     "ObjectStoreTests.TextNormalFormTests/testLongTextComposesInLinearTime",
     "BookkeeperCLITests.LongValueTableTests/testListAndFetchWithOneLongValueTakeTimeLinearInRowsAndLength",
+    "FileOutputTests.FileOutputTests/testProtectingAFolderGrowsLinearlyWithItsFiles",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
@@ -57,6 +58,7 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 STRESS = [
     "BookkeeperCLITests.OpenFileLimitTests/testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles",
     "BookkeeperCLITests.TerminalInjectionTests/testControlCharactersInStoredTextAreShownAsCodesInEveryTextOutput",
+    "BookkeeperCLITests.OutputConfigurationGuardTests/testEveryWriterRefusesEveryProtectedFileHoweverSpelt",
     "BookkeeperCLITests.ReliabilityCrashTests",
     "BookkeeperCLITests.ReliabilitySignalTests",
     "BookkeeperCLITests.InputChangedTests",

@@ -134,7 +134,9 @@ public struct Bookkeeper: ParsableCommand {
                 if !(storeCommand is any TodayFreeCommand) { try RunMoment.checkProcess() }
                 // The model (built-in, or extended by a model file) is settled before any store is touched.
                 try ModelLocator.prepare(options)
-                // No output, standard output and error included, may go into the store: known before any work.
+                // No output, standard output and error included, may go into the store or a configuration file:
+                // known before any work.
+                ConfigurationFiles.protect(options, command: command)
                 ProtectedFiles.protectStore(options.storePath)
                 try OutputTarget.refuseStandardStreamsIntoProtectedFiles()
             }

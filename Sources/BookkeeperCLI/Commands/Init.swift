@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Foundation
 import ObjectStore
 
@@ -12,6 +13,9 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
 
     func run() throws {
         let path = options.storePath
+        // A new store is an output like any other: never a model file, a profile or a report definition.
+        try OutputTarget.refuseProtectedOtherThanTheStore(path)
+        try Store.refuseStaleCompanions(ofNewStore: path)
         if FileManager.default.fileExists(atPath: path) {
             _ = try Store.open(at: path, model: model, readOnly: true)
             Log.notice("\(path) is already a store; nothing to do")

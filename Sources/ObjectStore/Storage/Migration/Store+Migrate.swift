@@ -96,7 +96,8 @@ extension Store {
         let stamp = Timestamp.now().description.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         var target = "\(path).\(suffix)-\(stamp)"
         var n = 1
-        while FileManager.default.fileExists(atPath: target) { n += 1; target = "\(path).\(suffix)-\(stamp)-\(n)" }
+        // A name with an SQLite companion beside it is taken too: SQLite would read the companion with the copy.
+        while Store.nameIsTaken(target) { n += 1; target = "\(path).\(suffix)-\(stamp)-\(n)" }
         // Through the one output module: assembled under a temporary name and put in place only when whole.
         let file = try OutputFile(path: target, assembledAtPath: true)
         do {
