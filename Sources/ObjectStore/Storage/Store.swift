@@ -147,9 +147,9 @@ public final class Store: @unchecked Sendable {
         let folder = url.deletingLastPathComponent().path
         for _ in 0..<100 {
             let name = "\(folder)/.\(url.lastPathComponent).creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            let fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            let fd = Glibc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
             if fd >= 0 {
-                close(fd)
+                Glibc.close(fd)
                 return name
             }
             if errno != EEXIST { throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno))) }
@@ -431,6 +431,12 @@ public final class Store: @unchecked Sendable {
             .contains { message.contains($0) }
     }
 
+    /// SQLite's messages for a statement naming a table or column the schema lacks.
+    static func namesSomethingMissing(_ message: String?) -> Bool {
+        guard let message else { return false }
+        return message.hasPrefix("no such column") || message.hasPrefix("no such table") || message.contains(" has no column named ")
+    }
+
     /// The words for a damaged store, wherever SQLite meets the damage (but `check`, which lists it).
     static func damaged(_ path: String, _ message: String?) -> String {
         "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
@@ -457,7 +463,7 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.matchFailed(error.message!)
             case .SQLITE_ERROR where Store.isSizeLimit(error.message), .SQLITE_TOOBIG:
                 throw StoreError.queryTooLarge(error.message ?? "\(error.resultCode)")
-            case .SQLITE_ERROR where migratedAway && ["no such column", "no such table"].contains(where: { (error.message ?? "").hasPrefix($0) }):
+            case .SQLITE_ERROR where migratedAway && Store.namesSomethingMissing(error.message):
                 throw StoreError.migratedMeanwhile(path: path, detail: error.message!)
             default:
                 if let changed = changedWhileRead() { throw changed }
