@@ -16,12 +16,17 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
         // A new store is an output like any other: never a model file, a profile or a report definition.
         try OutputTarget.refuseProtectedOtherThanTheStore(path)
         try Store.refuseStaleCompanions(ofNewStore: path)
-        if FileManager.default.fileExists(atPath: path) {
-            _ = try Store.open(at: path, model: model, readOnly: true)
-            Log.notice("\(path) is already a store; nothing to do")
-            return
+        if !FileManager.default.fileExists(atPath: path) {
+            do {
+                _ = try Store.create(at: path, model: model)
+                confirm("created \(path)")
+                return
+            } catch StoreError.alreadyExists {
+                // Another `init` made it meanwhile. A store appears at its path only whole (Store.create), so it is
+                // opened as any existing one: init on a store succeeds.
+            }
         }
-        _ = try Store.create(at: path, model: model)
-        confirm("created \(path)")
+        _ = try Store.open(at: path, model: model, readOnly: true)
+        Log.notice("\(path) is already a store; nothing to do")
     }
 }

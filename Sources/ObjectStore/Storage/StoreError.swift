@@ -12,6 +12,9 @@ public enum StoreError: CategorizedError, Equatable {
     case cannotCreate(path: String, reason: String)
     /// SQLite cannot give this (read-only) user one committed snapshot now: retry later.
     case snapshotUnavailable(path: String, reason: String)
+    /// Another process migrated the store to another model while this command waited for the write lock, and a
+    /// statement named what that migration removed (SQLite's message): run it again, with the model file as it is now.
+    case migratedMeanwhile(path: String, detail: String)
     /// Damage SQLite's integrity check confirmed.
     case damaged(path: String, detail: String)
     case sqlite(String)
@@ -27,7 +30,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .missing: .missingInput
         case .alreadyExists: .cannotCreateOutput
         case .notAStore, .newerFormat, .modelMismatch: .data
-        case .busy, .snapshotUnavailable: .temporaryFailure
+        case .busy, .snapshotUnavailable, .migratedMeanwhile: .temporaryFailure
         case .damaged: .io
         case .readOnly, .folderNotWritable: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
@@ -60,6 +63,8 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): cannot create the store (\(reason))"
         case .snapshotUnavailable(let path, let reason):
             "\(path): cannot read one consistent state of the store now (\(reason)) — retry later"
+        case .migratedMeanwhile(let path, let detail):
+            "\(path): another process migrated the store to another model while this command waited (\(detail)) — run it again"
         case .damaged(let path, let detail):
             Store.damaged(path, detail)
         case .sqlite(let message):

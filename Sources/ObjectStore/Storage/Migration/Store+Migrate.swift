@@ -12,26 +12,53 @@ public struct MigrationResult: Sendable {
 extension Store {
     /// The model the store was written with, as recorded in its metadata.
     public func recordedModel() throws -> Model {
-        let text = try read { db in
-            try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(Store.metaTable)) WHERE \"key\" = 'model'")
-        }
+        try read { db in try recordedModel(db) }
+    }
+
+    func recordedModel(_ db: Database) throws -> Model {
+        let text = try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(Store.metaTable)) WHERE \"key\" = 'model'")
         guard let text, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
             throw StoreError.notAStore(path: path, reason: "its recorded model is missing or unreadable")
         }
         return try Model(jsonObject: json, behaviours: model.behaviours)
     }
 
-    /// The plan that would bring the store to the current model.
+    /// The hash of the model the store records now.
+    static func recordedHash(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(metaTable)) WHERE \"key\" = 'model_hash'")
+    }
+
+    /// The plan that would bring the store to the current model, made from one state of the store (the recorded
+    /// model and the schema read in one transaction).
     public func migrationPlan(_ options: MigrationOptions = MigrationOptions()) throws -> MigrationPlan {
-        let recorded = try recordedModel()
-        return try read { db in try MigrationPlanner.plan(from: recorded, to: model, in: db, options: options) }
+        try read { db in
+            func plan() throws -> MigrationPlan {
+                var plan = try MigrationPlanner.plan(from: try recordedModel(db), to: model, in: db, options: options)
+                plan.recordedHash = try Store.recordedHash(db)
+                return plan
+            }
+            if db.isInsideTransaction { return try plan() }
+            var made: MigrationPlan?
+            try db.inTransaction(.deferred) {
+                made = try plan()
+                return .commit
+            }
+            return made!
+        }
     }
 
     /// Applies a plan in one transaction after copying the store beside itself; the store is either fully
     /// migrated or exactly as it was.
+    ///
+    /// Whether to migrate is decided again under the write lock: when the store no longer records the model the
+    /// plan was made from — another process migrated it while this one planned or waited for the lock (jobs started
+    /// together after the model file changed) — nothing is done, no backup made, and nil returned, for the caller
+    /// to plan again; if the store is now at this model, it is used as it is. Before, every job that started at
+    /// once migrated again and all but one failed with "duplicate column name" (74).
     @discardableResult
-    public func applyMigration(_ plan: MigrationPlan, backup: Bool = true) throws -> MigrationResult {
-        let backupPath = backup && !plan.steps.isEmpty ? try makeBackup(suffix: "before-migration") : nil
+    public func applyMigration(_ plan: MigrationPlan, backup: Bool = true) throws -> MigrationResult? {
+        var backupPath: String?
+        var applied = false
         try mapErrors { try queue.inDatabase { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
@@ -39,9 +66,16 @@ extension Store {
             defer { if committing { CommitProgress.finish(committed: false) } }
             var migrated: SchemaCheckpoint?
             try db.inTransaction(.immediate) {
+                if let expected = plan.recordedHash, let now = try Store.recordedHash(db), now != expected {
+                    if now == model.versionHash { migrated = try checkpointAtModel(db) }
+                    return .rollback
+                }
                 try confirmSchemaUnchanged(db)
                 beginActivity()
                 defer { endActivity() }
+                // Copied while this transaction holds the write lock and has changed nothing: the copy is exactly the
+                // store this migration starts from, and only the process that migrates makes one.
+                if backup && !plan.steps.isEmpty { backupPath = try makeLockedBackup(suffix: "before-migration") }
                 for step in plan.steps {
                     try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments))
                 }
@@ -51,38 +85,73 @@ extension Store {
                 }
                 try recordModel(db)
                 // The schema is now the model's, changed by this transaction alone (it holds the write lock).
-                migrated = SchemaCheckpoint(version: try Store.schemaVersion(db), model: model)
+                migrated = SchemaCheckpoint(version: try Store.schemaVersion(db), model: model, recordedHash: model.versionHash)
+                applied = true
                 CommitProgress.beginCommit()
                 committing = true
                 return .commit
             }
-            committing = false
-            CommitProgress.finish(committed: true)
+            if applied {
+                committing = false
+                CommitProgress.finish(committed: true)
+            }
             if let migrated { schemaCheckpoint = migrated }
         } }
+        guard applied else { return nil }
         let result = MigrationResult(plan: plan, backupPath: backupPath)
         migration = result
         return result
     }
 
+    /// The schema compared with this model (another process has just migrated the store to it), for the writes
+    /// that follow (see `confirmSchemaUnchanged`). Nil for a read-only store, which writes nothing.
+    func checkpointAtModel(_ db: Database) throws -> SchemaCheckpoint? {
+        guard !isReadOnly else { return nil }
+        let blocking = try Store.schemaDifferences(db, model: model).filter(\.blocksWrites)
+        if !blocking.isEmpty { throw ForeignSchemaError(path: path, problems: blocking.map(\.text)) }
+        return SchemaCheckpoint(version: try Store.schemaVersion(db), model: model, recordedHash: model.versionHash)
+    }
+
     /// Brings a store written with another model up to date when that is safe, or says why not.
+    ///
+    /// Each decision is checked under the write lock against what the store records then (`applyMigration`): of
+    /// several processes opening the store at once, one migrates, and the others find it migrated and use it.
     func reconcile(meta: [String: String], migrate: Bool) throws {
-        let plan = try migrationPlan()
-        if plan.steps.isEmpty && plan.isAutomatic {
-            // Nothing in the schema changed (rules, sorts, defaults): just record the model.
-            if !isReadOnly { try write { db in try recordModel(db) } }
-            return
+        // Each round that does not end is another process's migration committed meanwhile.
+        for _ in 0..<10 {
+            let plan = try migrationPlan()
+            if plan.recordedHash == model.versionHash {
+                // Migrated by another process since this one read the metadata.
+                if let checkpoint = try read({ db in try checkpointAtModel(db) }) { schemaCheckpoint = checkpoint }
+                return
+            }
+            if plan.steps.isEmpty && plan.isAutomatic {
+                // Nothing in the schema changed (rules, sorts, defaults): just record the model.
+                if isReadOnly { return }
+                let recorded = try write { db -> Bool in
+                    guard try Store.recordedHash(db) == plan.recordedHash else { return false }
+                    try recordModel(db)
+                    // The schema is the one this model makes (no step was needed), and this model is recorded now.
+                    if let checkpoint = schemaCheckpoint {
+                        schemaCheckpoint = SchemaCheckpoint(version: checkpoint.version, model: model, recordedHash: model.versionHash)
+                    }
+                    return true
+                }
+                if recorded { return }
+                continue
+            }
+            if isReadOnly {
+                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
+            }
+            guard migrate else {
+                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+            }
+            guard plan.isAutomatic else {
+                throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
+            }
+            if try applyMigration(plan) != nil { return }
         }
-        if isReadOnly {
-            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
-        }
-        guard migrate else {
-            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
-        }
-        guard plan.isAutomatic else {
-            throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
-        }
-        try applyMigration(plan)
+        throw busyError()
     }
 
     private func recordModel(_ db: Database) throws {
@@ -93,6 +162,24 @@ extension Store {
 
     /// A consistent copy of the store beside it (SQLite's online backup), named `<store>.<suffix>-<UTC time>`.
     public func makeBackup(suffix: String) throws -> String {
+        try makeBackup(suffix: suffix, from: queue)
+    }
+
+    /// The same, while this store's connection holds the write lock in a transaction (`applyMigration`): SQLite
+    /// copies nothing from a connection inside a write transaction, so the copy is read through a second, read-only
+    /// connection, which sees the last committed state — the store as it is, since no one else can write.
+    func makeLockedBackup(suffix: String) throws -> String {
+        let source: DatabaseQueue
+        do {
+            source = try DatabaseQueue(path: path, configuration: Store.configuration(readOnly: true, busyTimeout: snapshotWait))
+        } catch {
+            throw StoreError.cannotCreate(path: "\(path).\(suffix)", reason: "backup copy failed: \(error)")
+        }
+        defer { try? source.close() }
+        return try makeBackup(suffix: suffix, from: source)
+    }
+
+    private func makeBackup(suffix: String, from source: DatabaseQueue) throws -> String {
         let stamp = Timestamp.now().description.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         var target = "\(path).\(suffix)-\(stamp)"
         var n = 1
@@ -102,7 +189,7 @@ extension Store {
         let file = try OutputFile(path: target, assembledAtPath: true)
         do {
             let destination = try DatabaseQueue(path: file.assemblyPath!)
-            try queue.backup(to: destination)
+            try source.backup(to: destination)
             try destination.close()
             try file.commit()
         } catch {
