@@ -65,6 +65,7 @@ STRESS = [
     "BookkeeperCLITests.ReliabilityReadOnlyReaderTests",
     "BookkeeperCLITests.ReliabilityRoundTripTests",
     "BookkeeperCLITests.ModelBasedGraphTests",
+    "BookkeeperCLITests.ModelEvolutionMigrationPropertyTests",
     "ObjectStoreTests.PredicateDifferentialTests/testGeneratedPredicatesAndSorts",
     "BookkeeperCLITests.DocumentWholeTests/testDocumentsInRandomOrderWithBadLinesAnywhereEqualTheReference",
     "BookkeeperCLITests.DecimalMarkTests/testGeneratedColumnsAreReadAsMeantOrRefused",

@@ -28,48 +28,104 @@ extension Store {
     }
 
     /// Applies a plan in one transaction after copying the store beside itself; the store is either fully
-    /// migrated or exactly as it was.
+    /// migrated or exactly as it was. What only running the steps shows (SQLite refusing a statement, broken
+    /// references, objects that break a new rule) refuses it as `rehearse` finds it, with a `MigrationError`, and the
+    /// copy made for it is removed: a migration that cannot be made leaves nothing behind.
     @discardableResult
-    public func applyMigration(_ plan: MigrationPlan, backup: Bool = true) throws -> MigrationResult {
+    public func applyMigration(_ plan: MigrationPlan, options: MigrationOptions = MigrationOptions(), backup: Bool = true) throws -> MigrationResult {
         let backupPath = backup && !plan.steps.isEmpty ? try makeBackup(suffix: "before-migration") : nil
+        var committing = false
+        var applied = plan
+        do {
+            try mapErrors { try queue.inDatabase { db in
+                try db.execute(sql: "PRAGMA foreign_keys = OFF")
+                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+                defer { if committing { CommitProgress.finish(committed: false) } }
+                var migrated: SchemaCheckpoint?
+                try db.inTransaction(.immediate) {
+                    try confirmSchemaUnchanged(db)
+                    beginActivity()
+                    defer { endActivity() }
+                    let found = try runSteps(plan, db)
+                    applied = found
+                    guard found.canApply(options) else {
+                        throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
+                                             ? "existing objects break the model's new rules, so the store was not migrated"
+                                             : "the migration cannot be made as planned, so the store was not migrated")
+                    }
+                    try recordModel(db)
+                    // The schema is now the model's, changed by this transaction alone (it holds the write lock).
+                    migrated = SchemaCheckpoint(version: try Store.schemaVersion(db), model: model)
+                    CommitProgress.beginCommit()
+                    committing = true
+                    return .commit
+                }
+                committing = false
+                CommitProgress.finish(committed: true)
+                if let migrated { schemaCheckpoint = migrated }
+            } }
+        } catch {
+            // Rolled back before its commit began: the store is as the copy has it, which is not needed.
+            if !committing, let backupPath { try? FileManager.default.removeItem(atPath: backupPath) }
+            throw error
+        }
+        let result = MigrationResult(plan: applied, backupPath: backupPath)
+        migration = result
+        return result
+    }
+
+    /// Runs the plan in a transaction that is always rolled back, and returns it with what only running it shows:
+    /// a statement SQLite refuses (a name it takes for another), references it would break, the objects that break
+    /// a rule the model adds. Nothing is written (a dry run's verdict is the real run's).
+    public func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan {
+        var found = plan
         try mapErrors { try queue.inDatabase { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-            var committing = false
-            defer { if committing { CommitProgress.finish(committed: false) } }
-            var migrated: SchemaCheckpoint?
             try db.inTransaction(.immediate) {
                 try confirmSchemaUnchanged(db)
                 beginActivity()
                 defer { endActivity() }
-                for step in plan.steps {
-                    try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments))
-                }
-                let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
-                if let first = broken.first {
-                    throw StoreError.sqlite("\(path): the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0)); nothing was changed")
-                }
-                try recordModel(db)
-                // The schema is now the model's, changed by this transaction alone (it holds the write lock).
-                migrated = SchemaCheckpoint(version: try Store.schemaVersion(db), model: model)
-                CommitProgress.beginCommit()
-                committing = true
-                return .commit
+                found = try runSteps(plan, db)
+                return .rollback
             }
-            committing = false
-            CommitProgress.finish(committed: true)
-            if let migrated { schemaCheckpoint = migrated }
         } }
-        let result = MigrationResult(plan: plan, backupPath: backupPath)
-        migration = result
-        return result
+        return found
+    }
+
+    /// Runs the steps (inside the caller's transaction, foreign keys off), then checks the references and the
+    /// new rules; returns the plan with what it found. A statement SQLite refuses ends it.
+    func runSteps(_ plan: MigrationPlan, _ db: Database) throws -> MigrationPlan {
+        var found = plan
+        for step in plan.steps {
+            do {
+                try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments))
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR || error.resultCode == .SQLITE_CONSTRAINT {
+                found.blockers.append("SQLite refuses the step \(step.sql): \(error.message ?? "\(error.resultCode)")")
+                return found
+            }
+        }
+        let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        if let first = broken.first {
+            found.blockers.append("the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0))")
+        }
+        let ruled = plan.newRules.sorted { $0.key < $1.key }.compactMap { name, rules -> Entity? in
+            guard var entity = model.entity(named: name) else { return nil }
+            entity.rules = rules
+            return entity
+        }
+        if !ruled.isEmpty {
+            found.brokenRules = try ruleViolations(db, limit: 5, entities: ruled, counting: true)
+        }
+        return found
     }
 
     /// Brings a store written with another model up to date when that is safe, or says why not.
     func reconcile(meta: [String: String], migrate: Bool) throws {
         let plan = try migrationPlan()
-        if plan.steps.isEmpty && plan.isAutomatic {
-            // Nothing in the schema changed (rules, sorts, defaults): just record the model.
+        if plan.steps.isEmpty && plan.isAutomatic && (isReadOnly || plan.newRules.isEmpty) {
+            // Nothing in the schema changed (sorts, defaults, delete rules), and no rule was added that existing
+            // objects must be checked against: just record the model.
             if !isReadOnly { try write { db in try recordModel(db) } }
             return
         }
@@ -83,6 +139,29 @@ extension Store {
             throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
         }
         try applyMigration(plan)
+    }
+
+    /// What a dry run does where `reconcile` migrates: the same refusals, and the plan the real run would carry out
+    /// first, run and rolled back (`rehearse`); the store is not changed. Nil when there is nothing to migrate.
+    func plannedMigration(meta: [String: String], migrate: Bool) throws -> MigrationPlan? {
+        let plan = try migrationPlan()
+        if plan.steps.isEmpty && plan.newRules.isEmpty && plan.isAutomatic { return nil }
+        if isReadOnly {
+            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
+        }
+        guard migrate else {
+            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+        }
+        guard plan.isAutomatic else {
+            throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
+        }
+        let found = try rehearse(plan)
+        guard found.isAutomatic else {
+            throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
+                                 ? "existing objects break the model's new rules, so the store was not migrated"
+                                 : "the migration cannot be made as planned, so the store was not migrated")
+        }
+        return found
     }
 
     private func recordModel(_ db: Database) throws {
