@@ -44,6 +44,7 @@ struct Migrate: StoreCommand {
                                                 allowBrokenRules: allowBrokenRules)
         let store = try Store.openForMigration(at: options.storePath, model: model, busyTimeout: options.waitSeconds, dryRun: dryRun)
         store.activity = "migrate" + (dryRun ? " (dry run)" : "")
+        defer { store.closeConnection() }
         var plan = try store.migrationPlan(migrationOptions)
         if dryRun {
             // Run and rolled back, so that what only running it shows (a statement SQLite refuses, objects that break

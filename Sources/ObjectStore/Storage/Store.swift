@@ -116,20 +116,29 @@ public final class Store: @unchecked Sendable {
         if format > formatVersion && !store.isReadOnly {
             throw StoreError.newerFormat(path: path, found: format, supported: formatVersion)
         }
-        if meta["model_hash"] != model.versionHash && dryRun {
-            store.pendingMigration = try store.plannedMigration(meta: meta, migrate: migrate && format <= formatVersion)
-        } else if meta["model_hash"] != model.versionHash {
-            // A reader of a writable store still brings it up to date (additive changes only), so that tonight's
-            // report runs on last year's store; then it reads as asked.
-            if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path) && migrate {
-                let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
-                let migration = writer.migration
-                try writer.queue.close()
-                let reader = try open(at: path, model: model, readOnly: true, busyTimeout: busyTimeout, migrate: false)
-                reader.migration = migration
-                return reader
+        do {
+            if meta["model_hash"] != model.versionHash && dryRun {
+                store.pendingMigration = try store.plannedMigration(meta: meta, migrate: migrate && format <= formatVersion)
+            } else if meta["model_hash"] != model.versionHash {
+                // A reader of a writable store still brings it up to date (additive changes only), so that tonight's
+                // report runs on last year's store; then it reads as asked.
+                if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path) && migrate {
+                    // (This reader's connection closed first: the writer's, closed last, removes the -wal and -shm.)
+                    try? store.queue.close()
+                    let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
+                    let migration = writer.migration
+                    try writer.queue.close()
+                    let reader = try open(at: path, model: model, readOnly: true, busyTimeout: busyTimeout, migrate: false)
+                    reader.migration = migration
+                    return reader
+                }
+                try store.reconcile(meta: meta, migrate: migrate && format <= formatVersion)
             }
-            try store.reconcile(meta: meta, migrate: migrate && format <= formatVersion)
+        } catch {
+            // Closed at once: a connection left to the end of the process left the -wal and -shm files beside the
+            // store of a command (a dry run too) that was refused.
+            try? store.queue.close()
+            throw error
         }
         return store
     }

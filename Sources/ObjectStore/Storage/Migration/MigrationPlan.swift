@@ -105,12 +105,19 @@ public struct MigrationError: CategorizedError {
         if !plan.blockers.isEmpty {
             lines.append("\(path): fix the data above (or give --default Entity.attribute=VALUE for missing values), then run `bookkeeper migrate`")
         } else {
-            let flags = (plan.dataLoss.isEmpty ? [] : ["--allow-data-loss"]) + (plan.brokenRules.isEmpty ? [] : ["--allow-broken-rules"])
+            var flags: [String] = []
+            var notes = ""
+            if !plan.dataLoss.isEmpty {
+                flags.append("--allow-data-loss")
+                notes += " (a backup copy is kept)"
+            }
+            if !plan.brokenRules.isEmpty {
+                flags.append("--allow-broken-rules")
+                notes += " (`check` lists the objects that break a rule until they are fixed)"
+            }
             if !flags.isEmpty {
-                lines.append("\(path): to accept this, run `bookkeeper migrate \(flags.joined(separator: " "))`"
-                             + "\(plan.dataLoss.isEmpty ? "" : " (a backup copy is kept)")"
-                             + "\(plan.brokenRules.isEmpty ? "" : " (`check` lists the objects that break a rule until they are fixed)")"
-                             + "; `bookkeeper migrate --dry-run` shows the plan")
+                let command = "bookkeeper migrate " + flags.joined(separator: " ")
+                lines.append("\(path): to accept this, run `\(command)`\(notes); `bookkeeper migrate --dry-run` shows the plan")
             }
         }
         return lines

@@ -21,6 +21,12 @@ extension Store {
         return try Model(jsonObject: json, behaviours: model.behaviours)
     }
 
+    /// Closes the connection now: at the end of a command that failed, one left open left the -wal and -shm files
+    /// beside the store.
+    public func closeConnection() {
+        try? queue.close()
+    }
+
     /// The plan that would bring the store to the current model.
     public func migrationPlan(_ options: MigrationOptions = MigrationOptions()) throws -> MigrationPlan {
         let recorded = try recordedModel()
