@@ -54,7 +54,8 @@ extension Store {
                     defer { endActivity() }
                     let found = try runSteps(plan, db)
                     applied = found
-                    guard found.canApply(options) else {
+                    // (What the plan said before it ran — data loss — the caller has accepted or refused.)
+                    guard found.blockers.isEmpty && (found.brokenRules.isEmpty || options.allowBrokenRules) else {
                         throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
                                              ? "existing objects break the model's new rules, so the store was not migrated"
                                              : "the migration cannot be made as planned, so the store was not migrated")
@@ -76,7 +77,8 @@ extension Store {
             throw error
         }
         let result = MigrationResult(plan: applied, backupPath: backupPath)
-        migration = result
+        // What opening the store migrated: its schema (a rule alone changes only the recorded model).
+        if !plan.steps.isEmpty { migration = result }
         return result
     }
 
