@@ -136,6 +136,33 @@ final class ModelEvolutionDryRunTests: StoreCommandTestCase {
         XCTAssertEqual(r.stderr, "bookkeeper: \(dir.file("model.yaml")):4:7: relationship Order.customer (column customer_id) and Order.Customer_ID "
                        + "would be one column of table Order in SQLite, which does not tell customer_id from Customer_ID: give one of them another name\n")
         XCTAssertEqual(try snapshot(), before)
+        dir.write("model.yaml", "entities:\n  Order:\n    attributes:\n      customer_id: { type: integer }\n")
+        XCTAssertEqual(bk("migrate", "--dry-run").stderr, "bookkeeper: \(dir.file("model.yaml")):4:7: relationship Order.customer (column customer_id) "
+                       + "and Order.customer_id would be one column of table Order: give one of them another name\n")
+    }
+
+    /// Found beside them: a retype that makes unique values repeat (`01` and `1` as integers) passed the dry run,
+    /// then the real run failed with 74 "UNIQUE constraint failed" and left its backup copy. What only running the
+    /// plan shows is now in the dry run's verdict, and a real run refused that way removes its copy.
+    func testARetypeThatMakesUniqueValuesRepeatIsRefusedByTheDryRunAndLeavesNoCopy() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      ref: { type: string, unique: true }\n")
+        ok("init")
+        ok("add", "Customer", "name=A", "ref=01")
+        ok("add", "Customer", "name=B", "ref=1")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      ref: { type: integer, unique: true }\n")
+        let before = try snapshot(), content = try self.content()
+        let blocked = "blocked: SQLite refuses the step CREATE UNIQUE INDEX \"Customer_ref_unique\" ON \"Customer\"(\"ref\"): UNIQUE constraint failed: Customer.ref"
+        let dry = bk("migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertEqual(dry.status, 65, "\(dry)")
+        XCTAssertTrue(dry.stdout.contains("- " + blocked), dry.stdout)
+        XCTAssertEqual(try snapshot(), before)
+        let real = bk("migrate", "--allow-data-loss")
+        XCTAssertEqual(real.status, 65, "\(real)")
+        XCTAssertTrue(real.stderr.hasPrefix("bookkeeper: \(store): the migration cannot be made as planned, so the store was not migrated\n"), real.stderr)
+        XCTAssertTrue(real.stderr.contains("bookkeeper: \(store): " + blocked + "\n"), real.stderr)
+        XCTAssertEqual(try backups(), [])
+        XCTAssertEqual(try snapshot().listing, before.listing)
+        XCTAssertEqual(try self.content(), content)
     }
 
     /// Seen: an entity `Customer_tags` (the join table of Customer.tags) passed the dry run.
