@@ -185,6 +185,14 @@ final class ModelEvolutionDryRunTests: StoreCommandTestCase {
         XCTAssertEqual(r.stderr, "bookkeeper: \(dir.file("model.yaml")):4:7: Customer.Code and Customer.code would be one column of table "
                        + "Customer in SQLite, which does not tell Code from code: give one of them another name\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+        // Tables and indexes share one namespace: Foo.bar_x's unique index and Foo_bar.x's are both Foo_bar_x_unique.
+        dir.write("model.yaml", "entities:\n  Foo:\n    kind: directory\n    attributes:\n      bar_x: { type: string, unique: true }\n"
+                  + "  Foo_bar:\n    kind: directory\n    attributes:\n      x: { type: string, unique: true }\n")
+        let indexes = bk("init")
+        XCTAssertEqual(indexes.status, 78, "\(indexes)")
+        XCTAssertEqual(indexes.stderr, "bookkeeper: \(dir.file("model.yaml")):9:7: the index Foo_bar_x_unique of Foo_bar.x and the index "
+                       + "Foo_bar_x_unique of Foo.bar_x would have one name: give one of them another name\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
         dir.write("model.yaml", "entities:\n  sqlite_things:\n    kind: directory\n    attributes:\n      name: { type: string }\n")
         let reserved = bk("init")
         XCTAssertEqual(reserved.status, 78, "\(reserved)")
