@@ -37,6 +37,7 @@ SERIAL = [
     "BookkeeperCLITests.ReliabilitySignalTests",
     "BookkeeperCLITests.CommitTruthTests",
     "BookkeeperCLITests.ReliabilityConcurrencyTests",
+    "BookkeeperCLITests.ConcurrentMigrationTests",
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAGigabyteLineWithoutANewlineIsRefusedInBoundedMemory",
@@ -46,6 +47,8 @@ SERIAL = [
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
     "BookkeeperCLITests.InputChangedTests",
     "ObjectStoreTests.TextNormalFormTests/testLongTextComposesInLinearTime",
+    "BookkeeperCLITests.LongValueTableTests/testListAndFetchWithOneLongValueTakeTimeLinearInRowsAndLength",
+    "FileOutputTests.FileOutputTests/testProtectingAFolderGrowsLinearlyWithItsFiles",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
@@ -54,12 +57,17 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
 STRESS = [
+    "BookkeeperCLITests.OpenFileLimitTests/testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles",
+    "BookkeeperCLITests.TerminalInjectionTests/testControlCharactersInStoredTextAreShownAsCodesInEveryTextOutput",
+    "BookkeeperCLITests.OutputConfigurationGuardTests/testEveryWriterRefusesEveryProtectedFileHoweverSpelt",
     "BookkeeperCLITests.ReliabilityCrashTests",
     "BookkeeperCLITests.ReliabilitySignalTests",
     "BookkeeperCLITests.InputChangedTests",
     "FuzzRegressionTests.FuzzRegressionTests/testDefinitionShapes",
     "BookkeeperCLITests.CommitTruthTests/testASignalAtAnyMomentOfAnImportTellsTheTruth",
     "BookkeeperCLITests.ReliabilityConcurrencyTests/testImportsReportsAndFetchesStartedAtOnceEqualASerialRun",
+    "BookkeeperCLITests.ConcurrentMigrationTests/testJobsStartedTogetherAfterTheModelChangedMigrateOnce",
+    "BookkeeperCLITests.ConcurrentMigrationTests/testInitsStartedTogetherOnANewPathMakeOneStore",
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed",
     "BookkeeperCLITests.ReliabilityReadOnlyReaderTests",

@@ -114,6 +114,8 @@ public struct Bookkeeper: ParsableCommand {
     private static func run(_ parsed: any ParsableCommand) -> Never {
         var command = parsed
         do {
+            // Before any work: the descriptors the command may need are free (OpenFiles.swift), or one line says so.
+            try OpenFiles.require()
             Interruption.install()
             // A store read without locks (another user's, see Store+SteadyRead) must have stayed one state for
             // an output file to replace the old one, and for the command to succeed.
@@ -132,7 +134,9 @@ public struct Bookkeeper: ParsableCommand {
                 if !(storeCommand is any TodayFreeCommand) { try RunMoment.checkProcess() }
                 // The model (built-in, or extended by a model file) is settled before any store is touched.
                 try ModelLocator.prepare(options)
-                // No output, standard output and error included, may go into the store: known before any work.
+                // No output, standard output and error included, may go into the store or a configuration file:
+                // known before any work.
+                ConfigurationFiles.protect(options, command: command)
                 ProtectedFiles.protectStore(options.storePath)
                 try OutputTarget.refuseStandardStreamsIntoProtectedFiles()
             }
@@ -140,7 +144,12 @@ public struct Bookkeeper: ParsableCommand {
             try Store.confirmSteadyReads()
             try StandardOutput.flushPrinted()
             Foundation.exit(ExitStatus.success)
-        } catch let error as CategorizedError {
+        } catch var error as CategorizedError {
+            // An open that failed for the limit on open files (a descriptor taken by a library after the check):
+            // the limit's one line, not the file's.
+            if let failed = error as? FileOutputError, failed.errno == EMFILE || failed.errno == ENFILE {
+                error = OpenFiles.exhausted(needing: OpenFiles.needed) ?? TooManyOpenFiles(free: 0)
+            }
             for message in error.messages { Log.error(message) }
             sayWhatWasCommitted(outputFailed: error.category == .io)
             Foundation.exit(ExitStatus.code(for: error.category))

@@ -42,6 +42,9 @@ public final class OutputFile {
     /// Whether an output of this process is its standard output (`-`, `/dev/stdout`, `/dev/fd/1`): then nothing
     /// else may be written there.
     nonisolated(unsafe) public private(set) static var standardOutputIsAResult = false
+    /// Runs at commit just before a regular file is renamed into place, and throws when it must not be: a backup
+    /// checks there that no stale SQLite companion has appeared beside its target.
+    public var beforeReplacing: (() throws -> Void)?
 
     /// Resolves `path` and opens the output. `assembledAtPath`: the output is assembled in a regular file at
     /// `assemblyPath` by a writer that opens it by name (for a device or pipe, a temporary file in $TMPDIR).
@@ -140,6 +143,7 @@ public final class OutputFile {
                 if Glibc.close(fileDescriptor) != 0 && errno != EINTR {
                     throw FileOutputError.system(displayName, "close", errno, kind: .io)
                 }
+                try beforeReplacing?()
                 // The folder may have changed since the target was resolved: never rename over a protected file.
                 var now = stat()
                 if lstat(resolved, &now) == 0 { try OutputTarget.refuseProtected(displayName, status: now, canonical: resolved) }

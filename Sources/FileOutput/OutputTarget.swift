@@ -2,7 +2,8 @@
 //
 // Why this file exists: every way a command could destroy data through an output path is a question of
 // what the path is, so it is answered here, for every command:
-// - the store, its companions or the input (`ProtectedFiles`) are refused, however they are spelt;
+// - the store, its companions, the input or a configuration file (`ProtectedFiles`) are refused, however
+//   they are spelt;
 // - a device, FIFO or socket is written in place: renaming a file over `/dev/null` as root replaces it for
 //   the whole machine;
 // - `/dev/stdout`, `/dev/stderr` and `/dev/fd/N` are the descriptors this process already has, as the
@@ -78,7 +79,7 @@ public enum OutputTarget: Equatable, Sendable {
     public static func refuseStandardStreamsIntoProtectedFiles() throws {
         for (fd, name) in [(STDOUT_FILENO, "standard output"), (STDERR_FILENO, "standard error")] {
             if let entry = ProtectedFiles.match(descriptor: fd) {
-                throw FileOutputError.refused(name, "refusing to write: it is \(entry.role) (\(entry.path))")
+                throw FileOutputError.refused(name, "refusing to write: \(entry.reason)")
             }
         }
     }
@@ -86,14 +87,25 @@ public enum OutputTarget: Equatable, Sendable {
     /// Refuses `path` if it is a protected file.
     static func refuseProtected(_ path: String, status: stat?, canonical: String) throws {
         if let entry = ProtectedFiles.match(status: status, canonical: canonical) {
-            throw FileOutputError.refused(path, "refusing to write: it is \(entry.role) (\(entry.path))")
+            throw FileOutputError.refused(path, "refusing to write: \(entry.reason)")
+        }
+    }
+
+    /// Refuses a new store's path (`init`) that is a protected file other than the store itself: a model file,
+    /// a profile, a report definition or a new name in a report folder. Spelt any way, as for any output.
+    public static func refuseProtectedOtherThanTheStore(_ path: String) throws {
+        guard !path.isEmpty, let canonical = canonicalPath(path) else { return }
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        if let entry = ProtectedFiles.match(status: exists ? status : nil, canonical: canonical, sparingStore: true) {
+            throw FileOutputError.refused(path, "refusing to write: \(entry.reason)")
         }
     }
 
     private static func descriptorTarget(_ fd: Int32, _ path: String) throws -> OutputTarget {
         guard fcntl(fd, F_GETFD) >= 0 else { throw FileOutputError.system(path, "create", EBADF, kind: .cannotCreate) }
         if let entry = ProtectedFiles.match(descriptor: fd) {
-            throw FileOutputError.refused(path, "refusing to write: it is \(entry.role) (\(entry.path))")
+            throw FileOutputError.refused(path, "refusing to write: \(entry.reason)")
         }
         return .descriptor(fd)
     }

@@ -19,16 +19,31 @@ final class SchemaTamperTests: StoreCommandTestCase {
               volume: { type: double, required: true }
         """
 
+    /// The store every test starts from, made once by the binary (seven commands) and copied for each test.
+    nonisolated(unsafe) static var template: TemporaryDirectory?
+
+    static func templateStore() -> String {
+        if let template { return template.file("books.sqlite") }
+        let dir = TemporaryDirectory("bookkeeper-tamper")
+        let model = dir.write("model.yaml", Self.model)
+        let store = dir.file("books.sqlite")
+        for args in [["init"], ["add", "Customer", "name=Acme"], ["add", "Service", "name=Delivery"],
+                     ["add", "Order", "number=A-1", "date=2024-03-01", "customer=Acme"],
+                     ["add", "OrderRow", "order=A-1", "service=Delivery", "price=10"],
+                     ["add", "OrderRow", "order=A-1", "service=Delivery", "price=20"],
+                     ["add", "Parcel", "code=P1", "weight=1.5", "volume=2"]] {
+            let r = runCLI(["--store", store, "--model", model] + args, in: dir.path)
+            precondition(r.status == 0, "\(args): \(r)")
+        }
+        precondition(!FileManager.default.fileExists(atPath: store + "-wal"), "the template store is closed")
+        template = dir
+        return store
+    }
+
     override func setUp() {
         super.setUp()
         dir.write("model.yaml", Self.model)
-        ok("init")
-        ok("add", "Customer", "name=Acme")
-        ok("add", "Service", "name=Delivery")
-        ok("add", "Order", "number=A-1", "date=2024-03-01", "customer=Acme")
-        ok("add", "OrderRow", "order=A-1", "service=Delivery", "price=10")
-        ok("add", "OrderRow", "order=A-1", "service=Delivery", "price=20")
-        ok("add", "Parcel", "code=P1", "weight=1.5", "volume=2")
+        try! FileManager.default.copyItem(atPath: Self.templateStore(), toPath: store)
         dir.write("customers.csv", "name\nBolt\n")
     }
 

@@ -3,6 +3,7 @@
 // (OutputGuardTests in BookkeeperCLITests) run the built binary on the same classes.
 
 import Foundation
+import TestSupport
 import XCTest
 @testable import FileOutput
 #if canImport(Glibc)
@@ -105,6 +106,48 @@ final class FileOutputTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(fd, 0)
         defer { close(fd) }
         XCTAssertEqual(refusal("/dev/fd/\(fd)")?.message, "refusing to write: it is the store (\(store))")
+    }
+
+    /// A folder of report definitions is protected whole: every definition in it (through any spelling, a hard
+    /// link outside it too), and any new name that would be read as one; other names and hidden ones are not.
+    func testAFolderOfDefinitionsIsProtectedWholeHoweverSpelt() throws {
+        try FileManager.default.createDirectory(atPath: file("defs/sub"), withIntermediateDirectories: true)
+        for name in ["a.yaml", "b.yml", "notes.csv", ".hidden.yaml", "sub/deeper.yaml"] { try write(name, to: file("defs/" + name)) }
+        ProtectedFiles.protectFolder(file("defs"), suffixes: [".yaml", ".yml"], as: "a report definition", folderRole: "the report folder")
+        try FileManager.default.createSymbolicLink(atPath: file("link.txt"), withDestinationPath: "defs/a.yaml")
+        XCTAssertEqual(link(file("defs/b.yml"), file("hard.txt")), 0)
+        for (path, registered) in [(file("defs/a.yaml"), "defs/a.yaml"), (file("defs/sub/../a.yaml"), "defs/a.yaml"),
+                                   (file("link.txt"), "defs/a.yaml"), (file("hard.txt"), "defs/b.yml"), (file("./defs/b.yml"), "defs/b.yml")] {
+            XCTAssertEqual(refusal(path)?.message, "refusing to write: it is a report definition (\(file(registered)))", path)
+        }
+        for path in [file("defs/new.yaml"), file("defs/sub/../new.yml")] {
+            XCTAssertEqual(refusal(path)?.message, "refusing to write: it would be read as a report definition (in the report folder \(file("defs")))", path)
+        }
+        for path in [file("defs/notes.csv"), file("defs/new.csv"), file("defs/.hidden.yaml"), file("defs/sub/deeper.yaml"), file("a.yaml")] {
+            XCTAssertNil(refusal(path), path)
+        }
+        XCTAssertEqual(try read(file("defs/a.yaml")), "a.yaml")
+    }
+
+    /// Matching an output against a folder of definitions costs the same however many there are: registering n
+    /// files and resolving n outputs grows linearly (a scan of every file for every output was quadratic).
+    func testProtectingAFolderGrowsLinearlyWithItsFiles() throws {
+        var folders: [Int: String] = [:]
+        func folder(_ n: Int) -> String {
+            if let made = folders[n] { return made }
+            let made = file("defs-\(n)")
+            try? FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: false)
+            for i in 0..<n { _ = FileManager.default.createFile(atPath: made + "/r\(i).yaml", contents: Data()) }
+            folders[n] = made
+            return made
+        }
+        _ = folder(1000); _ = folder(2000)
+        let (ratio, small, large) = doublingRatio(size: 1000, repeats: 3) { n in
+            ProtectedFiles.reset()
+            ProtectedFiles.protectFolder(folder(n), suffixes: [".yaml"], as: "a report definition", folderRole: "the report folder")
+            for i in 0..<n { _ = refusal(file("out-\(i).csv")) }
+        }
+        XCTAssertLessThan(ratio, 3, "doubling the folder took \(ratio)× as long (\(small)s, \(large)s)")
     }
 
     // MARK: Symlinks

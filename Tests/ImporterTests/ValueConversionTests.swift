@@ -81,7 +81,10 @@ final class ValueConversionTests: XCTestCase {
                        "\"92233720368547758.08\" is beyond what Decimal(2) can hold (±92233720368547758.07)")
         XCTAssertEqual(failure("92233720368547758.07", .decimal(scale: 3)),
                        "\"92233720368547758.07\" is beyond what Decimal(3) can hold (±9223372036854775.807)")
-        XCTAssertEqual(failure("1.0000000000000000000001", .decimal(scale: 2)), "\"1.0000000000000000000001\" is not a decimal number")
+        // Issue 26: a nonzero digit past the 18th place is a decimal number with too many places, not "not a decimal number".
+        XCTAssertEqual(failure("1.0000000000000000000001", .decimal(scale: 2)), "\"1.0000000000000000000001\" has more than 2 decimal places")
+        XCTAssertEqual(failure("1.0000000000000000001", .decimal(scale: 3)), "\"1.0000000000000000001\" has more than 3 decimal places")
+        XCTAssertEqual(failure("1.000000000000000000.1", .decimal(scale: 2)), "\"1.000000000000000000.1\" is not a decimal number")
     }
 
     /// Issue 15: places beyond the scale that are all zeros change nothing, however many.

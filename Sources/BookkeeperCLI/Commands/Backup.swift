@@ -6,14 +6,20 @@ import ObjectStore
 struct Backup: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the store consistently, with SQLite's online backup, while others read or write it.",
-        discussion: "The copy is written beside FILE under a temporary name and renamed when complete.")
+        discussion: """
+            The copy is written beside FILE under a temporary name, renamed when complete, and checked where it is. \
+            A FILE with a -wal, -shm or -journal file beside it is refused (SQLite would read that file with the copy); \
+            it is never deleted, since a process may be using it.
+            """)
 
     @ParentCommand var root: Bookkeeper
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
     @Argument(help: "Where to write the copy.") var file: String
 
     func run() throws {
-        _ = try OutputTarget.resolve(file)   // refused before the store is opened (or migrated)
+        // Refused before the store is opened (or migrated): a protected file, or a target with a stale `-wal`,
+        // `-shm` or `-journal` beside it that SQLite would read with the copy.
+        try Store.refuseStaleCompanions(of: file)
         let store = try openStore(readOnly: true)
         try store.backup(to: file)
         confirm("backed up \(store.path) to \(file)")

@@ -116,7 +116,7 @@ struct Fetch: StoreCommand {
             }
             var table = TextTable(headers: names, alignments: numeric)
             try store.fetchColumns(plan) { values in
-                table.append(zip(values, formats).map { oneLine(cells.display(ReportCell($0), as: $1)) })
+                table.append(zip(values, formats).map { cells.display(ReportCell($0), as: $1) })
             }
             print(table.render())
             let noun = plan.isGrouped ? (table.rows.count == 1 ? "group" : "groups") : (table.rows.count == 1 ? "object" : "objects")

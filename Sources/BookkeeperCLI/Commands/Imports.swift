@@ -38,7 +38,7 @@ struct Imports: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
                 alignments: [.right, .left, .left, .left, .left, .right, .right, .right, .right, .right, .right, .left])
             for e in history {
                 let t = e.total
-                table.append([String(e.id ?? 0), e.startedAt.description, oneLine(e.file), String(e.sha256.prefix(12)), e.entity,
+                table.append([String(e.id ?? 0), e.startedAt.description, e.file, String(e.sha256.prefix(12)), e.entity,
                               String(e.records), String(t.inserted), String(t.updated), String(t.unchanged),
                               String(t.deleted), String(e.rejected), e.encoding ?? ""])
             }

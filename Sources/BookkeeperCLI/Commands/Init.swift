@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Foundation
 import ObjectStore
 
@@ -12,16 +13,24 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
 
     func run() throws {
         let path = options.storePath
-        if FileManager.default.fileExists(atPath: path) {
-            let store = try Store.open(at: path, model: model, readOnly: true)
-            if let migration = store.migration {
-                Log.notice("\(path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
-                           + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
+        // A new store is an output like any other: never a model file, a profile or a report definition.
+        try OutputTarget.refuseProtectedOtherThanTheStore(path)
+        try Store.refuseStaleCompanions(ofNewStore: path)
+        if !FileManager.default.fileExists(atPath: path) {
+            do {
+                _ = try Store.create(at: path, model: model)
+                confirm("created \(path)")
+                return
+            } catch StoreError.alreadyExists {
+                // Another `init` made it meanwhile. A store appears at its path only whole (Store.create), so it is
+                // opened as any existing one: init on a store succeeds.
             }
-            Log.notice("\(path) is already a store; nothing to do")
-            return
         }
-        _ = try Store.create(at: path, model: model)
-        confirm("created \(path)")
+        let store = try Store.open(at: path, model: model, readOnly: true)
+        if let migration = store.migration {
+            Log.notice("\(path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
+                       + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
+        }
+        Log.notice("\(path) is already a store; nothing to do")
     }
 }

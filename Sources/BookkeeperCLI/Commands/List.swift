@@ -24,7 +24,7 @@ struct List: StoreCommand {
         for o in objects {
             try List.refuseNonFinite(o)
             var row = [String(o.rowID!)]
-            row += entity.attributes.map { oneLine(o[$0.name].description) }
+            row += entity.attributes.map { o[$0.name].description }
             row += try toOne.map { try Show.target(o, $0.name) }
             table.append(row)
         }

@@ -72,7 +72,11 @@ struct Migrate: StoreCommand {
                                  ? "the migration would lose data; nothing was changed"
                                  : "the data does not allow the migration yet; nothing was changed")
         }
-        let result = try store.applyMigration(plan, options: migrationOptions)
+        guard let result = try store.applyMigration(plan, options: migrationOptions) else {
+            // Another process migrated the store while this one planned or waited for the write lock (the plan is
+            // applied only to the model it was made from): plan again from what the store records now.
+            return try run()
+        }
         confirm(result.plan.text.split(separator: "\n").filter { !$0.hasPrefix("SQL") && !$0.hasPrefix("  ") }.joined(separator: "\n"))
         confirm("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
     }

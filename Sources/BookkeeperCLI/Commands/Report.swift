@@ -210,9 +210,14 @@ struct ReportDirectoryOptions: ParsableArguments {
 
     var library: ReportLibrary { ReportLibrary.standard(extra: directories) }
 
+    /// Whether a report's name is the path of a definition file rather than a name to look up.
+    static func isPath(_ name: String) -> Bool {
+        name.contains("/") || name.hasSuffix(".yaml") || name.hasSuffix(".yml")
+    }
+
     /// A report by name, or a definition file given by path (`Reports/x.yaml`, `./mine.yaml`).
     func definition(_ name: String, in library: ReportLibrary) throws -> ReportDefinition {
-        if name.contains("/") || name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+        if Self.isPath(name) {
             return try ReportDefinition.load(path: name)
         }
         return try library.definition(named: name)

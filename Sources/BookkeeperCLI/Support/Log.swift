@@ -1,6 +1,7 @@
 import ArgumentParser
 import FileOutput
 import Foundation
+import ObjectStore
 
 /// How messages on stderr are written: `text` lines starting `bookkeeper: `, or one JSON object per line.
 enum LogFormat: String, ExpressibleByArgument, CaseIterable {
@@ -37,29 +38,9 @@ extension Log {
     /// The message with every control character written as `<U+000A>`, in the style of the predicate lexer's
     /// `unexpected character U+001B` (the brackets keep it apart from text that follows). Values in messages
     /// come from the command line, definitions and data: a line feed in one began a second, forged
-    /// `bookkeeper:` line (or JSON record), and an escape sequence acted on the terminal.
-    static func oneLine(_ message: String) -> String {
-        guard message.unicodeScalars.contains(where: needsEscape) else { return message }
-        var out = String.UnicodeScalarView()
-        for scalar in message.unicodeScalars {
-            if needsEscape(scalar) {
-                let digits = String(scalar.value, radix: 16, uppercase: true)
-                out.append(contentsOf: "<U+\(String(repeating: "0", count: max(0, 4 - digits.count)))\(digits)>".unicodeScalars)
-            } else {
-                out.append(scalar)
-            }
-        }
-        return String(out)
-    }
-
-    /// C0 and C1 controls (C1 holds CSI, U+009B, which some terminals obey) and the Unicode line and paragraph
-    /// separators, which end a line for some readers.
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: true
-        default: false
-        }
-    }
+    /// `bookkeeper:` line (or JSON record), and an escape sequence acted on the terminal. (VisibleText.swift,
+    /// which every text output uses too.)
+    static func oneLine(_ message: String) -> String { VisibleText.escaped(message) }
 }
 
 /// A confirmation on stdout (`created bookkeeper.sqlite`, `updated Customer/3`), left out with --quiet — and when
@@ -68,7 +49,8 @@ extension Log {
 func confirm(_ text: String) {
     // Flushed at once: a cron job stopped by a signal must still show every file it replaced before the stop.
     if !Log.quiet && !OutputFile.standardOutputIsAResult {
-        print(text)
+        // A file name in it (`created x.sqlite`) is written as the messages write it: no control character acts.
+        print(VisibleText.escaped(text))
         StandardOutput.flushLine()
     }
 }

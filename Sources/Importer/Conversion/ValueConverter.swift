@@ -64,8 +64,10 @@ package struct ValueConverter: Sendable {
                 // A number too long for an Int64 is named as such, not as "not a number" (with either mark).
                 var plain = text().trimmingCharacters(in: .whitespaces)
                 if decimalComma { plain = plain.replacingOccurrences(of: ".", with: "").replacingOccurrences(of: ",", with: ".") }
-                if plain.utf8.count(where: { $0 >= 48 && $0 <= 57 }) > 18, let wide = DecimalNumber(exactly: plain) {
-                    throw fail(text(), Value.decimalMisfitReason(wide, scale: scale))
+                if plain.utf8.count(where: { $0 >= 48 && $0 <= 57 }) > 18 {
+                    if let wide = DecimalNumber(exactly: plain) { throw fail(text(), Value.decimalMisfitReason(wide, scale: scale)) }
+                    // More places than any scale holds (`1.0000000000000000001`): still a decimal number.
+                    if let reason = Value.decimalTextMisfitReason(plain, scale: scale) { throw fail(text(), reason) }
                 }
                 throw fail(text(), "is not a decimal number\(decimalHint(bytes))")
             }

@@ -84,7 +84,9 @@ package struct ImportSummary: Sendable, Codable, Equatable {
             lines.append("read \(passes) times: the first reading learnt what only the whole file decides (a number column's decimal mark, documents whose lines are apart)")
         }
         if dryRun { lines.append("dry run: nothing was written") }
-        return lines.joined(separator: "\n")
+        // The file names, column names and keys in it are written as the messages write them (VisibleText): a
+        // line feed in a file name began a forged `bookkeeper:` line in the cron mail, an ESC acted on the terminal.
+        return lines.map(VisibleText.escaped).joined(separator: "\n")
     }
 
     /// The summary as one JSON object (keys sorted).

@@ -419,7 +419,7 @@ extension Store {
             (try Store.schemaVersion(db), try schemaDifferences(db, model: expected).filter(\.blocksWrites))
         }
         if !blocking.isEmpty { throw ForeignSchemaError(path: path, problems: blocking.map(\.text)) }
-        return SchemaCheckpoint(version: version, model: expected)
+        return SchemaCheckpoint(version: version, model: expected, recordedHash: meta["model_hash"])
     }
 
     static func schemaVersion(_ db: Database) throws -> Int {
@@ -429,13 +429,24 @@ extension Store {
     /// Called first inside each write transaction (after BEGIN IMMEDIATE, which holds the write lock, so the schema
     /// cannot change until it ends): when another tool changed the schema since it was compared on opening (a
     /// trigger added while an import read its input), it is compared again, and the write refused if it must be.
+    ///
+    /// The schema may also have changed because another process migrated the store while this one waited for the
+    /// lock: the store then records another model. When it is this command's model, the schema is compared with it
+    /// from now on. When it is not (a job started with yesterday's model file while `migrate` ran), the write goes
+    /// on, on the migrated store; only a statement naming a table or column the migration removed fails, and it
+    /// says so (`migratedAway`, see `mapErrors`: 75, run it again) — before, SQLite's `no such column` (74).
     func confirmSchemaUnchanged(_ db: Database) throws {
         guard let checkpoint = schemaCheckpoint else { return }
         let version = try Store.schemaVersion(db)
         if version == checkpoint.version { return }
-        let blocking = try Store.schemaDifferences(db, model: checkpoint.model).filter(\.blocksWrites)
+        var compared = checkpoint.model
+        let recorded = try Store.recordedHash(db)
+        if let recorded, let before = checkpoint.recordedHash, recorded != before {
+            if recorded == model.versionHash { compared = model } else { migratedAway = true }
+        }
+        let blocking = try Store.schemaDifferences(db, model: compared).filter(\.blocksWrites)
         if !blocking.isEmpty { throw ForeignSchemaError(path: path, problems: blocking.map(\.text)) }
-        schemaCheckpoint = SchemaCheckpoint(version: version, model: checkpoint.model)
+        schemaCheckpoint = SchemaCheckpoint(version: version, model: compared, recordedHash: recorded)
     }
 }
 
@@ -444,4 +455,6 @@ extension Store {
 struct SchemaCheckpoint {
     let version: Int
     let model: Model
+    /// The model hash the store recorded then (nil: not known); another one later means another process migrated it.
+    var recordedHash: String?
 }

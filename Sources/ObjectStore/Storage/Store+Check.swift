@@ -322,11 +322,16 @@ extension Store {
 
     /// A consistent copy of the store at `target` (SQLite's online backup API), assembled through the one output
     /// module: beside the target under a temporary name and renamed when complete (no half copy is ever left at
-    /// `target`), or copied into a device or pipe; the store itself and its companions are refused.
+    /// `target`), or copied into a device or pipe; the store itself and its companions are refused, and so is a
+    /// target with an SQLite companion beside it (Store+Backup). A copy put in place is checked where it is.
     public func backup(to target: String) throws {
         let file = try OutputFile(path: target, assembledAtPath: true)
         let temporary = file.assemblyPath!
+        if case let .regular(resolved) = file.target {
+            file.beforeReplacing = { try Store.refuseStaleCompanions(of: target, resolved: resolved) }
+        }
         do {
+            try file.beforeReplacing?()
             let destination = try DatabaseQueue(path: temporary)
             try queue.backup(to: destination)
             // SQLite's backup copies pages as they are, a damaged one too: a copy is kept only when it passes
@@ -343,6 +348,7 @@ extension Store {
             try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
             try destination.close()
             try file.commit()
+            if file.isReplacedAtCommit { try Store.verifyCopyInPlace(target) }
         } catch let error as StoreError {
             file.discard()
             throw error

@@ -31,6 +31,9 @@ public final class Store: @unchecked Sendable {
     /// Where the schema was last compared with the model (nil when it was not: a read-only store); every write
     /// transaction compares again if the schema changed since (see `confirmSchemaUnchanged`).
     var schemaCheckpoint: SchemaCheckpoint?
+    /// Set when another process migrated the store to a model other than this one's while this process waited for
+    /// the write lock (see `confirmSchemaUnchanged`): a statement naming what that migration removed says so.
+    var migratedAway = false
     /// The file as it was when it was opened as immutable (read without locks), else nil; see `confirmSteadyRead`.
     let unlockedSince: FileIdentity?
     /// How long a read waits for SQLite to be able to give it a snapshot (the `busyTimeout` it was opened with).
@@ -63,40 +66,104 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Creates a new store at `path` with the schema of `model`. Fails if a file is already there.
+    ///
+    /// The store is made whole under a temporary name beside `path` and then linked into place, so no other process
+    /// ever finds a half-made store there (an empty file, or one without its metadata, which it would call "not a
+    /// bookkeeper store"), and of several creators exactly one wins: link(2) refuses the others with EEXIST, and they
+    /// throw `alreadyExists` for a whole store. Before, a second `init` that found the empty file SQLite had just
+    /// made failed, and one that started to write its schema into it removed the first one's store.
     public static func create(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
         ProtectedFiles.protectStore(path)
+        // A symlink (dangling: a store to be made where it points) is followed, as opening the path would.
+        let target = try creationTarget(path)
+        let assembly = try reserveAssemblyName(beside: target, path: path)
+        func discardAssembly() {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(assembly + suffix) }
+        }
+        do {
+            let building = try DatabaseQueue(path: assembly, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
+            do {
+                try building.write { db in
+                    try db.execute(sql: metaTableSQL)
+                    for statement in SchemaBuilder.statements(for: model) {
+                        try db.execute(sql: statement)
+                    }
+                    let meta: [(String, String)] = [
+                        ("format", String(formatVersion)),
+                        ("model_hash", model.versionHash),
+                        ("model", model.canonicalJSON),
+                        ("created_at", Timestamp.now().description),
+                    ]
+                    for (key, value) in meta {
+                        try db.execute(sql: "INSERT INTO \(quoted(metaTable)) (\"key\", \"value\") VALUES (?, ?)",
+                                       arguments: [key, value])
+                    }
+                }
+                // Closing the only connection checkpoints the log into the file and removes the -wal and -shm.
+                try building.close()
+            } catch {
+                try? building.close()
+                throw error
+            }
+        } catch let error as DatabaseError {
+            discardAssembly()
+            if let exhausted = OpenFiles.exhausted() { throw exhausted }
+            throw StoreError.cannotCreate(path: path, reason: error.message ?? "\(error.resultCode)")
+        } catch {
+            discardAssembly()
+            if let exhausted = OpenFiles.exhausted() { throw exhausted }
+            throw StoreError.cannotCreate(path: path, reason: "\(error)")
+        }
+        if link(assembly, target) != 0 {
+            let code = errno
+            discardAssembly()
+            if code == EEXIST { throw StoreError.alreadyExists(path: path) }
+            throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(code)))
+        }
+        unlink(assembly)
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
         } catch let error as DatabaseError {
+            if let exhausted = OpenFiles.exhausted() { throw exhausted }
             throw StoreError.cannotCreate(path: path, reason: error.message ?? "\(error.resultCode)")
         }
-        do {
-            try queue.write { db in
-                try db.execute(sql: metaTableSQL)
-                for statement in SchemaBuilder.statements(for: model) {
-                    try db.execute(sql: statement)
-                }
-                let meta: [(String, String)] = [
-                    ("format", String(formatVersion)),
-                    ("model_hash", model.versionHash),
-                    ("model", model.canonicalJSON),
-                    ("created_at", Timestamp.now().description),
-                ]
-                for (key, value) in meta {
-                    try db.execute(sql: "INSERT INTO \(quoted(metaTable)) (\"key\", \"value\") VALUES (?, ?)",
-                                   arguments: [key, value])
-                }
-            }
-        } catch {
-            try? FileManager.default.removeItem(atPath: path)
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            throw StoreError.cannotCreate(path: path, reason: "\(error)")
-        }
         let store = Store(path: path, model: model, readOnly: false, queue: queue)
-        store.schemaCheckpoint = try? queue.read { db in SchemaCheckpoint(version: try schemaVersion(db), model: model) }
+        store.schemaCheckpoint = try? queue.read { db in
+            SchemaCheckpoint(version: try schemaVersion(db), model: model, recordedHash: model.versionHash)
+        }
         return store
+    }
+
+    /// Where a store made at `path` goes: `path`, or the file its symlinks lead to (which may not exist yet).
+    private static func creationTarget(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+            current = destination.hasPrefix("/") ? destination
+                : (URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + destination)
+        }
+        throw StoreError.cannotCreate(path: path, reason: "too many levels of symbolic links")
+    }
+
+    /// A new, empty file beside `target` (same folder, so it can be linked into place), hidden and named for this
+    /// process: `.books.sqlite.creating-PID-N`. A creator killed before it linked its store leaves it behind.
+    private static func reserveAssemblyName(beside target: String, path: String) throws -> String {
+        let url = URL(fileURLWithPath: target)
+        let folder = url.deletingLastPathComponent().path
+        for _ in 0..<100 {
+            let name = "\(folder)/.\(url.lastPathComponent).creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let fd = Glibc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            if fd >= 0 {
+                Glibc.close(fd)
+                return name
+            }
+            if errno != EEXIST { throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+        }
+        throw StoreError.cannotCreate(path: path, reason: "no free temporary name beside it")
     }
 
     /// Opens an existing store, checking that it is a bookkeeper store of a format this build can use.
@@ -122,7 +189,8 @@ public final class Store: @unchecked Sendable {
             } else if meta["model_hash"] != model.versionHash {
                 // A reader of a writable store still brings it up to date (additive changes only), so that tonight's
                 // report runs on last year's store; then it reads as asked.
-                if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path) && migrate {
+                if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path)
+                    && folderIsWritable(path) && migrate {
                     // (This reader's connection closed first: the writer's, closed last, removes the -wal and -shm.)
                     try? store.queue.close()
                     let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
@@ -179,6 +247,11 @@ public final class Store: @unchecked Sendable {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
             throw StoreError.notAStore(path: path, reason: "it is not a regular file")
+        }
+        // SQLite reads an empty file as an empty database, which would be called "an SQLite database without
+        // bookkeeper metadata"; no store is ever empty (Store.create puts one in place whole).
+        if status.st_size == 0 && status.st_mode & S_IFMT == S_IFREG {
+            throw StoreError.notAStore(path: path, reason: "the file is empty")
         }
         let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
         var unlockedSince: FileIdentity?
@@ -243,6 +316,14 @@ public final class Store: @unchecked Sendable {
             store.schemaCheckpoint = checkpoint
             return (store, meta)
         } catch let error as DatabaseError {
+            // SQLite could not open the store or its -wal or -shm for want of descriptors: not the store's fault.
+            if [.SQLITE_CANTOPEN, .SQLITE_IOERR].contains(error.resultCode), let exhausted = OpenFiles.exhausted() {
+                throw exhausted
+            }
+            // A writer whose folder is not writable: SQLite cannot make the -wal and -shm files beside the store.
+            if !readOnly && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode) && !folderIsWritable(path) {
+                throw StoreError.folderNotWritable(path: path)
+            }
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
                 // Only a file without SQLite's header is not a store; one with it but broken pages is damaged.
@@ -276,6 +357,20 @@ public final class Store: @unchecked Sendable {
             return "this user cannot open its -wal or -shm file: \(error.message ?? "\(error.resultCode)")"
         }
     }
+
+    /// Whether this user may create and remove files in the store's folder (where SQLite keeps the -wal and -shm).
+    static func folderIsWritable(_ path: String) -> Bool {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return access(folder, W_OK | X_OK) == 0
+    }
+
+    /// The folder of `path` as the user gave it (`.` for a bare file name), and the file's own name.
+    static func folderName(_ path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    static func fileName(_ path: String) -> String { (path as NSString).lastPathComponent }
 
     /// Whether the file begins with SQLite's header ("SQLite format 3" and a NUL).
     static func hasSQLiteHeader(_ path: String) -> Bool {
@@ -382,6 +477,12 @@ public final class Store: @unchecked Sendable {
             .contains { message.contains($0) }
     }
 
+    /// SQLite's messages for a statement naming a table or column the schema lacks.
+    static func namesSomethingMissing(_ message: String?) -> Bool {
+        guard let message else { return false }
+        return message.hasPrefix("no such column") || message.hasPrefix("no such table") || message.contains(" has no column named ")
+    }
+
     /// The words for a damaged store, wherever SQLite meets the damage (but `check`, which lists it).
     static func damaged(_ path: String, _ message: String?) -> String {
         "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
@@ -391,12 +492,18 @@ public final class Store: @unchecked Sendable {
         do {
             return try body()
         } catch let error as DatabaseError {
+            // A temporary file SQLite could not open for want of descriptors.
+            if [.SQLITE_CANTOPEN, .SQLITE_IOERR].contains(error.resultCode), let exhausted = OpenFiles.exhausted() {
+                throw exhausted
+            }
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 throw busyError()
             case .SQLITE_READONLY where [.SQLITE_READONLY_RECOVERY, .SQLITE_READONLY_CANTINIT].contains(error.extendedResultCode):
                 // A read-only -shm that SQLite cannot use now (see `unavailableReason`), not a write refused.
                 throw StoreError.snapshotUnavailable(path: path, reason: Store.unavailableReason(path, error))
+            case .SQLITE_READONLY where !isReadOnly && !Store.folderIsWritable(path):
+                throw StoreError.folderNotWritable(path: path)
             case .SQLITE_READONLY:
                 throw StoreError.readOnly(path: path)
             case .SQLITE_CORRUPT, .SQLITE_NOTADB:
@@ -408,6 +515,8 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.matchFailed(error.message!)
             case .SQLITE_ERROR where Store.isSizeLimit(error.message), .SQLITE_TOOBIG:
                 throw StoreError.queryTooLarge(error.message ?? "\(error.resultCode)")
+            case .SQLITE_ERROR where migratedAway && Store.namesSomethingMissing(error.message):
+                throw StoreError.migratedMeanwhile(path: path, detail: error.message!)
             default:
                 if let changed = changedWhileRead() { throw changed }
                 throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")

@@ -7,9 +7,14 @@ public enum StoreError: CategorizedError, Equatable {
     case modelMismatch(path: String)
     case busy(path: String, detail: String)
     case readOnly(path: String)
+    /// The store file may be written, but not its folder, where SQLite must create the -wal and -shm files.
+    case folderNotWritable(path: String)
     case cannotCreate(path: String, reason: String)
     /// SQLite cannot give this (read-only) user one committed snapshot now: retry later.
     case snapshotUnavailable(path: String, reason: String)
+    /// Another process migrated the store to another model while this command waited for the write lock, and a
+    /// statement named what that migration removed (SQLite's message): run it again, with the model file as it is now.
+    case migratedMeanwhile(path: String, detail: String)
     /// Damage SQLite's integrity check confirmed.
     case damaged(path: String, detail: String)
     case sqlite(String)
@@ -25,9 +30,9 @@ public enum StoreError: CategorizedError, Equatable {
         case .missing: .missingInput
         case .alreadyExists: .cannotCreateOutput
         case .notAStore, .newerFormat, .modelMismatch: .data
-        case .busy, .snapshotUnavailable: .temporaryFailure
+        case .busy, .snapshotUnavailable, .migratedMeanwhile: .temporaryFailure
         case .damaged: .io
-        case .readOnly: .cannotCreateOutput
+        case .readOnly, .folderNotWritable: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
@@ -51,10 +56,15 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): store is busy (\(detail))"
         case .readOnly(let path):
             "\(path): the store is read-only"
+        case .folderNotWritable(let path):
+            "\(path): cannot write the store: its folder \(Store.folderName(path)) must be writable by this user too, "
+                + "for SQLite's \(Store.fileName(path))-wal and -shm files beside it"
         case .cannotCreate(let path, let reason):
             "\(path): cannot create the store (\(reason))"
         case .snapshotUnavailable(let path, let reason):
             "\(path): cannot read one consistent state of the store now (\(reason)) — retry later"
+        case .migratedMeanwhile(let path, let detail):
+            "\(path): another process migrated the store to another model while this command waited (\(detail)) — run it again"
         case .damaged(let path, let detail):
             Store.damaged(path, detail)
         case .sqlite(let message):

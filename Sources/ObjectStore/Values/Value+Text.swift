@@ -25,8 +25,10 @@ extension Value {
             guard let i = Int64(text.trimmingCharacters(in: .whitespaces)) else { throw fail("is not an integer") }
             return .integer(i)
         case .decimal(let scale):
-            guard let d = DecimalNumber(exactly: text.trimmingCharacters(in: .whitespaces)) else {
-                throw fail("is not a decimal number")
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let d = DecimalNumber(exactly: trimmed) else {
+                // `1.0000000000000000001` is a decimal number, with more places than any scale holds.
+                throw fail(Value.decimalTextMisfitReason(trimmed, scale: scale) ?? "is not a decimal number")
             }
             guard let scaled = d.exactly(atScale: scale), scaled.fitsStorage else {
                 throw fail(Value.decimalMisfitReason(d, scale: scale))

@@ -101,6 +101,20 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         return "is beyond what Decimal(\(scale)) can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
     }
 
+    /// Why decimal text that `DecimalNumber(exactly:)` cannot hold does not fit an attribute of `scale`: a nonzero
+    /// digit past the 18th place (`1.0000000000000000001`) has more places than the scale, and more digits than
+    /// the units hold are beyond the range. Nil when the text is not a decimal number at all (`1.2.3`, `12a`).
+    public static func decimalTextMisfitReason(_ text: some StringProtocol, scale: Int) -> String? {
+        var bytes = Array(text.utf8)[...]
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigit = { (b: UInt8) in b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+        guard parts.allSatisfy({ $0.allSatisfy(isDigit) }), parts.contains(where: { !$0.isEmpty }) else { return nil }
+        let places = parts.count == 2 ? (parts[1].lastIndex { $0 != UInt8(ascii: "0") }.map { $0 - parts[1].startIndex + 1 } ?? 0) : 0
+        if places > scale { return "has more than \(scale) decimal place\(scale == 1 ? "" : "s")" }
+        return "is beyond what Decimal(\(scale)) can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
+    }
+
     static func format(double d: Double) -> String {
         if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
         return String(d)

@@ -51,6 +51,10 @@ public struct MigrationPlan: Sendable {
     /// Whether the model changed at all (the recorded model differs, even if no SQL is needed).
     public internal(set) var modelChanged = false
 
+    /// The hash of the model the store recorded when the plan was made. The plan is applied only while the store
+    /// still records it, checked under the write lock: another process may have migrated the store meanwhile.
+    public internal(set) var recordedHash: String?
+
     /// Whether it may run: nothing blocks, and data loss (if any) is accepted.
     public func canApply(_ options: MigrationOptions) -> Bool {
         blockers.isEmpty && unknownNames.isEmpty && (dataLoss.isEmpty || options.allowDataLoss)

@@ -12,9 +12,11 @@ public struct MigrationResult: Sendable {
 extension Store {
     /// The model the store was written with, as recorded in its metadata.
     public func recordedModel() throws -> Model {
-        let text = try read { db in
-            try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(Store.metaTable)) WHERE \"key\" = 'model'")
-        }
+        try read { db in try recordedModel(db) }
+    }
+
+    func recordedModel(_ db: Database) throws -> Model {
+        let text = try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(Store.metaTable)) WHERE \"key\" = 'model'")
         guard let text, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
             throw StoreError.notAStore(path: path, reason: "its recorded model is missing or unreadable")
         }
@@ -27,56 +29,91 @@ extension Store {
         try? queue.close()
     }
 
-    /// The plan that would bring the store to the current model.
+    /// The hash of the model the store records now.
+    static func recordedHash(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(metaTable)) WHERE \"key\" = 'model_hash'")
+    }
+
+    /// The plan that would bring the store to the current model, made from one state of the store (the recorded
+    /// model and the schema read in one transaction).
     public func migrationPlan(_ options: MigrationOptions = MigrationOptions()) throws -> MigrationPlan {
-        let recorded = try recordedModel()
-        return try read { db in try MigrationPlanner.plan(from: recorded, to: model, in: db, options: options) }
+        try read { db in
+            func plan() throws -> MigrationPlan {
+                var plan = try MigrationPlanner.plan(from: try recordedModel(db), to: model, in: db, options: options)
+                plan.recordedHash = try Store.recordedHash(db)
+                return plan
+            }
+            if db.isInsideTransaction { return try plan() }
+            var made: MigrationPlan?
+            try db.inTransaction(.deferred) {
+                made = try plan()
+                return .commit
+            }
+            return made!
+        }
     }
 
     /// Applies a plan in one transaction after copying the store beside itself; the store is either fully
-    /// migrated or exactly as it was. What only running the steps shows (SQLite refusing a statement, broken
-    /// references, objects that break a new rule) refuses it as `rehearse` finds it, with a `MigrationError`, and the
-    /// copy made for it is removed: a migration that cannot be made leaves nothing behind.
+    /// migrated or exactly as it was.
+    ///
+    /// Whether to migrate is decided again under the write lock: when the store no longer records the model the
+    /// plan was made from — another process migrated it while this one planned or waited for the lock (jobs started
+    /// together after the model file changed) — nothing is done, no backup made, and nil returned, for the caller
+    /// to plan again; if the store is now at this model, it is used as it is. Before, every job that started at
+    /// once migrated again and all but one failed with "duplicate column name" (74).
+    ///
+    /// What only running the steps shows (SQLite refusing a statement, broken references, objects that break a new
+    /// rule) refuses it as `rehearse` finds it, with a `MigrationError`; the copy made for it is then removed: a
+    /// migration that cannot be made leaves nothing behind. (Data loss the caller has accepted or refused before.)
     @discardableResult
-    public func applyMigration(_ plan: MigrationPlan, options: MigrationOptions = MigrationOptions(), backup: Bool = true) throws -> MigrationResult {
-        let backupPath = backup && !plan.steps.isEmpty ? try makeBackup(suffix: "before-migration") : nil
+    public func applyMigration(_ plan: MigrationPlan, options: MigrationOptions = MigrationOptions(),
+                               backup: Bool = true) throws -> MigrationResult? {
+        var backupPath: String?
+        var applied = false
+        var found = plan
         var committing = false
-        var applied = plan
-        do {
-            try mapErrors { try queue.inDatabase { db in
-                try db.execute(sql: "PRAGMA foreign_keys = OFF")
-                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-                defer { if committing { CommitProgress.finish(committed: false) } }
-                var migrated: SchemaCheckpoint?
-                try db.inTransaction(.immediate) {
-                    try confirmSchemaUnchanged(db)
-                    beginActivity()
-                    defer { endActivity() }
-                    let found = try runSteps(plan, db)
-                    applied = found
-                    // (What the plan said before it ran — data loss — the caller has accepted or refused.)
-                    guard found.blockers.isEmpty && (found.brokenRules.isEmpty || options.allowBrokenRules) else {
-                        throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
-                                             ? "existing objects break the model's new rules, so the store was not migrated"
-                                             : "the migration cannot be made as planned, so the store was not migrated")
-                    }
-                    try recordModel(db)
-                    // The schema is now the model's, changed by this transaction alone (it holds the write lock).
-                    migrated = SchemaCheckpoint(version: try Store.schemaVersion(db), model: model)
-                    CommitProgress.beginCommit()
-                    committing = true
-                    return .commit
+        do { try mapErrors { try queue.inDatabase { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+            defer { if committing { CommitProgress.finish(committed: false) } }
+            var migrated: SchemaCheckpoint?
+            try db.inTransaction(.immediate) {
+                if let expected = plan.recordedHash, let now = try Store.recordedHash(db), now != expected {
+                    if now == model.versionHash { migrated = try checkpointAtModel(db) }
+                    return .rollback
                 }
+                try confirmSchemaUnchanged(db)
+                beginActivity()
+                defer { endActivity() }
+                // Copied while this transaction holds the write lock and has changed nothing: the copy is exactly the
+                // store this migration starts from, and only the process that migrates makes one.
+                if backup && !plan.steps.isEmpty { backupPath = try makeLockedBackup(suffix: "before-migration") }
+                found = try runSteps(plan, db)
+                guard found.blockers.isEmpty && (found.brokenRules.isEmpty || options.allowBrokenRules) else {
+                    throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
+                                         ? "existing objects break the model's new rules, so the store was not migrated"
+                                         : "the migration cannot be made as planned, so the store was not migrated")
+                }
+                try recordModel(db)
+                // The schema is now the model's, changed by this transaction alone (it holds the write lock).
+                migrated = SchemaCheckpoint(version: try Store.schemaVersion(db), model: model, recordedHash: model.versionHash)
+                applied = true
+                CommitProgress.beginCommit()
+                committing = true
+                return .commit
+            }
+            if applied {
                 committing = false
                 CommitProgress.finish(committed: true)
-                if let migrated { schemaCheckpoint = migrated }
-            } }
-        } catch {
+            }
+            if let migrated { schemaCheckpoint = migrated }
+        } } } catch {
             // Rolled back before its commit began: the store is as the copy has it, which is not needed.
             if !committing, let backupPath { try? FileManager.default.removeItem(atPath: backupPath) }
             throw error
         }
-        let result = MigrationResult(plan: applied, backupPath: backupPath)
+        guard applied else { return nil }
+        let result = MigrationResult(plan: found, backupPath: backupPath)
         // What opening the store migrated: its schema (a rule alone changes only the recorded model).
         if !plan.steps.isEmpty { migration = result }
         return result
@@ -128,31 +165,11 @@ extension Store {
         return found
     }
 
-    /// Brings a store written with another model up to date when that is safe, or says why not.
-    func reconcile(meta: [String: String], migrate: Bool) throws {
-        let plan = try migrationPlan()
-        if plan.steps.isEmpty && plan.isAutomatic && (isReadOnly || plan.newRules.isEmpty) {
-            // Nothing in the schema changed (sorts, defaults, delete rules), and no rule was added that existing
-            // objects must be checked against: just record the model.
-            if !isReadOnly { try write { db in try recordModel(db) } }
-            return
-        }
-        if isReadOnly {
-            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
-        }
-        guard migrate else {
-            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
-        }
-        guard plan.isAutomatic else {
-            throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
-        }
-        try applyMigration(plan)
-    }
-
     /// What a dry run does where `reconcile` migrates: the same refusals, and the plan the real run would carry out
     /// first, run and rolled back (`rehearse`); the store is not changed. Nil when there is nothing to migrate.
     func plannedMigration(meta: [String: String], migrate: Bool) throws -> MigrationPlan? {
         let plan = try migrationPlan()
+        if plan.recordedHash == model.versionHash { return nil }
         if plan.steps.isEmpty && plan.newRules.isEmpty && plan.isAutomatic { return nil }
         if isReadOnly {
             throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
@@ -172,6 +189,58 @@ extension Store {
         return found
     }
 
+    /// The schema compared with this model (another process has just migrated the store to it), for the writes
+    /// that follow (see `confirmSchemaUnchanged`). Nil for a read-only store, which writes nothing.
+    func checkpointAtModel(_ db: Database) throws -> SchemaCheckpoint? {
+        guard !isReadOnly else { return nil }
+        let blocking = try Store.schemaDifferences(db, model: model).filter(\.blocksWrites)
+        if !blocking.isEmpty { throw ForeignSchemaError(path: path, problems: blocking.map(\.text)) }
+        return SchemaCheckpoint(version: try Store.schemaVersion(db), model: model, recordedHash: model.versionHash)
+    }
+
+    /// Brings a store written with another model up to date when that is safe, or says why not.
+    ///
+    /// Each decision is checked under the write lock against what the store records then (`applyMigration`): of
+    /// several processes opening the store at once, one migrates, and the others find it migrated and use it.
+    func reconcile(meta: [String: String], migrate: Bool) throws {
+        // Each round that does not end is another process's migration committed meanwhile.
+        for _ in 0..<10 {
+            let plan = try migrationPlan()
+            if plan.recordedHash == model.versionHash {
+                // Migrated by another process since this one read the metadata.
+                if let checkpoint = try read({ db in try checkpointAtModel(db) }) { schemaCheckpoint = checkpoint }
+                return
+            }
+            if plan.steps.isEmpty && plan.isAutomatic && (isReadOnly || plan.newRules.isEmpty) {
+                // Nothing in the schema changed (sorts, defaults, delete rules), and no rule was added that existing
+                // objects must be checked against: just record the model.
+                if isReadOnly { return }
+                let recorded = try write { db -> Bool in
+                    guard try Store.recordedHash(db) == plan.recordedHash else { return false }
+                    try recordModel(db)
+                    // The schema is the one this model makes (no step was needed), and this model is recorded now.
+                    if let checkpoint = schemaCheckpoint {
+                        schemaCheckpoint = SchemaCheckpoint(version: checkpoint.version, model: model, recordedHash: model.versionHash)
+                    }
+                    return true
+                }
+                if recorded { return }
+                continue
+            }
+            if isReadOnly {
+                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
+            }
+            guard migrate else {
+                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+            }
+            guard plan.isAutomatic else {
+                throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
+            }
+            if try applyMigration(plan) != nil { return }
+        }
+        throw busyError()
+    }
+
     private func recordModel(_ db: Database) throws {
         for (key, value) in [("model_hash", model.versionHash), ("model", model.canonicalJSON), ("migrated_at", Timestamp.now().description)] {
             try db.execute(sql: "INSERT OR REPLACE INTO \(quoted(Store.metaTable)) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
@@ -180,15 +249,34 @@ extension Store {
 
     /// A consistent copy of the store beside it (SQLite's online backup), named `<store>.<suffix>-<UTC time>`.
     public func makeBackup(suffix: String) throws -> String {
+        try makeBackup(suffix: suffix, from: queue)
+    }
+
+    /// The same, while this store's connection holds the write lock in a transaction (`applyMigration`): SQLite
+    /// copies nothing from a connection inside a write transaction, so the copy is read through a second, read-only
+    /// connection, which sees the last committed state — the store as it is, since no one else can write.
+    func makeLockedBackup(suffix: String) throws -> String {
+        let source: DatabaseQueue
+        do {
+            source = try DatabaseQueue(path: path, configuration: Store.configuration(readOnly: true, busyTimeout: snapshotWait))
+        } catch {
+            throw StoreError.cannotCreate(path: "\(path).\(suffix)", reason: "backup copy failed: \(error)")
+        }
+        defer { try? source.close() }
+        return try makeBackup(suffix: suffix, from: source)
+    }
+
+    private func makeBackup(suffix: String, from source: DatabaseQueue) throws -> String {
         let stamp = Timestamp.now().description.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         var target = "\(path).\(suffix)-\(stamp)"
         var n = 1
-        while FileManager.default.fileExists(atPath: target) { n += 1; target = "\(path).\(suffix)-\(stamp)-\(n)" }
+        // A name with an SQLite companion beside it is taken too: SQLite would read the companion with the copy.
+        while Store.nameIsTaken(target) { n += 1; target = "\(path).\(suffix)-\(stamp)-\(n)" }
         // Through the one output module: assembled under a temporary name and put in place only when whole.
         let file = try OutputFile(path: target, assembledAtPath: true)
         do {
             let destination = try DatabaseQueue(path: file.assemblyPath!)
-            try queue.backup(to: destination)
+            try source.backup(to: destination)
             try destination.close()
             try file.commit()
         } catch {

@@ -1,0 +1,360 @@
+// The cron environment (issue 26, "Trust, part 6"): a low limit on open files, a store whose folder the job's
+// user may not write, stored text and file names that carry terminal controls into the operator's terminal and the
+// cron mail, a table with one long value, and a decimal with more places than any scale holds.
+
+import Foundation
+import TestSupport
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the binary under `ulimit -n limit` (through bash, which then execs it) and waits for it.
+private func runLimited(_ limit: Int, _ arguments: [String], in directory: String,
+                        environment: [String: String] = [:]) throws -> (status: Int32, killedBySignal: Bool, stdout: String, stderr: String) {
+    let child = try Child(["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", bookkeeperBinary] + arguments,
+                          in: directory, environment: environment, executable: "/bin/bash")
+    return child.wait()
+}
+
+/// The one line a command under too low a limit on open files ends with (OpenFiles.swift).
+private func isTooManyOpenFilesLine(_ line: Substring, limit: Int) -> Bool {
+    line.hasPrefix("bookkeeper: too many open files: the limit on open files (ulimit -n) is \(limit), and bookkeeper needs ")
+}
+
+private let committedThenFailed = "bookkeeper: the change was committed before this failure: it is in the store; only this output was lost"
+
+final class OpenFileLimitTests: SampleStoreTestCase {
+    /// One command of the sweep: its arguments (run in a fresh copy of the sample store's folder), and whether its
+    /// standard output is the same on every run (an import summary counts seconds; a report says when it was made).
+    private struct Command {
+        let arguments: [String]
+        var stableOutput = true
+        /// 65 for the import whose second line is rejected (written to the rejects file, one more descriptor).
+        var status: Int32 = 0
+    }
+
+    private static let commands: [Command] = [
+        Command(arguments: ["init", "--store", "new.sqlite"]),
+        Command(arguments: ["--store", "books.sqlite", "model"]),
+        Command(arguments: ["--store", "books.sqlite", "add", "Tag", "name=ulimit"]),
+        Command(arguments: ["--store", "books.sqlite", "set", "Customer", "Acme Ltd", "info=changed"]),
+        Command(arguments: ["--store", "books.sqlite", "show", "Customer", "Acme Ltd"]),
+        Command(arguments: ["--store", "books.sqlite", "list", "Customer"]),
+        Command(arguments: ["--store", "books.sqlite", "delete", "Tag", "retail"]),
+        Command(arguments: ["--store", "books.sqlite", "fetch", "Order", "--where", "paid == NO", "--columns", "number, customer.name, rows.@sum.sum"]),
+        Command(arguments: ["--store", "books.sqlite", "fetch", "Customer", "--format", "csv"]),
+        Command(arguments: ["--store", "books.sqlite", "fetch", "Customer", "--format", "json"]),
+        Command(arguments: ["--store", "books.sqlite", "migrate"]),
+        Command(arguments: ["--store", "books.sqlite", "backup", "copy.sqlite"]),
+        Command(arguments: ["--store", "books.sqlite", "check"]),
+        Command(arguments: ["--store", "books.sqlite", "import", "Customer", "customers.csv", "--on-error", "skip", "--rejects", "rejects.csv"],
+                stableOutput: false, status: 65),
+        Command(arguments: ["--store", "books.sqlite", "imports", "--format", "json"], stableOutput: false),
+        Command(arguments: ["--store", "books.sqlite", "export", "Customer", "customers-out.csv"]),
+        Command(arguments: ["--store", "books.sqlite", "reports"]),
+        Command(arguments: ["--store", "books.sqlite", "report", "sales-by-customer", "--format", "csv"]),
+        Command(arguments: ["--store", "books.sqlite", "report", "--all", "--format", "xlsx", "--output-dir", "reports"], stableOutput: false),
+    ]
+
+    /// A folder with a copy of the sample store and an input to import.
+    private func freshFolder() -> TemporaryDirectory {
+        let folder = TemporaryDirectory()
+        SampleStore.copy(to: folder.file("books.sqlite"))
+        folder.write("customers.csv", "code,name,info\nC901,Ulimit Ltd,new\nC902,,no name\n")
+        return folder
+    }
+
+    /// Every command under every limit on open files from 3 to 32 (`make stress`; a few of each in `make test`):
+    /// never a signal, never a false message. It succeeds as it does without a limit, or fails with status 74 and the
+    /// one line "too many open files" — and then the store is as it was, or, had the change been committed, the
+    /// next line says so. (Before, limits 6 to 11 ended in SIGILL from libdispatch, even after `add` had committed,
+    /// and 5 and 8 said "not a bookkeeper store" or "cannot create the store".)
+    func testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles() throws {
+        let limits = Trials.isStress || environmentInt("BOOKKEEPER_ULIMIT_SWEEP", 0) == 1 ? Array(3...32) : [6, 11, 32]
+        let commands = Trials.isStress || environmentInt("BOOKKEEPER_ULIMIT_SWEEP", 0) == 1
+            ? Self.commands : Self.commands.filter { ["add", "import", "list", "init"].contains($0.arguments.first { !$0.hasPrefix("-") && $0 != "books.sqlite" } ?? "") }
+        var outcomes: [String: Int] = [:]
+        for command in commands {
+            let reference = freshFolder()
+            let expected = runProgram(bookkeeperBinary, command.arguments, in: reference.path, environment: Self.environment)
+            XCTAssertEqual(expected.status, command.status, "\(command.arguments) without a limit: \(expected)")
+            let untouched = freshFolder()
+            let unchanged = try storeFingerprint(untouched.file("books.sqlite"))
+            for limit in limits {
+                let folder = freshFolder()
+                let r = try runLimited(limit, command.arguments, in: folder.path, environment: Self.environment)
+                let what = "ulimit -n \(limit); bookkeeper \(command.arguments.joined(separator: " ")): exit \(r.status)\n\(r.stdout)\(r.stderr)"
+                XCTAssertFalse(r.killedBySignal, "never a signal: \(what)")
+                if r.killedBySignal { continue }
+                if r.status == 127 && r.stderr.contains("error while loading shared libraries") {
+                    // Below 4 the system's loader cannot open the program's libraries: nothing of ours ran.
+                    XCTAssertEqual(limit, 3, "only with no descriptor free does the loader fail: \(what)")
+                    outcomes["loader", default: 0] += 1
+                    continue
+                }
+                if r.status == command.status {
+                    if command.stableOutput { XCTAssertEqual(r.stdout, expected.stdout, what) }
+                    XCTAssertEqual(r.stderr, expected.stderr, what)
+                    outcomes["success", default: 0] += 1
+                    continue
+                }
+                XCTAssertEqual(r.status, 74, what)
+                let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                XCTAssertTrue(lines.first.map { isTooManyOpenFilesLine($0, limit: limit) } ?? false, "the one line: \(what)")
+                let fingerprint = try storeFingerprint(folder.file("books.sqlite"))
+                let changed = fingerprint != unchanged
+                XCTAssertEqual(Array(lines.dropFirst()), changed ? [Substring(committedThenFailed)] : [],
+                               "after a commit, the committed-then-failed wording; else nothing more: \(what)")
+                outcomes[changed ? "committed, then too many open files" : "too many open files", default: 0] += 1
+            }
+            // With the most descriptors the sweep gives, every command works.
+            let last = freshFolder()
+            let most = try runLimited(limits.max()!, command.arguments, in: last.path, environment: Self.environment)
+            XCTAssertEqual(most.status, command.status, "ulimit -n \(limits.max()!): \(command.arguments): \(most.stderr)")
+        }
+        reportTrials("open-file limits", "\(commands.count) commands × limits \(limits.min()!)–\(limits.max()!): "
+                     + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+    }
+
+    /// A limit that leaves too few descriptors: one line naming the limit, status 74, nothing written — where `add`
+    /// crashed with SIGILL after it had committed, and `list` said the store was not one.
+    func testACommandUnderALowOpenFileLimitSaysTooManyOpenFilesAndChangesNothing() throws {
+        let before = try storeFingerprint(store)
+        for args in [["--store", store, "add", "Customer", "name=Low Limit"], ["--store", store, "list", "Customer"], ["--store", "other.sqlite", "init"]] {
+            let r = try runLimited(8, args, in: dir.path, environment: Self.environment)
+            XCTAssertFalse(r.killedBySignal, "\(args): \(r)")
+            XCTAssertEqual(r.status, 74, "\(args): \(r)")
+            XCTAssertEqual(r.stdout, "", "\(args)")
+            let lines = r.stderr.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(lines.first.map { isTooManyOpenFilesLine($0, limit: 8) } ?? false, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasSuffix(" — raise the limit (ulimit -n 1024) or close files the job inherits\n"), r.stderr)
+        }
+        XCTAssertEqual(try storeFingerprint(store), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("other.sqlite")))
+    }
+}
+
+/// Control characters in stored text and in file names, through every text output: shown as `<U+001B>`, as the
+/// messages show them; CSV and JSON keep the exact text.
+final class TerminalInjectionTests: SampleStoreTestCase {
+    /// C0 controls, DEL, C1 controls (CSI U+009B, NEL U+0085), the line and paragraph separators and the
+    /// bidirectional controls.
+    static let hostile: [Unicode.Scalar] = (Array(0x01...0x1F) + [0x7F] + Array(0x80...0x9F)
+        + [0x2028, 0x2029, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]).map { Unicode.Scalar($0)! }
+
+    /// How a table cell shows `text`: line breaks and tabs as spaces, every other such character as its code.
+    static func shownInTable(_ text: String) -> String {
+        var s = text
+        for c in ["\r\n", "\n", "\r", "\t"] { s = s.replacingOccurrences(of: c, with: " ") }
+        return shownInLine(s)
+    }
+
+    /// How a line (a file name in the import summary, a confirmation) shows `text`: every such character as its code.
+    static func shownInLine(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if hostile.contains(scalar) {
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                out += "<U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ">"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// The first hostile character in `text`, if any.
+    static func firstHostile(_ text: String) -> String? {
+        text.unicodeScalars.first { hostile.contains($0) && $0 != "\n" }.map { String(format: "U+%04X", $0.value) }
+    }
+
+    /// Generated names, each with a few of the hostile characters among letters, imported from a CSV: `list`,
+    /// `fetch` and `show` show each as its code and print no such character (but the line feeds that end their
+    /// lines); `fetch --format csv` and `--format json` give back the exact names.
+    func testControlCharactersInStoredTextAreShownAsCodesInEveryTextOutput() throws {
+        let seed = Trials.seed(fixed: 26)
+        var generator = SeededGenerator(seed: seed)
+        var names: [String] = ["\u{1B}]0;pwned\u{07}title", "clear\u{1B}[2J\u{1B}[H", "csi\u{9B}31mred", "del\u{7F}x", "rtl\u{202E}gpj.exe"]
+        for i in 0..<Trials.count("BOOKKEEPER_INJECTION_TRIALS", quick: 15, stress: 200) {
+            var name = "n\(i)-"
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                name.unicodeScalars.append(Self.hostile.randomElement(using: &generator)!)
+                name += ["a", "é", "中", " ", "Z"].randomElement(using: &generator)!
+            }
+            names.append(name)
+        }
+        var csv = "name,info\n"
+        for name in names { csv += csvField(name) + "," + csvField("info " + name) + "\n" }
+        dir.write("hostile.csv", csv)
+        let imported = bk(["import", "Customer", "hostile.csv", "--quiet"])
+        XCTAssertEqual(imported.status, 0, "seed \(seed): \(imported)")
+
+        let total = Int(bk(["fetch", "Customer", "--count"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let list = bk(["list", "Customer"])
+        let fetch = bk(["fetch", "Customer", "--columns", "name, info"])
+        for (output, label) in [(list, "list"), (fetch, "fetch")] {
+            XCTAssertEqual(output.status, 0, "\(label): \(output)")
+            XCTAssertNil(Self.firstHostile(output.stdout), "seed \(seed): \(label) printed a control character")
+            let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertEqual(lines.count, 2 + total + 1 + 1, "seed \(seed): \(label): one line per object")
+            for name in names {
+                XCTAssertTrue(output.stdout.contains(Self.shownInTable(name)), "seed \(seed): \(label) shows \(Self.shownInTable(name))")
+            }
+        }
+        for name in names.prefix(8) {
+            let show = bk(["show", "Customer", name])
+            XCTAssertEqual(show.status, 0, "seed \(seed): \(show)")
+            XCTAssertNil(Self.firstHostile(show.stdout), "seed \(seed): show printed a control character")
+            XCTAssertTrue(show.stdout.contains("name    \(Self.shownInTable(name))\n"), "seed \(seed): \(show.stdout)")
+        }
+        // CSV and JSON keep the exact text.
+        let csvOut = bk(["fetch", "Customer", "--columns", "name", "--where", "info BEGINSWITH 'info '", "--format", "csv"])
+        let parsedCSV = parseCSV(csvOut.stdout)
+        XCTAssertEqual(parsedCSV.dropFirst().map { $0[0] }, names, "seed \(seed): CSV keeps the exact names")
+        let json = bk(["fetch", "Customer", "--columns", "name", "--where", "info BEGINSWITH 'info '", "--format", "json"])
+        let objects = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]]
+        XCTAssertEqual(objects?.map { $0["name"]! }, names, "seed \(seed): JSON keeps the exact names")
+        reportTrials("terminal injection", "\(names.count) names with controls (seed \(seed))")
+    }
+
+    /// A file name with a line feed and an escape sequence: the import summary, `imports` and `init` show it with
+    /// codes, so no line of the cron mail begins `bookkeeper:` that the tool did not write; `imports --format json`
+    /// keeps the exact name.
+    func testControlCharactersInFileNamesAreShownAsCodesInTheSummaryTheHistoryAndInit() throws {
+        let file = "in\nbookkeeper: error: forged\u{1B}]0;t\u{07}\u{9B}2J\u{7F}.csv"
+        dir.write(file, "name\nFile Name Ltd\n")
+        let imported = bk(["import", "Customer", file])
+        XCTAssertEqual(imported.status, 0, "\(imported)")
+        XCTAssertNil(Self.firstHostile(imported.stdout), imported.stdout)
+        XCTAssertTrue(imported.stdout.hasPrefix(Self.shownInLine(file) + " → Customer: 1 record in "), imported.stdout)
+        XCTAssertFalse(imported.stdout.split(separator: "\n").contains { $0.hasPrefix("bookkeeper:") }, "no forged line: \(imported.stdout)")
+
+        let history = bk(["imports"])
+        XCTAssertEqual(history.status, 0, "\(history)")
+        XCTAssertNil(Self.firstHostile(history.stdout), history.stdout)
+        XCTAssertTrue(history.stdout.contains(Self.shownInTable(file)), history.stdout)
+        let json = bk(["imports", "--format", "json"])
+        let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(entries?.last?["file"] as? String, file, "JSON keeps the exact name")
+
+        let storeName = "new\n\u{1B}[2J\u{85}.sqlite"
+        let created = runCLI(["--store", storeName, "init"], in: dir.path)
+        XCTAssertEqual(created.status, 0, "\(created)")
+        XCTAssertEqual(created.stdout, "created \(Self.shownInLine(storeName))\n")
+        let again = runCLI(["--store", storeName, "init"], in: dir.path)
+        XCTAssertEqual(again.stderr, "bookkeeper: \(Self.shownInLine(storeName)) is already a store; nothing to do\n")
+    }
+}
+
+/// A store file the job's user may write, in a folder it may not: SQLite cannot make the -wal and -shm beside it.
+final class StoreFolderPermissionTests: SampleStoreTestCase {
+    func testAWritableStoreInAFolderThatIsNotSaysTheFolderMustBeWritable() throws {
+        try OtherUser.skipUnlessAvailable()
+        XCTAssertEqual(chmod(store, 0o666), 0)
+        XCTAssertEqual(chmod(dir.path, 0o755), 0)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        let before = try storeFingerprint(store)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        dir.write("tags.csv", "name\nnew\n")
+        let message = "bookkeeper: \(store): cannot write the store: its folder \(dir.path) must be writable by this user too, "
+            + "for SQLite's books.sqlite-wal and -shm files beside it\n"
+        for args in [["add", "Tag", "name=x"], ["set", "Tag", "vip", "name=VIP"], ["delete", "Tag", "vip"], ["import", "Tag", "tags.csv"], ["migrate"]] {
+            let r = OtherUser.run(["--store", store] + args, in: dir.path)
+            XCTAssertEqual(r.status, 73, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, message, "\(args)")
+        }
+        // Readers still read it.
+        let list = OtherUser.run(["--store", store, "list", "Tag"], in: dir.path)
+        XCTAssertEqual(list.status, 0, "\(list)")
+        XCTAssertEqual(try storeFingerprint(store), before)
+    }
+}
+
+/// Tables with one long value: columns are padded to at most 60 characters, and a longer value overflows whole.
+final class LongValueTableTests: StoreCommandTestCase {
+    func testLongValuesArePrintedWholeAndColumnsArePaddedToAtMostSixty() throws {
+        ok("init")
+        let long = String(repeating: "x", count: 70) + "-end"
+        let longer = String(repeating: "é", count: 100)
+        ok("add", "Customer", "name=A", "code=1", "info=\(long)")
+        ok("add", "Customer", "name=\(longer)", "code=22", "info=short")
+        let sixty = String(repeating: "-", count: 60)
+        let pad = { (text: String, width: Int) in text + String(repeating: " ", count: max(0, width - text.count)) }
+        let expected = [
+            "id  \(pad("name", 60))  code  info",
+            "--  \(sixty)  ----  \(sixty)",
+            " 1  \(pad("A", 60))  1     \(long)",
+            " 2  \(longer)  22    short",
+            "2 objects",
+            "",
+        ].joined(separator: "\n")
+        XCTAssertEqual(ok("list", "Customer"), expected)
+        let fetch = ok("fetch", "Customer", "--columns", "info, name")
+        XCTAssertEqual(fetch, [
+            "\(pad("info", 60))  name",
+            "\(sixty)  \(sixty)",
+            "\(long)  A",
+            "\(pad("short", 60))  \(longer)",
+            "2 objects",
+            "",
+        ].joined(separator: "\n"))
+        // What a pipe reads is the whole value.
+        XCTAssertTrue(ok("show", "Customer", "A").contains("info    \(long)\n"))
+    }
+
+    /// `list` and `fetch` of n rows with one value n × 256 characters long: linear in rows + value length (twice
+    /// the rows and twice the value take about twice the time), where padding every row to the long value took
+    /// rows × length (1,000 rows and a 1 MiB note: 20 s and a million dashes).
+    func testListAndFetchWithOneLongValueTakeTimeLinearInRowsAndLength() throws {
+        ok("init")
+        func store(_ n: Int) -> String {
+            let path = dir.file("rows-\(n).sqlite")
+            if FileManager.default.fileExists(atPath: path) { return path }
+            XCTAssertEqual(runCLI(["--store", path, "init"], in: dir.path).status, 0)
+            var csv = "name,info\n"
+            for i in 0..<n { csv += "name \(i),\(i == n / 2 ? String(repeating: "x", count: n * 256) : "short")\n" }
+            dir.write("rows-\(n).csv", csv)
+            let imported = runCLI(["--store", path, "import", "Customer", "rows-\(n).csv", "--quiet"], in: dir.path)
+            XCTAssertEqual(imported.status, 0, "\(imported)")
+            return path
+        }
+        let size = 1_000
+        for args in [["list", "Customer"], ["fetch", "Customer", "--columns", "name, info"]] {
+            let (ratio, small, large) = measuredDoublingRatio(size: size, repeats: 3) { n in
+                childCPUSeconds(["--store", store(n)] + args)
+            }
+            XCTAssertLessThan(ratio, 3, "\(args): \(size) rows took \(small) s of CPU, \(2 * size) took \(large) s")
+        }
+    }
+}
+
+/// The CPU time (user and system) of a run of the binary (paths in `arguments` absolute), its output thrown away.
+private func childCPUSeconds(_ arguments: [String]) -> Double {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([bookkeeperBinary] + arguments).map { strdup($0) } + [nil]
+    let envp = childEnvironment().map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in argv + envp { free(p) } }
+    var pid: pid_t = 0
+    precondition(posix_spawn(&pid, bookkeeperBinary, &actions, nil, argv, envp) == 0)
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    XCTAssertEqual(status, 0, "\(arguments)")
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// A decimal with a nonzero digit past the 18th place is a decimal number with too many places, not "not a
+/// decimal number" — on the command line and in an import.
+final class DecimalPlacesMessageTests: SampleStoreTestCase {
+    func testADecimalWithMorePlacesThanAnyScaleHoldsSaysSo() throws {
+        try fails(65, ["add", "OrderRow", "order=2026-001", "service=Repair", "price=1.0000000000000000001", "sum=1"],
+                  "bookkeeper: OrderRow.price: \"1.0000000000000000001\" has more than 2 decimal places\n")
+    }
+}
