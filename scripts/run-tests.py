@@ -73,6 +73,7 @@ STRESS = [
     "BookkeeperCLITests.ReliabilityReadOnlyReaderTests",
     "BookkeeperCLITests.ReliabilityRoundTripTests",
     "BookkeeperCLITests.ModelBasedGraphTests",
+    "BookkeeperCLITests.ModelEvolutionMigrationPropertyTests",
     "ObjectStoreTests.PredicateDifferentialTests/testGeneratedPredicatesAndSorts",
     "BookkeeperCLITests.DocumentWholeTests/testDocumentsInRandomOrderWithBadLinesAnywhereEqualTheReference",
     "BookkeeperCLITests.DecimalMarkTests/testGeneratedColumnsAreReadAsMeantOrRefused",

@@ -255,13 +255,19 @@ extension StoreCommand {
     /// The built-in bookkeeping model, extended by the model file if there is one.
     var model: Model { ModelLocator.current }
 
-    /// Opens the store (it must exist), migrating additive model changes and saying so on stderr.
-    func openStore(readOnly: Bool = false, activity: String? = nil) throws -> Store {
-        let store = try Store.open(at: options.storePath, model: model, readOnly: readOnly, busyTimeout: options.waitSeconds)
-        store.activity = activity ?? Self._commandName
+    /// Opens the store (it must exist), migrating additive model changes and saying so on stderr. A dry run
+    /// migrates nothing: it says what a real run would migrate first (see `Store.open`).
+    func openStore(readOnly: Bool = false, activity: String? = nil, dryRun: Bool = false) throws -> Store {
+        let store = try Store.open(at: options.storePath, model: model, readOnly: readOnly, busyTimeout: options.waitSeconds,
+                                   dryRun: dryRun)
+        store.activity = (activity ?? Self._commandName) + (dryRun ? " (dry run)" : "")
         if let migration = store.migration {
             Log.notice("\(store.path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
                        + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
+        }
+        if let pending = store.pendingMigration {
+            Log.notice("\(store.path): a real run would first migrate the store to the current model: \(pending.changes.joined(separator: "; "))"
+                       + " (dry run: not migrated; `bookkeeper migrate --dry-run` shows the SQL)")
         }
         if let file = ModelLocator.file { Log.debug("model file: \(file)") }
         Log.debug("store: \(store.path)\(store.isReadOnly ? " (read-only)" : "")")

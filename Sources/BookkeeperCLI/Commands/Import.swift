@@ -137,7 +137,8 @@ struct Import: StoreCommand {
         ProtectedFiles.protect(file, as: "the input being imported")
         if let profile { ProtectedFiles.protect(profile, as: "the import profile") }
         if let rejects = settings.rejects, !settings.dryRun { _ = try OutputTarget.resolve(rejects) }
-        let store = try openStore(activity: "import of " + (file == "-" ? "standard input" : (file as NSString).lastPathComponent))
+        let store = try openStore(activity: "import of " + (file == "-" ? "standard input" : (file as NSString).lastPathComponent),
+                                  dryRun: settings.dryRun)
         let job = ImportJob(store: store, path: file, settings: settings)
         do {
             let result = try job.run()

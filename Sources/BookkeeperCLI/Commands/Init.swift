@@ -26,7 +26,11 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
                 // opened as any existing one: init on a store succeeds.
             }
         }
-        _ = try Store.open(at: path, model: model, readOnly: true)
+        let store = try Store.open(at: path, model: model, readOnly: true)
+        if let migration = store.migration {
+            Log.notice("\(path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
+                       + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
+        }
         Log.notice("\(path) is already a store; nothing to do")
     }
 }

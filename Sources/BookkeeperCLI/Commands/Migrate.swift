@@ -16,6 +16,8 @@ struct Migrate: StoreCommand {
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
     @Flag(help: "Show the plan (changes, problems and SQL) without changing anything.") var dryRun = false
     @Flag(help: "Accept removing or retyping attributes, relationships and entities.") var allowDataLoss = false
+    @Flag(help: "Accept new or changed rules that existing objects break (`check` lists them until they are fixed).")
+    var allowBrokenRules = false
     @Option(name: .customLong("rename"), help: ArgumentHelp("A renamed entity (Old=New) or property (Entity.old=new).", valueName: "OLD=NEW"))
     var renames: [String] = []
     @Option(name: .customLong("default"), help: ArgumentHelp("A value for objects without one when an attribute becomes required.",
@@ -38,17 +40,26 @@ struct Migrate: StoreCommand {
             }
             return d
         }
-        let migrationOptions = MigrationOptions(renames: pairs(renames), defaults: pairs(defaults), allowDataLoss: allowDataLoss)
-        let store = try Store.openForMigration(at: options.storePath, model: model, busyTimeout: options.waitSeconds)
-        store.activity = "migrate"
-        let plan = try store.migrationPlan(migrationOptions)
+        let migrationOptions = MigrationOptions(renames: pairs(renames), defaults: pairs(defaults), allowDataLoss: allowDataLoss,
+                                                allowBrokenRules: allowBrokenRules)
+        let store = try Store.openForMigration(at: options.storePath, model: model, busyTimeout: options.waitSeconds, dryRun: dryRun)
+        store.activity = "migrate" + (dryRun ? " (dry run)" : "")
+        defer { store.closeConnection() }
+        var plan = try store.migrationPlan(migrationOptions)
         if dryRun {
+            // Run and rolled back, so that what only running it shows (a statement SQLite refuses, objects that break
+            // a new rule) is in the verdict, as it is in the real run's.
+            if plan.blockers.isEmpty && plan.unknownNames.isEmpty && (plan.modelChanged || !plan.steps.isEmpty) {
+                plan = try store.rehearse(plan)
+            }
             print(plan.text)
             // A plan the real run would refuse fails here too, so a script can test it before running it.
             if plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty, !plan.canApply(migrationOptions) {
-                throw MigrationError(path: store.path, plan: plan, reason: plan.blockers.isEmpty
-                                     ? "the migration would lose data (dry run: nothing was changed)"
-                                     : "the data does not allow the migration yet (dry run: nothing was changed)")
+                throw MigrationError(path: store.path, plan: plan, reason: !plan.blockers.isEmpty
+                                     ? "the data does not allow the migration yet (dry run: nothing was changed)"
+                                     : plan.dataLoss.isEmpty || migrationOptions.allowDataLoss
+                                     ? "existing objects break the model's new rules (dry run: nothing was changed)"
+                                     : "the migration would lose data (dry run: nothing was changed)")
             }
             return
         }
@@ -61,12 +72,12 @@ struct Migrate: StoreCommand {
                                  ? "the migration would lose data; nothing was changed"
                                  : "the data does not allow the migration yet; nothing was changed")
         }
-        guard let result = try store.applyMigration(plan) else {
+        guard let result = try store.applyMigration(plan, options: migrationOptions) else {
             // Another process migrated the store while this one planned or waited for the write lock (the plan is
             // applied only to the model it was made from): plan again from what the store records now.
             return try run()
         }
-        confirm(plan.text.split(separator: "\n").filter { !$0.hasPrefix("SQL") && !$0.hasPrefix("  ") }.joined(separator: "\n"))
+        confirm(result.plan.text.split(separator: "\n").filter { !$0.hasPrefix("SQL") && !$0.hasPrefix("  ") }.joined(separator: "\n"))
         confirm("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
     }
 }

@@ -36,11 +36,14 @@ public enum ModelError: CategorizedError, Equatable {
     case unknownEntity(String, suggestion: String?)
     case unknownProperty(entity: String, key: String, suggestion: String?)
     case invalidModel(String, located: Bool = false)
+    /// Two names the schema needs that SQLite takes for one; `subjects` are the entities and properties
+    /// (`Customer`, `Customer.name`) that make them, so that a model file can name the line of the one it declares.
+    case nameClash(String, subjects: [String])
 
     public var category: ErrorCategory {
         switch self {
         case .unknownEntity, .unknownProperty: .usage
-        case .invalidModel: .configuration
+        case .invalidModel, .nameClash: .configuration
         }
     }
 
@@ -53,6 +56,8 @@ public enum ModelError: CategorizedError, Equatable {
         case .invalidModel(let message, let located):
             // A message that already names its place (`model.yaml:7:12: …`) stands alone.
             located ? message : "invalid model: \(message)"
+        case .nameClash(let message, _):
+            "invalid model: \(message)"
         }
     }
 }

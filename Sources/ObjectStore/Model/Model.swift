@@ -204,6 +204,7 @@ public struct Model: Sendable {
         }
         self.index = index
         try check()
+        try checkSQLNames()
         try bindRulesAndSorts(sortOrigins)
     }
 
@@ -272,9 +273,6 @@ public struct Model: Sendable {
                 }
                 if a.defaultValue == .today && a.type != .date || a.defaultValue == .now && a.type != .dateTime {
                     throw ModelError.invalidModel("\(e.name).\(a.name): default \(a.defaultValue!.text) needs a \(a.defaultValue == .today ? "date" : "datetime") attribute")
-                }
-                if seen.contains(a.name + "_id") {
-                    throw ModelError.invalidModel("\(e.name).\(a.name)_id would clash with the column of relationship \(a.name)")
                 }
             }
             if let key = e.naturalKey {

@@ -131,6 +131,7 @@ private struct Reader {
     mutating func extend(_ base: Model, with root: Node) throws -> Model {
         var entities = base.entities
         var marks: [String: Node] = [:]          // entity name → its key node, for errors found later
+        var propertyMarks: [String: Node] = [:]  // `Entity.property` → its key node (an inverse made here: its owner's)
         var sortOrigins: [String: PredicateSourceOrigin] = [:]
         var pendingInverses: [(owner: String, relationship: Relationship, inverseMany: Bool, inverseDelete: DeleteRule, node: Node)] = []
         let top = try mapping(root, "the model file", allowed: ["entities"])
@@ -166,6 +167,7 @@ private struct Reader {
                             throw fail(aKey, "\(name).\(aName) is already in the model")
                         }
                         entity.attributes.append(try attribute(aName, of: name, aKey, aBody))
+                        propertyMarks["\(name).\(aName)"] = aKey
                     }
                 case "relationships":
                     for (rKey, rName, rBody) in try mapping(value, "\(name).relationships") {
@@ -185,6 +187,7 @@ private struct Reader {
                                              deleteRule: try get("delete").map { n throws(ModelFileError) in try rule(n, "delete") } ?? .nullify)
                         if r.isToMany && r.isRequired { throw fail(get("required"), "a to-many relationship cannot be required") }
                         entity.relationships.append(r)
+                        propertyMarks["\(name).\(rName)"] = rKey
                         pendingInverses.append((name, r,
                                                 try get("inverse-many").map { n throws(ModelFileError) in try bool(n, "inverse-many") } ?? !many,
                                                 try get("inverse-delete").map { n throws(ModelFileError) in try rule(n, "inverse-delete") } ?? .nullify,
@@ -242,12 +245,19 @@ private struct Reader {
                 throw fail(node, "\(r.destination).\(r.inverse) is an attribute, so it cannot be the inverse of \(owner).\(r.name)")
             }
             entities[d].relationships.append(Relationship(r.inverse, to: owner, inverse: r.name, toMany: inverseMany, deleteRule: inverseDelete))
+            propertyMarks["\(r.destination).\(r.inverse)"] = propertyMarks["\(owner).\(r.name)"]
         }
         do {
             return try Model(entities: entities, behaviours: base.behaviours, sortOrigins: sortOrigins)
         } catch {
-            // Rules and sorts name their own place; other checks name the entity's line.
+            // Rules and sorts name their own place; names SQLite cannot hold apart name the line of the one written
+            // last (the other may be built in); other checks name the entity's line.
             if case .invalidModel(let message, true) = error { throw InputError(message, category: .configuration) }
+            if case .nameClash(let message, let subjects) = error {
+                let node = subjects.compactMap { propertyMarks[$0] ?? marks[$0] }
+                    .max { ($0.mark?.line ?? 0, $0.mark?.column ?? 0) < ($1.mark?.line ?? 0, $1.mark?.column ?? 0) }
+                throw fail(node, message)
+            }
             let entityName = entities.first { e in "\(error)".contains(e.name) && marks[e.name] != nil }?.name
             let message = "\(error)".replacingOccurrences(of: "invalid model: ", with: "")
             throw fail(entityName.flatMap { marks[$0] }, message)

@@ -21,6 +21,9 @@ public final class Store: @unchecked Sendable {
     let queue: DatabaseQueue
     /// What opening the store migrated, if anything.
     public internal(set) var migration: MigrationResult?
+    /// For a dry run: the migration a real run would make first, which the dry run does not make. Its writes run it
+    /// at the start of their transaction, which is rolled back (see `batch(dryRun:)`).
+    public internal(set) var pendingMigration: MigrationPlan?
     /// What this process writes, in words (`import of orders.csv`), told to other writers that find the store busy.
     public var activity: String?
     /// The busy note this process wrote beside the store while it holds the write lock.
@@ -45,12 +48,15 @@ public final class Store: @unchecked Sendable {
         if unlockedSince != nil { Store.registerUnlocked(self) }
     }
 
-    static func configuration(readOnly: Bool, busyTimeout: TimeInterval) -> Configuration {
+    /// `wal` false for a dry run's writer: a store is in WAL mode already (the mode is kept in the file), and
+    /// GRDB's set-up of it commits a table made and dropped when no -wal file is there (its issue 102), which
+    /// changed the store's bytes (its schema cookie) on every dry run.
+    static func configuration(readOnly: Bool, busyTimeout: TimeInterval, wal: Bool = true) -> Configuration {
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.readonly = readOnly
         config.busyMode = .timeout(busyTimeout)
-        config.journalMode = readOnly ? .default : .wal
+        config.journalMode = readOnly || !wal ? .default : .wal
         config.label = "bookkeeper"
         config.prepareDatabase { db in
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
@@ -167,26 +173,40 @@ public final class Store: @unchecked Sendable {
     /// does not allow, throw a `MigrationError` listing each problem — see `bookkeeper migrate`. With `migrate`
     /// false, any change throws. A read-only store, or one from a newer bookkeeper opened read-only, is usable
     /// only when no schema change is needed.
+    ///
+    /// A `dryRun` changes nothing, not a byte of the store: it refuses what the real run would refuse, and keeps
+    /// the migration the real run would make first in `pendingMigration` (rehearsed, and rolled back).
     public static func open(at path: String, model: Model, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
-                            migrate: Bool = true) throws -> Store {
-        let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout)
+                            migrate: Bool = true, dryRun: Bool = false) throws -> Store {
+        let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
         if format > formatVersion && !store.isReadOnly {
             throw StoreError.newerFormat(path: path, found: format, supported: formatVersion)
         }
-        if meta["model_hash"] != model.versionHash {
-            // A reader of a writable store still brings it up to date (additive changes only), so that tonight's
-            // report runs on last year's store; then it reads as asked.
-            if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path)
-                && folderIsWritable(path) && migrate {
-                let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
-                let migration = writer.migration
-                try writer.queue.close()
-                let reader = try open(at: path, model: model, readOnly: true, busyTimeout: busyTimeout, migrate: false)
-                reader.migration = migration
-                return reader
+        do {
+            if meta["model_hash"] != model.versionHash && dryRun {
+                store.pendingMigration = try store.plannedMigration(meta: meta, migrate: migrate && format <= formatVersion)
+            } else if meta["model_hash"] != model.versionHash {
+                // A reader of a writable store still brings it up to date (additive changes only), so that tonight's
+                // report runs on last year's store; then it reads as asked.
+                if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path)
+                    && folderIsWritable(path) && migrate {
+                    // (This reader's connection closed first: the writer's, closed last, removes the -wal and -shm.)
+                    try? store.queue.close()
+                    let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
+                    let migration = writer.migration
+                    try writer.queue.close()
+                    let reader = try open(at: path, model: model, readOnly: true, busyTimeout: busyTimeout, migrate: false)
+                    reader.migration = migration
+                    return reader
+                }
+                try store.reconcile(meta: meta, migrate: migrate && format <= formatVersion)
             }
-            try store.reconcile(meta: meta, migrate: migrate && format <= formatVersion)
+        } catch {
+            // Closed at once: a connection left to the end of the process left the -wal and -shm files beside the
+            // store of a command (a dry run too) that was refused.
+            try? store.queue.close()
+            throw error
         }
         return store
     }
@@ -207,8 +227,8 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model.
-    public static func openForMigration(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
-        let (store, meta) = try openUnchecked(at: path, model: model, readOnly: false, busyTimeout: busyTimeout)
+    public static func openForMigration(at path: String, model: Model, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
+        let (store, meta) = try openUnchecked(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
         if format > formatVersion { throw StoreError.newerFormat(path: path, found: format, supported: formatVersion) }
         if store.isReadOnly { throw StoreError.readOnly(path: path) }
@@ -216,7 +236,7 @@ public final class Store: @unchecked Sendable {
     }
 
     private static func openUnchecked(at path: String, model: Model, readOnly: Bool,
-                                      busyTimeout: TimeInterval) throws -> (Store, [String: String]) {
+                                      busyTimeout: TimeInterval, dryRun: Bool = false) throws -> (Store, [String: String]) {
         ProtectedFiles.protectStore(path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -289,7 +309,7 @@ public final class Store: @unchecked Sendable {
                     }
                 }
                 try queue!.close()
-                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout))
+                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout, wal: !dryRun))
             }
             let store = Store(path: path, model: model, readOnly: readOnly, queue: queue!, unlockedSince: unlockedSince)
             store.snapshotWait = max(busyTimeout, 0.5)

@@ -9,11 +9,15 @@ public struct MigrationOptions: Sendable {
     public var defaults: [String: String]
     /// Accept removing and retyping attributes, relationships and entities.
     public var allowDataLoss: Bool
+    /// Accept new or changed rules that existing objects break (`check` lists them until they are fixed).
+    public var allowBrokenRules: Bool
 
-    public init(renames: [String: String] = [:], defaults: [String: String] = [:], allowDataLoss: Bool = false) {
+    public init(renames: [String: String] = [:], defaults: [String: String] = [:], allowDataLoss: Bool = false,
+                allowBrokenRules: Bool = false) {
         self.renames = renames
         self.defaults = defaults
         self.allowDataLoss = allowDataLoss
+        self.allowBrokenRules = allowBrokenRules
     }
 }
 
@@ -38,6 +42,11 @@ public struct MigrationPlan: Sendable {
     /// Names given with --rename or --default that name nothing: a typo is refused, never ignored.
     public internal(set) var unknownNames: [String] = []
     public internal(set) var steps: [Step] = []
+    /// Existing objects that break a rule the model adds or changes, found by running the plan (see `Store.rehearse`):
+    /// `Bank/2 "7": deposits cannot be negative`. Refused without `allowBrokenRules`.
+    public internal(set) var brokenRules: [String] = []
+    /// The rules each entity (by its new name) gains or changes, checked over its objects once the steps have run.
+    var newRules: [String: [ModelRule]] = [:]
 
     /// Whether the model changed at all (the recorded model differs, even if no SQL is needed).
     public internal(set) var modelChanged = false
@@ -49,10 +58,11 @@ public struct MigrationPlan: Sendable {
     /// Whether it may run: nothing blocks, and data loss (if any) is accepted.
     public func canApply(_ options: MigrationOptions) -> Bool {
         blockers.isEmpty && unknownNames.isEmpty && (dataLoss.isEmpty || options.allowDataLoss)
+            && (brokenRules.isEmpty || options.allowBrokenRules)
     }
 
     /// Additive only: what opening a store migrates without asking.
-    public var isAutomatic: Bool { blockers.isEmpty && dataLoss.isEmpty }
+    public var isAutomatic: Bool { blockers.isEmpty && dataLoss.isEmpty && brokenRules.isEmpty }
 
     /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
     public var text: String {
@@ -60,6 +70,7 @@ public struct MigrationPlan: Sendable {
         if changes.isEmpty && steps.isEmpty && unknownNames.isEmpty { lines.append("the store is up to date with the model") }
         for c in changes { lines.append("- \(c)") }
         for d in dataLoss { lines.append("- loses data: \(d)") }
+        for r in brokenRules { lines.append("- breaks a new rule: \(r)") }
         for b in unknownNames + blockers { lines.append("- blocked: \(b)") }
         if !steps.isEmpty {
             lines.append("SQL (one transaction, foreign keys checked at the end):")
@@ -93,11 +104,25 @@ public struct MigrationError: CategorizedError {
         }
         var lines = ["\(path): \(reason)"]
         lines += plan.dataLoss.map { "\(path): would lose data: \($0)" }
+        lines += plan.brokenRules.map { "\(path): would break a new rule: \($0)" }
         lines += plan.blockers.map { "\(path): blocked: \($0)" }
         if !plan.blockers.isEmpty {
             lines.append("\(path): fix the data above (or give --default Entity.attribute=VALUE for missing values), then run `bookkeeper migrate`")
-        } else if !plan.dataLoss.isEmpty {
-            lines.append("\(path): to accept this, run `bookkeeper migrate --allow-data-loss` (a backup copy is kept); `bookkeeper migrate --dry-run` shows the plan")
+        } else {
+            var flags: [String] = []
+            var notes = ""
+            if !plan.dataLoss.isEmpty {
+                flags.append("--allow-data-loss")
+                notes += " (a backup copy is kept)"
+            }
+            if !plan.brokenRules.isEmpty {
+                flags.append("--allow-broken-rules")
+                notes += " (`check` lists the objects that break a rule until they are fixed)"
+            }
+            if !flags.isEmpty {
+                let command = "bookkeeper migrate " + flags.joined(separator: " ")
+                lines.append("\(path): to accept this, run `\(command)`\(notes); `bookkeeper migrate --dry-run` shows the plan")
+            }
         }
         return lines
     }

@@ -169,10 +169,23 @@ private struct Planner {
         let newTables = SchemaBuilder.tables(for: new)
 
         checkNamesGiven()
-        // Renamed entities first, so that everything after works on the new names.
-        for (newName, oldName) in entityOrigin.sorted(by: { $0.key < $1.key }) {
-            step("ALTER TABLE \(quoted(oldName)) RENAME TO \(quoted(newName))")
+        // Renamed entities first, so that everything after works on the new names; through a temporary name when
+        // the new one is taken in SQLite's eyes (Bank=BANK, a swap), and after the removed entities are dropped.
+        let oldTableNames = Set(oldTables.values.flatMap { [$0.name] + $0.indexes.keys }.map(Model.sqlFold))
+        let entityRenames = entityOrigin.sorted(by: { $0.key < $1.key })
+        let renameViaTemporary = entityRenames.contains { oldTableNames.contains(Model.sqlFold($0.key)) }
+        for (newName, oldName) in entityRenames {
+            step("ALTER TABLE \(quoted(oldName)) RENAME TO \(quoted(renameViaTemporary ? "_bk_rename_\(newName)" : newName))")
             plan.changes.append("rename entity \(oldName) to \(newName)")
+        }
+        // Removed entities next: a new table may take a name that SQLite cannot tell from a removed one's.
+        for oldEntity in old.entities where !new.entities.contains(where: { oldName(ofEntity: $0.name) == oldEntity.name }) {
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(oldEntity.name))") ?? 0
+            plan.dataLoss.append("remove entity \(oldEntity.name) (\(count) object\(count == 1 ? "" : "s"))")
+            dropTable(oldEntity.name)
+        }
+        if renameViaTemporary {
+            for (newName, _) in entityRenames { step("ALTER TABLE \(quoted("_bk_rename_\(newName)")) RENAME TO \(quoted(newName))") }
         }
         for table in newTables where table.entity != nil {
             let entity = new.entity(named: table.entity!)!
@@ -186,13 +199,21 @@ private struct Planner {
             try compare(oldTable, oldEntity, table, entity)
         }
         try compareJoinTables(oldTables: oldTables, newTables: newTables.filter { $0.entity == nil })
-        for oldEntity in old.entities where !new.entities.contains(where: { oldName(ofEntity: $0.name) == oldEntity.name }) {
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(oldEntity.name))") ?? 0
-            plan.dataLoss.append("remove entity \(oldEntity.name) (\(count) object\(count == 1 ? "" : "s"))")
-            dropTable(oldEntity.name)
-        }
         plan.steps += indexSteps
         try checkForeignObjectsOnDroppedTables()
+        compareRules()
+    }
+
+    /// Rules an entity gains or changes: once the steps have run, its objects are checked against them
+    /// (`Store.rehearse`, and the migration itself), since existing data may break them.
+    mutating func compareRules() {
+        for entity in new.entities {
+            let before = old.entity(named: oldName(ofEntity: entity.name))?.rules ?? []
+            let added = entity.rules.filter { !before.contains($0) }
+            guard !added.isEmpty else { continue }
+            plan.newRules[entity.name] = added
+            plan.changes += added.map { "add rule to \(entity.name): \($0.message)" }
+        }
     }
 
     // MARK: Entity tables
@@ -315,7 +336,14 @@ private struct Planner {
             indexSteps += table.indexes.sorted { $0.key < $1.key }.map { MigrationPlan.Step(sql: $0.value, arguments: []) }
             return
         }
-        for (from, to) in renames { step("ALTER TABLE \(quoted(name)) RENAME COLUMN \(quoted(from)) TO \(quoted(to))") }
+        // Through temporary names when a new name is taken in SQLite's eyes: a swap (a=b, b=a), a change of case.
+        let oldColumns = Set(oldTable.columns.map { Model.sqlFold($0.name) })
+        if renames.contains(where: { oldColumns.contains(Model.sqlFold($0.1)) }) {
+            for (from, to) in renames { step("ALTER TABLE \(quoted(name)) RENAME COLUMN \(quoted(from)) TO \(quoted("_bk_rename_\(to)"))") }
+            for (_, to) in renames { step("ALTER TABLE \(quoted(name)) RENAME COLUMN \(quoted("_bk_rename_\(to)")) TO \(quoted(to))") }
+        } else {
+            for (from, to) in renames { step("ALTER TABLE \(quoted(name)) RENAME COLUMN \(quoted(from)) TO \(quoted(to))") }
+        }
         for (column, defaultLiteral) in additions {
             step("ALTER TABLE \(quoted(name)) ADD COLUMN \(column.sql)\(defaultLiteral.isEmpty ? "" : " DEFAULT \(defaultLiteral)")")
         }
@@ -418,6 +446,7 @@ private struct Planner {
 
     mutating func compareJoinTables(oldTables: [String: TableSpec], newTables: [TableSpec]) throws {
         var usedOld: Set<String> = []
+        let start = plan.steps.count
         for table in newTables {
             // The relationship this join table stores, in the new model and (through renames) in the old one.
             let (ownColumn, otherColumn) = (table.columns[0], table.columns[1])
@@ -450,12 +479,16 @@ private struct Planner {
                 plan.changes.append("add relationship \(ownEntity).\(r.name) (many-to-many)")
             }
         }
+        // The removed ones are dropped first: a new table may take a name SQLite cannot tell from theirs.
+        let kept = Array(plan.steps[start...])
+        plan.steps.removeSubrange(start...)
         for (name, _) in oldTables.sorted(by: { $0.key < $1.key }) where oldTables[name]!.entity == nil && !usedOld.contains(name) {
             let links = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(name))") ?? 0
             // A removed entity's join tables go with it; say so once, for the relationship.
             plan.dataLoss.append("remove many-to-many links \(name) (\(links) link\(links == 1 ? "" : "s"))")
             dropTable(name)
         }
+        plan.steps += kept
     }
 
     // MARK: Helpers

@@ -23,6 +23,12 @@ extension Store {
         return try Model(jsonObject: json, behaviours: model.behaviours)
     }
 
+    /// Closes the connection now: at the end of a command that failed, one left open left the -wal and -shm files
+    /// beside the store.
+    public func closeConnection() {
+        try? queue.close()
+    }
+
     /// The hash of the model the store records now.
     static func recordedHash(_ db: Database) throws -> String? {
         try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(metaTable)) WHERE \"key\" = 'model_hash'")
@@ -55,14 +61,20 @@ extension Store {
     /// together after the model file changed) — nothing is done, no backup made, and nil returned, for the caller
     /// to plan again; if the store is now at this model, it is used as it is. Before, every job that started at
     /// once migrated again and all but one failed with "duplicate column name" (74).
+    ///
+    /// What only running the steps shows (SQLite refusing a statement, broken references, objects that break a new
+    /// rule) refuses it as `rehearse` finds it, with a `MigrationError`; the copy made for it is then removed: a
+    /// migration that cannot be made leaves nothing behind. (Data loss the caller has accepted or refused before.)
     @discardableResult
-    public func applyMigration(_ plan: MigrationPlan, backup: Bool = true) throws -> MigrationResult? {
+    public func applyMigration(_ plan: MigrationPlan, options: MigrationOptions = MigrationOptions(),
+                               backup: Bool = true) throws -> MigrationResult? {
         var backupPath: String?
         var applied = false
-        try mapErrors { try queue.inDatabase { db in
+        var found = plan
+        var committing = false
+        do { try mapErrors { try queue.inDatabase { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-            var committing = false
             defer { if committing { CommitProgress.finish(committed: false) } }
             var migrated: SchemaCheckpoint?
             try db.inTransaction(.immediate) {
@@ -76,12 +88,11 @@ extension Store {
                 // Copied while this transaction holds the write lock and has changed nothing: the copy is exactly the
                 // store this migration starts from, and only the process that migrates makes one.
                 if backup && !plan.steps.isEmpty { backupPath = try makeLockedBackup(suffix: "before-migration") }
-                for step in plan.steps {
-                    try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments))
-                }
-                let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
-                if let first = broken.first {
-                    throw StoreError.sqlite("\(path): the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0)); nothing was changed")
+                found = try runSteps(plan, db)
+                guard found.blockers.isEmpty && (found.brokenRules.isEmpty || options.allowBrokenRules) else {
+                    throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
+                                         ? "existing objects break the model's new rules, so the store was not migrated"
+                                         : "the migration cannot be made as planned, so the store was not migrated")
                 }
                 try recordModel(db)
                 // The schema is now the model's, changed by this transaction alone (it holds the write lock).
@@ -96,11 +107,86 @@ extension Store {
                 CommitProgress.finish(committed: true)
             }
             if let migrated { schemaCheckpoint = migrated }
-        } }
+        } } } catch {
+            // Rolled back before its commit began: the store is as the copy has it, which is not needed.
+            if !committing, let backupPath { try? FileManager.default.removeItem(atPath: backupPath) }
+            throw error
+        }
         guard applied else { return nil }
-        let result = MigrationResult(plan: plan, backupPath: backupPath)
-        migration = result
+        let result = MigrationResult(plan: found, backupPath: backupPath)
+        // What opening the store migrated: its schema (a rule alone changes only the recorded model).
+        if !plan.steps.isEmpty { migration = result }
         return result
+    }
+
+    /// Runs the plan in a transaction that is always rolled back, and returns it with what only running it shows:
+    /// a statement SQLite refuses (a name it takes for another), references it would break, the objects that break
+    /// a rule the model adds. Nothing is written (a dry run's verdict is the real run's).
+    public func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan {
+        var found = plan
+        try mapErrors { try queue.inDatabase { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+            try db.inTransaction(.immediate) {
+                try confirmSchemaUnchanged(db)
+                beginActivity()
+                defer { endActivity() }
+                found = try runSteps(plan, db)
+                return .rollback
+            }
+        } }
+        return found
+    }
+
+    /// Runs the steps (inside the caller's transaction, foreign keys off), then checks the references and the
+    /// new rules; returns the plan with what it found. A statement SQLite refuses ends it.
+    func runSteps(_ plan: MigrationPlan, _ db: Database) throws -> MigrationPlan {
+        var found = plan
+        for step in plan.steps {
+            do {
+                try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments))
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR || error.resultCode == .SQLITE_CONSTRAINT {
+                found.blockers.append("SQLite refuses the step \(step.sql): \(error.message ?? "\(error.resultCode)")")
+                return found
+            }
+        }
+        let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        if let first = broken.first {
+            found.blockers.append("the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0))")
+        }
+        let ruled = plan.newRules.sorted { $0.key < $1.key }.compactMap { name, rules -> Entity? in
+            guard var entity = model.entity(named: name) else { return nil }
+            entity.rules = rules
+            return entity
+        }
+        if !ruled.isEmpty {
+            found.brokenRules = try ruleViolations(db, limit: 5, entities: ruled, counting: true)
+        }
+        return found
+    }
+
+    /// What a dry run does where `reconcile` migrates: the same refusals, and the plan the real run would carry out
+    /// first, run and rolled back (`rehearse`); the store is not changed. Nil when there is nothing to migrate.
+    func plannedMigration(meta: [String: String], migrate: Bool) throws -> MigrationPlan? {
+        let plan = try migrationPlan()
+        if plan.recordedHash == model.versionHash { return nil }
+        if plan.steps.isEmpty && plan.newRules.isEmpty && plan.isAutomatic { return nil }
+        if isReadOnly {
+            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
+        }
+        guard migrate else {
+            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+        }
+        guard plan.isAutomatic else {
+            throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
+        }
+        let found = try rehearse(plan)
+        guard found.isAutomatic else {
+            throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
+                                 ? "existing objects break the model's new rules, so the store was not migrated"
+                                 : "the migration cannot be made as planned, so the store was not migrated")
+        }
+        return found
     }
 
     /// The schema compared with this model (another process has just migrated the store to it), for the writes
@@ -125,8 +211,9 @@ extension Store {
                 if let checkpoint = try read({ db in try checkpointAtModel(db) }) { schemaCheckpoint = checkpoint }
                 return
             }
-            if plan.steps.isEmpty && plan.isAutomatic {
-                // Nothing in the schema changed (rules, sorts, defaults): just record the model.
+            if plan.steps.isEmpty && plan.isAutomatic && (isReadOnly || plan.newRules.isEmpty) {
+                // Nothing in the schema changed (sorts, defaults, delete rules), and no rule was added that existing
+                // objects must be checked against: just record the model.
                 if isReadOnly { return }
                 let recorded = try write { db -> Bool in
                     guard try Store.recordedHash(db) == plan.recordedHash else { return false }
