@@ -77,6 +77,9 @@ extension ObjectContext {
         var assigned: [(ManagedObject, Int64)] = []
         do {
             try store.write { db in
+                // A one-to-one key that moves is cleared first: its column is unique, and the object it moves to may be
+                // written before the one it leaves.
+                for o in updates { try clearMovingOneToOneKeys(o, db) }
                 // Clear references first, so no foreign key ever points at a deleted row.
                 for o in updates { try update(o, db) { result.updated.append($0) } }
                 for o in plan.objects.reversed() {
@@ -152,6 +155,16 @@ extension ObjectContext {
         let sql = "INSERT INTO \(quoted(o.entity.name)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
         return db.lastInsertedRowID
+    }
+
+    /// Sets to NULL each stored one-to-one key of `o` that this save changes (`update` then writes the new one).
+    private func clearMovingOneToOneKeys(_ o: ManagedObject, _ db: Database) throws {
+        guard let rowID = o.rowID else { return }
+        for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) && !model.inverse(of: r).isToMany {
+            guard let stored = o.storedToOne[r.name], case .some(let target) = o.toOne[r.name], target?.rowID != stored else { continue }
+            try db.cachedStatement(sql: "UPDATE \(quoted(o.entity.name)) SET \(quoted(column)) = NULL WHERE \"id\" = ?")
+                .execute(arguments: [rowID])
+        }
     }
 
     /// Whether a stored object's to-one relationship was set to an object this save inserts.
