@@ -46,6 +46,7 @@ SERIAL = [
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
     "BookkeeperCLITests.InputChangedTests",
     "ObjectStoreTests.TextNormalFormTests/testLongTextComposesInLinearTime",
+    "ObjectStoreTests.DeepRuleTests/testTheSearchForDependentsDoesNotGrowWithTheStore",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
@@ -81,6 +82,7 @@ STRESS = [
     "ObjectStoreTests.TimestampRangeTests/testInstantsAndDaysNearBothEndsConvertOrAreRefusedInEveryZone",
     "ObjectStoreTests.TimestampOffsetTests/testOffsetsBeyondTwentyThreeHoursOrFiftyNineMinutesAreRefused",
     "ObjectStoreTests.DayComparisonDifferentialTests/testADateTimeComparedWithADateComparesItsLocalDay",
+    "ObjectStoreTests.DeepRuleTests/testEverySuccessfulSaveLeavesEveryRuleKept",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")
