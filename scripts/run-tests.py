@@ -49,6 +49,7 @@ SERIAL = [
     "ObjectStoreTests.TextNormalFormTests/testLongTextComposesInLinearTime",
     "BookkeeperCLITests.LongValueTableTests/testListAndFetchWithOneLongValueTakeTimeLinearInRowsAndLength",
     "FileOutputTests.FileOutputTests/testProtectingAFolderGrowsLinearlyWithItsFiles",
+    "ObjectStoreTests.DeepRuleTests/testTheSearchForDependentsDoesNotGrowWithTheStore",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
@@ -90,6 +91,7 @@ STRESS = [
     "ObjectStoreTests.TimestampRangeTests/testInstantsAndDaysNearBothEndsConvertOrAreRefusedInEveryZone",
     "ObjectStoreTests.TimestampOffsetTests/testOffsetsBeyondTwentyThreeHoursOrFiftyNineMinutesAreRefused",
     "ObjectStoreTests.DayComparisonDifferentialTests/testADateTimeComparedWithADateComparesItsLocalDay",
+    "ObjectStoreTests.DeepRuleTests/testEverySuccessfulSaveLeavesEveryRuleKept",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

@@ -2,7 +2,9 @@
 // delete, import (abort and skip, documents' lines sometimes apart, the rejects file checked and imported again),
 // migrate to a grown model, export then import into a fresh store — run against the built binary over a
 // model with every relationship kind the CLI can change (to-one, to-many, many-to-many, built-in and from a model
-// file), the delete rules Nullify, Deny and Cascade, and a rule spanning a document and its rows. An in-memory
+// file), the delete rules Nullify, Deny and Cascade, a rule spanning a document and its rows, and rules that look
+// two and three relationships deep (a customer's orders' rows, a tag's customers' orders, a region's customers'
+// orders' rows, a row's order's customer's region: issue 26). An in-memory
 // reference of the object graph predicts each command. After every command: the command succeeded exactly when
 // the reference says it must; the store's objects and links equal the reference; `check` is clean; and a failed
 // command changed nothing. A failure prints the seed and the shortest command sequence that still fails.
@@ -41,6 +43,28 @@ struct GraphReference: Equatable {
     }
 
     func ordersOf(_ customer: String) -> [String] { orders.filter { $0.value.customer == customer }.map(\.key).sorted() }
+
+    /// Whether the graph breaks one of the model's rules that look through two or three relationships — on a
+    /// customer, a tag, a region or a row — wherever the change that broke it was made.
+    var breaksDeepRule: Bool {
+        func rows(ofCustomers names: Set<String>) -> [(String, Int)] {
+            orders.values.filter { $0.customer.map(names.contains) ?? false }.flatMap(\.rows)
+        }
+        // Customer: orders.rows.@sum.sum <= 6.00
+        for name in customers.keys where rows(ofCustomers: [name]).reduce(0, { $0 + $1.1 }) > 600 { return true }
+        // Region: customers.orders.rows.@count <= 2
+        for region in regions where rows(ofCustomers: Set(customers.filter { $0.value.region == region }.keys)).count > 2 { return true }
+        // Tag: customers.orders.@count <= 1
+        for tag in tags {
+            let tagged = Set(customers.filter { $0.value.tags.contains(tag) }.keys)
+            if orders.values.filter({ $0.customer.map(tagged.contains) ?? false }).count > 1 { return true }
+        }
+        // OrderRow: order.customer.region.name != "R2" OR sum <= 2.00
+        for o in orders.values {
+            if let c = o.customer, customers[c]?.region == "R2", o.rows.contains(where: { $0.1 > 200 }) { return true }
+        }
+        return false
+    }
 }
 
 /// One command: its arguments (and a CSV file it imports), and what the reference becomes: nil when it must be
@@ -60,16 +84,28 @@ struct GraphCommand: CustomStringConvertible {
 }
 
 final class ModelBasedGraphTests: XCTestCase {
-    /// The document-rows rule of `GraphConsistencyTests`, plus a model-file directory with a to-one/to-many pair.
+    /// The document-rows rule of `GraphConsistencyTests`, plus a model-file directory with a to-one/to-many pair, and
+    /// rules that look two and three relationships deep (issue 26), which the reference evaluates too
+    /// (`GraphReference.breaksDeepRule`): every change on their paths must have them checked again.
     static let model = GraphConsistencyTests.ruleModel + """
 
           Region:
             kind: directory
             attributes:
               name: { type: string, required: true }
+            rules:
+              - { where: "customers.orders.rows.@count <= 2", message: "more than 2 rows in the region" }
+          Tag:
+            rules:
+              - { where: "customers.orders.@count <= 1", message: "more than 1 order of the tag's customers" }
+          OrderRow:
+            rules:
+              - { where: 'order.customer.region.name != "R2" OR sum <= 2.00', message: "a row over 2.00 in region R2" }
           Customer:
             relationships:
               region: { to: Region, inverse: customers, delete: nullify }
+            rules:
+              - { where: "orders.rows.@sum.sum <= 6.00", message: "its orders' rows sum to more than 6.00" }
         """
 
     func testRandomCommandSequencesKeepTheGraphEqualToTheReference() throws {
@@ -286,7 +322,9 @@ struct GraphGenerator {
         var file: (name: String, text: String)?
         // Adds a third of the time while the graph is small, so that later commands find objects to work on.
         let small = ref.customers.count + ref.orders.count + ref.tags.count + ref.services.count < 8
-        switch small && random.next(upTo: 3) == 0 ? random.next(upTo: 5) : random.next(upTo: 23) {
+        // Objects that exist, for the commands that move things along the deep rules' key paths (cases 17–23).
+        func existing(_ keys: [String], else fallback: String) -> String { keys.isEmpty ? fallback : random.pick(keys.sorted()) }
+        switch small && random.next(upTo: 3) == 0 ? random.next(upTo: 5) : random.next(upTo: 31) {
         case 0: args = ["add", "Tag", "name=\(t)"] + (random.next(upTo: 2) == 0 ? ["customers=\(c)"] : [])
         case 1: args = ["add", "Service", "name=\(s)"]
         case 2: args = ["add", "Region", "name=\(r)"]
@@ -310,6 +348,15 @@ struct GraphGenerator {
             let sum = ref.orders[o].map { o in o.rows.reduce(0) { $0 + $1.1 } } ?? 0
             args = ["set", "Order", o, "total=\(Self.cents(sum + (random.next(upTo: 3) == 0 ? 100 : 0)))"]
         case 16: args = ["add", "OrderRow", "order=\(o)", "service=\(s)", "sum=0"]
+        case 17, 21:
+            args = ["set", "Order", existing(Array(ref.orders.keys), else: o), "customer=\(existing(Array(ref.customers.keys), else: c))"]
+        case 18:
+            let withCustomer = ref.orders.filter { $0.value.customer != nil }.map(\.key)
+            args = ["add", "OrderRow", "order=\(existing(withCustomer, else: o))", "service=\(existing(Array(ref.services), else: s))", "sum=0"]
+        case 19: args = ["set", "Customer", existing(Array(ref.customers.keys), else: c), "region=\(existing(Array(ref.regions), else: r))"]
+        case 20: args = ["set", "Customer", existing(Array(ref.customers.keys), else: c), "tags+=\(existing(Array(ref.tags), else: t))"]
+        case 22: args = ["add", "Customer", "name=\(c)", "region=\(existing(Array(ref.regions), else: r))"]
+        case 23: args = ["add", "OrderRow", "order=\(existing(Array(ref.orders.keys), else: o))", "service=\(existing(Array(ref.services), else: s))", "sum=0"]
         default:
             // A document import: one to three orders, their rows; now and then a wrong total, a missing service
             // or customer; with --on-error skip half the time.
@@ -345,7 +392,9 @@ struct GraphGenerator {
     /// command must be refused.
     static func predict(_ args: [String], file: String?, in before: GraphReference) -> (GraphReference?, Bool) {
         if args[0] == "import" { return predictImport(file ?? "", skip: args.contains("skip"), in: before) }
-        return (predictCommand(args, in: before), false)
+        // A command whose result breaks a rule anywhere, however deep, is refused.
+        guard let after = predictCommand(args, in: before), !after.breaksDeepRule else { return (nil, false) }
+        return (after, false)
     }
 
     static func predictCommand(_ args: [String], in before: GraphReference) -> GraphReference? {
@@ -479,6 +528,9 @@ struct GraphGenerator {
     /// fails (65) when any was refused.
     static func predictImport(_ text: String, skip: Bool, in before: GraphReference) -> (GraphReference?, Bool) {
         let judged = judgeImport(text, in: before)
+        // The documents kept, with all their rows, breaking a rule beyond the document (a customer's, a region's,
+        // a row's through its customer): nothing is imported, with skip too (the batch checks every rule at the end).
+        if judged.ref.breaksDeepRule { return (nil, true) }
         if judged.refused.isEmpty { return (judged.ref, false) }
         // With skip and a refused document the command fails (65) but keeps the rest.
         return skip ? (judged.ref, true) : (nil, true)

@@ -110,6 +110,20 @@ final class ContextTests: XCTestCase {
         XCTAssertEqual(try c2.object(with: ObjectID("Cover/1")!).object(for: "book")?.naturalKeyText, "2")
     }
 
+    /// A stored one-to-one moved to an object written before its former owner: the unique key was set on the new
+    /// owner while the old one still held it (UNIQUE constraint failed: Book.cover_id), found by `DeepRuleTests`.
+    func testAStoredOneToOneMovesToAnObjectWrittenBeforeItsOwner() throws {
+        let c = newContext()
+        try book(c, "1")
+        let b2 = try book(c, "2")
+        try b2.setObject(try c.insert("Cover"), for: "cover")
+        try c.save()
+        let c2 = newContext()
+        try c2.object(with: ObjectID("Cover/1")!).setObject(try c2.resolve("1", in: "Book"), for: "book")
+        XCTAssertEqual(try c2.save().updated, [ObjectID("Book/1")!, ObjectID("Book/2")!])
+        XCTAssertEqual(try queryStore(store.path, "SELECT cover_id FROM Book ORDER BY id"), ["1", nil])
+    }
+
     func testSaveReportsWhatChangedAndSkipsNoOpUpdates() throws {
         let c = newContext()
         try book(c, "1")

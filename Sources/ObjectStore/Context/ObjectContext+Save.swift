@@ -32,31 +32,56 @@ extension ObjectContext {
         }
     }
 
-    /// Objects this save does not change whose model rules look through a relationship at one it changes, inserts
-    /// or deletes: a document whose rule sums its rows, when a row is set, added or deleted. Their rules are
+    /// Objects this save does not change whose model rules look through relationships, at any depth, at one it
+    /// changes, inserts or deletes: a document whose rule sums its rows when a row is set, added or deleted; a customer
+    /// whose rule sums its orders' rows (`orders.rows.@sum.sum`) when a row is, or an order moves to another customer;
+    /// every row of a customer's orders whose rule reads `order.customer.code` when the code changes. Their rules are
     /// checked too, so that `check` never finds what a successful save created.
+    ///
+    /// From each changed object the rule's key path is followed backwards (`Model.ruleDependencies`), through what
+    /// each relationship holds now and, for a to-one, what it held: a link this save made or broke is found from the
+    /// object whose relationship changed, whichever side that is, and the path from there to the rule's object is one
+    /// the save left as it was. The search reads only the changed objects and the objects on such paths from them.
     private func neighboursWithRules(of survivors: [ManagedObject], _ plan: DeletionPlan) throws -> [ManagedObject] {
         var seen = Set(survivors.map(ObjectIdentifier.init))
         var found: [ManagedObject] = []
+        // (Each object is followed along each way back once, however many changed objects lead to it.)
+        var walked: Set<WalkStep> = []
         for o in survivors + plan.objects {
-            for r in o.entity.relationships {
-                let inverse = model.inverse(of: r)
-                guard let destination = model.entity(named: r.destination),
-                      destination.rules.contains(where: { $0.mentions(inverse.name) }) else { continue }
-                var related: [ManagedObject] = []
-                if r.isToMany {
-                    related = try o.members(r)
-                    if case .some(let set) = o.toMany[r.name] { related += set.removed.values }
-                } else {
-                    if let t = try o.currentTarget(r) { related.append(t) }
-                    if let stored = o.storedToOne[r.name] { related.append(try existingObject(entity: r.destination, rowID: stored)) }
+            for (way, back) in (model.ruleDependencies[o.entity.name] ?? []).enumerated() {
+                var frontier = [o]
+                for (step, r) in back.enumerated() {
+                    var next: [ManagedObject] = []
+                    for x in frontier
+                    where walked.insert(WalkStep(object: ObjectIdentifier(x), from: o.entity.name, way: way, step: step)).inserted {
+                        next += try relatedNowAndBefore(x, r)
+                    }
+                    frontier = next
                 }
-                for t in related where !t.isDeleted && !plan.members.contains(ObjectIdentifier(t)) {
+                for t in frontier where !t.isDeleted && !plan.members.contains(ObjectIdentifier(t)) {
                     if seen.insert(ObjectIdentifier(t)).inserted { found.append(t) }
                 }
             }
         }
-        return found
+        return found.sorted(by: ManagedObject.idOrder)
+    }
+
+    /// What `r` of `o` holds now, and for a to-one also the object it held when stored (a relinked order's former
+    /// customer); members a to-many lost before they were loaded too.
+    private func relatedNowAndBefore(_ o: ManagedObject, _ r: Relationship) throws -> [ManagedObject] {
+        if r.isToMany {
+            var related = try o.members(r)
+            if case .some(let set) = o.toMany[r.name] { related += set.removed.values }
+            return related
+        }
+        var related: [ManagedObject] = []
+        let now = try o.currentTarget(r)
+        if let now { related.append(now) }
+        if let stored = o.storedToOne[r.name], stored != now?.rowID,
+           let before = try? existingObject(entity: r.destination, rowID: stored) {
+            related.append(before)
+        }
+        return related
     }
 
     /// Inserted objects, then changed ones (including those a deletion nullifies), none being deleted.
@@ -77,6 +102,9 @@ extension ObjectContext {
         var assigned: [(ManagedObject, Int64)] = []
         do {
             try store.write { db in
+                // A one-to-one key that moves is cleared first: its column is unique, and the object it moves to may be
+                // written before the one it leaves.
+                for o in updates { try clearMovingOneToOneKeys(o, db) }
                 // Clear references first, so no foreign key ever points at a deleted row.
                 for o in updates { try update(o, db) { result.updated.append($0) } }
                 for o in plan.objects.reversed() {
@@ -152,6 +180,16 @@ extension ObjectContext {
         let sql = "INSERT INTO \(quoted(o.entity.name)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
         return db.lastInsertedRowID
+    }
+
+    /// Sets to NULL each stored one-to-one key of `o` that this save changes (`update` then writes the new one).
+    private func clearMovingOneToOneKeys(_ o: ManagedObject, _ db: Database) throws {
+        guard let rowID = o.rowID else { return }
+        for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) && !model.inverse(of: r).isToMany {
+            guard let stored = o.storedToOne[r.name], case .some(let target) = o.toOne[r.name], target?.rowID != stored else { continue }
+            try db.cachedStatement(sql: "UPDATE \(quoted(o.entity.name)) SET \(quoted(column)) = NULL WHERE \"id\" = ?")
+                .execute(arguments: [rowID])
+        }
     }
 
     /// Whether a stored object's to-one relationship was set to an object this save inserts.
@@ -232,4 +270,13 @@ extension ObjectContext {
         changedObjects = [:]
         linkChanges = [:]
     }
+}
+
+/// An object reached at one step of one way back from a change to a rule's object (see `neighboursWithRules`).
+/// (`way` indexes the ways back from entity `from`.)
+private struct WalkStep: Hashable {
+    let object: ObjectIdentifier
+    let from: String
+    let way: Int
+    let step: Int
 }

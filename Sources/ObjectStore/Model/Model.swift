@@ -144,19 +144,6 @@ public struct ModelRule: Sendable, Hashable {
 
     public static func == (a: ModelRule, b: ModelRule) -> Bool { a.predicate == b.predicate && a.message == b.message }
 
-    /// Whether the predicate's text names `identifier` as a word (a key path through that relationship may
-    /// depend on it); conservative: a match in a string literal counts too.
-    func mentions(_ identifier: String) -> Bool {
-        var index = predicate.startIndex
-        while let range = predicate.range(of: identifier, range: index..<predicate.endIndex) {
-            let before = range.lowerBound == predicate.startIndex ? nil : predicate[predicate.index(before: range.lowerBound)]
-            let after = range.upperBound == predicate.endIndex ? nil : predicate[range.upperBound]
-            func isWord(_ c: Character?) -> Bool { c.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
-            if !isWord(before) && !isWord(after) { return true }
-            index = range.upperBound
-        }
-        return false
-    }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(predicate)
         hasher.combine(message)
@@ -190,6 +177,10 @@ public struct Model: Sendable {
     private let index: [String: Int]
     /// Each entity's rules, bound once: (predicate, message).
     package private(set) var boundRules: [String: [(BoundPredicate, String)]] = [:]
+    /// For each entity, the ways back from one of its objects to the objects whose rules read it: each a chain of
+    /// relationships to follow (the inverses of a rule's key path, from where the object sits on it back to the
+    /// rule's entity). `orders.rows.@sum.sum` on Customer gives an OrderRow [order, customer] and an Order [customer].
+    package private(set) var ruleDependencies: [String: [[Relationship]]] = [:]
 
     /// Builds a model and checks it: names, natural keys, and that each relationship's inverse exists and points back.
     /// `sortOrigins` says where each entity's default sort was written (a model file), for error positions.
@@ -233,6 +224,17 @@ public struct Model: Sendable {
             }
         }
         boundRules = bound
+        var dependencies: [String: Set<[Relationship]>] = [:]
+        for (p, _) in bound.values.joined() {
+            for chain in p.relationshipChains {
+                // Every prefix: a row's change matters to the customer through [orders, rows], an order's through [orders].
+                for end in 1...chain.count {
+                    let back = chain[..<end].reversed().map { inverse(of: $0) }
+                    dependencies[chain[end - 1].destination, default: []].insert(back)
+                }
+            }
+        }
+        ruleDependencies = dependencies.mapValues { $0.sorted { $0.map(\.name).lexicographicallyPrecedes($1.map(\.name)) } }
     }
 
     public func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }
