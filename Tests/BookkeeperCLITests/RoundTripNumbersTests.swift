@@ -43,7 +43,7 @@ final class RoundTripNumbersTests: ImportTestCase {
         dir.write("lists.yaml", "title: Lists\nentity: Customer\nsort: name\ncolumns:\n  - { key: name, title: name }\n"
                   + Self.listed.map { "  - { key: items.\($0), title: \($0) }\n" }.joined())
         for trial in 0..<trials {
-            try? FileManager.default.removeItem(atPath: store)
+            removeStore()
             ok("init", "--quiet")
             let count = 2 + random.next(upTo: 7)
             var lines = ["name," + Self.listed.joined(separator: ",")]
@@ -266,7 +266,7 @@ final class RoundTripNumbersTests: ImportTestCase {
 
         // The sample model: an order row's sum given, and one computed as quantity × price.
         try FileManager.default.removeItem(atPath: dir.file("model.yaml"))
-        try FileManager.default.removeItem(atPath: store)
+        removeStore()
         ok("init", "--quiet")
         ok("add", "Service", "name=S")
         ok("add", "Order", "number=1")

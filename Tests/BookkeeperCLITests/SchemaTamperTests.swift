@@ -225,7 +225,7 @@ final class SchemaTamperTests: StoreCommandTestCase {
     func testAStoreThatNeedsMigratingIsCheckedAgainstTheModelItRecords() throws {
         // Yesterday's store with a trigger: it cannot be migrated (that writes), so `check` compares it with the
         // model it was made with, and every command that would migrate it is refused, the file untouched.
-        try FileManager.default.removeItem(atPath: store)
+        removeStore()
         try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("Tests/Fixtures/v1-store.sqlite").path, toPath: store)
         sqlite3(#"CREATE TRIGGER wipe AFTER UPDATE ON "Order" BEGIN DELETE FROM "OrderRow" WHERE "order_id" = NEW."id"; END"#)
         assertCheck([#"schema: trigger "wipe" on "Order" is not the model's: it would run with bookkeeper's writes (drop it: DROP TRIGGER "wipe")"# + Self.blocked])

@@ -97,7 +97,7 @@ final class SelfReferenceTests: ImportTestCase {
         XCTAssertEqual(try rows(), ["1 C 1"])
         // With --on-conflict last, no conflict is claimed: the file has none.
         for options in [["--on-conflict", "last"], ["--on-error", "skip"], ["--on-error", "skip", "--on-conflict", "last"]] {
-            try FileManager.default.removeItem(atPath: store)
+            removeStore()
             ok("init")
             let r = bk(["import", "Emp", csv("d.csv", "name,boss\nA,B\nB,\nC,C\n"), "--create-missing"] + options)
             XCTAssertEqual(r.status, 0, "\(options): \(r)")
@@ -115,7 +115,7 @@ final class SelfReferenceTests: ImportTestCase {
         let last = bk("import", "Emp", "e.csv", "--on-conflict", "last")
         XCTAssertEqual(last.status, 0, "\(last)")
         XCTAssertEqual(try rows(), ["1 A 3", "2 Y -", "3 Z -"])
-        try FileManager.default.removeItem(atPath: store)
+        removeStore()
         ok("init")
         ok("import", "Emp", "e.csv", "--on-conflict", "first")
         XCTAssertEqual(try rows(), ["1 A 2", "2 Y -", "3 Z -"])

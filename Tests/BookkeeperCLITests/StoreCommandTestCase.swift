@@ -12,6 +12,11 @@ class StoreCommandTestCase: XCTestCase {
         dir = TemporaryDirectory()
     }
 
+    /// Removes the store with its SQLite companions (`init` refuses a new store beside a stale `-wal`: issue 26 §4).
+    func removeStore() {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+    }
+
     @discardableResult
     func bk(_ args: [String], stdin: String? = nil) -> CLIResult {
         runCLI(["--store", store] + args, in: dir.path, stdin: stdin)
