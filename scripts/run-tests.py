@@ -157,7 +157,7 @@ def short(test):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tier", choices=["quick", "install", "stress"], default="quick")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "0")) or (os.cpu_count() or 2) + 1)
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "0")) or (os.cpu_count() or 2) + 2)
     parser.add_argument("--order", choices=["forward", "reverse", "shuffle"], default="forward")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--each-test", action="store_true", help="one process per test method")
@@ -191,12 +191,16 @@ def main():
     serial_jobs = make_jobs(serial, everything, args.each_test, "serial")
 
     # Longest first (from the last run's times, kept in the build folder), so that the long jobs do not start last.
+    # A clean clone starts from the times committed beside this script (scripts/test-times.json, refreshed now and
+    # then from a run's): without them the longest jobs started wherever the list put them, and ran on alone at the end.
     times_path = os.path.join(args.scratch, "test-times.json")
-    try:
-        with open(times_path) as f:
-            known = json.load(f)
-    except (OSError, ValueError):
-        known = {}
+    known = {}
+    for path in (os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-times.json"), times_path):
+        try:
+            with open(path) as f:
+                known.update(json.load(f))
+        except (OSError, ValueError):
+            pass
     seed = args.seed if args.seed is not None else int(os.environ.get("TEST_ORDER_SEED", "1"))
     if args.order == "forward":
         parallel_jobs.sort(key=lambda j: -known.get(j.label, 0))
