@@ -124,6 +124,37 @@ final class ContextTests: XCTestCase {
         XCTAssertEqual(try queryStore(store.path, "SELECT cover_id FROM Book ORDER BY id"), ["1", nil])
     }
 
+    /// Unique values that move between objects of one save: a swap, a chain, and a value taken from an object the
+    /// same save deletes. SQLite checks each UPDATE, so the first write met the value still in its old row: the save
+    /// failed with "UNIQUE constraint failed: Author.name" (DeepRuleTests' stress form, seed 1795706577).
+    func testUniqueValuesSwappedChainedOrTakenFromADeletedObjectInOneSave() throws {
+        let c = newContext()
+        for name in ["Ann", "Bob", "Kim", "Lee"] {
+            let a = try c.insert("Author"); a["name"] = .string(name); a["email"] = .string("\(name)@x")
+        }
+        try c.save()
+        let c2 = newContext()
+        let ann = try c2.resolve("Ann", in: "Author"), bob = try c2.resolve("Bob", in: "Author")
+        ann["name"] = .string("Bob"); bob["name"] = .string("Ann")                  // a swap (required text)
+        ann["email"] = .null; bob["email"] = .string("Ann@x")                         // a move (optional text)
+        try c2.save()
+        XCTAssertEqual(try queryStore(store.path, "SELECT name || ' ' || ifnull(email, '-') FROM Author ORDER BY id"),
+                       ["Bob -", "Ann Ann@x", "Kim Kim@x", "Lee Lee@x"])
+        let c3 = newContext()
+        let kim = try c3.resolve("Kim", in: "Author"), lee = try c3.resolve("Lee", in: "Author")
+        let bob3 = try c3.resolve("Bob", in: "Author")
+        lee["name"] = .string("Zed"); kim["name"] = .string("Lee")                   // a chain
+        c3.delete(bob3); try c3.resolve("Ann", in: "Author")["name"] = .string("Bob") // taken from a deleted object
+        try c3.save()
+        XCTAssertEqual(try queryStore(store.path, "SELECT name FROM Author ORDER BY id"), ["Bob", "Lee", "Zed"])
+        // Two objects given one value stay a validation error, and nothing is written.
+        let c4 = newContext()
+        try c4.resolve("Lee", in: "Author")["name"] = .string("Max")
+        try c4.resolve("Zed", in: "Author")["name"] = .string("Max")
+        XCTAssertThrowsError(try c4.save()) { XCTAssertTrue($0 is ValidationError, "\($0)") }
+        XCTAssertEqual(try queryStore(store.path, "SELECT name FROM Author ORDER BY id"), ["Bob", "Lee", "Zed"])
+    }
+
     func testSaveReportsWhatChangedAndSkipsNoOpUpdates() throws {
         let c = newContext()
         try book(c, "1")

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// What a save did: the IDs it inserted, updated and deleted (cascaded deletions included).
@@ -105,6 +106,9 @@ extension ObjectContext {
                 // A one-to-one key that moves is cleared first: its column is unique, and the object it moves to may be
                 // written before the one it leaves.
                 for o in updates { try clearMovingOneToOneKeys(o, db) }
+                // Likewise unique values that move between objects of this save (a swap, a chain, a value taken from
+                // an object deleted later in the save): SQLite checks each statement, so they are parked first.
+                try parkMovingUniqueValues(updates, plan, db)
                 // Clear references first, so no foreign key ever points at a deleted row.
                 for o in updates { try update(o, db) { result.updated.append($0) } }
                 for o in plan.objects.reversed() {
@@ -180,6 +184,51 @@ extension ObjectContext {
         let sql = "INSERT INTO \(quoted(o.entity.name)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
         return db.lastInsertedRowID
+    }
+
+    /// Before the updates, parks the unique values that this save moves between objects of one entity: for each
+    /// unique attribute that two or more of its stored objects change or give up (by deletion), each of those
+    /// objects' value is set to one no other row holds — NULL where the column allows it, else a value beside the
+    /// column's range — so that the updates may write the final values in any order. (A swap of two authors'
+    /// names failed with SQLite's "UNIQUE constraint failed"; found by DeepRuleTests' stress form.)
+    private func parkMovingUniqueValues(_ updates: [ManagedObject], _ plan: DeletionPlan, _ db: Database) throws {
+        let deleted = plan.objects.filter { $0.rowID != nil }
+        for entity in model.entities {
+            for a in entity.attributes where a.isUnique || a.name == entity.naturalKey {
+                let movers = updates.filter { $0.entity.name == entity.name && $0.rowID != nil
+                    && $0.touched.contains(a.name) && $0.attributeChanged(a.name) }
+                guard !movers.isEmpty else { continue }
+                let leaving = deleted.filter { $0.entity.name == entity.name }
+                guard movers.count + leaving.count >= 2 else { continue }
+                let table = quoted(entity.name), column = quoted(a.name)
+                for (k, o) in (movers + leaving).enumerated() {
+                    let parked: DatabaseValueConvertible?
+                    if !a.isRequired {
+                        parked = nil
+                    } else {
+                        switch a.type.columnType {
+                        case "TEXT": parked = "\u{7F}bookkeeper-moving-\(UUID().uuidString)"
+                        case "INTEGER":
+                            let low = try Int64.fetchOne(db, sql: "SELECT min(\(column)) FROM \(table)") ?? 0
+                            let high = try Int64.fetchOne(db, sql: "SELECT max(\(column)) FROM \(table)") ?? 0
+                            if low > Int64.min + 1_000_000 { parked = low - 1 - Int64(k) }
+                            else if high < Int64.max - 1_000_000 { parked = high + 1 + Int64(k) }
+                            else { continue }   // a column spanning Int64: left to SQLite's check
+                        case "REAL":
+                            let low = try Double.fetchOne(db, sql: "SELECT min(\(column)) FROM \(table)") ?? 0
+                            var next = low
+                            for _ in 0...k { next = next.nextDown }
+                            guard next.isFinite else { continue }
+                            parked = next
+                        default:
+                            parked = Data(UUID().uuidString.utf8)
+                        }
+                    }
+                    try db.cachedStatement(sql: "UPDATE \(table) SET \(column) = ? WHERE \"id\" = ?")
+                        .execute(arguments: [parked, o.rowID])
+                }
+            }
+        }
     }
 
     /// Sets to NULL each stored one-to-one key of `o` that this save changes (`update` then writes the new one).
