@@ -136,8 +136,9 @@ final class ModelSQLNameTests: XCTestCase {
 
     // MARK: Generated models
 
-    static let entityNames = ["A", "a", "A_b", "B", "b", "B_c", "A_b_c", "C", "a_B", "Ab"]
-    static let propertyNames = ["b", "c", "B", "b_c", "c_id", "b_C", "id", "c_unique", "b_c_index", "x", "bc", "A_id", "x_c"]
+    // Few names, so that names made of others (`A` + `b_c`, `A_b` + `c`) meet often.
+    static let entityNames = ["A", "A_b", "A_B", "B", "b", "C"]
+    static let propertyNames = ["b", "c", "b_c", "B_c", "c_id", "b_c_id", "id", "x", "A_id", "c_unique", "b_c_index"]
 
     static func entities(_ random: inout SeededGenerator) -> [Entity] {
         var names: [String] = []
@@ -155,7 +156,7 @@ final class ModelSQLNameTests: XCTestCase {
                 entities[i].attributes.append(Attribute(name, .string, unique: flag == 0, indexed: flag == 1))
             }
         }
-        for _ in 0..<(1 + random.next(upTo: 4)) {
+        for _ in 0..<(1 + random.next(upTo: 5)) {
             let s = random.next(upTo: entities.count), d = random.next(upTo: entities.count)
             let r = random.pick(propertyNames), inverse = random.pick(propertyNames)
             guard free(r, on: s), free(inverse, on: d), s != d || r != inverse else { continue }
@@ -163,6 +164,23 @@ final class ModelSQLNameTests: XCTestCase {
             if s == d && toMany && inverseToMany { continue }
             entities[s].relationships.append(Relationship(r, to: entities[d].name, inverse: inverse, toMany: toMany))
             entities[d].relationships.append(Relationship(inverse, to: entities[s].name, inverse: r, toMany: inverseToMany))
+        }
+        // Half the models also get names made of others': `E.p_q` and `E_p.q`, many-to-many to one entity, whose
+        // links' tables are both `E_p_q` when E and E_p own them (seen: `A.b_c` and `A_b.c`).
+        if random.next(upTo: 2) == 0 {
+            let e = random.pick(entities).name, p = random.pick(["b", "c", "B"]), q = random.pick(["c", "b_c", "x"])
+            let d = random.pick(["Z", "zz"])
+            for name in ["\(e)_\(p)", d] where !entities.contains(where: { $0.name == name }) {
+                entities.append(Entity(name, kind: .directory, attributes: []))
+            }
+            func link(_ owner: String, _ r: String, _ inverse: String) {
+                guard let o = entities.firstIndex(where: { $0.name == owner }), let t = entities.firstIndex(where: { $0.name == d }),
+                      free(r, on: o), free(inverse, on: t), o != t else { return }
+                entities[o].relationships.append(Relationship(r, to: d, inverse: inverse, toMany: true))
+                entities[t].relationships.append(Relationship(inverse, to: owner, inverse: r, toMany: true))
+            }
+            link(e, "\(p)_\(q)", "i1")
+            link("\(e)_\(p)", q, "i2")
         }
         return entities
     }
