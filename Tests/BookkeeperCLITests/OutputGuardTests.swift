@@ -74,11 +74,11 @@ final class OutputGuardTests: SampleStoreTestCase {
     // MARK: A failed command removes only what it created
 
     func testAFatalImportErrorKeepsTheOlderRejectsFile() throws {
-        let old = dir.write("rejects.csv", "yesterday's rejects\n")
+        let old = dir.write("rejects.csv", "name,reason\nyesterday,x\n")
         dir.write("broken.csv", "name\nvip\n\"unterminated\n")
         let r = bk(["import", "Tag", "broken.csv", "--on-error", "skip", "--rejects", "rejects.csv"])
         XCTAssertEqual(r.status, 65, "\(r)")
-        XCTAssertEqual(try String(contentsOfFile: old, encoding: .utf8), "yesterday's rejects\n")
+        XCTAssertEqual(try String(contentsOfFile: old, encoding: .utf8), "name,reason\nyesterday,x\n")
         XCTAssertEqual(filesIn(dir.path), ["books.sqlite", "broken.csv", "rejects.csv"])
     }
 

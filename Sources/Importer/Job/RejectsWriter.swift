@@ -45,9 +45,17 @@ final class RejectsWriter {
         try? encoder.encode(reader.usesCRLF ? "\r\n" : "\n", into: &ending)
         lineEnding = ending
         if reader.hadByteOrderMark { try? encoder.encode("\u{FEFF}", into: &buffer) }
+        // An input that is itself a fixed rejects file (its header ends with `reason`, which import ignores) may meet
+        // the rejects file of the input it came from, whose first line is its own header.
+        var accepted: [[UInt8]] = []
+        if let header, header.hasSuffix(String(UnicodeScalar(delimiter)) + "reason") {
+            var line = buffer
+            try? encoder.encode(header, into: &line, fallback: true)
+            accepted.append(line + lineEnding)
+        }
         if let header { appendLine(header, reason: "reason") }
         do {
-            try refuseUnlessRejectsFile(header: header == nil ? nil : buffer, reader: reader, fieldCount: fieldCount)
+            try refuseUnlessRejectsFile(headers: header == nil ? nil : [buffer] + accepted, reader: reader, fieldCount: fieldCount)
         } catch {
             file.discard()
             throw error
@@ -59,17 +67,17 @@ final class RejectsWriter {
     /// may be replaced or removed: one that begins with the line this writer begins with — the input's header and
     /// `reason`, in the input's encoding and dialect. With --columns there is no header: its first record, read in
     /// the input's dialect, must have the input's fields and a reason.
-    private func refuseUnlessRejectsFile(header expected: [UInt8]?, reader: CSVReader, fieldCount: Int) throws {
+    private func refuseUnlessRejectsFile(headers: [[UInt8]]?, reader: CSVReader, fieldCount: Int) throws {
         guard case let .regular(resolved) = file.target else { return }
         var status = stat()
         guard stat(resolved, &status) == 0 else { return }
         let refused = FileOutputError(path: path, message: "exists and is not a rejects file; not overwritten", kind: .cannotCreate)
         guard status.st_mode & S_IFMT == S_IFREG else { throw refused }
-        if let expected {
+        if let headers {
             guard let handle = FileHandle(forReadingAtPath: resolved) else { throw refused }
             defer { try? handle.close() }
-            let start = (try? handle.read(upToCount: expected.count)) ?? nil
-            guard let start, [UInt8](start) == expected else { throw refused }
+            let start = [UInt8]((try? handle.read(upToCount: headers.map(\.count).max() ?? 0)) ?? nil ?? Data())
+            guard headers.contains(where: { start.starts(with: $0) }) else { throw refused }
         } else {
             let options = CSVReader.Options(delimiter: .byte(reader.delimiter), encoding: reader.encoding)
             guard let existing = try? CSVReader(path: resolved, options: options), let first = try? existing.next(),
