@@ -58,6 +58,8 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
 STRESS = [
+    "ObjectStoreTests.ModelSQLNameTests/testNoAcceptedModelNeedsTwoSQLNamesSQLiteTakesForOne",
+    "BookkeeperCLITests.RejectsFileTests/testRejectsNeverDeletesAFileThatIsNotARejectsFile",
     "BookkeeperCLITests.OpenFileLimitTests/testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles",
     "BookkeeperCLITests.TerminalInjectionTests/testControlCharactersInStoredTextAreShownAsCodesInEveryTextOutput",
     "BookkeeperCLITests.OutputConfigurationGuardTests/testEveryWriterRefusesEveryProtectedFileHoweverSpelt",

@@ -48,9 +48,10 @@ public final class OutputFile {
 
     /// Resolves `path` and opens the output. `assembledAtPath`: the output is assembled in a regular file at
     /// `assemblyPath` by a writer that opens it by name (for a device or pipe, a temporary file in $TMPDIR).
-    public init(path: String, assembledAtPath: Bool = false) throws {
+    /// `creatingThroughDanglingLink`: see `OutputTarget.resolve`.
+    public init(path: String, assembledAtPath: Bool = false, creatingThroughDanglingLink: Bool = false) throws {
         displayName = path
-        target = try OutputTarget.resolve(path)
+        target = try OutputTarget.resolve(path, creatingThroughDanglingLink: creatingThroughDanglingLink)
         switch target {
         case let .regular(resolved):
             let (fd, temporary, slot) = try OutputFile.createTemporary(beside: resolved, displayName: path)
@@ -188,16 +189,19 @@ public final class OutputFile {
         destination = -1
     }
 
-    /// After `discard()`: removes the regular file at the target, for a command whose result is "no file"
-    /// (an import that rejected nothing removes an older rejects file). Devices and descriptors are left alone.
-    public func removeTarget() {
+    /// After `discard()`: removes the regular file at the target (through a symbolic link, the file it points to),
+    /// for a command whose result is "no file" (an import that rejected nothing removes an older rejects file).
+    /// Devices and descriptors are left alone. Returns whether a file was removed.
+    @discardableResult
+    public func removeTarget() -> Bool {
         discard()
         if case let .regular(resolved) = target {
             var now = stat()
             guard lstat(resolved, &now) == 0, now.st_mode & S_IFMT == S_IFREG,
-                  ProtectedFiles.match(status: now, canonical: resolved) == nil else { return }
-            _ = unlink(resolved)
+                  ProtectedFiles.match(status: now, canonical: resolved) == nil else { return false }
+            return unlink(resolved) == 0
         }
+        return false
     }
 
     private func removeTemporaryFile() {

@@ -25,7 +25,9 @@ public enum OutputTarget: Equatable, Sendable {
 
     /// Resolves `path` as given by the user; throws `FileOutputError` (`.cannotCreate`) for every target
     /// that must not or cannot be written.
-    public static func resolve(_ path: String) throws -> OutputTarget {
+    /// `creatingThroughDanglingLink`: a symbolic link to nothing names the file it points to, made anew (for an
+    /// output whose "nothing to write" removes the file a link points to: `import --rejects`).
+    public static func resolve(_ path: String, creatingThroughDanglingLink: Bool = false) throws -> OutputTarget {
         if path == "-" { return try descriptorTarget(STDOUT_FILENO, path) }
         if let fd = aliasedDescriptor(path) { return try descriptorTarget(fd, path) }
         guard !path.isEmpty else { throw FileOutputError.refused(path, "cannot create (the path is empty)") }
@@ -53,6 +55,10 @@ public enum OutputTarget: Equatable, Sendable {
         if link.st_mode & S_IFMT == S_IFLNK {
             if stat(path, &status) != 0 {
                 let code = errno
+                if code == ENOENT, creatingThroughDanglingLink, let target = linkTarget(path) {
+                    // The file the link points to, as a new file (its folder must exist, it must not be protected).
+                    return try resolve(target)
+                }
                 if code == ENOENT { throw FileOutputError.refused(path, "cannot create (a symbolic link to nothing)") }
                 if code == ELOOP { throw FileOutputError.refused(path, "cannot create (a loop of symbolic links)") }
                 throw FileOutputError.system(path, "create", code, kind: .cannotCreate)
@@ -82,6 +88,17 @@ public enum OutputTarget: Equatable, Sendable {
                 throw FileOutputError.refused(name, "refusing to write: \(entry.reason)")
             }
         }
+    }
+
+    /// What the symbolic link at `path` points to, relative to the link's folder.
+    private static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if target.hasPrefix("/") { return target }
+        let folder = splitPath(path).folder
+        return folder == "/" ? "/" + target : folder + "/" + target
     }
 
     /// Refuses `path` if it is a protected file.

@@ -177,6 +177,88 @@ final class ModelEvolutionDryRunTests: StoreCommandTestCase {
         XCTAssertEqual(try snapshot(), before)
     }
 
+    static let sharedLinksModel = """
+        entities:
+          A:
+            kind: directory
+            attributes: { name: { type: string } }
+            relationships:
+              b_c: { to: Tag, many: true, inverse-many: true, inverse: as1 }
+          A_b:
+            kind: directory
+            attributes: { name: { type: string } }
+            relationships:
+              c: { to: Tag, many: true, inverse-many: true, inverse: as2 }
+
+        """
+
+    /// Seen (attack 26, finding 3): `A.b_c` and `A_b.c`, both many-to-many to Tag, keep their links in tables both
+    /// named `A_b_c`. `init`, `migrate` and `check` exited 0, only one table was made, and every write to `A_b.c` failed
+    /// with 74 ("table A_b_c has no column named A_b_id"). Through a migration, `migrate` printed "the store is up to
+    /// date with the model" and then "migrated". Refused at the model line (78) by every command, before anything.
+    func testTwoManyToManyRelationshipsWhoseLinksShareATableNameAreRefusedAtTheModelLine() throws {
+        let message = "bookkeeper: \(dir.file("model.yaml")):11:7: the links of A_b.c and the links of A.b_c would have one name, "
+            + "table A_b_c: give one of them another name\n"
+        dir.write("model.yaml", Self.sharedLinksModel)
+        let refusedInit = bk("init")
+        XCTAssertEqual(refusedInit.status, 78, "\(refusedInit)")
+        XCTAssertEqual(refusedInit.stderr, message)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store))
+        // Through a migration: the store has A.b_c and A_b without c.
+        dir.write("model.yaml", Self.sharedLinksModel.replacingOccurrences(of: "    relationships:\n      c: { to: Tag, many: true, inverse-many: true, inverse: as2 }\n", with: ""))
+        ok("init")
+        ok("add", "Tag", "name=t1")
+        ok("add", "A", "name=a1", "b_c=t1")
+        dir.write("model.yaml", Self.sharedLinksModel)
+        let before = try snapshot()
+        for args in [["migrate", "--dry-run"], ["migrate"], ["check"], ["list", "Tag"], ["show", "Tag", "t1"], ["add", "A_b", "name=ab1", "c=t1"],
+                     ["import", "Tag", "-", "--dry-run"], ["export", "Tag", "-"], ["backup", dir.file("copy.sqlite")], ["imports"], ["model"]] {
+            let r = bk(args, stdin: "name\nt2\n")
+            XCTAssertEqual(r.status, 78, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, message, "\(args)")
+            XCTAssertEqual(r.stdout, "", "\(args)")
+            XCTAssertEqual(try snapshot(), before, "\(args)")
+        }
+        XCTAssertEqual(try backups(), [])
+    }
+
+    /// Seen with that model: `migrate` printed its plan "the store is up to date with the model", then "migrated": a
+    /// model that changed where no table shows it was called up to date. A change of that kind (here a removed rule)
+    /// is said as what it is, by the dry run and by the real run.
+    func testAMigrationThatChangesNoTableNeverSaysUpToDateAndMigrated() throws {
+        dir.write("model.yaml", "entities:\n  Customer:\n    rules:\n      - { where: \"name != 'x'\", message: no x }\n")
+        ok("init")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      vat: { type: string }\n")
+        ok("migrate")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      vat: { type: string, default: X }\n")
+        let dry = ok("migrate", "--dry-run")
+        XCTAssertEqual(dry, "- record the changed model (no table changes: defaults, sorts or rules only)\n")
+        let real = ok("migrate")
+        XCTAssertFalse(real.contains("up to date"), real)
+        XCTAssertTrue(real.hasPrefix("- record the changed model (no table changes: defaults, sorts or rules only)\nmigrated \(store)"), real)
+        XCTAssertEqual(ok("migrate"), "\(store) is up to date with the model\n")
+    }
+
+    /// Seen (attack 26, finding 10): `"my attr": { type: string }` on line 4 was reported at the entity's line 2.
+    /// A property's problem names the property's own line and column.
+    func testAModelFileErrorAboutAPropertyNamesThePropertysLine() throws {
+        let cases: [(String, String)] = [
+            ("entities:\n  Customer:\n    attributes:\n      \"my attr\": { type: string }\n", "4:7: Customer.my attr is not a valid property name"),
+            ("entities:\n  Customer:\n    attributes:\n      vat: { type: string }\n      id: { type: integer }\n", "5:7: Customer.id is reserved for object IDs"),
+            ("entities:\n  Bank:\n    kind: directory\n    attributes:\n      name: { type: string }\n    relationships:\n"
+             + "      \"a-b\": { to: Customer, inverse: banks }\n", "7:7: Bank.a-b is not a valid property name"),
+            ("entities:\n  Bank:\n    kind: directory\n    attributes:\n      name: { type: string }\n    relationships:\n"
+             + "      twin: { to: Bank, inverse: twins, many: true, inverse-many: true }\n",
+             "7:7: Bank.twin: many-to-many relationships from an entity to itself are not supported"),
+        ]
+        for (model, expected) in cases {
+            dir.write("model.yaml", model)
+            let r = bk("init")
+            XCTAssertEqual(r.status, 78, "\(model): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(dir.file("model.yaml")):\(expected)\n", model)
+        }
+    }
+
     /// Seen: `init` with such a model failed with 73 and SQLite's raw "duplicate column name".
     func testInitWithNamesSQLiteCannotHoldApartIsRefusedAtTheLine() throws {
         dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      Code: { type: string }\n")

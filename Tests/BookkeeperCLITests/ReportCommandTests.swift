@@ -33,6 +33,26 @@ final class ReportCommandTests: XCTestCase {
         }
     }
 
+    /// Seen (attack 26, finding 8): `reports` printed a definition's title raw, so an ESC and a line feed in it reached
+    /// the terminal and forged a `bookkeeper:` line; `report` itself wrote them as `?`. Both write the codes every
+    /// other text output writes, and the JSON listing keeps the exact text.
+    func testReportsListingWritesControlCharactersOfATitleAsCodes() throws {
+        let definitions = dir.file("defs")
+        try FileManager.default.createDirectory(atPath: definitions, withIntermediateDirectories: true)
+        let shipped = try String(contentsOf: packageRoot.appendingPathComponent("Reports/customers.yaml"), encoding: .utf8)
+        let hostile = shipped.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("title:") ? #"title: "T\e[2J\nbookkeeper: forged\u202Ex""# : String($0) }.joined(separator: "\n")
+        try hostile.write(toFile: definitions + "/c.yaml", atomically: true, encoding: .utf8)
+        let listed = bk(["reports", "--reports", definitions])
+        XCTAssertTrue(listed.stdout.contains("c                  T<U+001B>[2J<U+000A>bookkeeper: forged<U+202E>x\n"), listed.stdout)
+        XCTAssertFalse(listed.stdout.contains("\u{1B}") || listed.stdout.contains("\nbookkeeper:") || listed.stdout.contains("\u{202E}"), listed.stdout)
+        let json = bk(["reports", "--reports", definitions, "--format", "json"])
+        XCTAssertTrue(json.stdout.contains(#"T\u001b[2J\nbookkeeper: forged\u202ex"#) || json.stdout.contains("T\\u001b[2J\\nbookkeeper: forged\u{202E}x"), json.stdout)
+        let report = bk(["report", "c", "--reports", definitions])
+        XCTAssertTrue(report.stdout.hasPrefix("T<U+001B>[2J bookkeeper: forged<U+202E>x\n"), report.stdout)
+        XCTAssertFalse(report.stdout.contains("\u{1B}"), report.stdout)
+    }
+
     override class func tearDown() {
         sample = nil      // removes the sample store's folder
         super.tearDown()

@@ -136,14 +136,16 @@ final class TextRendererTests: XCTestCase {
     func testNoEscapeCodesUnlessAsked() throws {
         let rows = [[ReportCell.text("\u{1B}[31mred\u{1B}[0m"), .null, .null, .integer(1), .null]]
         let plain = try rendered(.text(), ReportFixtures.unpaidOrders, rows)
-        XCTAssertFalse(plain.contains("\u{1B}"), "an ESC in a value is shown as ?")
-        XCTAssertTrue(plain.contains("?[31mred?[0m"), plain)
+        XCTAssertFalse(plain.contains("\u{1B}"), "an ESC in a value is shown as <U+001B>")
+        XCTAssertTrue(plain.contains("<U+001B>[31mred<U+001B>[0m"), plain)
 
         let colored = try rendered(.text(useColor: true), ReportFixtures.unpaidOrders, rows)
         XCTAssertTrue(colored.hasPrefix("\u{1B}[1mUnpaid orders\u{1B}[0m\n"), colored)
-        XCTAssertTrue(colored.contains("\u{1B}[1mNumber        Customer  Due  Amount  Paid\u{1B}[0m\n"), colored)
-        XCTAssertTrue(colored.contains("\u{1B}[1mTotal" + String(repeating: " ", count: 26) + "1.00\u{1B}[0m\n"), colored)
-        XCTAssertTrue(colored.contains("\n------------  --------  ---  ------  ----\n?[31mred?[0m"), "rules and rows stay plain")
+        // The value's codes are 26 columns wide, and its column is as wide.
+        XCTAssertTrue(colored.contains("\u{1B}[1mNumber" + String(repeating: " ", count: 22) + "Customer  Due  Amount  Paid\u{1B}[0m\n"), colored)
+        XCTAssertTrue(colored.contains("\u{1B}[1mTotal" + String(repeating: " ", count: 40) + "1.00\u{1B}[0m\n"), colored)
+        XCTAssertTrue(colored.contains("\n" + String(repeating: "-", count: 26) + "  --------  ---  ------  ----\n<U+001B>[31mred<U+001B>[0m"),
+                      "rules and rows stay plain")
     }
 
     func testGeneratedTimeAndDateTimesInTheDocumentsZone() throws {
@@ -172,7 +174,10 @@ final class TextRendererTests: XCTestCase {
 
     func testValuesBecomeOneLine() {
         XCTAssertEqual(TerminalText.singleLine("a\nb\r\nc\td\u{2028}e"), "a b c d e")
-        XCTAssertEqual(TerminalText.singleLine("bell\u{7}esc\u{1B}del\u{7F}c1\u{9B}bidi\u{202E}x"), "bell?esc?del?c1?bidi?x")
+        // As every other text output writes them (attack 26, finding 8: the report wrote `?`, the rest `<U+001B>`).
+        XCTAssertEqual(TerminalText.singleLine("bell\u{7}esc\u{1B}del\u{7F}c1\u{9B}bidi\u{202E}x"),
+                       "bell<U+0007>esc<U+001B>del<U+007F>c1<U+009B>bidi<U+202E>x")
+        XCTAssertEqual(TerminalText.width(TerminalText.singleLine("a\u{1B}b")), 10, "a code counts as the columns it prints")
         XCTAssertEqual(TerminalText.width("😀日本e\u{301}"), 7)
         XCTAssertEqual(TerminalText.truncated("日本語のテキスト", toWidth: 8), "日本...")
     }

@@ -136,7 +136,7 @@ struct Import: StoreCommand {
         // the input or the profile is refused here.
         ProtectedFiles.protect(file, as: "the input being imported")
         if let profile { ProtectedFiles.protect(profile, as: "the import profile") }
-        if let rejects = settings.rejects, !settings.dryRun { _ = try OutputTarget.resolve(rejects) }
+        if let rejects = settings.rejects, !settings.dryRun { _ = try OutputTarget.resolve(rejects, creatingThroughDanglingLink: true) }
         let store = try openStore(activity: "import of " + (file == "-" ? "standard input" : (file as NSString).lastPathComponent),
                                   dryRun: settings.dryRun)
         let job = ImportJob(store: store, path: file, settings: settings)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import Foundation
 import LocalTime
 import ObjectStore
@@ -49,23 +50,27 @@ struct ReportsCommand: StoreCommand {
     ///     unpaid-orders  Completed but unpaid orders
     ///                      --param until=DATE  default: today (2026-11-21)
     private func text(_ listed: [(ReportLibrary.Entry, ReportDefinition?)], today: Day) -> String {
+        // Everything here comes from file names and definition files: written as every text output writes such text
+        // (VisibleText), since an ESC and a line feed in a title reached the terminal and forged a `bookkeeper:` line.
+        let visible = VisibleText.escaped
         guard !listed.isEmpty else {
-            return "no reports (\(definitions.library.searched))\n"
+            return "no reports (\(visible(definitions.library.searched)))\n"
         }
-        let width = listed.map(\.0.name.count).max()! + 2
+        let names = listed.map { visible($0.0.name) }
+        let width = names.map(\.count).max()! + 2
         var out = ""
-        for (entry, definition) in listed {
-            let name = entry.name.padding(toLength: width, withPad: " ", startingAt: 0)
+        for ((entry, definition), shownName) in zip(listed, names) {
+            let name = shownName.padding(toLength: width, withPad: " ", startingAt: 0)
             guard let definition else {
-                out += name + "(invalid definition: \(entry.file))\n"
+                out += name + "(invalid definition: \(visible(entry.file)))\n"
                 continue
             }
-            out += name + definition.displayTitle + "\n"
-            let options = definition.parameters.map { "--param \($0.name.value)=\($0.type.value.placeholder)" }
+            out += name + visible(definition.displayTitle) + "\n"
+            let options = definition.parameters.map { visible("--param \($0.name.value)=\($0.type.value.placeholder)") }
             let optionWidth = options.map(\.count).max() ?? 0
             for (parameter, option) in zip(definition.parameters, options) {
                 out += String(repeating: " ", count: width + 2) + option.padding(toLength: optionWidth + 2, withPad: " ", startingAt: 0)
-                    + defaultText(parameter, today: today) + "\n"
+                    + visible(defaultText(parameter, today: today)) + "\n"
             }
         }
         return out

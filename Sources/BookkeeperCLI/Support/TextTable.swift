@@ -1,3 +1,4 @@
+import FileOutput
 import ObjectStore
 
 /// A plain-ASCII table with aligned columns: numbers right-aligned, everything else left-aligned. Every cell is

@@ -113,9 +113,10 @@ package final class ImportJob {
         progress?.finish()
 
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9
+        var removedRejects = false
         if let rejects = pass.rejects {
             do {
-                try rejects.close()
+                removedRejects = try rejects.close()
             } catch {
                 // The store has committed: say so, and what failed after it.
                 throw ImportFailure(lines: ["\(error)", "the import was committed; only the rejects file could not be put in place"],
@@ -124,6 +125,7 @@ package final class ImportJob {
         }
         var summary = makeSummary(pass, records: records, seconds: seconds, sha: sha, counts: counts)
         summary.encoding = reader.encoding.name
+        if removedRejects { summary.removedRejectsFile = settings.rejects }
         summary.passes = passCount
         if pass.conflicts > 0 {
             summary.conflicts = pass.conflicts
@@ -162,9 +164,8 @@ package final class ImportJob {
     /// or forbidden path fails first.
     func rejectsWriter(_ plan: ImportPlan, _ reader: CSVReader) throws -> RejectsWriter? {
         guard let path = settings.rejects, !settings.dryRun else { return nil }
-        let rejects = try RejectsWriter(path: path, reader: reader)
+        let rejects = try RejectsWriter(path: path, reader: reader, header: plan.headerRaw, fieldCount: plan.fieldCount)
         rejects.holdsByKey = settings.onConflict == .last && plan.shape == .records
-        if let headerRaw = plan.headerRaw { try rejects.writeHeader(headerRaw) }
         return rejects
     }
 

@@ -2,6 +2,7 @@
 // Both are contracts: scripts read them. Add fields; never rename one.
 
 import Foundation
+import FileOutput
 import ObjectStore
 
 package struct ImportSummary: Sendable, Codable, Equatable {
@@ -27,6 +28,8 @@ package struct ImportSummary: Sendable, Codable, Equatable {
     package var ignoredColumns: [String]
     package var rejected: Int
     package var rejectsFile: String?
+    /// An earlier rejects file removed because nothing was rejected this time.
+    package var removedRejectsFile: String?
     /// The errors shown (the first 20) and how many there were in all.
     package var errors: [ImportIssue]
     package var errorCount: Int
@@ -67,6 +70,9 @@ package struct ImportSummary: Sendable, Codable, Equatable {
         }
         if rejected > 0, let rejectsFile, !dryRun {
             lines.append("\(rejected) rejected line\(rejected == 1 ? "" : "s") written to \(rejectsFile)")
+        }
+        if let removedRejectsFile {
+            lines.append("removed the earlier rejects file \(removedRejectsFile): nothing was rejected")
         }
         if let conflicts, conflicts > 0 {
             lines.append("\(conflicts) line\(conflicts == 1 ? "" : "s") gave a key again with other values; the \(onConflict ?? "first") values were kept (--on-conflict \(onConflict ?? "first")): "

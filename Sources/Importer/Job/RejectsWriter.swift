@@ -31,21 +31,58 @@ final class RejectsWriter {
     /// Lines left out because a later line of their key was kept.
     var supersededCount: Int { superseded.count }
 
-    /// Opens the output now, so an unwritable or forbidden path fails before anything is imported.
-    init(path: String, reader: CSVReader) throws {
+    /// Opens the output now, so an unwritable or forbidden path, or a file there that is not a rejects file of this
+    /// input, fails before anything is imported. `header`: the input's header line as read (nil with --columns);
+    /// `fieldCount`: the fields of a record.
+    init(path: String, reader: CSVReader, header: String?, fieldCount: Int) throws {
         self.path = path
         delimiter = reader.delimiter
         encoder = OutputEncoder(reader.encoding) ?? OutputEncoder(.utf8)!
-        file = try OutputFile(path: path)
+        // Through a link to nothing (left by a run that rejected nothing), the file it points to is made again.
+        file = try OutputFile(path: path, creatingThroughDanglingLink: true)
         buffer.reserveCapacity(1 << 16)
         var ending: [UInt8] = []
         try? encoder.encode(reader.usesCRLF ? "\r\n" : "\n", into: &ending)
         lineEnding = ending
         if reader.hadByteOrderMark { try? encoder.encode("\u{FEFF}", into: &buffer) }
+        // An input that is itself a fixed rejects file (its header ends with `reason`, which import ignores) may meet
+        // the rejects file of the input it came from, whose first line is its own header.
+        var accepted: [[UInt8]] = []
+        if let header, header.hasSuffix(String(UnicodeScalar(delimiter)) + "reason") {
+            var line = buffer
+            try? encoder.encode(header, into: &line, fallback: true)
+            accepted.append(line + lineEnding)
+        }
+        if let header { appendLine(header, reason: "reason") }
+        do {
+            try refuseUnlessRejectsFile(headers: header == nil ? nil : [buffer] + accepted, reader: reader, fieldCount: fieldCount)
+        } catch {
+            file.discard()
+            throw error
+        }
     }
 
-    func writeHeader(_ raw: String) throws {
-        try writeLine(raw, reason: "reason")
+    /// Seen (attack 26, finding 6): `--rejects yesterday.sqlite` (or a customers CSV) was removed without a word by
+    /// an import that rejected nothing, and replaced by a header through a symlink. Only a rejects file of this input
+    /// may be replaced or removed: one that begins with the line this writer begins with — the input's header and
+    /// `reason`, in the input's encoding and dialect. With --columns there is no header: its first record, read in
+    /// the input's dialect, must have the input's fields and a reason.
+    private func refuseUnlessRejectsFile(headers: [[UInt8]]?, reader: CSVReader, fieldCount: Int) throws {
+        guard case let .regular(resolved) = file.target else { return }
+        var status = stat()
+        guard stat(resolved, &status) == 0 else { return }
+        let refused = FileOutputError(path: path, message: "exists and is not a rejects file; not overwritten", kind: .cannotCreate)
+        guard status.st_mode & S_IFMT == S_IFREG else { throw refused }
+        if let headers {
+            guard let handle = FileHandle(forReadingAtPath: resolved) else { throw refused }
+            defer { try? handle.close() }
+            let start = [UInt8]((try? handle.read(upToCount: headers.map(\.count).max() ?? 0)) ?? nil ?? Data())
+            guard headers.contains(where: { start.starts(with: $0) }) else { throw refused }
+        } else {
+            let options = CSVReader.Options(delimiter: .byte(reader.delimiter), encoding: reader.encoding)
+            guard let existing = try? CSVReader(path: resolved, options: options), let first = try? existing.next(),
+                  Array(first).count == fieldCount + 1 else { throw refused }
+        }
     }
 
     func reject(_ raw: String, reason: String, key: String? = nil) throws {
@@ -79,6 +116,11 @@ final class RejectsWriter {
     }
 
     private func writeLine(_ raw: String, reason: String) throws {
+        appendLine(raw, reason: reason)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    private func appendLine(_ raw: String, reason: String) {
         // The line as it was read (its characters came from this encoding, so they fit).
         try? encoder.encode(raw, into: &buffer, fallback: true)
         var tail = [delimiter]
@@ -96,7 +138,6 @@ final class RejectsWriter {
         }
         try? tail.withUnsafeBufferPointer { (t) throws(UnencodableCharacter) in try encoder.encode(t, into: &buffer, fallback: true) }
         buffer += lineEnding
-        if buffer.count >= 1 << 16 { try flush() }
     }
 
     func flush() throws {
@@ -113,17 +154,18 @@ final class RejectsWriter {
     }
 
     /// Puts the file in place (after the store committed). Nothing rejected: no file — an older rejects file
-    /// at the target no longer describes the input and is removed, as the file this run was told to write.
-    func close() throws {
-        // Reached through a symlink, the file is kept with its header only: removing the link's target would
-        // leave a dangling link that the next import refuses.
-        if count == 0 && !file.pathIsSymlink {
+    /// at the target (checked to be one when the writer opened) no longer describes the input and is removed, as
+    /// the file this run was told to write; through a symbolic link, the file it points to (the link is left, and
+    /// the next run that rejects a line makes that file again). Returns whether an older file was removed.
+    @discardableResult
+    func close() throws -> Bool {
+        if count == 0 {
             file.discard()
-            file.removeTarget()
-            return
+            return file.removeTarget()
         }
         try flush()
         try file.commit()
+        return false
     }
 
     /// Abandons the file: the target, and an older rejects file there, are left as they were.

@@ -35,7 +35,8 @@ extension CategorizedError {
 public enum ModelError: CategorizedError, Equatable {
     case unknownEntity(String, suggestion: String?)
     case unknownProperty(entity: String, key: String, suggestion: String?)
-    case invalidModel(String, located: Bool = false)
+    /// `subject`: the property (`Customer.name`) the problem is about, so that a model file can name its line.
+    case invalidModel(String, located: Bool = false, subject: String? = nil)
     /// Two names the schema needs that SQLite takes for one; `subjects` are the entities and properties
     /// (`Customer`, `Customer.name`) that make them, so that a model file can name the line of the one it declares.
     case nameClash(String, subjects: [String])
@@ -53,7 +54,7 @@ public enum ModelError: CategorizedError, Equatable {
             "unknown entity \"\(name)\"\(Suggestions.didYouMean(suggestion))"
         case .unknownProperty(let entity, let key, let suggestion):
             "unknown key \"\(key)\" on \(entity)\(Suggestions.didYouMean(suggestion))"
-        case .invalidModel(let message, let located):
+        case .invalidModel(let message, let located, _):
             // A message that already names its place (`model.yaml:7:12: …`) stands alone.
             located ? message : "invalid model: \(message)"
         case .nameClash(let message, _):

@@ -14,6 +14,7 @@ extension Model {
 
     /// The first pair of schema names the model needs that SQLite would take for one, or a name it keeps for itself.
     func checkSQLNames() throws(ModelError) {
+        try checkJoinTableNames()
         let tables = SchemaBuilder.tables(for: self)
         // Tables and indexes: one namespace.
         var objects: [String: (what: String, name: String, subjects: [String])] = [:]
@@ -48,6 +49,29 @@ extension Model {
                 let column = table.entity == nil ? nil : table.columns.first { sql.hasSuffix("(\(quoted($0.name)))") }
                 let owner = column.map { describe($0, in: table) } ?? (what: "", subjects: subjects)
                 try claim(name, "the index \(name) of \(owner.what.isEmpty ? "table \(table.name)" : owner.what)", owner.subjects)
+            }
+        }
+    }
+
+    /// Two many-to-many relationships whose join tables get one name: `A.b_c` and `A_b.c` are both `A_b_c`. The
+    /// schema has one table for each name (both sides of one relationship share it), so the second relationship's
+    /// table was never made and every write to it failed with 74, while `init`, `migrate` and `check` said all was well.
+    private func checkJoinTableNames() throws(ModelError) {
+        var owners: [String: (name: String, owner: String, subjects: [String])] = [:]
+        for e in entities {
+            for r in e.relationships {
+                guard case .joinTable(let name, _, _) = storage(of: r, in: e) else { continue }
+                // Named by the side whose name the table bears, as `the links of …` name them elsewhere.
+                let owns = (e.name, r.name) <= (r.destination, r.inverse)
+                let owner = owns ? "\(e.name).\(r.name)" : "\(r.destination).\(r.inverse)"
+                let subjects = ["\(e.name).\(r.name)", "\(r.destination).\(r.inverse)"]
+                if let other = owners[Self.sqlFold(name)] {
+                    if other.owner == owner { continue }
+                    throw ModelError.nameClash("the links of \(owner) and the links of \(other.owner) would have one name, table \(name)"
+                                               + "\(Self.caseNote(name, other.name)): give one of them another name",
+                                               subjects: other.subjects + subjects)
+                }
+                owners[Self.sqlFold(name)] = (name, owner, subjects)
             }
         }
     }

@@ -261,20 +261,20 @@ public struct Model: Sendable {
             var seen: Set<String> = []
             for p in e.propertyNames {
                 guard Model.isIdentifier(p) else {
-                    throw ModelError.invalidModel("\(e.name).\(p) is not a valid property name")
+                    throw ModelError.invalidModel("\(e.name).\(p) is not a valid property name", subject: "\(e.name).\(p)")
                 }
-                guard p != "id" else { throw ModelError.invalidModel("\(e.name).id is reserved for object IDs") }
-                guard seen.insert(p).inserted else { throw ModelError.invalidModel("\(e.name).\(p) is declared twice") }
+                guard p != "id" else { throw ModelError.invalidModel("\(e.name).id is reserved for object IDs", subject: "\(e.name).id") }
+                guard seen.insert(p).inserted else { throw ModelError.invalidModel("\(e.name).\(p) is declared twice", subject: "\(e.name).\(p)") }
             }
             for a in e.attributes {
                 if case .decimal(let s) = a.type, !(0...DecimalNumber.maxScale).contains(s) {
-                    throw ModelError.invalidModel("\(e.name).\(a.name) has scale \(s); scales go from 0 to \(DecimalNumber.maxScale)")
+                    throw ModelError.invalidModel("\(e.name).\(a.name) has scale \(s); scales go from 0 to \(DecimalNumber.maxScale)", subject: "\(e.name).\(a.name)")
                 }
                 if case .value(let v)? = a.defaultValue, !v.fits(a.type) {
-                    throw ModelError.invalidModel("\(e.name).\(a.name) has default \"\(v)\", which is not a \(a.type)")
+                    throw ModelError.invalidModel("\(e.name).\(a.name) has default \"\(v)\", which is not a \(a.type)", subject: "\(e.name).\(a.name)")
                 }
                 if a.defaultValue == .today && a.type != .date || a.defaultValue == .now && a.type != .dateTime {
-                    throw ModelError.invalidModel("\(e.name).\(a.name): default \(a.defaultValue!.text) needs a \(a.defaultValue == .today ? "date" : "datetime") attribute")
+                    throw ModelError.invalidModel("\(e.name).\(a.name): default \(a.defaultValue!.text) needs a \(a.defaultValue == .today ? "date" : "datetime") attribute", subject: "\(e.name).\(a.name)")
                 }
             }
             if let key = e.naturalKey {
@@ -287,19 +287,19 @@ public struct Model: Sendable {
             }
             for r in e.relationships {
                 guard let d = entity(named: r.destination) else {
-                    throw ModelError.invalidModel("\(e.name).\(r.name) points to unknown entity \(r.destination)")
+                    throw ModelError.invalidModel("\(e.name).\(r.name) points to unknown entity \(r.destination)", subject: "\(e.name).\(r.name)")
                 }
                 guard let inv = d.relationship(named: r.inverse) else {
-                    throw ModelError.invalidModel("\(e.name).\(r.name) names inverse \(r.destination).\(r.inverse), which does not exist")
+                    throw ModelError.invalidModel("\(e.name).\(r.name) names inverse \(r.destination).\(r.inverse), which does not exist", subject: "\(e.name).\(r.name)")
                 }
                 guard inv.destination == e.name, inv.inverse == r.name else {
-                    throw ModelError.invalidModel("\(e.name).\(r.name) and \(r.destination).\(r.inverse) are not each other's inverse")
+                    throw ModelError.invalidModel("\(e.name).\(r.name) and \(r.destination).\(r.inverse) are not each other's inverse", subject: "\(e.name).\(r.name)")
                 }
                 if r.isToMany && r.isRequired {
-                    throw ModelError.invalidModel("\(e.name).\(r.name) is to-many and cannot be required")
+                    throw ModelError.invalidModel("\(e.name).\(r.name) is to-many and cannot be required", subject: "\(e.name).\(r.name)")
                 }
                 if r.isToMany && inv.isToMany && d.name == e.name {
-                    throw ModelError.invalidModel("\(e.name).\(r.name): many-to-many relationships from an entity to itself are not supported")
+                    throw ModelError.invalidModel("\(e.name).\(r.name): many-to-many relationships from an entity to itself are not supported", subject: "\(e.name).\(r.name)")
                 }
             }
         }

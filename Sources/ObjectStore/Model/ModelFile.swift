@@ -251,8 +251,12 @@ private struct Reader {
             return try Model(entities: entities, behaviours: base.behaviours, sortOrigins: sortOrigins)
         } catch {
             // Rules and sorts name their own place; names SQLite cannot hold apart name the line of the one written
-            // last (the other may be built in); other checks name the entity's line.
-            if case .invalidModel(let message, true) = error { throw InputError(message, category: .configuration) }
+            // last (the other may be built in); a property's problem names the property's line (it named the entity's:
+            // `Customer.my attr` on line 4 was reported at line 2); other checks name the entity's line.
+            if case .invalidModel(let message, true, _) = error { throw InputError(message, category: .configuration) }
+            if case .invalidModel(let message, false, let subject?) = error, let node = propertyMarks[subject] {
+                throw fail(node, message)
+            }
             if case .nameClash(let message, let subjects) = error {
                 let node = subjects.compactMap { propertyMarks[$0] ?? marks[$0] }
                     .max { ($0.mark?.line ?? 0, $0.mark?.column ?? 0) < ($1.mark?.line ?? 0, $1.mark?.column ?? 0) }

@@ -4,14 +4,16 @@
 // Characters: an emoji or a CJK character takes two columns, a combining accent none. Values are
 // made single-line first — a line break or tab inside a cell would break the table — and control
 // characters (ESC, which could drive the reader's terminal, among them) and bidirectional
-// overrides are shown as `?`.
+// overrides are shown as every other text output shows them, `<U+001B>` (VisibleText; they were `?`).
+
+import FileOutput
 
 enum TerminalText {
     /// What marks a value shortened to fit (plain ASCII).
     static let truncationMarker = "..."
 
     /// One line: line breaks and tabs become spaces; other control characters and bidirectional
-    /// controls become `?`.
+    /// controls become their codes (`<U+001B>`), which count as the columns they print.
     static func singleLine(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var result = ""
@@ -20,7 +22,9 @@ enum TerminalText {
             if character.isNewline || character == "\t" {
                 result.append(" ")
             } else if character.unicodeScalars.contains(where: isUnsafe) {
-                result.append("?")
+                for scalar in character.unicodeScalars {
+                    if isUnsafe(scalar) { result += VisibleText.code(scalar) } else { result.unicodeScalars.append(scalar) }
+                }
             } else {
                 result.append(character)
             }

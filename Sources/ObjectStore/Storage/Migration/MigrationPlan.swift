@@ -67,7 +67,12 @@ public struct MigrationPlan: Sendable {
     /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
     public var text: String {
         var lines: [String] = []
-        if changes.isEmpty && steps.isEmpty && unknownNames.isEmpty { lines.append("the store is up to date with the model") }
+        if changes.isEmpty && steps.isEmpty && unknownNames.isEmpty {
+            // A model that changed only where no table shows it (a default, a sort, a removed rule) is recorded by a
+            // real run, which says "migrated": the plan said "up to date" just before it.
+            lines.append(modelChanged ? "- record the changed model (no table changes: defaults, sorts or rules only)"
+                                      : "the store is up to date with the model")
+        }
         for c in changes { lines.append("- \(c)") }
         for d in dataLoss { lines.append("- loses data: \(d)") }
         for r in brokenRules { lines.append("- breaks a new rule: \(r)") }

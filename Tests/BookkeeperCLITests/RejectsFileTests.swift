@@ -1,0 +1,112 @@
+// Attack 26, finding 6: `import --rejects FILE` removed whatever FILE was (another store, a customers CSV) when
+// nothing was rejected, with exit 0 and not a word; through a symlink it replaced the target with a header instead.
+// Only a rejects file of this input (its header and `reason`, in the input's dialect) may be replaced or removed.
+
+import Foundation
+import TestSupport
+import XCTest
+
+final class RejectsFileTests: SampleStoreTestCase {
+    /// Generated files that are not rejects files of `tags.csv` (`name` header, comma, LF), at a plain path: refused
+    /// (73) before anything is imported, whether the import would reject lines or not, and left byte for byte.
+    func testRejectsNeverDeletesAFileThatIsNotARejectsFile() throws {
+        dir.write("good.csv", "name\ngood1\n")
+        dir.write("bad.csv", "name\ngood2\n\"\"\n")
+        try FileManager.default.copyItem(atPath: store, toPath: dir.file("other.sqlite"))
+        var candidates: [(String, Data)] = [("other.sqlite", try Data(contentsOf: URL(fileURLWithPath: dir.file("other.sqlite"))))]
+        let fixed = ["name,city\nAcme,Berlin\n", "", "name\n", "name,reason", "name;reason\nx;y\n", "code,reason\nx,y\n",
+                     "\u{FEFF}name,reason\n", "name,reason\r\n", " name,reason\n", "Name,reason\n"]
+        var random = SeededGenerator(seed: Trials.seed(fixed: 626))
+        var generated: [String] = []
+        for _ in 0..<Trials.count("BOOKKEEPER_REJECTS_FILE_TRIALS", quick: 4, stress: 40) {
+            // A prefix of the rejects header, or the header with one byte changed.
+            var bytes = Array("name,reason\nx,y\n".utf8)
+            if random.next(upTo: 2) == 0 { bytes = Array(bytes.prefix(random.next(upTo: 12))) } else {
+                bytes[random.next(upTo: 12)] = random.pick(Array("abcNR;, \t\r\"".utf8))
+            }
+            generated.append(String(decoding: bytes, as: UTF8.self))
+        }
+        for (i, text) in (fixed + generated).enumerated() where !text.hasPrefix("name,reason\n") {
+            candidates.append(("file\(i).csv", Data(text.utf8)))
+        }
+        let before = try storeFingerprint(store)
+        for (name, bytes) in candidates {
+            try bytes.write(to: URL(fileURLWithPath: dir.file(name)))
+            for input in ["good.csv", "bad.csv"] {
+                let r = bk(["import", "Tag", input, "--on-error", "skip", "--rejects", name])
+                XCTAssertEqual(r.status, 73, "\(name) \(String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription) \(input): \(r)")
+                XCTAssertEqual(r.stderr, "bookkeeper: \(name): exists and is not a rejects file; not overwritten\n", name)
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file(name))), bytes, name)
+                XCTAssertEqual(try storeFingerprint(store), before, "nothing imported: \(name)")
+            }
+        }
+        reportTrials("rejects file", "\(candidates.count) files that are not rejects files refused")
+    }
+
+    /// A rejects file is replaced or removed the same way at a plain path and through a symlink: nothing rejected, the
+    /// earlier file (the link's target) is removed and the summary says so; lines rejected, it is written again there.
+    func testRejectsThroughASymlinkActsAsOnThePath() throws {
+        dir.write("good.csv", "name\ngood1\n")
+        dir.write("bad.csv", "name\ngood2\n\"\"\n")
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link.csv"), withDestinationPath: "target.csv")
+        for (given, file) in [("plain.csv", "plain.csv"), ("link.csv", "target.csv")] {
+            dir.write(file, "name,reason\nold,\"was rejected\"\n")
+            let clean = bk(["import", "Tag", "good.csv", "--on-error", "skip", "--rejects", given])
+            XCTAssertEqual(clean.status, 0, "\(given): \(clean)")
+            XCTAssertTrue(clean.stdout.contains("removed the earlier rejects file \(given): nothing was rejected\n"), clean.stdout)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file(file)), given)
+            let again = bk(["import", "Tag", "good.csv", "--on-error", "skip", "--rejects", given])
+            XCTAssertEqual(again.status, 0, "\(given): \(again)")
+            XCTAssertFalse(again.stdout.contains("removed"), "nothing to remove: \(again.stdout)")
+            let bad = bk(["import", "Tag", "bad.csv", "--on-error", "skip", "--rejects", given])
+            XCTAssertEqual(bad.status, 65, "\(given): \(bad)")
+            XCTAssertEqual(try String(contentsOfFile: dir.file(file), encoding: .utf8),
+                           "name,reason\n\"\",\"column \"\"name\"\": Tag.name is required\"\n", given)
+            // A rejects file of this input is replaced.
+            XCTAssertEqual(bk(["import", "Tag", "bad.csv", "--on-error", "skip", "--rejects", given]).status, 65)
+            XCTAssertEqual(try String(contentsOfFile: dir.file(file), encoding: .utf8).components(separatedBy: "\n").count, 3)
+        }
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: dir.file("link.csv")), "target.csv")
+        // Through a link to something that is not a rejects file: refused, as at the path.
+        dir.write("customers.csv", "name,city\nAcme,Berlin\n")
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link2.csv"), withDestinationPath: "customers.csv")
+        let r = bk(["import", "Tag", "good.csv", "--on-error", "skip", "--rejects", "link2.csv"])
+        XCTAssertEqual(r.status, 73, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: link2.csv: exists and is not a rejects file; not overwritten\n")
+        XCTAssertEqual(try String(contentsOfFile: dir.file("customers.csv"), encoding: .utf8), "name,city\nAcme,Berlin\n")
+    }
+
+    /// The rejects file of a semicolon, CRLF input is recognized in that dialect; with `columns:` in a profile (no header) by its
+    /// first record's fields: the input's and the reason.
+    func testRejectsFileIsRecognizedInTheInputsDialect() throws {
+        dir.write("bad.csv", "name;x\r\ngood3;1\r\n\"\";2\r\n")
+        XCTAssertEqual(bk(["import", "Tag", "bad.csv", "--on-error", "skip", "--ignore-unknown", "--rejects", "r.csv"]).status, 65)
+        XCTAssertTrue(try String(contentsOfFile: dir.file("r.csv"), encoding: .utf8).hasPrefix("name;x;reason\r\n"))
+        XCTAssertEqual(bk(["import", "Tag", "bad.csv", "--on-error", "skip", "--ignore-unknown", "--rejects", "r.csv"]).status, 65)
+        dir.write("cols.csv", "good4\n\"\"\n")
+        dir.write("cols.yaml", "columns: [name]\n")
+        XCTAssertEqual(bk(["import", "Tag", "cols.csv", "--profile", "cols.yaml", "--on-error", "skip", "--rejects", "c.csv"]).status, 65)
+        XCTAssertEqual(bk(["import", "Tag", "cols.csv", "--profile", "cols.yaml", "--on-error", "skip", "--rejects", "c.csv"]).status, 65)
+        dir.write("c.csv", "a,b,c\n")
+        let r = bk(["import", "Tag", "cols.csv", "--profile", "cols.yaml", "--on-error", "skip", "--rejects", "c.csv"])
+        XCTAssertEqual(r.status, 73, "\(r)")
+        XCTAssertEqual(try String(contentsOfFile: dir.file("c.csv"), encoding: .utf8), "a,b,c\n")
+    }
+
+    /// The store, the model file, the profile and the input are refused as --rejects (the output guard), before the
+    /// rejects check and before anything is imported.
+    func testRejectsRefusesTheConfigurationFiles() throws {
+        dir.write("tags.csv", "name\ngood5\n")
+        dir.write("tags.yaml", "on-error: skip\n")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      vat: { type: string }\n")
+        let before = try storeFingerprint(store)
+        for target in ["books.sqlite", "model.yaml", "tags.yaml", "tags.csv"] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file(target)))
+            let r = bk(["--model", "model.yaml", "import", "Tag", "tags.csv", "--profile", "tags.yaml", "--rejects", target])
+            XCTAssertEqual(r.status, 73, "\(target): \(r)")
+            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(target): refusing to write: it is "), "\(target): \(r.stderr)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file(target))), bytes, target)
+        }
+        XCTAssertEqual(try storeFingerprint(store), before)
+    }
+}
