@@ -77,6 +77,7 @@ STRESS = [
     "BookkeeperCLITests.ReliabilityRoundTripTests",
     "BookkeeperCLITests.ModelBasedGraphTests",
     "BookkeeperCLITests.ModelEvolutionMigrationPropertyTests",
+    "BookkeeperCLITests.ReadOnlyMigrationTests/testGeneratedAdditiveChangesReadAsTheMigratedStoreReads",
     "ObjectStoreTests.PredicateDifferentialTests/testGeneratedPredicatesAndSorts",
     "BookkeeperCLITests.DocumentWholeTests/testDocumentsInRandomOrderWithBadLinesAnywhereEqualTheReference",
     "BookkeeperCLITests.DecimalMarkTests/testGeneratedColumnsAreReadAsMeantOrRefused",

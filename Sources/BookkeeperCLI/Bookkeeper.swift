@@ -268,6 +268,16 @@ extension StoreCommand {
         if let pending = store.pendingMigration {
             Log.notice("\(store.path): a real run would first migrate the store to the current model: \(pending.changes.joined(separator: "; "))"
                        + " (dry run: not migrated; `bookkeeper migrate --dry-run` shows the SQL)")
+            // Planned against the store as it is; the real run, which this user cannot make, is refused, and so
+            // is its dry run, with the same code and line (as `migrate --dry-run` is).
+            if store.isReadOnly {
+                store.closeConnection()
+                throw StoreError.needsMigratingReadOnly(path: store.path)
+            }
+        }
+        if let unmigrated = store.readAsItIs {
+            Log.notice("\(store.path): note: the store was written with another model and needs migrating "
+                       + "(\(unmigrated.changes.joined(separator: "; "))); this user cannot write it, so it was read as it is")
         }
         if let file = ModelLocator.file { Log.debug("model file: \(file)") }
         Log.debug("store: \(store.path)\(store.isReadOnly ? " (read-only)" : "")")

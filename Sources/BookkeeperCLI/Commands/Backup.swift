@@ -20,7 +20,10 @@ struct Backup: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
         // Refused before the store is opened (or migrated): a protected file, or a target with a stale `-wal`,
         // `-shm` or `-journal` beside it that SQLite would read with the copy.
         try Store.refuseStaleCompanions(of: file)
-        let store = try openStore(readOnly: true)
+        // As it is, whatever model it records: a copy needs no migration (a reader that cannot write the store
+        // was refused it).
+        let store = try Store.openForCopy(at: options.storePath, model: model, busyTimeout: options.waitSeconds)
+        defer { store.closeConnection() }
         try store.backup(to: file)
         confirm("backed up \(store.path) to \(file)")
     }

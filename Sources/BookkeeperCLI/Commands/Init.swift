@@ -27,6 +27,11 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
             }
         }
         let store = try Store.open(at: path, model: model, readOnly: true)
+        // A store this user cannot migrate: `init` brings an existing store to the model, which it cannot do here.
+        if store.readAsItIs != nil {
+            store.closeConnection()
+            throw StoreError.needsMigratingReadOnly(path: path)
+        }
         if let migration = store.migration {
             Log.notice("\(path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
                        + (migration.backupPath.map { " (backup: \($0))" } ?? ""))

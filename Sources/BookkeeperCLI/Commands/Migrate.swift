@@ -46,6 +46,14 @@ struct Migrate: StoreCommand {
         store.activity = "migrate" + (dryRun ? " (dry run)" : "")
         defer { store.closeConnection() }
         var plan = try store.migrationPlan(migrationOptions)
+        if store.isReadOnly {
+            // A user who cannot write the store: the plan against the store as it is (not rehearsed, which takes
+            // the write lock), and the real run's verdict — the same code and line from every command.
+            let needed = plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty
+            if dryRun { print(plan.text) } else if !needed { confirm("\(store.path) is up to date with the model") }
+            if needed { throw StoreError.needsMigratingReadOnly(path: store.path) }
+            return
+        }
         if dryRun {
             // Run and rolled back, so that what only running it shows (a statement SQLite refuses, objects that break
             // a new rule) is in the verdict, as it is in the real run's.

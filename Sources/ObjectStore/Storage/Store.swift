@@ -24,6 +24,9 @@ public final class Store: @unchecked Sendable {
     /// For a dry run: the migration a real run would make first, which the dry run does not make. Its writes run it
     /// at the start of their transaction, which is rolled back (see `batch(dryRun:)`).
     public internal(set) var pendingMigration: MigrationPlan?
+    /// For a reader that cannot write the store: the additive migration it needs, which this reader does not make;
+    /// the store is read as it is under the model (see `readWithoutMigrating`).
+    public internal(set) var readAsItIs: MigrationPlan?
     /// What this process writes, in words (`import of orders.csv`), told to other writers that find the store busy.
     public var activity: String?
     /// The busy note this process wrote beside the store while it holds the write lock.
@@ -200,6 +203,12 @@ public final class Store: @unchecked Sendable {
                     reader.migration = migration
                     return reader
                 }
+                if store.isReadOnly && migrate && format <= formatVersion {
+                    // This user cannot write the store: read as it is when the command only reads and the change
+                    // is additive, else refused (73) in one wording by every command.
+                    try store.readWithoutMigrating(writing: !readOnly)
+                    return store
+                }
                 try store.reconcile(meta: meta, migrate: migrate && format <= formatVersion)
             }
         } catch {
@@ -226,13 +235,19 @@ public final class Store: @unchecked Sendable {
         return try open(at: path, model: recorded, readOnly: true, busyTimeout: busyTimeout, migrate: false)
     }
 
-    /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model.
+    /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model. A store
+    /// this user cannot write is opened read-only, for the plan (`migrate` refuses to apply one: 73).
     public static func openForMigration(at path: String, model: Model, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
         if format > formatVersion { throw StoreError.newerFormat(path: path, found: format, supported: formatVersion) }
-        if store.isReadOnly { throw StoreError.readOnly(path: path) }
         return store
+    }
+
+    /// Opens the store read-only as it is, whatever model it records: for `backup`, which copies it and needs no
+    /// migration (a reader that cannot write the store was refused the copy).
+    public static func openForCopy(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+        try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout).0
     }
 
     private static func openUnchecked(at path: String, model: Model, readOnly: Bool,

@@ -7,6 +7,9 @@ public enum StoreError: CategorizedError, Equatable {
     case modelMismatch(path: String)
     case busy(path: String, detail: String)
     case readOnly(path: String)
+    /// The store needs a migration this user cannot make (it cannot write the store), and it cannot be read as it
+    /// is (the change is not additive, or the command writes): one code and one wording from every command.
+    case needsMigratingReadOnly(path: String)
     /// The store file may be written, but not its folder, where SQLite must create the -wal and -shm files.
     case folderNotWritable(path: String)
     case cannotCreate(path: String, reason: String)
@@ -32,7 +35,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .notAStore, .newerFormat, .modelMismatch: .data
         case .busy, .snapshotUnavailable, .migratedMeanwhile: .temporaryFailure
         case .damaged: .io
-        case .readOnly, .folderNotWritable: .cannotCreateOutput
+        case .readOnly, .folderNotWritable, .needsMigratingReadOnly: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
@@ -56,6 +59,9 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): store is busy (\(detail))"
         case .readOnly(let path):
             "\(path): the store is read-only"
+        case .needsMigratingReadOnly(let path):
+            "\(path): the store was written with another model and needs migrating, and it is read-only for this user "
+                + "— its owner must run `bookkeeper migrate`"
         case .folderNotWritable(let path):
             "\(path): cannot write the store: its folder \(Store.folderName(path)) must be writable by this user too, "
                 + "for SQLite's \(Store.fileName(path))-wal and -shm files beside it"

@@ -171,9 +171,9 @@ extension Store {
         let plan = try migrationPlan()
         if plan.recordedHash == model.versionHash { return nil }
         if plan.steps.isEmpty && plan.newRules.isEmpty && plan.isAutomatic { return nil }
-        if isReadOnly {
-            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
-        }
+        // Planned against the store as it is, not rehearsed (that takes the write lock): the dry run shows it, and
+        // says that the real run, which this user cannot make, would be refused (`needsMigratingReadOnly`).
+        if isReadOnly { return plan }
         guard migrate else {
             throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
         }

@@ -1,0 +1,69 @@
+// A reader that cannot write a store the model file has moved ahead of (another user's store, read by cron
+// jobs, after its owner changed the model) reads it as it is.
+//
+// Why this file exists: such a reader could not make the migration opening the store makes, and every reading
+// command exited 65 (a data error) while `migrate` exited 73, and `check` said 65 with no problem listed. An
+// additive migration adds only tables and columns, which reads can see without it: the connection gets, in its
+// own TEMP schema (which a read-only connection may write, and which SQLite searches before the store's),
+// an empty table for each new table and a view for each table that gains columns, giving the store's rows with
+// the new columns as the migration would fill them (the model's default, else null). Nothing is written to the
+// store or beside it. A change that is not additive (a rename, a retyped or removed property) cannot be read
+// this way, and is refused as every command refuses it: `StoreError.needsMigratingReadOnly` (73).
+
+import Foundation
+import GRDB
+
+extension Store {
+    /// For a store this user cannot write that records another model: reads it as it is under this model when
+    /// the change is additive and the command only reads (`writing` false), setting `readAsItIs`; else throws
+    /// `needsMigratingReadOnly`. Nothing to do when no table or column changes (a sort, a default, a rule).
+    func readWithoutMigrating(writing: Bool) throws {
+        let plan = try migrationPlan()
+        // Migrated meanwhile by its owner, or nothing in the schema changes: read as it is, as before.
+        if plan.recordedHash == model.versionHash || (plan.steps.isEmpty && plan.isAutomatic) { return }
+        guard !writing, plan.isAutomatic, plan.unknownNames.isEmpty else {
+            throw StoreError.needsMigratingReadOnly(path: path)
+        }
+        try read { db in try overlayModel(db) }
+        readAsItIs = plan
+    }
+
+    /// Puts this model's tables and columns the store lacks into the connection's TEMP schema.
+    private func overlayModel(_ db: Database) throws {
+        let present = Set(try String.fetchAll(db, sql: "SELECT \"name\" FROM main.sqlite_master WHERE \"type\" = 'table'").map(Model.sqlFold))
+        for table in SchemaBuilder.tables(for: model) {
+            guard present.contains(Model.sqlFold(table.name)) else {
+                // A new entity or many-to-many relationship: no objects, no links yet.
+                let columns = table.columns.map { $0.role == .id ? "\"id\" INTEGER PRIMARY KEY" : quoted($0.name) }
+                try db.execute(sql: "CREATE TEMP TABLE \(quoted(table.name)) (\(columns.joined(separator: ", ")))")
+                continue
+            }
+            let stored = Set(try Row.fetchAll(db, sql: "PRAGMA main.table_info(\(quoted(table.name)))").map { Model.sqlFold($0["name"] as String) })
+            let missing = table.columns.filter { !stored.contains(Model.sqlFold($0.name)) }
+            guard !missing.isEmpty else { continue }
+            let added = missing.map { "\(fill(of: $0)) AS \(quoted($0.name))" }
+            try db.execute(sql: "CREATE TEMP VIEW \(quoted(table.name)) AS SELECT *, \(added.joined(separator: ", ")) FROM main.\(quoted(table.name))")
+        }
+    }
+
+    /// The value an additive migration gives existing objects in a new column (`MigrationPlanner.addColumn`).
+    private func fill(of column: ColumnSpec) -> String {
+        guard case .attribute(let a) = column.role else { return "NULL" }
+        let value: Value?
+        switch a.defaultValue {
+        case .value(let v)?: value = v
+        case .today?: value = .date(Day.current())
+        case .now?: value = .dateTime(RunMoment.now)
+        default: value = nil
+        }
+        guard let stored = value?.databaseValue(for: a.type) else { return "NULL" }
+        // As an SQL literal: a view cannot take parameters.
+        switch stored.storage {
+        case .null: return "NULL"
+        case .int64(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+}
