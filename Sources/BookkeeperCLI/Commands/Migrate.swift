@@ -55,7 +55,7 @@ struct Migrate: StoreCommand {
                 guard let rehearsed = try store.rehearse(plan) else { return try run() }
                 plan = rehearsed
             }
-            printPlan(plan.text.split(separator: "\n").map(String.init))
+            printPlan(plan.lines)
             // A plan the real run would refuse fails here too, so a script can test it before running it.
             if plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty, !plan.canApply(migrationOptions) {
                 throw MigrationError(path: store.path, plan: plan, reason: !plan.blockers.isEmpty
@@ -82,8 +82,8 @@ struct Migrate: StoreCommand {
         }
         // A line per change, as the dry run prints them: each line is escaped (a name or value may hold a control
         // character), not the line breaks between them (they were written `<U+000A>`, one line in all).
-        for line in result.plan.text.split(separator: "\n") where !line.hasPrefix("SQL") && !line.hasPrefix("  ") {
-            confirm(String(line))
+        for line in result.plan.lines where !line.hasPrefix("SQL") && !line.hasPrefix("  ") {
+            confirm(line)
         }
         confirm("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
     }
