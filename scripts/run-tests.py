@@ -69,6 +69,7 @@ STRESS = [
     "BookkeeperCLITests.ReliabilityConcurrencyTests/testImportsReportsAndFetchesStartedAtOnceEqualASerialRun",
     "BookkeeperCLITests.ConcurrentMigrationTests/testJobsStartedTogetherAfterTheModelChangedMigrateOnce",
     "BookkeeperCLITests.ConcurrentMigrationTests/testInitsStartedTogetherOnANewPathMakeOneStore",
+    "BookkeeperCLITests.ConcurrentMigrationTests/testDryRunsRacingAMigrationGiveTheRealRunsVerdict",
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed",
     "BookkeeperCLITests.ReliabilityReadOnlyReaderTests",
