@@ -289,11 +289,11 @@ final class ConcurrentMigrationTests: XCTestCase {
             usleep(300_000)
             migration.signal(SIGCONT)
             XCTAssertEqual(migration.wait().status, 0, "round \(round)")
+            let results = waiting.map { ($0.0, $0.1.wait()) }
             // The real runs, on the store the migration left: what each dry run must have said.
             let real = runCLI(["--store", store, "import", "Bank", "banks.csv"], in: dir.path, environment: Self.environment)
             XCTAssertEqual(real.status, 0, "round \(round): \(real)")
-            for (args, child) in waiting {
-                let r = child.wait()
+            for (args, r) in results {
                 XCTAssertEqual(r.status, 0, "round \(round), \(args): \(r)")
                 XCTAssertEqual(r.stderr, "", "round \(round), \(args): it found the store migrated")
                 XCTAssertEqual(args == importDry ? verdict(r.stdout) : r.stdout, args == importDry ? verdict(real.stdout) : upToDate,
