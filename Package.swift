@@ -44,8 +44,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 // The batch writer binds values through the SQLite C API (see Batch/SQLStatement.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLiteConfig",
             ]
         ),
+        // sqlite3_db_config (variadic, so not callable from Swift) for the options a dry run's connection sets.
+        .systemLibrary(name: "CSQLiteConfig"),
         // A fast, streaming RFC 4180 reader and writer (see Sources/CSV/CSVReader.swift for why it is hand-written).
         .target(name: "CSV", dependencies: ["FileOutput"]),
         // SHA-256 from the system's libcrypto, for the import history (see Sources/Importer/Reading/SHA256.swift).

@@ -71,6 +71,7 @@ STRESS = [
     "BookkeeperCLITests.ReliabilityConcurrencyTests/testImportsReportsAndFetchesStartedAtOnceEqualASerialRun",
     "BookkeeperCLITests.ConcurrentMigrationTests/testJobsStartedTogetherAfterTheModelChangedMigrateOnce",
     "BookkeeperCLITests.ConcurrentMigrationTests/testInitsStartedTogetherOnANewPathMakeOneStore",
+    "BookkeeperCLITests.ConcurrentMigrationTests/testDryRunsRacingAMigrationGiveTheRealRunsVerdict",
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed",
     "BookkeeperCLITests.ReliabilityReadOnlyReaderTests",

@@ -240,6 +240,87 @@ final class ConcurrentMigrationTests: XCTestCase {
         XCTAssertEqual(runCLI(["--store", store, "check"], in: dir.path, environment: Self.environment).status, 0)
     }
 
+    /// The model of attack 26's finding 2: an entity added, and an attribute with a unique index.
+    static let bankModel = """
+        entities:
+          Bank:
+            kind: directory
+            key: cert
+            attributes:
+              name: { type: string, required: true }
+              cert: { type: integer, unique: true, required: true }
+          Customer:
+            attributes:
+              vat: { type: string, unique: true }
+        """
+
+    /// A dry run's verdict on stdout, without what differs from the real run's by design (the timing, the last line).
+    private func verdict(_ text: String) -> String {
+        withoutTiming(text).replacingOccurrences(of: "dry run: nothing was written\n", with: "")
+    }
+
+    /// Dry runs (`import --dry-run`, `migrate --dry-run`) racing a real `migrate` decide as the real run does, under
+    /// the write lock against the store as it is then. Before, one that planned before the migration committed and
+    /// ran its plan once it had the lock called the migrated store blocked: "SQLite refuses the step ALTER TABLE
+    /// "Customer" ADD COLUMN "vat" TEXT: duplicate column name: vat" (65), where the real run exited 0.
+    /// Each round stops a migration while it holds the lock, starts the dry runs behind it (they plan against the
+    /// old store, then wait), lets it go, and compares each dry run's verdict with the real run's on the migrated
+    /// store; then starts dry runs and `migrate` at once, unsynchronized, a few times. `make test` runs one round,
+    /// `make stress` 10.
+    func testDryRunsRacingAMigrationGiveTheRealRunsVerdict() throws {
+        let rounds = Trials.count("BOOKKEEPER_DRY_RUN_RACE_ROUNDS", quick: 1, stress: 10)
+        let dir = TemporaryDirectory("bookkeeper-dry-run-race")
+        let store = dir.file("books.sqlite")
+        let original = try bigStore(dir)
+        dir.write("model.yaml", Self.bankModel)
+        dir.write("banks.csv", "name,cert\nFirst,1\nSecond,2\n")
+        let importDry = ["import", "Bank", "banks.csv", "--dry-run"]
+        let migrateDry = ["migrate", "--dry-run"]
+        let upToDate = "the store is up to date with the model\n"
+        var races = 0
+        for round in 1...rounds {
+            let migration = try stoppedMigration(dir, store: store, original: original, arguments: ["migrate"])
+            let waiting = try [importDry, importDry, migrateDry, migrateDry].map {
+                ($0, try Child(["--store", store] + $0, in: dir.path, environment: Self.environment))
+            }
+            for (args, child) in waiting {
+                XCTAssertTrue(waitUntil(child) { hasOpened(child, store) }, "round \(round), \(args) ended while the migration held the lock: \(child.wait())")
+            }
+            usleep(300_000)
+            migration.signal(SIGCONT)
+            XCTAssertEqual(migration.wait().status, 0, "round \(round)")
+            let results = waiting.map { ($0.0, $0.1.wait()) }
+            // The real runs, on the store the migration left: what each dry run must have said.
+            let real = runCLI(["--store", store, "import", "Bank", "banks.csv"], in: dir.path, environment: Self.environment)
+            XCTAssertEqual(real.status, 0, "round \(round): \(real)")
+            for (args, r) in results {
+                XCTAssertEqual(r.status, 0, "round \(round), \(args): \(r)")
+                XCTAssertEqual(r.stderr, "", "round \(round), \(args): it found the store migrated")
+                XCTAssertEqual(args == importDry ? verdict(r.stdout) : r.stdout, args == importDry ? verdict(real.stdout) : upToDate,
+                               "round \(round), \(args)")
+            }
+            XCTAssertEqual(runCLI(["--store", store, "migrate"], in: dir.path, environment: Self.environment).stdout, "\(store) is up to date with the model\n")
+
+            // Unsynchronized, on the small sample store: whichever comes first, never a false "blocked".
+            for race in 1...3 {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+                SampleStore.copy(to: store)
+                let args = race % 2 == 0 ? migrateDry : importDry
+                let migrate = try Child(["--store", store, "migrate"], in: dir.path, environment: Self.environment)
+                let dry = runCLI(["--store", store] + args, in: dir.path, environment: Self.environment)
+                XCTAssertEqual(migrate.wait().status, 0, "round \(round), race \(race)")
+                XCTAssertEqual(dry.status, 0, "round \(round), race \(race), \(args): \(dry)")
+                XCTAssertFalse(dry.stdout.contains("blocked") || dry.stderr.contains("blocked"), "round \(round), race \(race): \(dry)")
+                if args == importDry {
+                    XCTAssertEqual(verdict(dry.stdout), verdict(real.stdout), "round \(round), race \(race)")
+                }
+                races += 1
+            }
+            for copy in filesIn(dir.path) where copy.hasPrefix("books.sqlite.before-migration-") { try? FileManager.default.removeItem(atPath: dir.file(copy)) }
+        }
+        reportTrials("dry runs racing a migration", "\(rounds) rounds of 4 dry runs behind a stopped migration, \(races) unsynchronized races")
+    }
+
     /// Eight `init` at once on a new path: before, the losers said "not a bookkeeper store" (65, the empty file SQLite
     /// had just made) or "a store already exists there" (73), and one that began to write its schema into the
     /// winner's file removed it. Now all exit 0, one store is made, and it checks clean; no temporary file is left.

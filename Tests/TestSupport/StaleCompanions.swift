@@ -20,3 +20,26 @@ public func writeStaleWriteAheadLog(to path: String) throws {
     try FileManager.default.copyItem(atPath: other + "-wal", toPath: path)
     try queue.close()
 }
+
+/// Puts beside the store at `path` what a writer killed after its commit leaves (or a tool that does not checkpoint):
+/// a -wal holding the committed change `sql` makes, which is not in the store file yet, and its -shm. Made on a copy
+/// whose connection is still open (closing it would checkpoint the log into the file), then copied into place.
+public func leaveCommittedFramesInTheLog(of path: String, _ sql: String) throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("committed-wal-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let copy = folder.appendingPathComponent("copy.sqlite").path
+    try FileManager.default.copyItem(atPath: path, toPath: copy)
+    var configuration = Configuration()
+    configuration.journalMode = .wal
+    let queue = try DatabaseQueue(path: copy, configuration: configuration)
+    try queue.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try db.execute(sql: sql)
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        try? FileManager.default.removeItem(atPath: path + suffix)
+        try FileManager.default.copyItem(atPath: copy + suffix, toPath: path + suffix)
+    }
+    try queue.close()
+}

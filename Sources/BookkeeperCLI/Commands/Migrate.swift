@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileOutput
 import ObjectStore
 
 struct Migrate: StoreCommand {
@@ -58,9 +59,12 @@ struct Migrate: StoreCommand {
             // Run and rolled back, so that what only running it shows (a statement SQLite refuses, objects that break
             // a new rule) is in the verdict, as it is in the real run's.
             if plan.blockers.isEmpty && plan.unknownNames.isEmpty && (plan.modelChanged || !plan.steps.isEmpty) {
-                plan = try store.rehearse(plan)
+                // Nil when another process migrated the store while this one planned or waited for the lock: plan
+                // again from the store as it is now, as the real run does.
+                guard let rehearsed = try store.rehearse(plan) else { return try run() }
+                plan = rehearsed
             }
-            print(plan.text)
+            printPlan(plan.lines)
             // A plan the real run would refuse fails here too, so a script can test it before running it.
             if plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty, !plan.canApply(migrationOptions) {
                 throw MigrationError(path: store.path, plan: plan, reason: !plan.blockers.isEmpty
@@ -85,8 +89,20 @@ struct Migrate: StoreCommand {
             // applied only to the model it was made from): plan again from what the store records now.
             return try run()
         }
-        confirm(result.plan.text.split(separator: "\n").filter { !$0.hasPrefix("SQL") && !$0.hasPrefix("  ") }.joined(separator: "\n"))
+        // A line per change, as the dry run prints them: each line is escaped (a name or value may hold a control
+        // character), not the line breaks between them (they were written `<U+000A>`, one line in all).
+        for line in result.plan.lines where !line.hasPrefix("SQL") && !line.hasPrefix("  ") {
+            confirm(line)
+        }
         confirm("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))
+    }
+}
+
+extension Migrate {
+    /// The dry run's plan on stdout, a line at a time, with what a name or value holds that would act on a terminal
+    /// written `<U+001B>` (as every other text output writes it).
+    private func printPlan(_ lines: [String]) {
+        for line in lines { print(VisibleText.escaped(line)) }
     }
 }
 

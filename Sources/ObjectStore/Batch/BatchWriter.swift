@@ -320,7 +320,8 @@ extension Store {
                     try confirmSchemaUnchanged(db)
                     beginActivity()
                     defer { endActivity() }
-                    if let migrating {
+                    // (Decided again under the lock: another process may have migrated the store since it opened.)
+                    if migrating != nil, let migrating = try pendingMigrationNow(db) {
                         for step in migrating.steps { try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments)) }
                     }
                     let writer = BatchWriter(store: self, connection: SQLConnection(handle: handle, path: path))

@@ -1,5 +1,6 @@
 import Foundation
 import FileOutput
+import CSQLiteConfig
 import GRDB
 #if canImport(Glibc)
 import Glibc
@@ -54,7 +55,14 @@ public final class Store: @unchecked Sendable {
     /// `wal` false for a dry run's writer: a store is in WAL mode already (the mode is kept in the file), and
     /// GRDB's set-up of it commits a table made and dropped when no -wal file is there (its issue 102), which
     /// changed the store's bytes (its schema cookie) on every dry run.
-    static func configuration(readOnly: Bool, busyTimeout: TimeInterval, wal: Bool = true) -> Configuration {
+    ///
+    /// `checkpointOnClose` false for a dry run's writer when a -wal was beside the store as it opened (see
+    /// `openUnchecked`): SQLite's last connection to close copies the log's committed frames into the store file and
+    /// removes the -wal and -shm, which changed the file's bytes and its companions (a dry run changes neither). A
+    /// read-only connection cannot be the dry run's (it rehearses its writes in a transaction it rolls back), and
+    /// SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE leaves the log and the store exactly as they were.
+    static func configuration(readOnly: Bool, busyTimeout: TimeInterval, wal: Bool = true,
+                              checkpointOnClose: Bool = true) -> Configuration {
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.readonly = readOnly
@@ -63,6 +71,7 @@ public final class Store: @unchecked Sendable {
         config.label = "bookkeeper"
         config.prepareDatabase { db in
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            if !checkpointOnClose, let handle = db.sqliteConnection { _ = bk_set_no_checkpoint_on_close(handle, 1) }
             StoreFunctions.register(in: db)
         }
         return config
@@ -252,6 +261,33 @@ public final class Store: @unchecked Sendable {
 
     private static func openUnchecked(at path: String, model: Model, readOnly: Bool,
                                       busyTimeout: TimeInterval, dryRun: Bool = false) throws -> (Store, [String: String]) {
+        guard dryRun else { return try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: false, hadLog: true) }
+        // Whether a -wal was there before this dry run opened the store: then its writer leaves it (and the store file)
+        // as it is when it closes; else SQLite removes the -wal and -shm its connections made when the last closes.
+        let hadLog = FileManager.default.fileExists(atPath: path + "-wal")
+        do {
+            return try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: true, hadLog: hadLog)
+        } catch {
+            if !hadLog { removeCompanionsMade(at: path) }
+            throw error
+        }
+    }
+
+    /// After a dry run refused before its writer's connection was made (a damaged store, not a store): its read-only
+    /// connection made the -wal and -shm beside the store, and SQLite removes them only when a writer's connection is
+    /// the last to close. So one is opened and closed: SQLite checkpoints the empty log and removes both when no
+    /// other connection has the store open, and leaves them when one has (they are that one's then).
+    static func removeCompanionsMade(at path: String) {
+        guard FileManager.default.fileExists(atPath: path + "-wal") || FileManager.default.fileExists(atPath: path + "-shm"),
+              let queue = try? DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: 0, wal: false))
+        else { return }
+        // A read opens the log (SQLite opens it at the first read of a store in WAL mode), which the close then ends.
+        _ = try? queue.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+        try? queue.close()
+    }
+
+    private static func openUnchecked(at path: String, model: Model, readOnly: Bool, busyTimeout: TimeInterval,
+                                      dryRun: Bool, hadLog: Bool) throws -> (Store, [String: String]) {
         ProtectedFiles.protectStore(path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -271,6 +307,9 @@ public final class Store: @unchecked Sendable {
         let readOnly = readOnly || !FileManager.default.isWritableFile(atPath: path)
         var unlockedSince: FileIdentity?
         var queue: DatabaseQueue?
+        // A dry run refused here closes its connection at once, for `removeCompanionsMade` to be the last one.
+        var handedOver = false
+        defer { if dryRun && !handedOver { try? queue?.close() } }
         do {
             // Checked through a read-only connection first: a writer's connection puts the file in WAL mode and
             // GRDB makes sure its WAL file exists (by creating and dropping a table), which would write to a file
@@ -324,11 +363,13 @@ public final class Store: @unchecked Sendable {
                     }
                 }
                 try queue!.close()
-                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout, wal: !dryRun))
+                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout, wal: !dryRun,
+                                                                               checkpointOnClose: !(dryRun && hadLog)))
             }
             let store = Store(path: path, model: model, readOnly: readOnly, queue: queue!, unlockedSince: unlockedSince)
             store.snapshotWait = max(busyTimeout, 0.5)
             store.schemaCheckpoint = checkpoint
+            handedOver = true
             return (store, meta)
         } catch let error as DatabaseError {
             // SQLite could not open the store or its -wal or -shm for want of descriptors: not the store's fault.

@@ -65,7 +65,11 @@ public struct MigrationPlan: Sendable {
     public var isAutomatic: Bool { blockers.isEmpty && dataLoss.isEmpty && brokenRules.isEmpty }
 
     /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
-    public var text: String {
+    public var text: String { lines.joined(separator: "\n") }
+
+    /// The same, a line each (a value in one, such as a step's argument, may hold a line feed of its own: an output
+    /// escapes each line, not the breaks between them).
+    public var lines: [String] {
         var lines: [String] = []
         if changes.isEmpty && steps.isEmpty && unknownNames.isEmpty {
             // A model that changed only where no table shows it (a default, a sort, a removed rule) is recorded by a
@@ -81,7 +85,7 @@ public struct MigrationPlan: Sendable {
             lines.append("SQL (one transaction, foreign keys checked at the end):")
             lines += steps.map { "  \($0)" }
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 }
 

@@ -122,12 +122,21 @@ extension Store {
     /// Runs the plan in a transaction that is always rolled back, and returns it with what only running it shows:
     /// a statement SQLite refuses (a name it takes for another), references it would break, the objects that break
     /// a rule the model adds. Nothing is written (a dry run's verdict is the real run's).
-    public func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan {
-        var found = plan
+    ///
+    /// Nil, as from `applyMigration`, when under the write lock the store no longer records the model the plan was
+    /// made from: another process migrated it while this one planned or waited for the lock, and the caller plans
+    /// again from the store as it is now. Before, the dry run ran the old plan's steps on the migrated store and
+    /// called it blocked ("duplicate column name", 65) where the real run in the same race found it migrated (0).
+    public func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan? {
+        var found: MigrationPlan? = plan
         try mapErrors { try queue.inDatabase { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             try db.inTransaction(.immediate) {
+                if let expected = plan.recordedHash, let now = try Store.recordedHash(db), now != expected {
+                    found = nil
+                    return .rollback
+                }
                 try confirmSchemaUnchanged(db)
                 beginActivity()
                 defer { endActivity() }
@@ -167,26 +176,46 @@ extension Store {
 
     /// What a dry run does where `reconcile` migrates: the same refusals, and the plan the real run would carry out
     /// first, run and rolled back (`rehearse`); the store is not changed. Nil when there is nothing to migrate.
+    ///
+    /// Decided as `reconcile` decides: the rehearsal checks under the write lock that the store still records the
+    /// model the plan was made from, and when another process migrated it meanwhile, plans again from the store as
+    /// it is then (nil when it is now at this model, as the real run finds it).
     func plannedMigration(meta: [String: String], migrate: Bool) throws -> MigrationPlan? {
-        let plan = try migrationPlan()
-        if plan.recordedHash == model.versionHash { return nil }
-        if plan.steps.isEmpty && plan.newRules.isEmpty && plan.isAutomatic { return nil }
-        // Planned against the store as it is, not rehearsed (that takes the write lock): the dry run shows it, and
-        // says that the real run, which this user cannot make, would be refused (`needsMigratingReadOnly`).
-        if isReadOnly { return plan }
-        guard migrate else {
-            throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+        // Each round that does not end is another process's migration committed meanwhile.
+        for _ in 0..<10 {
+            let plan = try migrationPlan()
+            if plan.recordedHash == model.versionHash { return nil }
+            if plan.steps.isEmpty && plan.newRules.isEmpty && plan.isAutomatic { return nil }
+            // Planned against the store as it is, not rehearsed (that takes the write lock): the dry run shows it,
+            // and says that the real run, which this user cannot make, would be refused (`needsMigratingReadOnly`).
+            if isReadOnly { return plan }
+            guard migrate else {
+                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+            }
+            guard plan.isAutomatic else {
+                throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
+            }
+            guard let found = try rehearse(plan) else { continue }
+            guard found.isAutomatic else {
+                throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
+                                     ? "existing objects break the model's new rules, so the store was not migrated"
+                                     : "the migration cannot be made as planned, so the store was not migrated")
+            }
+            return found
         }
-        guard plan.isAutomatic else {
-            throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
-        }
-        let found = try rehearse(plan)
-        guard found.isAutomatic else {
-            throw MigrationError(path: path, plan: found, reason: found.blockers.isEmpty
-                                 ? "existing objects break the model's new rules, so the store was not migrated"
-                                 : "the migration cannot be made as planned, so the store was not migrated")
-        }
-        return found
+        throw busyError()
+    }
+
+    /// The migration a dry run's write transaction runs first (see `batch(dryRun:)`), decided again under its
+    /// write lock: the pending one while the store still records the model it was planned from; none when another
+    /// process has migrated the store to this model since (the real run would find it so and migrate nothing).
+    func pendingMigrationNow(_ db: Database) throws -> MigrationPlan? {
+        guard let pending = pendingMigration else { return nil }
+        let now = try Store.recordedHash(db)
+        if now == pending.recordedHash { return pending }
+        if now == model.versionHash { return nil }
+        // Migrated to yet another model meanwhile: what this run planned and checked no longer applies.
+        throw StoreError.migratedMeanwhile(path: path, detail: "the store records another model now")
     }
 
     /// The schema compared with this model (another process has just migrated the store to it), for the writes
