@@ -6,6 +6,8 @@ struct Check: StoreCommand {
         abstract: "Check the store: SQLite's integrity and foreign keys, the schema against the model's, and the model's own rules over every object.",
         discussion: """
             Prints one line per problem and exits 65 when there is any; prints "ok" (unless --quiet) when there is none. \
+            References that a No Action delete rule kept to deleted objects are notes on standard output (unless \
+            --quiet), not problems. \
             Also named: tables, columns, indexes, triggers and views another tool added, dropped or changed; repeated \
             values of unique attributes; text that is not UTF-8 or holds a NUL; numbers that are not finite; values \
             that are not of their attribute's type or storage class; links of many-to-many relationships to objects \
@@ -40,11 +42,14 @@ struct Check: StoreCommand {
             throw CheckFailed(path: path, problems: Store.integrityProblems(at: path))
         }
         let problems: [String]
+        var notes: [String] = []
         do {
-            problems = try store.check()
+            problems = try store.check(notes: &notes)
         } catch StoreError.damaged(let path, let detail) {
             throw CheckFailed(path: path, problems: ["integrity: \(detail) (SQLite's check stopped there)"])
         }
+        // What a successful command left on purpose (a No Action delete's references): no problem.
+        for note in notes { confirm("note: \(note)") }
         if problems.isEmpty {
             confirm("ok: \(store.path) passed the integrity, schema, foreign key and model checks"
                     + (againstRecorded ? " (against the model it records)" : ""))

@@ -6,8 +6,10 @@ struct Delete: StoreCommand {
         abstract: "Delete an object, applying the model's delete rules.",
         discussion: """
             Cascade deletes dependants too (an order's rows), Nullify clears references to the object, \
-            and Deny refuses while related objects exist (a customer with orders). ID is the natural key or an \
-            object ID, as for show.
+            and Deny refuses while related objects exist (a customer with orders). No Action keeps the references \
+            (one line says how many): they read as none, and a deletion that would break a rule through them is \
+            refused. A deleted object's ID is never given to another. ID is the natural key or an object ID, as \
+            for show.
             """)
 
     @ParentCommand var root: Bookkeeper
@@ -27,5 +29,11 @@ struct Delete: StoreCommand {
             line += " and \(cascaded.count) dependant\(cascaded.count == 1 ? "" : "s") (\(cascaded.map(\.description).joined(separator: ", ")))"
         }
         confirm(line)
+        for kept in result.keptReferences {
+            let shown = kept.deleted.prefix(5).map(\.description).joined(separator: ", ") + (kept.deleted.count > 5 ? ", …" : "")
+            let entity = kept.relationship.prefix { $0 != "." }
+            let noun = kept.referring == 1 ? "\(entity) still refers" : "\(entity) objects still refer"
+            confirm("\(kept.referring) \(noun) to deleted \(shown) through \(kept.relationship) (\(kept.rule) has delete rule No Action)")
+        }
     }
 }

@@ -285,6 +285,7 @@ extension BatchWriter {
         try s.execute()
         let deleted = Int(connection.changes)
         if deleted > 0 {
+            layout.deletedRows = true
             count(rowsEntity) { $0.deleted += deleted }
             parentChanged(link.relationship.destination, parent)
         }
@@ -312,6 +313,7 @@ extension BatchWriter {
             delete.bind(1, id)
             try delete.execute()
         }
+        layout.deletedRows = true
         count(rowsEntity) { $0.deleted += leftovers.count }
         parentChanged(link.relationship.destination, parent)
     }

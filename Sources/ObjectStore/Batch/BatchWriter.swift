@@ -112,7 +112,17 @@ package final class BatchWriter {
         defer { s.reset() }
         _ = try s.step()
         l.maxIDAtStart = s.int64(0) ?? 0
-        l.nextID = l.maxIDAtStart + 1
+        // IDs a delete removed are not handed out again (Store+ObjectIDs).
+        let mark = try statement("SELECT CAST(\"value\" AS INTEGER) FROM \(quoted(Store.metaTable)) WHERE \"key\" = ?")
+        defer { mark.reset() }
+        mark.bind(1, .text(Store.idMarkKey(entity.name)))
+        let deletedUpTo = try mark.step() ? mark.int64(0) ?? 0 : 0
+        do {
+            l.firstNewID = try Store.nextObjectID(after: max(l.maxIDAtStart, deletedUpTo), entity: entity.name)
+        } catch {
+            throw .sqlite("\(error)")
+        }
+        l.nextID = l.firstNewID
         return l
     }
 
@@ -124,7 +134,7 @@ package final class BatchWriter {
 
     /// The row ID the first object of `entityName` inserted by this batch gets; later ones count up from it.
     package func firstNewRowID(of entityName: String) throws(BatchError) -> Int64 {
-        try layout(named: entityName).maxIDAtStart + 1
+        try layout(named: entityName).firstNewID
     }
 
     /// Whether the row was inserted by this batch.
@@ -283,6 +293,13 @@ package final class BatchWriter {
         }
     }
 
+    /// Records, for each entity the batch deleted rows of, that no ID it handed out or found is handed out again.
+    func markDeletedIDs(_ db: Database) throws {
+        for l in layouts.values where l.deletedRows {
+            try Store.raiseDeletedIDMark(db, entity: l.entity.name, to: l.nextID - 1)
+        }
+    }
+
     /// Stops the background inserter (dropping what it has not written: the batch failed) and finalizes
     /// the statements, before the transaction ends.
     func close() {
@@ -329,6 +346,7 @@ extension Store {
                     defer { writer.close() }
                     result = try body(writer)
                     try writer.flushAll()
+                    try writer.markDeletedIDs(db)
                     // The model's rules hold for every object the batch may have changed, documents whose rows it
                     // replaced included: a store that imports must pass `check`.
                     // (After the deferred indexes are back, which the rules' look-ups use.)

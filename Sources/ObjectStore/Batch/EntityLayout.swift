@@ -54,6 +54,10 @@ final class EntityLayout {
     lazy var chunkRows: Int = max(1, min(256, 30_000 / (1 + entity.attributes.count + toOne.count)))
     /// The largest row ID when the batch began (0: the table was empty).
     var maxIDAtStart: Int64 = 0
+    /// The row ID the batch's first insert gets: above `maxIDAtStart` and above every ID a delete removed.
+    var firstNewID: Int64 = 1
+    /// Whether the batch deleted rows of this entity (their IDs are then never handed out again).
+    var deletedRows = false
     var counts = BatchCounts()
     /// Key caches by attribute index.
     var caches: [Int: KeyCache] = [:]

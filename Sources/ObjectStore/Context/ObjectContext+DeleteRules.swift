@@ -9,6 +9,9 @@ struct DeletionPlan {
     /// To-one references to clear on surviving objects: (object, relationship on that object).
     var nullifications: [(ManagedObject, Relationship)] = []
     var issues: [ValidationIssue] = []
+    /// References that No Action leaves to deleted objects: (deleted object, its relationship, the objects whose
+    /// stored reference keeps its ID).
+    var keptReferences: [(ManagedObject, Relationship, [ManagedObject])] = []
 }
 
 extension ObjectContext {
@@ -35,7 +38,12 @@ extension ObjectContext {
                         for target in related { plan.nullifications.append((target, inverse)) }
                     }
                 case .noAction:
-                    break
+                    // Only a to-one reference stored on the other side keeps the ID (a join table's links go).
+                    let inverse = model.inverse(of: r)
+                    if !inverse.isToMany, let d = model.entity(named: r.destination),
+                       case .foreignKey = model.storage(of: inverse, in: d), !related.isEmpty {
+                        plan.keptReferences.append((object, r, related))
+                    }
                 }
             }
         }
@@ -53,6 +61,10 @@ extension ObjectContext {
                 message: "\(object.label) cannot be deleted: \(blocking.count) \(noun) to it (\(shown)\(more)) — \(object.entity.name).\(r.name) has delete rule Deny"))
         }
         let deleting = plan.members
+        plan.keptReferences = plan.keptReferences.compactMap { object, r, related in
+            let kept = related.filter { !deleting.contains(ObjectIdentifier($0)) }
+            return kept.isEmpty ? nil : (object, r, kept)
+        }
         plan.nullifications.removeAll { deleting.contains(ObjectIdentifier($0.0)) }
         for (target, r) in plan.nullifications where r.isRequired {
             plan.issues.append(ValidationIssue(

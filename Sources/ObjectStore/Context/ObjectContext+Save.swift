@@ -6,6 +6,8 @@ public struct SaveResult: Sendable, Equatable {
     public var inserted: [ObjectID] = []
     public var updated: [ObjectID] = []
     public var deleted: [ObjectID] = []
+    /// References a No Action delete rule kept to the deleted objects, one entry per relationship that keeps them.
+    public var keptReferences: [KeptReferences] = []
 
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
@@ -24,13 +26,32 @@ extension ObjectContext {
             var issues = plan.issues
             issues += try validate(survivors + (try neighboursWithRules(of: survivors, plan)), deletions: plan)
             if !issues.isEmpty { throw ValidationError(issues: issues) }
-            let result = try write(survivors, plan)
+            var result = try write(survivors, plan)
+            result.keptReferences = keptReferences(plan)
             didSave(plan)
             return result
         } catch {
             unmarkCascaded(plan)
             throw error
         }
+    }
+
+    /// The plan's kept references, by relationship (in model order).
+    private func keptReferences(_ plan: DeletionPlan) -> [KeptReferences] {
+        var found: [KeptReferences] = []
+        for (object, r, referring) in plan.keptReferences {
+            guard let id = object.objectID else { continue }
+            let inverse = model.inverse(of: r)
+            let name = "\(r.destination).\(inverse.name)"
+            if let k = found.firstIndex(where: { $0.relationship == name }) {
+                found[k].referring += referring.count
+                found[k].deleted.append(id)
+            } else {
+                found.append(KeptReferences(relationship: name, rule: "\(object.entity.name).\(r.name)",
+                                            referring: referring.count, deleted: [id]))
+            }
+        }
+        return found.map { var k = $0; k.deleted.sort(); return k }
     }
 
     /// Objects this save does not change whose model rules look through relationships, at any depth, at one it
@@ -111,14 +132,21 @@ extension ObjectContext {
                 try parkMovingUniqueValues(updates, plan, db)
                 // Clear references first, so no foreign key ever points at a deleted row.
                 for o in updates { try update(o, db) { result.updated.append($0) } }
+                var deletedUpTo: [String: Int64] = [:]
                 for o in plan.objects.reversed() {
                     guard let rowID = o.rowID else { continue }
                     try db.cachedStatement(sql: "DELETE FROM \(quoted(o.entity.name)) WHERE \"id\" = ?")
                         .execute(arguments: [rowID])
                     result.deleted.append(ObjectID(entity: o.entity.name, rowID: rowID))
+                    deletedUpTo[o.entity.name] = max(deletedUpTo[o.entity.name] ?? 0, rowID)
                 }
+                // A deleted ID is never handed out again (see Store+ObjectIDs).
+                for (entity, id) in deletedUpTo { try Store.raiseDeletedIDMark(db, entity: entity, to: id) }
+                var nextIDs: [String: Int64] = [:]
                 for o in inserts {
-                    let rowID = try insert(o, db)
+                    let next = try nextIDs[o.entity.name] ?? Store.nextObjectID(db, entity: o.entity.name)
+                    let rowID = try insert(o, id: next, db)
+                    nextIDs[o.entity.name] = next < Int64.max ? next + 1 : nil
                     o.rowID = rowID
                     assigned.append((o, rowID))
                     result.inserted.append(ObjectID(entity: o.entity.name, rowID: rowID))
@@ -168,9 +196,9 @@ extension ObjectContext {
         }
     }
 
-    private func insert(_ o: ManagedObject, _ db: Database) throws -> Int64 {
-        var columns: [String] = []
-        var arguments: [DatabaseValueConvertible?] = []
+    private func insert(_ o: ManagedObject, id: Int64, _ db: Database) throws -> Int64 {
+        var columns = ["\"id\""]
+        var arguments: [DatabaseValueConvertible?] = [id]
         for a in o.entity.attributes {
             columns.append(quoted(a.name))
             arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
@@ -319,6 +347,19 @@ extension ObjectContext {
         changedObjects = [:]
         linkChanges = [:]
     }
+}
+
+/// The references one relationship keeps to objects a save deleted (its inverse has delete rule No Action): they
+/// read as none, `show` prints the ID as missing, and `check` notes them.
+public struct KeptReferences: Sendable, Equatable {
+    /// `Note.customer`: the relationship that holds the references.
+    public var relationship: String
+    /// `Customer.notes`: the relationship whose delete rule is No Action.
+    public var rule: String
+    /// How many objects still refer to a deleted one.
+    public var referring: Int
+    /// The deleted objects they refer to.
+    public var deleted: [ObjectID]
 }
 
 /// An object reached at one step of one way back from a change to a rule's object (see `neighboursWithRules`).

@@ -12,22 +12,32 @@ extension Store {
     /// changed), broken foreign keys, dangling references of No Action relationships, repeated values of unique
     /// attributes, stored values that are not of their attribute's type (text that is not UTF-8 or holds a NUL,
     /// numbers that are not finite, dates that are not dates…), and objects that break the model's rules.
-    public func check(limit: Int = 20) throws -> [String] {
+    ///
+    /// `notes` receives what is no problem but worth a line: references that a No Action delete rule kept to objects
+    /// that were deleted (`Note/1.customer refers to deleted Customer/1 (Customer.notes has delete rule No Action)`).
+    /// A reference to an ID no object was ever given (another tool wrote it) is a problem.
+    public func check(limit: Int = 20, notes: inout [String]) throws -> [String] {
         // SQLite's integrity check gives one row of text per damaged b-tree, several problems a line each; it may
         // also stop at a page it cannot read, which is damage to list too, not a reason to stop.
         let integrity = try read { db in try Store.integrityLines(db, limit: limit) }
         try confirmSteadyRead()
         if integrity.isEmpty {
-            return try modelChecks(limit: limit)
+            return try modelChecks(limit: limit, notes: &notes)
         }
         // The other checks read every row, and stop at the damage.
         do {
-            return try integrity + modelChecks(limit: limit)
+            return try integrity + modelChecks(limit: limit, notes: &notes)
         } catch StoreError.damaged(_, let detail) {
             return integrity + ["the other checks stopped at the damage (\(detail))"]
         } catch {
             return integrity + ["the other checks stopped at the damage (\(error))"]
         }
+    }
+
+    /// `check(limit:notes:)`, its notes left out.
+    public func check(limit: Int = 20) throws -> [String] {
+        var notes: [String] = []
+        return try check(limit: limit, notes: &notes)
     }
 
     /// The number of problems `check`'s lines stand for: one a line, and N for each `… and N more`.
@@ -82,8 +92,9 @@ extension Store {
         }
     }
 
-    private func modelChecks(limit: Int) throws -> [String] {
+    private func modelChecks(limit: Int, notes: inout [String]) throws -> [String] {
         var problems: [String] = []
+        var kept: [String] = []
         var shape = SchemaShape()
         var schemaDiffers = false
         try read { db in
@@ -151,11 +162,20 @@ extension Store {
                 for r in entity.relationships where !r.isToMany {
                     guard case .foreignKey(let column) = model.storage(of: r, in: entity), has(entity.name, column),
                           has(r.destination, "id"), model.inverse(of: r).deleteRule == .noAction else { continue }
-                    problems += try listed("""
-                        SELECT "id", \(quoted(column)) FROM \(table) WHERE \(quoted(column)) IS NOT NULL
+                    // An ID at or below the largest ever handed out belonged to an object that was deleted: what a
+                    // successful delete leaves, a note. One above it was never an object's (another tool wrote it).
+                    let highest = try Store.highestHandedOutID(db, entity: r.destination)
+                    let dangling = """
+                        SELECT "id", \(quoted(column)) AS target FROM \(table) WHERE \(quoted(column)) IS NOT NULL
                         AND \(quoted(column)) NOT IN (SELECT "id" FROM \(quoted(r.destination)))
-                        """, more: "\(entity.name).\(r.name)") { row in
-                        "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to \(r.destination)/\(row[1] as DatabaseValue), which does not exist"
+                        """
+                    let rule = "\(r.destination).\(model.inverse(of: r).name) has delete rule No Action"
+                    kept += try listed("\(dangling) AND target <= \(highest)", more: "\(entity.name).\(r.name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to deleted \(r.destination)/\(row[1] as DatabaseValue) (\(rule))"
+                    }
+                    problems += try listed("\(dangling) AND target > \(highest)", more: "\(entity.name).\(r.name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to \(r.destination)/\(row[1] as DatabaseValue), "
+                            + "which does not exist and was never an object's ID (written by another tool)"
                     }
                 }
                 problems += try repeatedValues(db, entity, limit: limit, has: has)
@@ -244,6 +264,7 @@ extension Store {
                 problems.append("\(entity.name): its rules cannot be checked against this schema (\(message))")
             }
         }
+        notes += kept
         return problems
     }
 

@@ -207,7 +207,9 @@ package struct PredicateEvaluator {
     private func follow(_ path: ToOnePath, _ env: [Int: ManagedObject]) throws -> ManagedObject? {
         guard var current = env[path.scope] else { return nil }
         for r in path.hops {
-            guard let next = try current.currentTarget(r) else { return nil }
+            // An object being deleted is gone for every rule (a No Action reference to it reads as none, as `check`
+            // reads it once the delete is stored).
+            guard let next = try current.currentTarget(r), !next.isDeleted else { return nil }
             current = next
         }
         return current
@@ -220,7 +222,7 @@ package struct PredicateEvaluator {
         for r in c.hops {
             var next: [ManagedObject] = []
             for o in current {
-                if r.isToMany { next += try o.members(r) } else if let t = try o.currentTarget(r) { next.append(t) }
+                if r.isToMany { next += try o.members(r) } else if let t = try o.currentTarget(r), !t.isDeleted { next.append(t) }
             }
             current = next
         }

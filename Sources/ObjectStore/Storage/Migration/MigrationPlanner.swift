@@ -110,6 +110,23 @@ private struct Planner {
     /// Tables the plan drops: removed, or rebuilt (dropped and replaced by a new table of the same name).
     var droppedTables: [String] = []
 
+    /// The marks of deleted IDs (Store+ObjectIDs) follow their entities: a removed entity's goes, a renamed one's
+    /// takes the new name (through a parked name, so that a swap keeps both).
+    mutating func moveIDMarks(_ entityRenames: [(key: String, value: String)]) {
+        let meta = quoted(Store.metaTable)
+        let removed = old.entities.filter { e in !new.entities.contains { oldName(ofEntity: $0.name) == e.name } }
+        if !removed.isEmpty {
+            step("DELETE FROM \(meta) WHERE \"key\" IN (\(removed.map { _ in "?" }.joined(separator: ", ")))",
+                 removed.map { Store.idMarkKey($0.name).databaseValue })
+        }
+        for (_, oldName) in entityRenames {
+            step("UPDATE \(meta) SET \"key\" = ? WHERE \"key\" = ?", ["_" + Store.idMarkKey(oldName), Store.idMarkKey(oldName)].map(\.databaseValue))
+        }
+        for (newName, oldName) in entityRenames {
+            step("UPDATE OR REPLACE \(meta) SET \"key\" = ? WHERE \"key\" = ?", [Store.idMarkKey(newName), "_" + Store.idMarkKey(oldName)].map(\.databaseValue))
+        }
+    }
+
     mutating func dropTable(_ name: String) {
         droppedTables.append(name)
         step("DROP TABLE \(quoted(name))")
@@ -187,6 +204,7 @@ private struct Planner {
         if renameViaTemporary {
             for (newName, _) in entityRenames { step("ALTER TABLE \(quoted("_bk_rename_\(newName)")) RENAME TO \(quoted(newName))") }
         }
+        moveIDMarks(entityRenames)
         for table in newTables where table.entity != nil {
             let entity = new.entity(named: table.entity!)!
             let from = oldName(ofEntity: entity.name)

@@ -1,0 +1,76 @@
+// Issue 26, attack finding 1: an object ID is never handed out twice in a store. SQLite gives a new row the ID
+// after the largest its table holds, so deleting the newest object let the next take its ID, and a reference that
+// a No Action delete kept then pointed at the new object. The property: over seeded random sequences of saves that
+// insert and delete (the newest object often, cascades and refused deletes included), no ID comes back.
+
+import XCTest
+import TestSupport
+@testable import ObjectStore
+
+final class ObjectIDTests: XCTestCase {
+    func testAnObjectIDIsNeverHandedOutTwice() throws {
+        let seed = Trials.seed(fixed: 26_001)
+        let steps = Trials.count("OBJECT_ID_STEPS", quick: 300, stress: 3_000)
+        var random = SeededGenerator(seed: seed)
+        let (store, dir) = try TestModel.makeStore()
+        defer { try? store.close(); _ = dir }
+        var handedOut: Set<ObjectID> = []
+        var deletes = 0
+        for step in 0..<steps {
+            let c = ObjectContext(store: store)
+            func any(_ entity: String, newest: Bool) throws -> ManagedObject? {
+                let all = try c.objects(of: entity).filter { $0.rowID != nil }
+                guard !all.isEmpty else { return nil }
+                return newest ? all.max { $0.rowID! < $1.rowID! } : random.pick(all)
+            }
+            var done: [String] = []
+            for _ in 0..<(1 + random.next(upTo: 3)) {
+                let entity = random.pick(["Shelf", "Genre", "Book", "Chapter"])
+                if random.next(upTo: 5) < 3 {
+                    let book = try any("Book", newest: false)
+                    if entity == "Chapter" && book == nil { continue }
+                    let o = try c.insert(entity)
+                    switch entity {
+                    case "Shelf", "Genre": o["name"] = .string("\(entity)\(step)-\(random.next(upTo: 1_000_000))")
+                    case "Book":
+                        o["isbn"] = .string("\(step)-\(random.next(upTo: 1_000_000))"); o["title"] = .string("T")
+                        if let s = try any("Shelf", newest: false) { try o.setObject(s, for: "shelf") }
+                    default:
+                        o["title"] = .string("c")
+                        try o.setObject(book, for: "book")
+                    }
+                    done.append("insert \(entity)")
+                } else if let o = try any(entity, newest: random.next(upTo: 3) > 0) {
+                    c.delete(o)
+                    done.append("delete \(o.displayID)")
+                }
+            }
+            let result: SaveResult
+            do { result = try c.save() } catch is ValidationError { continue }
+            deletes += result.deleted.count
+            for id in result.inserted where !handedOut.insert(id).inserted {
+                XCTFail("seed \(seed), step \(step): \(id) handed out again by a save of \(done)")
+                return
+            }
+        }
+        XCTAssertGreaterThan(deletes, steps / 4, "seed \(seed): deletes must happen to test anything")
+        reportTrials("object IDs", "seed \(seed), \(steps) saves, \(handedOut.count) IDs, \(deletes) deleted, none handed out twice")
+    }
+
+    func testTheMarkIsKeptOnceAndRaisedNeverLowered() throws {
+        let (store, dir) = try TestModel.makeStore()
+        defer { try? store.close(); _ = dir }
+        let c = ObjectContext(store: store)
+        for name in ["A", "B", "C"] { try c.insert("Shelf")["name"] = .string(name) }
+        try c.save()
+        c.delete(try c.resolve("C", in: "Shelf"))
+        try c.save()
+        c.delete(try c.resolve("A", in: "Shelf"))
+        try c.save()
+        XCTAssertEqual(try queryStore(store.path, "SELECT value FROM _bookkeeper_meta WHERE key = 'ids:Shelf'"), ["3"])
+        let d = try c.insert("Shelf"); d["name"] = .string("D")
+        try c.save()
+        XCTAssertEqual(d.objectID, ObjectID("Shelf/4"))
+        XCTAssertEqual(try store.check(), [])
+    }
+}
