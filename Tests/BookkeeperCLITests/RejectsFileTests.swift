@@ -1,46 +1,67 @@
 // Attack 26, finding 6: `import --rejects FILE` removed whatever FILE was (another store, a customers CSV) when
 // nothing was rejected, with exit 0 and not a word; through a symlink it replaced the target with a header instead.
-// Only a rejects file of this input (its header and `reason`, in the input's dialect) may be replaced or removed.
+// Only a rejects file (a first line ending in the column `reason`) may be replaced or removed; one `--rejects` path may
+// serve a cron job's several imports.
 
 import Foundation
 import TestSupport
 import XCTest
 
 final class RejectsFileTests: SampleStoreTestCase {
-    /// Generated files that are not rejects files of `tags.csv` (`name` header, comma, LF), at a plain path: refused
-    /// (73) before anything is imported, whether the import would reject lines or not, and left byte for byte.
+    /// Generated first lines, each judged by a second implementation of "a rejects file" (the first line, split on a
+    /// comma, semicolon, tab or bar, ends in the field `reason`): a file that is not one is refused (73) before anything
+    /// is imported, whether the import would reject lines or not, and left byte for byte; one that is (of any import:
+    /// `code,reason`, `a;b;reason`) is replaced or removed.
     func testRejectsNeverDeletesAFileThatIsNotARejectsFile() throws {
         dir.write("good.csv", "name\ngood1\n")
         dir.write("bad.csv", "name\ngood2\n\"\"\n")
         try FileManager.default.copyItem(atPath: store, toPath: dir.file("other.sqlite"))
         var candidates: [(String, Data)] = [("other.sqlite", try Data(contentsOf: URL(fileURLWithPath: dir.file("other.sqlite"))))]
-        let fixed = ["name,city\nAcme,Berlin\n", "", "name\n", "name,reason", "name;reason\nx;y\n", "code,reason\nx,y\n",
-                     "\u{FEFF}name,reason\n", "name,reason\r\n", " name,reason\n", "Name,reason\n"]
+        let fixed = ["name,city\nAcme,Berlin\n", "", "name\n", "reason\n", "name,reason", "name;reason\nx;y\n", "code,reason\nx,y\n",
+                     "\u{FEFF}name,reason\n", "name,reason\r\n", " name,reason\n", "Name,reason\n", "a\tb\treason\n", "name,reasons\n"]
         var random = SeededGenerator(seed: Trials.seed(fixed: 626))
         var generated: [String] = []
-        for _ in 0..<Trials.count("BOOKKEEPER_REJECTS_FILE_TRIALS", quick: 4, stress: 40) {
-            // A prefix of the rejects header, or the header with one byte changed.
+        for _ in 0..<Trials.count("BOOKKEEPER_REJECTS_FILE_TRIALS", quick: 8, stress: 80) {
+            // A prefix of a rejects header, or the header with one byte changed.
             var bytes = Array("name,reason\nx,y\n".utf8)
             if random.next(upTo: 2) == 0 { bytes = Array(bytes.prefix(random.next(upTo: 12))) } else {
-                bytes[random.next(upTo: 12)] = random.pick(Array("abcNR;, \t\r\"".utf8))
+                bytes[random.next(upTo: 12)] = random.pick(Array("abcNR;, \t|".utf8))
             }
             generated.append(String(decoding: bytes, as: UTF8.self))
         }
-        for (i, text) in (fixed + generated).enumerated() where !text.hasPrefix("name,reason\n") {
-            candidates.append(("file\(i).csv", Data(text.utf8)))
-        }
-        let before = try storeFingerprint(store)
-        for (name, bytes) in candidates {
-            try bytes.write(to: URL(fileURLWithPath: dir.file(name)))
-            for input in ["good.csv", "bad.csv"] {
-                let r = bk(["import", "Tag", input, "--on-error", "skip", "--rejects", name])
-                XCTAssertEqual(r.status, 73, "\(name) \(String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription) \(input): \(r)")
-                XCTAssertEqual(r.stderr, "bookkeeper: \(name): exists and is not a rejects file; not overwritten\n", name)
-                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file(name))), bytes, name)
-                XCTAssertEqual(try storeFingerprint(store), before, "nothing imported: \(name)")
+        for (i, text) in (fixed + generated).enumerated() { candidates.append(("file\(i).csv", Data(text.utf8))) }
+        func isRejectsFile(_ bytes: Data) -> Bool {
+            var text = String(decoding: bytes, as: UTF8.self)
+            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+            let line = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })[0]
+            return [",", ";", "\t", "|"].contains { d in
+                let fields = line.split(separator: Character(d), omittingEmptySubsequences: false)
+                return fields.count >= 2 && fields.last == "reason"
             }
         }
-        reportTrials("rejects file", "\(candidates.count) files that are not rejects files refused")
+        var refused = 0, replaced = 0
+        for (name, bytes) in candidates {
+            for input in ["good.csv", "bad.csv"] {
+                try bytes.write(to: URL(fileURLWithPath: dir.file(name)))
+                let before = try storeFingerprint(store)
+                let r = bk(["import", "Tag", input, "--on-error", "skip", "--rejects", name])
+                let shown = "\(name) \(String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription) \(input)"
+                if isRejectsFile(bytes) {
+                    replaced += 1
+                    XCTAssertEqual(r.status, input == "good.csv" ? 0 : 65, "\(shown): \(r)")
+                    XCTAssertEqual(FileManager.default.fileExists(atPath: dir.file(name)), input == "bad.csv", shown)
+                } else {
+                    refused += 1
+                    XCTAssertEqual(r.status, 73, "\(shown): \(r)")
+                    XCTAssertEqual(r.stderr, "bookkeeper: \(name): exists and is not a rejects file; not overwritten\n", shown)
+                    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file(name))), bytes, shown)
+                    XCTAssertEqual(try storeFingerprint(store), before, "nothing imported: \(shown)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(refused, 10)
+        XCTAssertGreaterThan(replaced, 10)
+        reportTrials("rejects file", "\(candidates.count) files: \(refused / 2) not rejects files refused, \(replaced / 2) rejects files replaced or removed")
     }
 
     /// A rejects file is replaced or removed the same way at a plain path and through a symlink: nothing rejected, the

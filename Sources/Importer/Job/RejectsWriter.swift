@@ -45,17 +45,9 @@ final class RejectsWriter {
         try? encoder.encode(reader.usesCRLF ? "\r\n" : "\n", into: &ending)
         lineEnding = ending
         if reader.hadByteOrderMark { try? encoder.encode("\u{FEFF}", into: &buffer) }
-        // An input that is itself a fixed rejects file (its header ends with `reason`, which import ignores) may meet
-        // the rejects file of the input it came from, whose first line is its own header.
-        var accepted: [[UInt8]] = []
-        if let header, header.hasSuffix(String(UnicodeScalar(delimiter)) + "reason") {
-            var line = buffer
-            try? encoder.encode(header, into: &line, fallback: true)
-            accepted.append(line + lineEnding)
-        }
         if let header { appendLine(header, reason: "reason") }
         do {
-            try refuseUnlessRejectsFile(headers: header == nil ? nil : [buffer] + accepted, reader: reader, fieldCount: fieldCount)
+            try refuseUnlessRejectsFile(hasHeader: header != nil, reader: reader, fieldCount: fieldCount)
         } catch {
             file.discard()
             throw error
@@ -63,25 +55,30 @@ final class RejectsWriter {
     }
 
     /// Seen (attack 26, finding 6): `--rejects yesterday.sqlite` (or a customers CSV) was removed without a word by
-    /// an import that rejected nothing, and replaced by a header through a symlink. Only a rejects file of this input
-    /// may be replaced or removed: one that begins with the line this writer begins with — the input's header and
-    /// `reason`, in the input's encoding and dialect. With --columns there is no header: its first record, read in
-    /// the input's dialect, must have the input's fields and a reason.
-    private func refuseUnlessRejectsFile(headers: [[UInt8]]?, reader: CSVReader, fieldCount: Int) throws {
+    /// an import that rejected nothing, and replaced by a header through a symlink. Only a rejects file may be
+    /// replaced or removed: one whose first line, read as CSV in the input's encoding (with its delimiter, or a
+    /// comma, semicolon, tab or bar), ends in the column `reason` — a rejects file of any import, since one `--rejects` path often
+    /// serves a cron job's several imports (asking for this input's own header refused yesterday's customers
+    /// rejects at tonight's orders import). With --columns there is no header: the first record, read in the
+    /// input's dialect, must have the input's fields and a reason.
+    private func refuseUnlessRejectsFile(hasHeader: Bool, reader: CSVReader, fieldCount: Int) throws {
         guard case let .regular(resolved) = file.target else { return }
         var status = stat()
         guard stat(resolved, &status) == 0 else { return }
         let refused = FileOutputError(path: path, message: "exists and is not a rejects file; not overwritten", kind: .cannotCreate)
         guard status.st_mode & S_IFMT == S_IFREG else { throw refused }
-        if let headers {
-            guard let handle = FileHandle(forReadingAtPath: resolved) else { throw refused }
-            defer { try? handle.close() }
-            let start = [UInt8]((try? handle.read(upToCount: headers.map(\.count).max() ?? 0)) ?? nil ?? Data())
-            guard headers.contains(where: { start.starts(with: $0) }) else { throw refused }
+        // Only the first line is read, and at most 64 KiB of it: the file may be a store of gigabytes.
+        func firstRecord(_ delimiter: CSVReader.Delimiter) -> [String]? {
+            let options = CSVReader.Options(delimiter: delimiter, encoding: reader.encoding, maxRecordBytes: 64 << 10, bufferSize: 64 << 10)
+            guard let existing = try? CSVReader(path: resolved, options: options), let first = try? existing.next() else { return nil }
+            return Array(first).map { String($0) }
+        }
+        if hasHeader {
+            let delimiters = [reader.delimiter] + Array(",;\t|".utf8).filter { $0 != reader.delimiter }
+            guard delimiters.contains(where: { d in firstRecord(.byte(d)).map { $0.count >= 2 && $0.last == "reason" } ?? false })
+            else { throw refused }
         } else {
-            let options = CSVReader.Options(delimiter: .byte(reader.delimiter), encoding: reader.encoding)
-            guard let existing = try? CSVReader(path: resolved, options: options), let first = try? existing.next(),
-                  Array(first).count == fieldCount + 1 else { throw refused }
+            guard firstRecord(.byte(reader.delimiter))?.count == fieldCount + 1 else { throw refused }
         }
     }
 
