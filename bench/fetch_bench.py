@@ -18,7 +18,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "reference"))
-from stores import build_stores, paired, same_rows, verdict  # noqa: E402  (bench/reference/stores.py)
+from stores import build_stores, pair_ratio, paired, same_rows, verdict  # noqa: E402  (bench/reference/stores.py)
 
 BIN = os.environ.get("BIN", ".build/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "bench/work"))
@@ -50,7 +50,7 @@ def records(cmd, stdin=None):
 
 
 def line(name, result):
-    t, b, m = result
+    t, b, m, _ = result
     print(f"    {name:34}{t:7.3f} s ({b:.3f})   peak {m / 1024:6.1f} MiB")
 
 
@@ -71,7 +71,8 @@ def main():
         print(f"  {order}-ordered file: {len(ours) - 1:,} results")
         line("bookkeeper fetch", f)
         line("sqlite3, plain store (target)", p)
-        print(f"      {same_plain or 'records DIFFER'}; ratio {ratio:.2f}x (best {f[1] / p[1]:.2f}x), {verdict(ratio, TARGET)}")
+        print(f"      {same_plain or 'records DIFFER'}; ratio {ratio:.2f}x (best {f[1] / p[1]:.2f}x, rounds' median "
+              f"{pair_ratio(f, p):.2f}x), {verdict(ratio, TARGET)}")
         line("for comparison: sqlite3", o)
         print(f"      on bookkeeper's store, its own statement: same records: {'yes' if same_old else 'NO'}; "
               f"ratio {f[0] / o[0]:.2f}x", flush=True)

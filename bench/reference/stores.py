@@ -64,7 +64,7 @@ def bookkeeper_import(binary: str, csv: Path, store: Path):
 
 
 def counts(db: Path, tables):
-    return subprocess.run(["sqlite3", str(db), " || ' ' || ".join(f"(SELECT count(*) FROM \"{t}\")" for t in tables)],
+    return subprocess.run(["sqlite3", str(db), "SELECT " + " || ' ' || ".join(f"(SELECT count(*) FROM \"{t}\")" for t in tables)],
                           check=True, capture_output=True, text=True).stdout.strip()
 
 
@@ -89,13 +89,20 @@ def build_stores(binary: str, work: Path, prefix: str):
 
 def paired(cmds, work: Path, runs: int, stdins=None):
     """Runs the commands in turn, `runs` rounds (so all see the same machine load): for each, (median, best,
-    peak KiB) of its wall times."""
+    peak KiB, the wall times round by round)."""
     stdins = stdins or [None] * len(cmds)
     results = [[] for _ in cmds]
     for _ in range(runs):
         for i, cmd in enumerate(cmds):
             results[i].append(timed(cmd, stdins[i]))
-    return [(statistics.median(t for t, _ in rs), min(t for t, _ in rs), max(m for _, m in rs)) for rs in results]
+    return [(statistics.median(t for t, _ in rs), min(t for t, _ in rs), max(m for _, m in rs), [t for t, _ in rs])
+            for rs in results]
+
+
+def pair_ratio(ours, reference) -> float:
+    """The median of the rounds' ratios (ours / reference in the same round): steadier than the ratio of the
+    medians when the machine's load moves between rounds."""
+    return statistics.median(a / b for a, b in zip(ours[3], reference[3]))
 
 
 def verdict(ratio: float, target: float) -> str:

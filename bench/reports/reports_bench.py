@@ -25,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "reference"))
-from stores import build_stores, paired, same_rows, verdict  # noqa: E402  (bench/reference/stores.py)
+from stores import build_stores, pair_ratio, paired, same_rows, verdict  # noqa: E402  (bench/reference/stores.py)
 
 BIN = os.environ.get("BIN", ".build/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "out/bench"))
@@ -63,7 +63,7 @@ def csv_rows(text):
 
 
 def line(name, result):
-    t, b, m = result
+    t, b, m, _ = result
     print(f"    {name:34}{t:7.3f} s ({b:.3f})   peak {m / 1024:6.1f} MiB")
 
 
@@ -85,7 +85,7 @@ def main():
         minimal_xlsx = [str(minimal_c), str(ours_store), UNTIL, str(xlsx["minimal"])]
         count_xlsx = [str(count_c), str(ours_store), UNTIL, str(xlsx["count"])]
         for cmd in (ours_xlsx, plain_xlsx, minimal_xlsx, count_xlsx):
-            subprocess.run(cmd, check=True)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         cells = xlsx_rows(xlsx["ours"])
         same_plain_xlsx = same_rows(cells, xlsx_rows(xlsx["plain"]), (0, 1), tail=1)
         same_old_xlsx = cells == xlsx_rows(xlsx["minimal"]) == xlsx_rows(xlsx["count"])
@@ -103,21 +103,22 @@ def main():
         r_x, r_c, r_t = x[0] / px[0], c[0] / pc[0], t[0] / pt[0]
         line("XLSX  bookkeeper", x)
         line("      C on the plain store (target)", px)
-        print(f"        {same_plain_xlsx or 'cells DIFFER'}; ratio {r_x:.2f}x (best {x[1] / px[1]:.2f}x), "
-              f"{verdict(r_x, TARGET_XLSX)}")
+        print(f"        {same_plain_xlsx or 'cells DIFFER'}; ratio {r_x:.2f}x (best {x[1] / px[1]:.2f}x, rounds' median "
+              f"{pair_ratio(x, px):.2f}x), {verdict(r_x, TARGET_XLSX)}")
         line("      for comparison: C minimal", mx)
         line("      for comparison: C, count first", cx)
         print(f"        on bookkeeper's store, its own statement: same cells: {'yes' if same_old_xlsx else 'NO'}; "
               f"ratios {x[0] / mx[0]:.2f}x, {x[0] / cx[0]:.2f}x")
         line("CSV   bookkeeper", c)
         line("      sqlite3 -csv, plain (target)", pc)
-        print(f"        {same_plain_csv or 'records DIFFER'}; ratio {r_c:.2f}x (best {c[1] / pc[1]:.2f}x), "
-              f"{verdict(r_c, TARGET_CSV)}")
+        print(f"        {same_plain_csv or 'records DIFFER'}; ratio {r_c:.2f}x (best {c[1] / pc[1]:.2f}x, rounds' median "
+              f"{pair_ratio(c, pc):.2f}x), {verdict(r_c, TARGET_CSV)}")
         line("      for comparison: sqlite3 -csv", oc)
         print(f"        on bookkeeper's store: same records: {'yes' if same_old_csv else 'NO'}; ratio {c[0] / oc[0]:.2f}x")
         line("text  bookkeeper", t)
         line("      sqlite3 -csv, plain (target)", pt)
-        print(f"        ratio {r_t:.2f}x (best {t[1] / pt[1]:.2f}x), {verdict(r_t, TARGET_TEXT)}", flush=True)
+        print(f"        ratio {r_t:.2f}x (best {t[1] / pt[1]:.2f}x, rounds' median {pair_ratio(t, pt):.2f}x), "
+              f"{verdict(r_t, TARGET_TEXT)}", flush=True)
         summary.append((order, r_x, r_c, r_t))
         failed |= not (same_plain_xlsx and same_old_xlsx and same_plain_csv and same_old_csv)
 
