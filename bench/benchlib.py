@@ -1,4 +1,5 @@
-"""What the fetch and reports benches share: their store (20,000 customers, 500 services, 200,000 orders over
+"""What the scale bench uses (the fetch and reports benches did, before they moved to imported stores and
+hand-written references: bench/reference/): its store (20,000 customers, 500 services, 200,000 orders over
 2024 — 3/4 made, 1/3 paid, 1 in 50 without a customer — with 5 rows each), and timing one run of a command."""
 import sqlite3, statistics, subprocess, sys, time
 from pathlib import Path

@@ -34,7 +34,8 @@ def main():
         peak = {k: max(m for _, m in v) / 1024 for k, v in rounds.items()}
         print(f"  {order}-ordered file:")
         for k, name in (("bookkeeper", "bookkeeper import Order --create-missing"),
-                        ("plain", "plain store by hand (load_plain.sql)"), ("raw", "sqlite3 .import, one untyped table")):
+                        ("plain", "plain store by hand (load_plain.sql)"),
+                        ("raw", "sqlite3 .import, one untyped table")):
             print(f"    {name:42}{med[k]:6.2f} s ({best[k]:.2f})  peak {peak[k]:6.1f} MiB")
         print(f"    bookkeeper / plain by hand {med['bookkeeper'] / med['plain']:.2f}x; bookkeeper / raw .import "
               f"{med['bookkeeper'] / med['raw']:.2f}x ({verdict(med['bookkeeper'] / med['raw'], TARGET)}); "

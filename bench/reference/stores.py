@@ -64,8 +64,8 @@ def bookkeeper_import(binary: str, csv: Path, store: Path):
 
 
 def counts(db: Path, tables):
-    return subprocess.run(["sqlite3", str(db), "SELECT " + " || ' ' || ".join(f"(SELECT count(*) FROM \"{t}\")" for t in tables)],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    query = "SELECT " + " || ' ' || ".join(f"(SELECT count(*) FROM \"{t}\")" for t in tables)
+    return subprocess.run(["sqlite3", str(db), query], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def build_stores(binary: str, work: Path, prefix: str):

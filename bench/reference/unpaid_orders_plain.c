@@ -64,7 +64,8 @@ int main(int argc, char **argv) {
     while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
         r++;
         const unsigned char *day = sqlite3_column_text(rows, 0);
-        lxw_datetime value = {atoi((const char *)day), atoi((const char *)day + 5), atoi((const char *)day + 8), 0, 0, 0};
+        const char *d = (const char *)day;  /* YYYY-MM-DD */
+        lxw_datetime value = {atoi(d), atoi(d + 5), atoi(d + 8), 0, 0, 0};
         worksheet_write_datetime(sheet, r, 0, &value, date);
         for (int c = 1; c <= 2; c++) {
             const unsigned char *text = sqlite3_column_text(rows, c);

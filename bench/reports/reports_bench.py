@@ -72,8 +72,8 @@ def main():
           f"median (best) of {RUNS} rounds, one run of each command per round", flush=True)
     stores = build_stores(BIN, WORK, "reports")
     plain_c, minimal_c, count_c = WORK / "unpaid_orders_plain", WORK / "unpaid_orders_minimal", WORK / "unpaid_orders"
-    for source, binary in ((REFERENCE / "unpaid_orders_plain.c", plain_c), (HERE / "unpaid_orders_minimal.c", minimal_c),
-                           (HERE / "unpaid_orders.c", count_c)):
+    for source, binary in ((REFERENCE / "unpaid_orders_plain.c", plain_c),
+                           (HERE / "unpaid_orders_minimal.c", minimal_c), (HERE / "unpaid_orders.c", count_c)):
         subprocess.run([CC, "-O2", "-o", str(binary), str(source), "-lsqlite3", "-lxlsxwriter"], check=True)
 
     summary, failed = [], False
@@ -91,14 +91,16 @@ def main():
         same_old_xlsx = cells == xlsx_rows(xlsx["minimal"]) == xlsx_rows(xlsx["count"])
 
         sqlite_plain, sqlite_old = ["sqlite3", str(plain_store)], ["sqlite3", str(ours_store)]
-        run = lambda cmd, stdin=None: subprocess.run(cmd, input=stdin, check=True, capture_output=True, text=True).stdout
+        run = lambda cmd, stdin=None: subprocess.run(cmd, input=stdin, check=True, capture_output=True,
+                                                     text=True).stdout
         ours_csv = csv_rows(run(report + ["--format", "csv"]))
         same_plain_csv = same_rows(ours_csv, csv_rows(run(sqlite_plain, PLAIN_SQL)), (0, 1))
         same_old_csv = ours_csv == csv_rows(run(sqlite_old, OLD_SQL))
 
         print(f"  {order}-ordered file: {len(ours_csv) - 1:,} rows out", flush=True)
         x, px, mx, cx = paired([ours_xlsx, plain_xlsx, minimal_xlsx, count_xlsx], WORK, RUNS)
-        c, pc, oc = paired([report + ["--format", "csv"], sqlite_plain, sqlite_old], WORK, RUNS, [None, PLAIN_SQL, OLD_SQL])
+        c, pc, oc = paired([report + ["--format", "csv"], sqlite_plain, sqlite_old], WORK, RUNS,
+                           [None, PLAIN_SQL, OLD_SQL])
         t, pt = paired([report + ["--format", "text"], sqlite_plain], WORK, RUNS, [None, PLAIN_SQL])
         r_x, r_c, r_t = x[0] / px[0], c[0] / pc[0], t[0] / pt[0]
         line("XLSX  bookkeeper", x)
@@ -114,7 +116,8 @@ def main():
         print(f"        {same_plain_csv or 'records DIFFER'}; ratio {r_c:.2f}x (best {c[1] / pc[1]:.2f}x, rounds' median "
               f"{pair_ratio(c, pc):.2f}x), {verdict(r_c, TARGET_CSV)}")
         line("      for comparison: sqlite3 -csv", oc)
-        print(f"        on bookkeeper's store: same records: {'yes' if same_old_csv else 'NO'}; ratio {c[0] / oc[0]:.2f}x")
+        print(f"        on bookkeeper's store: same records: {'yes' if same_old_csv else 'NO'}; "
+              f"ratio {c[0] / oc[0]:.2f}x")
         line("text  bookkeeper", t)
         line("      sqlite3 -csv, plain (target)", pt)
         print(f"        ratio {r_t:.2f}x (best {t[1] / pt[1]:.2f}x, rounds' median {pair_ratio(t, pt):.2f}x), "
