@@ -226,6 +226,12 @@ public struct FetchPlan: Sendable {
                 var term = compiler.scalar(expression, .stored, in: q)
                 // A sum may be beyond an Int64 (a BLOB), which SQLite would sort after every INTEGER.
                 if compiler.isWide(expression, .stored) { term = compiler.dialect.wideOrderKey(term) }
+                // Issue 27: ordered by an indexed column and nothing else to go on, SQLite reads the table through
+                // that index to skip the sort, at random when the rows were not written in that order (the fetch
+                // bench on a store imported in random order: 0.62 s, against 0.19 s scanned and sorted). A unary
+                // `+` keeps the column (and its collation) but not the index. With a LIMIT the index order is what
+                // makes the first rows cheap, so it stays.
+                else if !limited && !isGrouped, case .attribute = expression { term = "+" + term }
                 if expression.type == .attribute(.string), let collation = descriptor.comparison.collation {
                     term += " COLLATE \(collation)"
                 }
