@@ -208,8 +208,17 @@ public struct FetchPlan: Sendable {
     }
 
     /// The statement and its arguments.
-    public func sql(_ selection: Selection) -> (sql: String, arguments: [DatabaseValue]) {
-        let compiler = SQLCompiler(model: model, scopes: scopes)
+    public func sql(_ selection: Selection) -> (sql: String, arguments: [DatabaseValue]) { sql(selection, coverage: nil) }
+
+    /// The statement as run on a store: `db` tells which ranges cover so much of their table that its index would
+    /// only slow the read (`Store.rangeCoverage`).
+    public func sql(_ selection: Selection, in db: Database) -> (sql: String, arguments: [DatabaseValue]) {
+        sql(selection, coverage: Store.rangeCoverage(db))
+    }
+
+    func sql(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?)
+        -> (sql: String, arguments: [DatabaseValue]) {
+        let compiler = SQLCompiler(model: model, scopes: scopes, coverage: coverage)
         let q = compiler.rootQuery()
         if let predicate { q.conditions.append(compiler.compile(predicate, negated: false, in: q)) }
         let limited = request.limit != nil || request.offset != nil

@@ -51,8 +51,8 @@ extension Store {
     /// A double that is not finite (stored by another tool, or a sum beyond ±1.8e308) ends it with the error
     /// that says where it came from (Store+NonFinite.swift): `body` never sees one.
     public func fetchColumns(_ plan: FetchPlan, _ body: ([Value]) throws -> Void) throws {
-        let (sql, arguments) = plan.sql(.columns)
         let nonFinite: Int? = try read { db in
+            let (sql, arguments) = plan.sql(.columns, in: db)
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
             while let row = try cursor.next() {
                 var values: [Value] = []
@@ -74,13 +74,16 @@ extension Store {
 
     /// The number of objects matching the plan.
     public func count(_ plan: FetchPlan) throws -> Int {
-        let (sql, arguments) = plan.sql(.count)
-        return try read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+        return try read { db in
+            let (sql, arguments) = plan.sql(.count, in: db)
+            return try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+        }
     }
 
     /// The SQL of a plan and its bound arguments, as `--explain` shows them.
     public func explain(_ plan: FetchPlan, _ selection: FetchPlan.Selection) -> String {
-        let (sql, arguments) = plan.sql(selection)
+        // The statement as it would run on this store (its ranges judged against it).
+        let (sql, arguments) = (try? read { db in plan.sql(selection, in: db) }) ?? plan.sql(selection)
         var lines = [sql]
         for (i, a) in arguments.enumerated() {
             // A number beyond an Int64 is bound as 16 bytes (WideInteger.swift): show the number it stands for.

@@ -55,8 +55,8 @@ extension Store {
     /// rows it will give, counted in the same read transaction, so a writer committing meanwhile cannot make
     /// the two disagree (a renderer that must know the row count up front relies on that).
     public func withRows<T>(_ plan: FetchPlan, counted: Bool, _ body: (Int?, inout StoredRowCursor) throws -> T) throws -> T {
-        let (sql, arguments) = plan.sql(.columns)
         return try read { db in
+            let (sql, arguments) = plan.sql(.columns, in: db)
             var result: T?
             // One transaction for the count and the rows (a read-only store's `read` has begun it already).
             func inOneTransaction(_ work: () throws -> Void) throws {
@@ -66,7 +66,7 @@ extension Store {
             try inOneTransaction {
                 var count: Int?
                 if counted {
-                    let (countSQL, countArguments) = plan.sql(.count)
+                    let (countSQL, countArguments) = plan.sql(.count, in: db)
                     count = try Int.fetchOne(db, sql: countSQL, arguments: StatementArguments(countArguments)) ?? 0
                 }
                 let statement = try db.makeStatement(sql: sql)
