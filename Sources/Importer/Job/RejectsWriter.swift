@@ -56,20 +56,23 @@ final class RejectsWriter {
 
     /// Seen (attack 26, finding 6): `--rejects yesterday.sqlite` (or a customers CSV) was removed without a word by
     /// an import that rejected nothing, and replaced by a header through a symlink. Only a rejects file may be
-    /// replaced or removed: one whose first line, read as CSV in the input's encoding (with its delimiter, or a
-    /// comma, semicolon, tab or bar), ends in the column `reason` — a rejects file of any import, since one `--rejects` path often
-    /// serves a cron job's several imports (asking for this input's own header refused yesterday's customers
-    /// rejects at tonight's orders import). With --columns there is no header: the first record, read in the
-    /// input's dialect, must have the input's fields and a reason.
+    /// replaced or removed: one whose first line, read as CSV in the encoding its byte-order mark names, else in
+    /// the input's encoding (with the input's delimiter, or a comma, semicolon, tab or bar), ends in the column
+    /// `reason` — a rejects file of any import, since one `--rejects` path often serves a cron job's several
+    /// imports (asking for this input's own header refused yesterday's customers rejects at tonight's orders
+    /// import; a UTF-16 import's rejects at a UTF-8 one). With --columns there is no header: the first record, read
+    /// in the input's dialect, must have the input's fields and a reason.
     private func refuseUnlessRejectsFile(hasHeader: Bool, reader: CSVReader, fieldCount: Int) throws {
         guard case let .regular(resolved) = file.target else { return }
         var status = stat()
         guard stat(resolved, &status) == 0 else { return }
         let refused = FileOutputError(path: path, message: "exists and is not a rejects file; not overwritten", kind: .cannotCreate)
         guard status.st_mode & S_IFMT == S_IFREG else { throw refused }
-        // Only the first line is read, and at most 64 KiB of it: the file may be a store of gigabytes.
+        // Only the first line is read, and at most 64 KiB of it: the file may be a store of gigabytes. It is read in
+        // the encoding its byte-order mark names, else in the input's.
+        let encoding = Self.encodingByMark(resolved) ?? reader.encoding
         func firstRecord(_ delimiter: CSVReader.Delimiter) -> [String]? {
-            let options = CSVReader.Options(delimiter: delimiter, encoding: reader.encoding, maxRecordBytes: 64 << 10, bufferSize: 64 << 10)
+            let options = CSVReader.Options(delimiter: delimiter, encoding: encoding, maxRecordBytes: 64 << 10, bufferSize: 64 << 10)
             guard let existing = try? CSVReader(path: resolved, options: options), let first = try? existing.next() else { return nil }
             return Array(first).map { String($0) }
         }
@@ -80,6 +83,20 @@ final class RejectsWriter {
         } else {
             guard firstRecord(.byte(reader.delimiter))?.count == fieldCount + 1 else { throw refused }
         }
+    }
+
+    /// The encoding a file's byte-order mark names (UTF-32 or UTF-16, either order, or UTF-8), nil without one.
+    /// Seen (attack 27, finding 10): the rejects file a UTF-16 import wrote (with its mark) was "not a rejects file"
+    /// for a UTF-8 import on the same path, read as UTF-8.
+    static func encodingByMark(_ path: String) -> CSVEncoding? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let bytes = try? handle.read(upToCount: 4).map(Array.init) else { return nil }
+        let marks: [(prefix: [UInt8], name: String)] = [
+            ([0x00, 0x00, 0xFE, 0xFF], "utf-32be"), ([0xFF, 0xFE, 0x00, 0x00], "utf-32le"),
+            ([0xFE, 0xFF], "utf-16be"), ([0xFF, 0xFE], "utf-16le"), ([0xEF, 0xBB, 0xBF], "utf-8"),
+        ]
+        return marks.first { bytes.starts(with: $0.prefix) }.flatMap { CSVEncoding(label: $0.name) }
     }
 
     func reject(_ raw: String, reason: String, key: String? = nil) throws {
