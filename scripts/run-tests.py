@@ -62,6 +62,7 @@ STRESS = [
     "BookkeeperCLITests.RejectsFileTests/testRejectsNeverDeletesAFileThatIsNotARejectsFile",
     "BookkeeperCLITests.OpenFileLimitTests/testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles",
     "BookkeeperCLITests.TerminalInjectionTests/testControlCharactersInStoredTextAreShownAsCodesInEveryTextOutput",
+    "ReportRenderersTests.TextRendererTests/testACellCutToItsWidthNeverCutsACode",
     "BookkeeperCLITests.OutputConfigurationGuardTests/testEveryWriterRefusesEveryProtectedFileHoweverSpelt",
     "BookkeeperCLITests.ReliabilityCrashTests",
     "BookkeeperCLITests.ReliabilitySignalTests",

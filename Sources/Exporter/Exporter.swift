@@ -38,6 +38,9 @@ package enum Exporter {
         let model = store.model
         let entity = try model.entity(entityName)
         let resolver = KeyPathResolver(model: model, entity: entity)
+        // Decided before the header is written (it went to standard output before this failed).
+        try model.refuseUnnameableReferences(of: entity)
+        if let re = resolver.rowsEntity { try model.refuseUnnameableReferences(of: re) }
         let writer: CSVWriter
         do {
             writer = try CSVWriter(path: path, options: CSVWriter.Options(encoding: encoding))
