@@ -54,7 +54,10 @@ extension Store {
     func recordMissingIDMarks(_ db: Database) throws {
         let present = Set(try String.fetchAll(db, sql: "SELECT \"key\" FROM \(quoted(Store.metaTable)) WHERE \"key\" LIKE 'ids:%'"))
         for entity in model.entities where !present.contains(Store.idMarkKey(entity.name)) {
-            guard try db.tableExists(entity.name) else { continue }
+            // (Not `db.tableExists`: GRDB would cache the schema, and a batch changes it through its own handle.)
+            let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE \"type\" = 'table' AND lower(\"name\") = lower(?)",
+                                           arguments: [entity.name]) ?? false
+            guard exists else { continue }
             try db.execute(sql: """
                 INSERT OR IGNORE INTO \(quoted(Store.metaTable)) ("key", "value")
                 SELECT ?, CAST(ifnull(max("id"), 0) AS TEXT) FROM \(quoted(entity.name))
