@@ -98,6 +98,7 @@ STRESS = [
     "ObjectStoreTests.DayComparisonDifferentialTests/testADateTimeComparedWithADateComparesItsLocalDay",
     "ObjectStoreTests.DeepRuleTests/testEverySuccessfulSaveLeavesEveryRuleKept",
     "ObjectStoreTests.ObjectIDTests/testAnObjectIDIsNeverHandedOutTwice",
+    "ObjectStoreTests.ObjectIDTests/testAnIDAnotherToolDeletedIsNeverHandedOutAgain",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

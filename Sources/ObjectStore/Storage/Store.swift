@@ -510,6 +510,7 @@ public final class Store: @unchecked Sendable {
                     try confirmSchemaUnchanged(db)
                     beginActivity()
                     defer { endActivity() }
+                    try recordMissingIDMarks(db)
                     result = try body(db)
                     CommitProgress.beginCommit()
                     committing = true

@@ -27,6 +27,8 @@ public enum StoreError: CategorizedError, Equatable {
     /// A MATCHES that could not be decided for a stored value (a pattern from the data that is not a regular
     /// expression, or the engine's backtracking limit): an error, never "no match".
     case matchFailed(String)
+    /// Every object ID of an entity was handed out (the largest is Int64.max): a condition of the data, not of the disk.
+    case idsExhausted(path: String, entity: String)
 
     public var category: ErrorCategory {
         switch self {
@@ -39,7 +41,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
-        case .matchFailed: .data
+        case .matchFailed, .idsExhausted: .data
         }
     }
 
@@ -77,6 +79,8 @@ public enum StoreError: CategorizedError, Equatable {
             message
         case .matchFailed(let message):
             "where: \(message)"
+        case .idsExhausted(let path, let entity):
+            "\(path): \(entity): every object ID up to \(Int64.max) was handed out; no new object can be given one"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")
