@@ -80,6 +80,8 @@ STRESS = [
     "BookkeeperCLITests.ModelBasedGraphTests",
     "BookkeeperCLITests.ModelEvolutionMigrationPropertyTests",
     "BookkeeperCLITests.ReadOnlyMigrationTests/testGeneratedAdditiveChangesReadAsTheMigratedStoreReads",
+    "BookkeeperCLITests.ReadOnlyMigrationTests/testEveryChangeNoTableShowsGetsOneAnswerPerCommandFromAReadOnlyUser",
+    "BookkeeperCLITests.ModelRecordNoteTests/testEveryCommandThatRecordsAChangeNoTableShowsSaysSoOnce",
     "ObjectStoreTests.PredicateDifferentialTests/testGeneratedPredicatesAndSorts",
     "BookkeeperCLITests.DocumentWholeTests/testDocumentsInRandomOrderWithBadLinesAnywhereEqualTheReference",
     "BookkeeperCLITests.DecimalMarkTests/testGeneratedColumnsAreReadAsMeantOrRefused",
