@@ -12,6 +12,16 @@ import GRDB
 // A table is rebuilt the way SQLite recommends: create the new table, copy, drop the old, rename.
 
 enum MigrationPlanner {
+    /// A stored value as an SQL literal, for ALTER TABLE … DEFAULT (which cannot take parameters).
+    static func literal(_ v: DatabaseValue) -> String {
+        switch v.storage {
+        case .null: return "NULL"
+        case .int64(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
     static func plan(from old: Model, to new: Model, in db: Database, options: MigrationOptions) throws -> MigrationPlan {
         var planner = Planner(old: old, new: new, db: db, options: options)
         try planner.run()
@@ -544,16 +554,7 @@ private struct Planner {
     /// `decimal:2`, `integer`: how bk_convert names a type.
     static func spec(_ type: AttributeType) -> String { type.spec }
 
-    /// A stored value as an SQL literal, for ALTER TABLE … DEFAULT (which cannot take parameters).
-    static func literal(_ v: DatabaseValue) -> String {
-        switch v.storage {
-        case .null: return "NULL"
-        case .int64(let i): return String(i)
-        case .double(let d): return "\(d)"
-        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
-        }
-    }
+    static func literal(_ v: DatabaseValue) -> String { MigrationPlanner.literal(v) }
 
     static func normalised(_ sql: String) -> String {
         sql.replacingOccurrences(of: " ", with: "").lowercased()

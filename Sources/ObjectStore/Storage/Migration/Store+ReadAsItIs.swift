@@ -64,13 +64,7 @@ extension Store {
         default: value = nil
         }
         guard let stored = value?.databaseValue(for: a.type) else { return "NULL" }
-        // As an SQL literal: a view cannot take parameters.
-        switch stored.storage {
-        case .null: return "NULL"
-        case .int64(let i): return String(i)
-        case .double(let d): return "\(d)"
-        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
-        }
+        // As an SQL literal, as the migration writes its DEFAULT: a view cannot take parameters.
+        return MigrationPlanner.literal(stored)
     }
 }
