@@ -62,6 +62,7 @@ STRESS = [
     "BookkeeperCLITests.RejectsFileTests/testRejectsNeverDeletesAFileThatIsNotARejectsFile",
     "BookkeeperCLITests.OpenFileLimitTests/testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles",
     "BookkeeperCLITests.TerminalInjectionTests/testControlCharactersInStoredTextAreShownAsCodesInEveryTextOutput",
+    "ReportRenderersTests.TextRendererTests/testACellCutToItsWidthNeverCutsACode",
     "BookkeeperCLITests.OutputConfigurationGuardTests/testEveryWriterRefusesEveryProtectedFileHoweverSpelt",
     "BookkeeperCLITests.ReliabilityCrashTests",
     "BookkeeperCLITests.ReliabilitySignalTests",
@@ -79,6 +80,8 @@ STRESS = [
     "BookkeeperCLITests.ModelBasedGraphTests",
     "BookkeeperCLITests.ModelEvolutionMigrationPropertyTests",
     "BookkeeperCLITests.ReadOnlyMigrationTests/testGeneratedAdditiveChangesReadAsTheMigratedStoreReads",
+    "BookkeeperCLITests.ReadOnlyMigrationTests/testEveryChangeNoTableShowsGetsOneAnswerPerCommandFromAReadOnlyUser",
+    "BookkeeperCLITests.ModelRecordNoteTests/testEveryCommandThatRecordsAChangeNoTableShowsSaysSoOnce",
     "ObjectStoreTests.PredicateDifferentialTests/testGeneratedPredicatesAndSorts",
     "BookkeeperCLITests.DocumentWholeTests/testDocumentsInRandomOrderWithBadLinesAnywhereEqualTheReference",
     "BookkeeperCLITests.DecimalMarkTests/testGeneratedColumnsAreReadAsMeantOrRefused",
@@ -97,6 +100,7 @@ STRESS = [
     "ObjectStoreTests.DayComparisonDifferentialTests/testADateTimeComparedWithADateComparesItsLocalDay",
     "ObjectStoreTests.DeepRuleTests/testEverySuccessfulSaveLeavesEveryRuleKept",
     "ObjectStoreTests.ObjectIDTests/testAnObjectIDIsNeverHandedOutTwice",
+    "ObjectStoreTests.ObjectIDTests/testAnIDAnotherToolDeletedIsNeverHandedOutAgain",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

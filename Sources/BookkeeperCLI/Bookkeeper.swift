@@ -262,11 +262,11 @@ extension StoreCommand {
                                    dryRun: dryRun)
         store.activity = (activity ?? Self._commandName) + (dryRun ? " (dry run)" : "")
         if let migration = store.migration {
-            Log.notice("\(store.path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
+            Log.notice("\(store.path): migrated to the current model: \(migration.plan.summary)"
                        + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
         }
         if let pending = store.pendingMigration {
-            Log.notice("\(store.path): a real run would first migrate the store to the current model: \(pending.changes.joined(separator: "; "))"
+            Log.notice("\(store.path): a real run would first migrate the store to the current model: \(pending.summary)"
                        + " (dry run: not migrated; `bookkeeper migrate --dry-run` shows the SQL)")
             // Planned against the store as it is; the real run, which this user cannot make, is refused, and so
             // is its dry run, with the same code and line (as `migrate --dry-run` is).
@@ -277,7 +277,7 @@ extension StoreCommand {
         }
         if let unmigrated = store.readAsItIs {
             Log.notice("\(store.path): note: the store was written with another model and needs migrating "
-                       + "(\(unmigrated.changes.joined(separator: "; "))); this user cannot write it, so it was read as it is")
+                       + "(\(unmigrated.summary)); this user cannot write it, so it was read as it is")
         }
         if let file = ModelLocator.file { Log.debug("model file: \(file)") }
         Log.debug("store: \(store.path)\(store.isReadOnly ? " (read-only)" : "")")

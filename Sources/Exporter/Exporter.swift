@@ -30,14 +30,19 @@ package struct ExportError: CategorizedError, Equatable {
 package enum Exporter {
     /// Writes every object of `entityName` to `path` (`-`: standard output; a file appears whole when complete);
     /// returns the number of lines.
+    /// A reference whose target is gone (a No Action delete left it) is written empty, as every read sees it, and
+    /// `warn` is told once per relationship, with the count and the first object (`1 Note.customer refers to a
+    /// deleted Customer (Note/1): written empty`). Before, the stored ID was written where import reads a key, so
+    /// an export/import round trip attached the object to one named `Customer/1`, or created it.
     @discardableResult
-    /// A reference whose target is gone (a No Action relationship) is written as the stored object ID, and
-    /// `warn` is told (`Customer/3.bank refers to Bank/1, which does not exist`).
     package static func export(store: Store, entity entityName: String, to path: String, encoding: CSVEncoding = .utf8,
                                warn: @escaping (String) -> Void = { _ in }) throws -> Int {
         let model = store.model
         let entity = try model.entity(entityName)
         let resolver = KeyPathResolver(model: model, entity: entity)
+        // Decided before the header is written (it went to standard output before this failed).
+        try model.refuseUnnameableReferences(of: entity)
+        if let re = resolver.rowsEntity { try model.refuseUnnameableReferences(of: re) }
         let writer: CSVWriter
         do {
             writer = try CSVWriter(path: path, options: CSVWriter.Options(encoding: encoding))
@@ -45,6 +50,8 @@ package enum Exporter {
             throw ExportError(message: error.description, category: .cannotCreateOutput)
         }
 
+        /// Dangling references written empty, per `Entity.relationship` in the order met: the count and the first.
+        var dangling: [(relationship: String, destination: String, count: Int, first: ObjectID)] = []
         func columns(_ e: Entity, prefix: String, excluding parent: String?) -> [(String, (ExportedObject) -> String)] {
             var list: [(String, (ExportedObject) -> String)] = []
             for (i, a) in e.attributes.enumerated() {
@@ -56,9 +63,14 @@ package enum Exporter {
                 let key = model.referenceKey(of: d)
                 let path = key?.name == d.naturalKey ? r.name : "\(r.name).\(key?.name ?? "id")"
                 list.append((prefix + path, { o in
-                    if let id = o.dangling[r.name] {
-                        warn("\(e.name)/\(o.rowID).\(r.name) refers to \(id), which does not exist: written as \(id)")
-                        return id.description
+                    if o.dangling[r.name] != nil {
+                        let name = "\(e.name).\(r.name)"
+                        if let i = dangling.firstIndex(where: { $0.relationship == name }) {
+                            dangling[i].count += 1
+                        } else {
+                            dangling.append((name, r.destination, 1, ObjectID(entity: e.name, rowID: o.rowID)))
+                        }
+                        return ""
                     }
                     return o.references[r.name]?.description ?? ""
                 }))
@@ -111,6 +123,10 @@ package enum Exporter {
                 }
             }
             try writer.close()
+            for d in dangling {
+                warn(d.count == 1 ? "1 \(d.relationship) refers to a deleted \(d.destination) (\(d.first)): written empty"
+                                  : "\(d.count) \(d.relationship) refer to a deleted \(d.destination) (the first \(d.first)): written empty")
+            }
         } catch let error as CSVError {
             throw ExportError(message: error.description, category: .io)
         } catch let error as NonFiniteStoredNumber where path == "-" {

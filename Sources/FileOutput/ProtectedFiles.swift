@@ -24,11 +24,16 @@ public enum ProtectedFiles {
         public var isStore = false
         /// For a new name in a registered folder: the folder as messages name it ("the report folder").
         public var folder: String?
+        /// For a file that does not exist yet but would be read once made: where it would be read from
+        /// ("beside the store books.sqlite").
+        public var place: String?
 
         /// Why an output may not go there: `it is the store (books.sqlite)`, or for a new name in a folder of
-        /// definitions `it would be read as a report definition (in the report folder defs)`.
+        /// definitions `it would be read as a report definition (in the report folder defs)`, or for a file
+        /// that would be read once made `it would be read as the model file (beside the store books.sqlite)`.
         public var reason: String {
             if let folder { return "it would be read as \(role) (in \(folder) \(path))" }
+            if let place { return "it would be read as \(role) (\(place))" }
             return "it is \(role) (\(path))"
         }
     }
@@ -55,6 +60,13 @@ public enum ProtectedFiles {
     /// Protects `path` (as spelt by the user) in the role given, for the rest of the process.
     public static func protect(_ path: String, as role: String) {
         add(Entry(path: path, role: role))
+    }
+
+    /// Protects `path`, a file that does not exist yet but would be read as `role` once made (the model file's
+    /// default path, `model.yaml` beside the store): matched by its canonical path, or by identity if it appears.
+    /// `place` says where it would be read from, for messages ("beside the store books.sqlite").
+    public static func protectNew(_ path: String, as role: String, place: String) {
+        add(Entry(path: path, role: role, place: place))
     }
 
     private static func add(_ entry: Entry) {

@@ -31,12 +31,33 @@ public enum VisibleText {
     }
 
     /// C0 and C1 controls and DEL (C1 holds CSI, U+009B, which some terminals obey), the Unicode line and
-    /// paragraph separators, which end a line for some readers, and the bidirectional embeddings, overrides and
-    /// isolates, which reorder what follows them on the line ("Trojan Source").
+    /// paragraph separators, which end a line for some readers, and every bidirectional control (Unicode's
+    /// Bidi_Control property: the embeddings, overrides and isolates U+202A–202E and U+2066–2069, and the marks
+    /// U+200E, U+200F and U+061C), which reorder what is shown around them on the line ("Trojan Source").
+    /// Seen (attack 27, finding 13): the marks were passed raw while the overrides were coded.
     public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
+        case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029: true
+        case 0..<0x600: false
+        default: scalar.properties.isBidiControl
         }
+    }
+
+    /// Whether `text[start...]` begins with a code as `code(_:)` writes it (`<U+` four to six hex digits `>`):
+    /// its length in characters, else nil. A shortened text is cut before a code, never inside it.
+    public static func codeLength<S: StringProtocol>(at start: S.Index, in text: S) -> Int? {
+        var i = start
+        for expected in "<U+" {
+            guard i < text.endIndex, text[i] == expected else { return nil }
+            i = text.index(after: i)
+        }
+        var digits = 0
+        while i < text.endIndex, digits <= 6, let ascii = text[i].asciiValue,
+              (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(ascii) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(ascii) {
+            digits += 1
+            i = text.index(after: i)
+        }
+        guard (4...6).contains(digits), i < text.endIndex, text[i] == ">" else { return nil }
+        return 3 + digits + 1
     }
 }

@@ -140,9 +140,12 @@ final class OpenFileLimitTests: SampleStoreTestCase {
 /// messages show them; CSV and JSON keep the exact text.
 final class TerminalInjectionTests: SampleStoreTestCase {
     /// C0 controls, DEL, C1 controls (CSI U+009B, NEL U+0085), the line and paragraph separators and the
-    /// bidirectional controls.
-    static let hostile: [Unicode.Scalar] = (Array(0x01...0x1F) + [0x7F] + Array(0x80...0x9F)
-        + [0x2028, 0x2029, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]).map { Unicode.Scalar($0)! }
+    /// bidirectional controls: Unicode's Bidi_Control property as PropList.txt lists it (061C, 200E..200F,
+    /// 202A..202E, 2066..2069; VisibleTextTests checks the list over every scalar). U+200F and U+061C were missing.
+    static let bidiControls: [Unicode.Scalar] = ([0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069))
+        .map { Unicode.Scalar($0)! }
+    static let hostile: [Unicode.Scalar] = (Array(0x01...0x1F) + [0x7F] + Array(0x80...0x9F) + [0x2028, 0x2029])
+        .map { Unicode.Scalar($0)! } + bidiControls
 
     /// How a table cell shows `text`: line breaks and tabs as spaces, every other such character as its code.
     static func shownInTable(_ text: String) -> String {
@@ -217,6 +220,49 @@ final class TerminalInjectionTests: SampleStoreTestCase {
         let objects = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]]
         XCTAssertEqual(objects?.map { $0["name"]! }, names, "seed \(seed): JSON keeps the exact names")
         reportTrials("terminal injection", "\(names.count) names with controls (seed \(seed))")
+    }
+
+    /// Attack 27, finding 13: `show` and `list` passed U+200F and U+061C raw; `reports` passed U+200F; the text
+    /// report's title made line breaks and tabs spaces where `reports` coded them. Every control character and every
+    /// bidirectional control, each in a customer's name and all in a report's title, through `list`, `show`,
+    /// `reports` and the text report: each shown as its code (line breaks and tabs in a cell as spaces), none printed.
+    func testEveryControlAndBidiControlIsShownAsACodeInListShowReportsAndTheTextReport() throws {
+        let names = Self.hostile.map { scalar in
+            var name = String(format: "h%04X-a", scalar.value)
+            name.unicodeScalars.append(scalar)
+            return name + "b"
+        }
+        dir.write("hostile.csv", "name\n" + names.map(csvField).joined(separator: "\n") + "\n")
+        let imported = bk(["import", "Customer", "hostile.csv", "--quiet"])
+        XCTAssertEqual(imported.status, 0, "\(imported)")
+        let list = bk(["list", "Customer"])
+        XCTAssertNil(Self.firstHostile(list.stdout), "list printed a control character")
+        for name in names { XCTAssertTrue(list.stdout.contains(Self.shownInTable(name)), "list shows \(Self.shownInTable(name))") }
+        for (scalar, name) in zip(Self.hostile, names) where Self.bidiControls.contains(scalar) {
+            let show = bk(["show", "Customer", name])
+            XCTAssertNil(Self.firstHostile(show.stdout), "show printed \(Self.firstHostile(show.stdout) ?? "")")
+            XCTAssertTrue(show.stdout.contains("name    \(Self.shownInTable(name))\n"), show.stdout)
+        }
+
+        // A report titled with every one of them (YAML escapes), listing the names.
+        let title = "T" + String(String.UnicodeScalarView(Self.hostile)) + "end"
+        let escapedTitle = Self.hostile.map { String(format: "\\u%04X", $0.value) }.joined()
+        try FileManager.default.createDirectory(atPath: dir.file("defs"), withIntermediateDirectories: false)
+        dir.write("defs/hostile.yaml", "title: \"T\(escapedTitle)end\"\nentity: Customer\nwhere: \"name BEGINSWITH 'h'\"\ncolumns:\n  - key: name\n")
+        let reports = bk(["reports", "--reports", "defs"])
+        XCTAssertEqual(reports.status, 0, "\(reports)")
+        XCTAssertNil(Self.firstHostile(reports.stdout), "reports printed a control character")
+        XCTAssertTrue(reports.stdout.contains(Self.shownInLine(title)), reports.stdout)
+        let report = bk(["report", "hostile", "--reports", "defs", "--format", "text"])
+        XCTAssertEqual(report.status, 0, "\(report)")
+        XCTAssertNil(Self.firstHostile(report.stdout), "the text report printed a control character")
+        XCTAssertEqual(report.stdout.split(separator: "\n").first.map(String.init), Self.shownInLine(title), "the title as reports shows it")
+        for name in names {
+            // A cell: every line break (as Swift's Character.isNewline) and tab a space, every other one its code.
+            var cell = ""
+            for character in name { cell += character.isNewline || character == "\t" ? " " : Self.shownInLine(String(character)) }
+            XCTAssertTrue(report.stdout.contains(cell + "\n"), "the text report shows \(cell)")
+        }
     }
 
     /// A file name with a line feed and an escape sequence: the import summary, `imports` and `init` show it with

@@ -66,6 +66,37 @@ final class ExportCommandTests: ImportTestCase {
         XCTAssertEqual(r.stderr, "bookkeeper: nodir/t.csv: cannot create (No such file or directory)\n", "as for every output file")
     }
 
+    /// Attack 27, finding 15: with a Note whose to-one leads to OrderRow (which has no key), `export Note` wrote its
+    /// header to standard output, then failed with 64; a CSV with that header, imported, said `column "row" maps to
+    /// nothing on Note — did you mean "row"?`. The export is refused before anything is written (to standard output
+    /// or a file); the import says why the column cannot be imported, and `row.id` what OrderRow lacks.
+    func testAReferenceToAnEntityWithoutAKeyIsRefusedBeforeAnythingIsWrittenAndSaidTrulyOnImport() {
+        dir.write("model.yaml", "entities:\n  Note:\n    kind: directory\n    attributes:\n      name: { type: string }\n"
+                  + "    relationships:\n      row: { to: OrderRow, inverse: notes }\n")
+        ok("init")
+        ok("add", "Note", "name=n1")
+        let refusal = "bookkeeper: Note.row: OrderRow has no natural key or unique attribute to name it by\n"
+        let toStandardOutput = bk("export", "Note")
+        XCTAssertEqual(toStandardOutput.status, 64, "\(toStandardOutput)")
+        XCTAssertEqual(toStandardOutput.stdout, "", "decided before the header is written")
+        XCTAssertEqual(toStandardOutput.stderr, refusal)
+        let toFile = bk("export", "Note", "n.csv")
+        XCTAssertEqual(toFile.status, 64, "\(toFile)")
+        XCTAssertEqual(toFile.stderr, refusal)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("n.csv")))
+        let before = ok("list", "Note")
+        dir.write("n.csv", "name,row\nn2,1\n")
+        let byName = bk("import", "Note", "n.csv")
+        XCTAssertEqual(byName.status, 65, "\(byName)")
+        XCTAssertEqual(byName.stderr, "bookkeeper: n.csv:1: column \"row\": Note.row cannot be set from a column: "
+                       + "OrderRow has no natural key or unique attribute to name one by\n")
+        dir.write("n.csv", "name,row.id\nn2,1\n")
+        let byID = bk("import", "Note", "n.csv")
+        XCTAssertEqual(byID.status, 65, "\(byID)")
+        XCTAssertEqual(byID.stderr, "bookkeeper: n.csv:1: column \"row.id\": OrderRow has no attribute \"id\"\n")
+        XCTAssertEqual(ok("list", "Note"), before, "nothing imported")
+    }
+
     /// The objects only: without the store's own tables (its metadata holds its creation time; its history, imports).
     func strip(_ dump: String) -> String {
         var out: [Substring] = []

@@ -171,6 +171,43 @@ final class OutputConfigurationGuardTests: SampleStoreTestCase {
         XCTAssertEqual(companions, [], "\(path): nothing beside the copy", file: file, line: line)
     }
 
+    /// Attack 27, finding 1: `export Customer model.yaml` (a report, a backup, an import's rejects) made the model
+    /// file beside the store, exit 0, and every later command failed with 78 reading it. `model.yaml` beside the
+    /// store is the model file of any run without --model or $BOOKKEEPER_MODEL whether it exists or not: every
+    /// writer refuses to make it (73, one line, nothing made), spelt in each way, beside `books.sqlite` and beside
+    /// `--store sub/s.sqlite`; `init` refuses a store named so. A `model.yaml` elsewhere is written.
+    func testNoOutputCreatesTheModelFileBesideTheStore() throws {
+        try makeConfiguration()
+        try FileManager.default.removeItem(atPath: dir.file("model.yaml"))
+        try FileManager.default.copyItem(atPath: store, toPath: dir.file("sub/s.sqlite"))
+        var ran = 0
+        for (storePath, folder) in [(store, ""), ("sub/s.sqlite", "sub/")] {
+            let model = folder + "model.yaml"
+            // Each writer once per store, the spellings taken in turn (every one by several writers).
+            for (n, writer) in Self.writers.enumerated() {
+                let spellings = [model, "./" + model, "sub/../" + model, dir.file(model)]
+                for target in [spellings[(n + folder.count) % spellings.count]] {
+                    if writer.isInit && storePath != store { continue }
+                    let before = snapshot()
+                    let arguments = writer.isInit ? writer.arguments(target) : ["--store", storePath] + writer.arguments(target)
+                    let r = runCLI(["--model", "explicit-model.yaml"] + arguments, in: dir.path, environment: Self.environment)
+                    let what = "\(writer.name) → \(target) (store \(storePath))"
+                    let shownStore = writer.isInit ? target : storePath
+                    XCTAssertEqual(r.status, 73, "\(what): \(r)")
+                    XCTAssertEqual(r.stderr, "bookkeeper: \(target): refusing to write: it would be read as the model file "
+                                   + "(beside the store \(shownStore))\n", what)
+                    XCTAssertEqual(snapshot(), before, "\(what): nothing written")
+                    XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file(model)), "\(what): not created")
+                    ran += 1
+                }
+            }
+        }
+        // Not beside the store: an ordinary output.
+        XCTAssertEqual(bk(["export", "Customer", "sub/model.yaml"]).status, 0)
+        XCTAssertEqual(bk(["list", "Tag"]).status, 0, "the store's own model file was not made")
+        XCTAssertEqual(ran, 2 * Self.writers.count - 1)
+    }
+
     // MARK: Every writer × every protected file × every spelling
 
     /// A command that writes a file, with the target in its place.

@@ -199,6 +199,93 @@ final class ReadOnlyMigrationTests: XCTestCase {
         }
     }
 
+    /// What the store is given first for the changes no table shows: a default and a rule to change or remove.
+    static let tablelessBase = """
+        entities:
+          Customer:
+            attributes:
+              grade: { type: string, default: "A" }
+            rules:
+              - { where: "name != nil", message: "names" }
+        """
+    /// Changes no table shows, each the base changed one way: (kind, model file).
+    static let tablelessChanges: [(kind: String, yaml: String)] = [
+        ("a new rule the data keeps", tablelessBase + "\n      - { where: \"code != nil\", message: \"codes\" }\n"),
+        ("a new rule the data breaks", tablelessBase + "\n      - { where: \"code == nil\", message: \"no codes\" }\n"),
+        ("a new sort", tablelessBase + "\n    sort: code desc\n"),
+        ("a changed default", tablelessBase.replacingOccurrences(of: "default: \"A\"", with: "default: \"B\"")),
+        ("a removed rule", tablelessBase.replacingOccurrences(of: "\n    rules:\n      - { where: \"name != nil\", message: \"names\" }", with: "")),
+    ]
+
+    /// Attack 27, finding 4: a reader who cannot write the store, with a pending change no table shows (a rule, a
+    /// sort, a default), got four answers: `list` read it without a note, `check` checked the new rules (20 "problems"
+    /// for a rule not in force, 65), `migrate --dry-run` gave the one 73 wording and `add` and `import --dry-run` said
+    /// "the store is read-only". Now every kind of such change gets, from each command, the answer an additive change
+    /// gets: reads as it is with one note (the new sort in force, the new rules not), `check` against the recorded
+    /// model, every writer 73 with the one wording. The matrix is (change kind × command); the kinds a quick run
+    /// takes are drawn by the printed seed.
+    func testEveryChangeNoTableShowsGetsOneAnswerPerCommandFromAReadOnlyUser() throws {
+        dir.write("base.yaml", Self.tablelessBase)
+        let owner = runCLI(["--store", store, "--model", "base.yaml", "migrate", "--quiet"], in: dir.path)
+        XCTAssertEqual(owner.status, 0, "\(owner)")
+        for file in ["books.sqlite", "base.yaml"] { XCTAssertEqual(chmod(dir.file(file), 0o644), 0) }
+        let seed = Trials.seed(fixed: 2027_04_27)
+        let count = Trials.count("BOOKKEEPER_TABLELESS_TRIALS", quick: 2, stress: Self.tablelessChanges.count)
+        var g = SeededGenerator(seed: seed)
+        let kinds = Array(Self.tablelessChanges.shuffled(using: &g).prefix(count))
+        let reads: [[String]] = [
+            ["list", "Customer"], ["show", "Customer", "Acme Ltd"], ["fetch", "Customer", "--columns", "code,name,grade", "--format", "csv"],
+            ["export", "Customer", "/dev/stdout"], ["report", "customers", "--format", "csv", "--output", "/dev/stdout"], ["imports"],
+        ]
+        let writes: [[String]] = [
+            ["add", "Tag", "name=new"], ["set", "Customer", "Acme Ltd", "info=x"], ["delete", "Tag", "vip"],
+            ["import", "Tag", "tags.csv"], ["import", "Tag", "tags.csv", "--dry-run"], ["migrate"], ["migrate", "--dry-run"], ["init"],
+        ]
+        let before = try snapshot()
+        var answers = 0
+        for (kind, yaml) in kinds {
+            dir.write("changed.yaml", yaml)
+            XCTAssertEqual(chmod(dir.file("changed.yaml"), 0o644), 0)
+            // What the owner reads once the store is migrated (a copy, in a folder of the owner's): the new sort.
+            let owners = TemporaryDirectory()
+            try FileManager.default.copyItem(atPath: store, toPath: owners.file("books.sqlite"))
+            owners.write("changed.yaml", yaml)
+            let migrated = runCLI(["--store", "books.sqlite", "--model", "changed.yaml", "migrate", "--allow-broken-rules", "--quiet"],
+                                  in: owners.path, environment: Self.environment)
+            XCTAssertEqual(migrated.status, 0, "\(kind): \(migrated)")
+            for command in reads {
+                let expected = runCLI(["--store", "books.sqlite", "--model", "changed.yaml"] + command, in: owners.path,
+                                      environment: Self.environment)
+                let r = reader(command, model: "changed.yaml")
+                XCTAssertEqual(r.status, 0, "seed \(seed) \(kind) \(command): \(r)")
+                XCTAssertEqual(r.stdout, expected.stdout, "seed \(seed) \(kind) \(command): read as the migrated store reads")
+                let notes = r.stderr.split(separator: "\n")
+                XCTAssertEqual(notes.count, 1, "seed \(seed) \(kind) \(command): one line, the note: \(r)")
+                XCTAssertTrue(notes.first?.contains("needs migrating") == true
+                              && notes.first?.contains("this user cannot write it, so it was read as it is") == true, "\(kind) \(command): \(r)")
+                answers += 1
+            }
+            let check = reader(["check"], model: "changed.yaml")
+            XCTAssertEqual(check.status, 0, "seed \(seed) \(kind): the recorded model's rules, not the new ones: \(check)")
+            XCTAssertTrue(check.stdout.hasPrefix("ok: books.sqlite passed") && check.stdout.contains("(against the model it records)"),
+                          "seed \(seed) \(kind): \(check)")
+            XCTAssertEqual(check.stderr.split(separator: "\n").filter { $0.contains("needs migrating") }.count, 1, "\(kind): \(check)")
+            for command in writes {
+                let r = reader(command, model: "changed.yaml")
+                XCTAssertEqual(r.status, 73, "seed \(seed) \(kind) \(command): \(r)")
+                XCTAssertTrue(r.stderr.split(separator: "\n").last?.hasPrefix("bookkeeper: " + Self.wording) == true,
+                              "seed \(seed) \(kind) \(command): the one wording: \(r)")
+                XCTAssertFalse(r.stderr.contains("the store is read-only"), "seed \(seed) \(kind) \(command): \(r)")
+                if command.contains("--dry-run") && command.first == "import" {
+                    XCTAssertTrue(r.stderr.contains("a real run would first migrate the store to the current model: "), "\(kind): \(r)")
+                }
+                answers += 1
+            }
+        }
+        XCTAssertEqual(try snapshot().filter { $0.key != "changed.yaml" }, before, "nothing the reader ran changed a file")
+        reportTrials("table-less changes", "seed \(seed), \(kinds.count) kinds (\(kinds.map(\.kind).joined(separator: ", "))), \(answers) answers")
+    }
+
     /// A generated additive change: new attributes on Customer and Order of every type, with and without a default
     /// (a required one has one), a new entity with a to-one or many-to-many relationship to Customer.
     static func generatedAdditiveModel(_ g: inout SeededGenerator) -> (yaml: String, customerColumns: [String]) {

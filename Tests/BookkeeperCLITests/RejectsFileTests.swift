@@ -114,6 +114,52 @@ final class RejectsFileTests: SampleStoreTestCase {
         XCTAssertEqual(try String(contentsOfFile: dir.file("c.csv"), encoding: .utf8), "a,b,c\n")
     }
 
+    /// Attack 27, finding 10: one --rejects path across UTF-8 and UTF-16 imports — the rejects file the UTF-16 import
+    /// wrote (with its mark) was "not a rejects file" for the UTF-8 one (73), read in the input's encoding. A rejects
+    /// file in every Unicode encoding with its byte-order mark (UTF-8, UTF-16 and UTF-32, either order) is one for an
+    /// import in any encoding, and replaced in that import's encoding; without a mark, a UTF-8 one is one for a UTF-16
+    /// import too. A file with a mark whose first line is not a rejects header is still refused, left as it was.
+    func testARejectsFileIsReadInTheEncodingItsByteOrderMarkNames() throws {
+        let rejectsText = "name,reason\n\"\",\"column \"\"name\"\": Tag.name is required\"\n"
+        let other = "name,city\nAcme,Berlin\n"
+        func encoded(_ text: String, _ encoding: String.Encoding, mark: [UInt8]) -> Data {
+            var data = Data(mark)
+            data.append(text.data(using: encoding)!)
+            return data
+        }
+        let encodings: [(String, String.Encoding, [UInt8])] = [
+            ("utf-8 with its mark", .utf8, [0xEF, 0xBB, 0xBF]), ("utf-16le", .utf16LittleEndian, [0xFF, 0xFE]),
+            ("utf-16be", .utf16BigEndian, [0xFE, 0xFF]), ("utf-32le", .utf32LittleEndian, [0xFF, 0xFE, 0x00, 0x00]),
+            ("utf-32be", .utf32BigEndian, [0x00, 0x00, 0xFE, 0xFF]),
+        ]
+        // The imports: UTF-8 without a mark and UTF-16 with one, each rejecting one line.
+        let inputs: [(String, Data, String.Encoding, [UInt8])] = [
+            ("bad8.csv", Data("name\nr8\n\"\"\n".utf8), .utf8, []),
+            ("bad16.csv", encoded("name\nr16\n\"\"\n", .utf16LittleEndian, mark: [0xFF, 0xFE]), .utf16LittleEndian, [0xFF, 0xFE]),
+        ]
+        for (name, data, _, _) in inputs { try data.write(to: URL(fileURLWithPath: dir.file(name))) }
+        var files = encodings.map { ($0.0, encoded(rejectsText, $0.1, mark: $0.2)) }
+        files.append(("utf-8 without a mark", Data(rejectsText.utf8)))
+        for (label, bytes) in files {
+            for (input, _, inputEncoding, inputMark) in inputs {
+                try bytes.write(to: URL(fileURLWithPath: dir.file("r.csv")))
+                let r = bk(["import", "Tag", input, "--on-error", "skip", "--rejects", "r.csv"])
+                XCTAssertEqual(r.status, 65, "\(label) rejects file, \(input): \(r)")
+                XCTAssertEqual(fileBytes(dir.file("r.csv")), encoded(rejectsText, inputEncoding, mark: inputMark),
+                               "\(label) rejects file, \(input): replaced in the input's encoding")
+            }
+        }
+        // A mark does not make a rejects file.
+        for (label, encoding, mark) in encodings {
+            let bytes = encoded(other, encoding, mark: mark)
+            try bytes.write(to: URL(fileURLWithPath: dir.file("c.csv")))
+            let r = bk(["import", "Tag", "bad8.csv", "--on-error", "skip", "--rejects", "c.csv"])
+            XCTAssertEqual(r.status, 73, "\(label): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: c.csv: exists and is not a rejects file; not overwritten\n", label)
+            XCTAssertEqual(fileBytes(dir.file("c.csv")), bytes, label)
+        }
+    }
+
     /// The store, the model file, the profile and the input are refused as --rejects (the output guard), before the
     /// rejects check and before anything is imported.
     func testRejectsRefusesTheConfigurationFiles() throws {

@@ -327,3 +327,38 @@ final class LockedText: @unchecked Sendable {
     func set(_ value: String) { lock.lock(); text = value; lock.unlock() }
     func get() -> String? { lock.lock(); defer { lock.unlock() }; return text }
 }
+
+/// Attack 27, finding 13: `show` and `list` passed U+200F and U+061C raw, bidirectional controls like the U+202E and
+/// U+2066–2069 they coded: the list had been written by example. It is checked here against Unicode's.
+final class VisibleTextTests: XCTestCase {
+    /// Unicode's Bidi_Control property, as PropList.txt lists it (unchanged from Unicode 6.3 to 16.0):
+    /// `061C`, `200E..200F`, `202A..202E`, `2066..2069`.
+    static let bidiControls: Set<UInt32> = Set([0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069))
+
+    /// Over every scalar: coded exactly when it is a C0 or C1 control, DEL, the line or paragraph separator, or a
+    /// bidirectional control (by PropList.txt's list and by the standard library's property, which must agree).
+    func testEveryBidiControlAndNothingElseButControlsAndSeparatorsIsCoded() {
+        var coded = 0
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            XCTAssertEqual(Self.bidiControls.contains(value), scalar.properties.isBidiControl, String(format: "U+%04X", value))
+            let expected = value < 0x20 || (0x7F..<0xA0).contains(value) || value == 0x2028 || value == 0x2029 || Self.bidiControls.contains(value)
+            if VisibleText.needsEscape(scalar) != expected { XCTFail(String(format: "U+%04X: coded %@", value, "\(!expected)")) }
+            if expected {
+                coded += 1
+                let text = "a" + String(Character(scalar)) + "b"
+                XCTAssertEqual(VisibleText.escaped(text), "a" + VisibleText.code(scalar) + "b")
+            }
+        }
+        XCTAssertEqual(coded, 32 + 33 + 2 + 12)
+    }
+
+    /// `codeLength` finds exactly the codes `code(_:)` writes.
+    func testACodeIsFoundWhereItStartsAndNowhereElse() {
+        XCTAssertEqual(VisibleText.codeLength(at: "<U+001B>x".startIndex, in: "<U+001B>x"), 8)
+        XCTAssertEqual(VisibleText.codeLength(at: "<U+10FFFF>".startIndex, in: "<U+10FFFF>"), 10)
+        for text in ["<U+01B>", "<U+001b>", "<U+001B", "U+001B>", "<U+1234567>", "<u+001B>", "x<U+001B>"] {
+            XCTAssertNil(VisibleText.codeLength(at: text.startIndex, in: text), text)
+        }
+    }
+}

@@ -57,6 +57,55 @@ final class ObjectIDTests: XCTestCase {
         reportTrials("object IDs", "seed \(seed), \(steps) saves, \(handedOut.count) IDs, \(deletes) deleted, none handed out twice")
     }
 
+    // Attack 27, finding 2: the mark was raised only by bookkeeper's own deletes, so when another tool (`sqlite3`)
+    // deleted the newest object, the next save handed its ID out again, and `check` called a reference to it "never
+    // an object's ID". Now the mark is the highest ID ever handed out, raised at inserts too. The property: over
+    // seeded random saves mixed with another tool's deletes of the newest shelf or genre (a Book.shelf reference
+    // is No Action, so those deletes leave references), no ID comes back, and `check` finds no problem (each
+    // reference to a deleted shelf is a note).
+    func testAnIDAnotherToolDeletedIsNeverHandedOutAgain() throws {
+        let seed = Trials.seed(fixed: 27_002)
+        let steps = Trials.count("OBJECT_ID_OTHER_TOOL_STEPS", quick: 150, stress: 2_000)
+        var random = SeededGenerator(seed: seed)
+        let (store, dir) = try TestModel.makeStore()
+        defer { try? store.close(); _ = dir }
+        var handedOut: Set<ObjectID> = []
+        var otherDeletes = 0
+        for step in 0..<steps {
+            if random.next(upTo: 3) == 0 {
+                // Another tool deletes the newest object of an entity.
+                let entity = random.pick(["Shelf", "Genre"])
+                try executeSQL(store.path, "DELETE FROM \(entity) WHERE id = (SELECT max(id) FROM \(entity))")
+                otherDeletes += 1
+                continue
+            }
+            let c = ObjectContext(store: store)
+            var done: [String] = []
+            for _ in 0..<(1 + random.next(upTo: 3)) {
+                let entity = random.pick(["Shelf", "Genre", "Book"])
+                if entity == "Book" {
+                    let o = try c.insert("Book")
+                    o["isbn"] = .string("\(step)-\(random.next(upTo: 1_000_000))"); o["title"] = .string("T")
+                    let shelves = try c.objects(of: "Shelf").filter { $0.rowID != nil }
+                    if let s = shelves.max(by: { $0.rowID! < $1.rowID! }) { try o.setObject(s, for: "shelf") }
+                } else {
+                    try c.insert(entity)["name"] = .string("\(entity)\(step)-\(random.next(upTo: 1_000_000))")
+                }
+                done.append("insert \(entity)")
+            }
+            let result = try c.save()
+            for id in result.inserted where !handedOut.insert(id).inserted {
+                XCTFail("seed \(seed), step \(step): \(id) handed out again by a save of \(done) after another tool's delete")
+                return
+            }
+        }
+        var notes: [String] = []
+        XCTAssertEqual(try store.check(notes: &notes), [], "seed \(seed): a reference to an ID another tool deleted is a note")
+        XCTAssertGreaterThan(otherDeletes, steps / 5, "seed \(seed)")
+        reportTrials("object IDs after other tools' deletes", "seed \(seed), \(steps) steps, \(otherDeletes) deleted by another tool, "
+                     + "\(handedOut.count) IDs, none handed out twice, \(notes.count) notes")
+    }
+
     func testTheMarkIsKeptOnceAndRaisedNeverLowered() throws {
         let (store, dir) = try TestModel.makeStore()
         defer { try? store.close(); _ = dir }

@@ -2,6 +2,7 @@
 
 import Foundation
 import LocalTime
+import TestSupport
 import XCTest
 @testable import ReportRenderers
 
@@ -180,5 +181,31 @@ final class TextRendererTests: XCTestCase {
         XCTAssertEqual(TerminalText.width(TerminalText.singleLine("a\u{1B}b")), 10, "a code counts as the columns it prints")
         XCTAssertEqual(TerminalText.width("😀日本e\u{301}"), 7)
         XCTAssertEqual(TerminalText.truncated("日本語のテキスト", toWidth: 8), "日本...")
+    }
+
+    /// Attack 27, finding 13: a cell cut to its width cut a code in half (`Ac<U+001...`). Generated values with
+    /// controls, cut to every width: the shown text is the value's beginning, whole codes only (a code that does not
+    /// fit is cut before), then `...`, within the width.
+    func testACellCutToItsWidthNeverCutsACode() {
+        let seed = Trials.seed(fixed: 27)
+        var generator = SeededGenerator(seed: seed)
+        let pieces: [String] = ["a", "é", "日", " ", "Z", "\u{1B}", "\u{9B}", "\u{200F}", "\u{61C}", "\u{202E}", "\u{7}", "<", "U+"]
+        for _ in 0..<Trials.count("BOOKKEEPER_TRUNCATION_TRIALS", quick: 40, stress: 400) {
+            let value = (0..<(1 + generator.next(upTo: 12))).map { _ in pieces[generator.next(upTo: pieces.count)] }.joined()
+            let shown = TerminalText.singleLine(value)
+            let codes = shown.ranges(of: /<U\+[0-9A-F]{4,6}>/).map { shown.distance(from: shown.startIndex, to: $0.lowerBound) }
+            for width in 0...(TerminalText.width(shown) + 1) {
+                let cut = TerminalText.truncated(shown, toWidth: width)
+                XCTAssertLessThanOrEqual(TerminalText.width(cut), max(width, 0), "seed \(seed): \(shown.debugDescription) at \(width)")
+                guard cut != shown, cut.hasSuffix("...") else { continue }
+                let kept = String(cut.dropLast(3))
+                XCTAssertTrue(shown.hasPrefix(kept), "seed \(seed): \(cut.debugDescription)")
+                // The cut falls outside every code: at its start or after its end.
+                let at = kept.count
+                XCTAssertFalse(codes.contains { $0 < at && at < $0 + 8 }, "seed \(seed): \(shown.debugDescription) cut at \(width): \(cut)")
+            }
+        }
+        XCTAssertEqual(TerminalText.truncated("Ac<U+001B>[2Jme corp", toWidth: 10), "Ac...")
+        reportTrials("cell truncation", "seed \(seed)")
     }
 }

@@ -23,6 +23,10 @@ public func dumpStore(_ path: String) throws -> String {
 public func queryStore(_ path: String, _ sql: String) throws -> [String?] {
     var config = Configuration()
     config.readonly = true
+    // A command that has just exited may still hold the lock its last close takes (the checkpoint that removes the
+    // -wal): wait for it, as bookkeeper's own readers do (ConcurrentMigrationTests failed now and then with
+    // "database is locked").
+    config.busyMode = .timeout(30)
     let queue = try DatabaseQueue(path: path, configuration: config)
     return try queue.read { db in
         try Row.fetchAll(db, sql: sql).map { row in

@@ -33,6 +33,6 @@ struct Export: StoreCommand {
         }
         // Through the one output module (CSVWriter → OutputFile): the store is refused, a file appears whole or
         // not at all, a device or pipe is written in place.
-        try Exporter.export(store: store, entity: entity, to: file, encoding: outputEncoding) { Log.warning("\(file == "-" ? "standard output" : file): \($0)") }
+        try Exporter.export(store: store, entity: entity, to: file, encoding: outputEncoding) { Log.warning($0) }
     }
 }

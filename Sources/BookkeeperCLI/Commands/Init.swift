@@ -33,7 +33,7 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
             throw StoreError.needsMigratingReadOnly(path: path)
         }
         if let migration = store.migration {
-            Log.notice("\(path): migrated to the current model: \(migration.plan.changes.joined(separator: "; "))"
+            Log.notice("\(path): migrated to the current model: \(migration.plan.summary)"
                        + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
         }
         Log.notice("\(path) is already a store; nothing to do")

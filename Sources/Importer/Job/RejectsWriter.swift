@@ -56,30 +56,49 @@ final class RejectsWriter {
 
     /// Seen (attack 26, finding 6): `--rejects yesterday.sqlite` (or a customers CSV) was removed without a word by
     /// an import that rejected nothing, and replaced by a header through a symlink. Only a rejects file may be
-    /// replaced or removed: one whose first line, read as CSV in the input's encoding (with its delimiter, or a
-    /// comma, semicolon, tab or bar), ends in the column `reason` — a rejects file of any import, since one `--rejects` path often
-    /// serves a cron job's several imports (asking for this input's own header refused yesterday's customers
-    /// rejects at tonight's orders import). With --columns there is no header: the first record, read in the
-    /// input's dialect, must have the input's fields and a reason.
+    /// replaced or removed: one whose first line, read as CSV in the encoding its byte-order mark names, else in
+    /// the input's encoding or UTF-8 (with the input's delimiter, or a comma, semicolon, tab or bar), ends in the column
+    /// `reason` — a rejects file of any import, since one `--rejects` path often serves a cron job's several
+    /// imports (asking for this input's own header refused yesterday's customers rejects at tonight's orders
+    /// import; a UTF-16 import's rejects at a UTF-8 one). With --columns there is no header: the first record, read
+    /// in the input's dialect, must have the input's fields and a reason.
     private func refuseUnlessRejectsFile(hasHeader: Bool, reader: CSVReader, fieldCount: Int) throws {
         guard case let .regular(resolved) = file.target else { return }
         var status = stat()
         guard stat(resolved, &status) == 0 else { return }
         let refused = FileOutputError(path: path, message: "exists and is not a rejects file; not overwritten", kind: .cannotCreate)
         guard status.st_mode & S_IFMT == S_IFREG else { throw refused }
-        // Only the first line is read, and at most 64 KiB of it: the file may be a store of gigabytes.
-        func firstRecord(_ delimiter: CSVReader.Delimiter) -> [String]? {
-            let options = CSVReader.Options(delimiter: delimiter, encoding: reader.encoding, maxRecordBytes: 64 << 10, bufferSize: 64 << 10)
+        // Only the first line is read, and at most 64 KiB of it: the file may be a store of gigabytes. It is read in
+        // the encoding its byte-order mark names; without one, in the input's, or else in UTF-8 (a UTF-8 import's
+        // rejects file at a UTF-16 import).
+        let encodings = Self.encodingByMark(resolved).map { [$0] } ?? [reader.encoding] + (reader.encoding == .utf8 ? [] : [.utf8])
+        func firstRecord(_ delimiter: CSVReader.Delimiter, _ encoding: CSVEncoding) -> [String]? {
+            let options = CSVReader.Options(delimiter: delimiter, encoding: encoding, maxRecordBytes: 64 << 10, bufferSize: 64 << 10)
             guard let existing = try? CSVReader(path: resolved, options: options), let first = try? existing.next() else { return nil }
             return Array(first).map { String($0) }
         }
         if hasHeader {
             let delimiters = [reader.delimiter] + Array(",;\t|".utf8).filter { $0 != reader.delimiter }
-            guard delimiters.contains(where: { d in firstRecord(.byte(d)).map { $0.count >= 2 && $0.last == "reason" } ?? false })
-            else { throw refused }
+            guard encodings.contains(where: { e in
+                delimiters.contains { d in firstRecord(.byte(d), e).map { $0.count >= 2 && $0.last == "reason" } ?? false }
+            }) else { throw refused }
         } else {
-            guard firstRecord(.byte(reader.delimiter))?.count == fieldCount + 1 else { throw refused }
+            guard encodings.contains(where: { firstRecord(.byte(reader.delimiter), $0)?.count == fieldCount + 1 }) else { throw refused }
         }
+    }
+
+    /// The encoding a file's byte-order mark names (UTF-32 or UTF-16, either order, or UTF-8), nil without one.
+    /// Seen (attack 27, finding 10): the rejects file a UTF-16 import wrote (with its mark) was "not a rejects file"
+    /// for a UTF-8 import on the same path, read as UTF-8.
+    static func encodingByMark(_ path: String) -> CSVEncoding? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let bytes = try? handle.read(upToCount: 4).map(Array.init) else { return nil }
+        let marks: [(prefix: [UInt8], name: String)] = [
+            ([0x00, 0x00, 0xFE, 0xFF], "utf-32be"), ([0xFF, 0xFE, 0x00, 0x00], "utf-32le"),
+            ([0xFE, 0xFF], "utf-16be"), ([0xFF, 0xFE], "utf-16le"), ([0xEF, 0xBB, 0xBF], "utf-8"),
+        ]
+        return marks.first { bytes.starts(with: $0.prefix) }.flatMap { CSVEncoding(label: $0.name) }
     }
 
     func reject(_ raw: String, reason: String, key: String? = nil) throws {

@@ -73,6 +73,9 @@ package struct HeaderMapping: Sendable {
         var filled: [String: String] = [:]   // target description → column that fills it
         for (i, name) in names.enumerated() {
             var target: ColumnTarget?
+            // Why a column that names a property cannot fill it (`row` on a Note whose OrderRow has no key): said
+            // as it is. Seen (attack 27, finding 15): `column "row" maps to nothing on Note — did you mean "row"?`.
+            var unimportable: String?
             if let keyPath = explicit[name] {
                 if keyPath.trimmingCharacters(in: .whitespaces).isEmpty {
                     targets.append(nil)
@@ -94,14 +97,26 @@ package struct HeaderMapping: Sendable {
                 if path == nil, name.contains(".") {
                     // `customer.code`: a key path the candidates do not list.
                     if let t = try? resolver.resolve(name) { target = t }
-                    else if let t = try? resolver.resolve(lowerCasedPath(name, candidates)) { target = t }
+                    else {
+                        let lowered = lowerCasedPath(name, candidates)
+                        do { target = try resolver.resolve(lowered) } catch {
+                            // Into a relationship the entity has: why that key path names nothing importable.
+                            if let first = lowered.split(separator: ".").first, candidates.contains(String(first)) {
+                                unimportable = unquoted(error.message, lowered)
+                            }
+                        }
+                    }
                 }
-                if let path { target = try? resolver.resolve(path) }
+                if let path {
+                    do { target = try resolver.resolve(path) } catch { unimportable = unquoted(error.message, path) }
+                }
             }
             guard let target else {
                 let shown = name.isEmpty ? "column \(i + 1) (no name)" : "column \"\(name)\""
                 if ignoreUnknown {
                     unknown.append(name.isEmpty ? "#\(i + 1)" : name)
+                } else if let unimportable {
+                    problems.append(Problem(message: "\(shown): \(unimportable)", category: .data))
                 } else {
                     let suggestion = name.isEmpty ? "" : Suggestions.didYouMean(Suggestions.closest(to: name, in: candidates))
                     problems.append(Problem(message: "\(shown) maps to nothing on \(resolver.entity.name)\(suggestion)", category: .data))
@@ -123,6 +138,12 @@ package struct HeaderMapping: Sendable {
         }
         if !problems.isEmpty { return .failure(Problems(list: problems)) }
         return .success(HeaderMapping(targets: targets, names: names, unknown: unknown))
+    }
+
+    /// A resolver's message without the key path it starts with, which the column's name already gives.
+    private static func unquoted(_ message: String, _ path: String) -> String {
+        let prefix = "\"\(path)\": "
+        return message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
     }
 
     /// `Customer.Code` → `customer.code` when the relationship matches a candidate case-insensitively.

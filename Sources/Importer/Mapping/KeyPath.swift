@@ -106,7 +106,11 @@ package struct KeyPathResolver: Sendable {
         var keyType: AttributeType
         if parts.count == 1 {
             guard let nk = d.naturalKey, let a = d.attribute(named: nk) else {
-                throw fail("\(d.name) has no natural key: name the key, as in \(whole).\(d.attributes.first(where: \.isUnique)?.name ?? "code")")
+                // Only a unique attribute that exists is suggested (`row.code` was, for an OrderRow that has none).
+                if let unique = d.attributes.first(where: \.isUnique) {
+                    throw fail("\(d.name) has no natural key: name a unique attribute, as in \(whole).\(unique.name)")
+                }
+                throw fail("\(e.name).\(r.name) cannot be set from a column: \(d.name) has no natural key or unique attribute to name one by")
             }
             keyType = a.type
         } else {

@@ -29,11 +29,13 @@ package enum BatchError: CategorizedError, Equatable {
     case constraint(String)
     /// Objects that would break the model's rules once the batch is written: `Entity/ID: message` each.
     case ruleViolations([String])
+    /// A limit of the data was reached (every object ID handed out): the message names the store.
+    case dataLimit(String)
     case sqlite(String)
 
     package var category: ErrorCategory {
         switch self {
-        case .invalid, .notFound, .constraint, .repeatedKey, .ruleViolations: .data
+        case .invalid, .notFound, .constraint, .repeatedKey, .ruleViolations, .dataLimit: .data
         case .usage: .usage
         case .busy: .temporaryFailure
         case .readOnly: .cannotCreateOutput
@@ -56,7 +58,7 @@ package enum BatchError: CategorizedError, Equatable {
             "\(entity) with \(key) \"\(value)\" not found\(Suggestions.didYouMean(suggestion))"
         case .repeatedKey(let entity, let key, let value, _, let properties):
             "\(entity) with \(key) \"\(value)\" was given earlier with other values (\(properties.joined(separator: ", ")))"
-        case .usage(let message), .constraint(let message), .sqlite(let message): message
+        case .usage(let message), .constraint(let message), .dataLimit(let message), .sqlite(let message): message
         case .busy(let path): "\(path): store is busy (another process is writing to it)"
         case .readOnly(let path): "\(path): the store is read-only"
         }

@@ -112,15 +112,15 @@ package final class BatchWriter {
         defer { s.reset() }
         _ = try s.step()
         l.maxIDAtStart = s.int64(0) ?? 0
-        // IDs a delete removed are not handed out again (Store+ObjectIDs).
+        // IDs handed out before (and since deleted) are not handed out again (Store+ObjectIDs).
         let mark = try statement("SELECT CAST(\"value\" AS INTEGER) FROM \(quoted(Store.metaTable)) WHERE \"key\" = ?")
         defer { mark.reset() }
         mark.bind(1, .text(Store.idMarkKey(entity.name)))
-        let deletedUpTo = try mark.step() ? mark.int64(0) ?? 0 : 0
+        let handedOutUpTo = try mark.step() ? mark.int64(0) ?? 0 : 0
         do {
-            l.firstNewID = try Store.nextObjectID(after: max(l.maxIDAtStart, deletedUpTo), entity: entity.name)
+            l.firstNewID = try store.nextObjectID(after: max(l.maxIDAtStart, handedOutUpTo), entity: entity.name)
         } catch {
-            throw .sqlite("\(error)")
+            throw .dataLimit("\(error)")
         }
         l.nextID = l.firstNewID
         return l
@@ -293,10 +293,11 @@ package final class BatchWriter {
         }
     }
 
-    /// Records, for each entity the batch deleted rows of, that no ID it handed out or found is handed out again.
-    func markDeletedIDs(_ db: Database) throws {
-        for l in layouts.values where l.deletedRows {
-            try Store.raiseDeletedIDMark(db, entity: l.entity.name, to: l.nextID - 1)
+    /// Records, for each entity the batch inserted or deleted rows of, that no ID it handed out or found is handed
+    /// out again: one statement per entity, at the end of the batch.
+    func markHandedOutIDs(_ db: Database) throws {
+        for l in layouts.values where l.deletedRows || l.nextID > l.firstNewID {
+            try Store.raiseIDMark(db, entity: l.entity.name, to: l.nextID - 1)
         }
     }
 
@@ -341,12 +342,13 @@ extension Store {
                     if migrating != nil, let migrating = try pendingMigrationNow(db) {
                         for step in migrating.steps { try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments)) }
                     }
+                    try recordMissingIDMarks(db)
                     let writer = BatchWriter(store: self, connection: SQLConnection(handle: handle, path: path))
                     // (SQLite's default page cache measured fastest here: docs/design/import-speed.md.)
                     defer { writer.close() }
                     result = try body(writer)
                     try writer.flushAll()
-                    try writer.markDeletedIDs(db)
+                    try writer.markHandedOutIDs(db)
                     // The model's rules hold for every object the batch may have changed, documents whose rows it
                     // replaced included: a store that imports must pass `check`.
                     // (After the deferred indexes are back, which the rules' look-ups use.)

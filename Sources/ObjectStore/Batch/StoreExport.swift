@@ -40,6 +40,16 @@ extension Model {
         }
         return (toOne, manyToMany)
     }
+
+    /// Refuses (64) an export of `entity` when a relationship it writes leads to an entity with no key to name its
+    /// objects by. Asked before anything is written: `export Note` wrote the header to standard output, then failed.
+    package func refuseUnnameableReferences(of entity: Entity) throws {
+        let (toOne, manyToMany) = exportedRelationships(of: entity)
+        for r in toOne + manyToMany {
+            guard let d = self.entity(named: r.destination), referenceKey(of: d) == nil else { continue }
+            throw BatchError.usage("\(entity.name).\(r.name): \(d.name) has no natural key or unique attribute to name it by")
+        }
+    }
 }
 
 extension Store {

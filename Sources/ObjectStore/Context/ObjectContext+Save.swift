@@ -132,25 +132,29 @@ extension ObjectContext {
                 try parkMovingUniqueValues(updates, plan, db)
                 // Clear references first, so no foreign key ever points at a deleted row.
                 for o in updates { try update(o, db) { result.updated.append($0) } }
-                var deletedUpTo: [String: Int64] = [:]
+                // The highest ID this save deleted or inserted, per entity: its mark is raised to it once, at the
+                // end (an ID is never handed out twice: see Store+ObjectIDs).
+                var handedOutUpTo: [String: Int64] = [:]
                 for o in plan.objects.reversed() {
                     guard let rowID = o.rowID else { continue }
                     try db.cachedStatement(sql: "DELETE FROM \(quoted(o.entity.name)) WHERE \"id\" = ?")
                         .execute(arguments: [rowID])
                     result.deleted.append(ObjectID(entity: o.entity.name, rowID: rowID))
-                    deletedUpTo[o.entity.name] = max(deletedUpTo[o.entity.name] ?? 0, rowID)
+                    handedOutUpTo[o.entity.name] = max(handedOutUpTo[o.entity.name] ?? 0, rowID)
                 }
-                // A deleted ID is never handed out again (see Store+ObjectIDs).
-                for (entity, id) in deletedUpTo { try Store.raiseDeletedIDMark(db, entity: entity, to: id) }
                 var nextIDs: [String: Int64] = [:]
                 for o in inserts {
-                    let next = try nextIDs[o.entity.name] ?? Store.nextObjectID(db, entity: o.entity.name)
+                    let entity = o.entity.name
+                    let next = try nextIDs[entity]
+                        ?? store.nextObjectID(after: max(Store.highestHandedOutID(db, entity: entity), handedOutUpTo[entity] ?? 0), entity: entity)
                     let rowID = try insert(o, id: next, db)
-                    nextIDs[o.entity.name] = next < Int64.max ? next + 1 : nil
+                    nextIDs[entity] = next < Int64.max ? next + 1 : nil
+                    handedOutUpTo[entity] = max(handedOutUpTo[entity] ?? 0, rowID)
                     o.rowID = rowID
                     assigned.append((o, rowID))
-                    result.inserted.append(ObjectID(entity: o.entity.name, rowID: rowID))
+                    result.inserted.append(ObjectID(entity: entity, rowID: rowID))
                 }
+                for (entity, id) in handedOutUpTo { try Store.raiseIDMark(db, entity: entity, to: id) }
                 // Foreign keys to objects inserted in this save — from new objects (cycles) and from stored ones
                 // (`add Customer name=C orders=A-1` moves a stored order to the new customer) — are set once
                 // every new object has its row ID.

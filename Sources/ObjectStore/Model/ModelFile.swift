@@ -133,10 +133,14 @@ private struct Reader {
         var marks: [String: Node] = [:]          // entity name → its key node, for errors found later
         var propertyMarks: [String: Node] = [:]  // `Entity.property` → its key node (an inverse made here: its owner's)
         var sortOrigins: [String: PredicateSourceOrigin] = [:]
-        var pendingInverses: [(owner: String, relationship: Relationship, inverseMany: Bool, inverseDelete: DeleteRule, node: Node)] = []
+        var pendingInverses: [(owner: String, relationship: Relationship, inverseMany: Bool, inverseDelete: DeleteRule,
+                               toNode: Node, inverseNode: Node)] = []
         let top = try mapping(root, "the model file", allowed: ["entities"])
         guard let entitiesNode = top.first?.value else { return base }
-        for (keyNode, name, body) in try mapping(entitiesNode, "entities") {
+        let declared = try mapping(entitiesNode, "entities")
+        // Every entity a relationship may point to: the built-in ones and those of this file, declared before or after.
+        let entityNames = base.entities.map(\.name) + declared.map(\.text).filter { n in !base.entities.contains { $0.name == n } }
+        for (keyNode, name, body) in declared {
             guard Model.isIdentifier(name), !name.hasPrefix("_") else {
                 throw fail(keyNode, "\"\(name)\" is not a valid entity name (letters, digits and _, starting with a letter)")
             }
@@ -178,6 +182,9 @@ private struct Reader {
                                                allowed: ["to", "inverse", "many", "delete", "required", "inverse-many", "inverse-delete"])
                         func get(_ key: String) -> Node? { spec.first { $0.text == key }?.value }
                         guard let toNode = get("to") else { throw fail(rKey, "relationship \(name).\(rName) needs to: (its destination entity)") }
+                        // An unknown destination is named first, at its value (`to: Nope` was told it needs inverse:).
+                        let destination = try string(toNode, "to")
+                        guard entityNames.contains(destination) else { throw unknownEntity(name, rName, destination, toNode, entityNames) }
                         guard let inverseNode = get("inverse") else {
                             throw fail(rKey, "relationship \(name).\(rName) needs inverse: (the relationship's name on \(try string(toNode, "to")))")
                         }
@@ -191,7 +198,7 @@ private struct Reader {
                         pendingInverses.append((name, r,
                                                 try get("inverse-many").map { n throws(ModelFileError) in try bool(n, "inverse-many") } ?? !many,
                                                 try get("inverse-delete").map { n throws(ModelFileError) in try rule(n, "inverse-delete") } ?? .nullify,
-                                                toNode))
+                                                toNode, inverseNode))
                     }
                 case "rules":
                     guard case .sequence(let items) = value else { throw fail(value, "rules must be a list of { where: …, message: … }") }
@@ -231,9 +238,10 @@ private struct Reader {
             if let existing { entities[existing] = entity } else { entities.append(entity) }
         }
         // Inverses: create the other side when it is not declared, or check it when it is.
-        for (owner, r, inverseMany, inverseDelete, node) in pendingInverses {
+        // A wrong inverse is named at its `inverse:` value (it was named at `to:`).
+        for (owner, r, inverseMany, inverseDelete, toNode, node) in pendingInverses {
             guard let d = entities.firstIndex(where: { $0.name == r.destination }) else {
-                throw fail(node, "\(owner).\(r.name) points to unknown entity \(r.destination)\(Suggestions.didYouMean(Suggestions.closest(to: r.destination, in: entities.map(\.name))))")
+                throw unknownEntity(owner, r.name, r.destination, toNode, entities.map(\.name))
             }
             if let declared = entities[d].relationship(named: r.inverse) {
                 guard declared.destination == owner, declared.inverse == r.name else {
@@ -266,6 +274,11 @@ private struct Reader {
             let message = "\(error)".replacingOccurrences(of: "invalid model: ", with: "")
             throw fail(entityName.flatMap { marks[$0] }, message)
         }
+    }
+
+    /// `Customer.bank points to unknown entity Bnk — did you mean "Bank"?`, at the `to:` value.
+    func unknownEntity(_ owner: String, _ relationship: String, _ destination: String, _ node: Node, _ names: [String]) -> ModelFileError {
+        fail(node, "\(owner).\(relationship) points to unknown entity \(destination)\(Suggestions.didYouMean(Suggestions.closest(to: destination, in: names)))")
     }
 
     func attribute(_ name: String, of entity: String, _ keyNode: Node, _ body: Node) throws(ModelFileError) -> Attribute {

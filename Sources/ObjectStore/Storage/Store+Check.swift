@@ -162,20 +162,24 @@ extension Store {
                 for r in entity.relationships where !r.isToMany {
                     guard case .foreignKey(let column) = model.storage(of: r, in: entity), has(entity.name, column),
                           has(r.destination, "id"), model.inverse(of: r).deleteRule == .noAction else { continue }
-                    // An ID at or below the largest ever handed out belonged to an object that was deleted: what a
-                    // successful delete leaves, a note. One above it was never an object's (another tool wrote it).
+                    // An ID from 1 up to the largest bookkeeper ever handed out belonged to an object that was
+                    // deleted: what a successful delete leaves, a note. One above it, or below 1, was never handed
+                    // out (another tool wrote it): a problem.
                     let highest = try Store.highestHandedOutID(db, entity: r.destination)
                     let dangling = """
                         SELECT "id", \(quoted(column)) AS target FROM \(table) WHERE \(quoted(column)) IS NOT NULL
                         AND \(quoted(column)) NOT IN (SELECT "id" FROM \(quoted(r.destination)))
                         """
                     let rule = "\(r.destination).\(model.inverse(of: r).name) has delete rule No Action"
-                    kept += try listed("\(dangling) AND target <= \(highest)", more: "\(entity.name).\(r.name)") { row in
+                    kept += try listed("\(dangling) AND target BETWEEN 1 AND \(highest)", more: "\(entity.name).\(r.name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to deleted \(r.destination)/\(row[1] as DatabaseValue) (\(rule))"
                     }
-                    problems += try listed("\(dangling) AND target > \(highest)", more: "\(entity.name).\(r.name)") { row in
-                        "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to \(r.destination)/\(row[1] as DatabaseValue), "
-                            + "which does not exist and was never an object's ID (written by another tool)"
+                    problems += try listed("\(dangling) AND NOT (target BETWEEN 1 AND \(highest))", more: "\(entity.name).\(r.name)") { row in
+                        let target: DatabaseValue = row[1]
+                        let belowOne = if case .int64(let id) = target.storage { id < 1 } else { false }
+                        return "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to \(r.destination)/\(target), "
+                            + (belowOne ? "which no object is ever given (IDs start at 1; written by another tool)"
+                                        : "which bookkeeper never handed out (written by another tool)")
                     }
                 }
                 problems += try repeatedValues(db, entity, limit: limit, has: has)

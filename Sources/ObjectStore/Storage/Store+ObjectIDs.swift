@@ -2,37 +2,38 @@ import GRDB
 
 // An object ID is never handed out twice in a store. SQLite gives a new row the ID after the largest its table
 // holds, so deleting the newest object let the next one take its ID — and a reference that a No Action delete left
-// then pointed, without a word, at the new object (issue 26). Every delete records the largest ID it removed from
-// an entity's table (`ids:<Entity>` in the metadata table, one row per entity, written once per save or batch), and
-// every writer gives new objects IDs above that mark as well as above the table's largest. The rows themselves need
-// nothing: a table rebuilt by a migration keeps its IDs, and the metadata table is never rebuilt. A store written
-// before the mark existed starts it at its first delete.
+// then pointed, without a word, at the new object (issue 26). Each entity has a mark (`ids:<Entity>` in the metadata
+// table): the highest ID bookkeeper ever handed out for it, raised when objects are inserted and when they are
+// deleted (one statement per entity per save or batch), and every writer gives new objects IDs above the mark as
+// well as above the table's largest. Since the mark is raised at inserts, a delete made by another tool (`sqlite3`)
+// cannot bring an ID back either (attack 27). The rows themselves need nothing: a table rebuilt by a migration
+// keeps its IDs, and the metadata table is never rebuilt. A store without a mark for an entity (written before
+// marks existed, or an entity a migration added) takes its table's largest ID at its first write.
 extension Store {
     /// The metadata key of `entity`'s mark.
     static func idMarkKey(_ entity: String) -> String { "ids:\(entity)" }
 
-    /// The largest ID a delete removed from `entity`'s table, or 0.
-    static func deletedIDMark(_ db: Database, entity: String) throws -> Int64 {
+    /// The highest ID bookkeeper recorded handing out for `entity`, or 0.
+    static func idMark(_ db: Database, entity: String) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT CAST(\"value\" AS INTEGER) FROM \(quoted(metaTable)) WHERE \"key\" = ?",
                            arguments: [idMarkKey(entity)]) ?? 0
     }
 
-    /// The largest ID ever handed out to `entity`: its table's largest, or a deleted one's above it.
+    /// The largest ID ever handed out to `entity`: its mark, or its table's largest above it (written by another
+    /// tool, or a store without a mark).
     static func highestHandedOutID(_ db: Database, entity: String) throws -> Int64 {
         let stored = try Int64.fetchOne(db, sql: "SELECT max(\"id\") FROM \(quoted(entity))") ?? 0
-        return max(stored, try deletedIDMark(db, entity: entity))
+        return max(stored, try idMark(db, entity: entity))
     }
 
     /// The ID the next new object of `entity` gets.
-    static func nextObjectID(_ db: Database, entity: String) throws -> Int64 {
-        try nextObjectID(after: highestHandedOutID(db, entity: entity), entity: entity)
+    func nextObjectID(_ db: Database, entity: String) throws -> Int64 {
+        try nextObjectID(after: Store.highestHandedOutID(db, entity: entity), entity: entity)
     }
 
-    static func nextObjectID(after highest: Int64, entity: String) throws -> Int64 {
-        // (SQLite would then pick a free ID at random, possibly a deleted one.)
-        guard highest < Int64.max else {
-            throw StoreError.sqlite("\(entity): every object ID up to \(Int64.max) was handed out; no new object can be given one")
-        }
+    func nextObjectID(after highest: Int64, entity: String) throws -> Int64 {
+        // (SQLite would then pick a free ID at random, possibly a deleted one.) A condition of the data: 65.
+        guard highest < Int64.max else { throw StoreError.idsExhausted(path: path, entity: entity) }
         return highest + 1
     }
 
@@ -42,8 +43,25 @@ extension Store {
         ON CONFLICT("key") DO UPDATE SET "value" = CAST(max(CAST("value" AS INTEGER), ?2) AS TEXT)
         """
 
-    /// Records that a delete removed `entity`'s objects up to ID `id`.
-    static func raiseDeletedIDMark(_ db: Database, entity: String, to id: Int64) throws {
+    /// Records that `entity`'s objects up to ID `id` were handed out (inserted, or deleted).
+    static func raiseIDMark(_ db: Database, entity: String, to id: Int64) throws {
         try db.cachedStatement(sql: raiseIDMarkSQL).execute(arguments: [idMarkKey(entity), id])
+    }
+
+    /// Gives every entity of the model without a mark its table's largest ID (in the write transaction, before
+    /// anything is written): a store written before marks existed, or an entity a migration added. One query when
+    /// every entity has its mark.
+    func recordMissingIDMarks(_ db: Database) throws {
+        let present = Set(try String.fetchAll(db, sql: "SELECT \"key\" FROM \(quoted(Store.metaTable)) WHERE \"key\" LIKE 'ids:%'"))
+        for entity in model.entities where !present.contains(Store.idMarkKey(entity.name)) {
+            // (Not `db.tableExists`: GRDB would cache the schema, and a batch changes it through its own handle.)
+            let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE \"type\" = 'table' AND lower(\"name\") = lower(?)",
+                                           arguments: [entity.name]) ?? false
+            guard exists else { continue }
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO \(quoted(Store.metaTable)) ("key", "value")
+                SELECT ?, CAST(ifnull(max("id"), 0) AS TEXT) FROM \(quoted(entity.name))
+                """, arguments: [Store.idMarkKey(entity.name)])
+        }
     }
 }

@@ -278,7 +278,9 @@ public final class Store: @unchecked Sendable {
     /// the last to close. So one is opened and closed: SQLite checkpoints the empty log and removes both when no
     /// other connection has the store open, and leaves them when one has (they are that one's then).
     static func removeCompanionsMade(at path: String) {
+        // (Never beside a rollback journal, which this writer's read would roll back: a dry run changes no byte.)
         guard FileManager.default.fileExists(atPath: path + "-wal") || FileManager.default.fileExists(atPath: path + "-shm"),
+              !FileManager.default.fileExists(atPath: path + "-journal"),
               let queue = try? DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: 0, wal: false))
         else { return }
         // A read opens the log (SQLite opens it at the first read of a store in WAL mode), which the close then ends.
@@ -317,11 +319,24 @@ public final class Store: @unchecked Sendable {
             var meta: [String: String] = [:]
             var checkpoint: SchemaCheckpoint?
             let deadline = Date().addingTimeInterval(max(busyTimeout, 0.5))
+            var rolledBack = false
             while true {
                 do {
                     queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true, busyTimeout: busyTimeout))
                     meta = try readMeta(queue!)
                     break
+                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_READONLY_ROLLBACK {
+                    try? queue?.close()
+                    queue = nil
+                    // A hot rollback journal beside a store in DELETE mode (a killed writer's): SQLite rolls it back
+                    // at the first read of a connection that can write, and a read-only one cannot read until then.
+                    // Before, this was "cannot open its -wal or -shm file … retry later" (75) after the whole wait,
+                    // or "attempt to write a readonly database" (74), for a store its user could write (attack 27,
+                    // finding 7). A dry run changes no byte, so it leaves it; so does a user who cannot write.
+                    let canWrite = FileManager.default.isWritableFile(atPath: path) && folderIsWritable(path)
+                    guard canWrite, !dryRun, !rolledBack else { throw StoreError.hotJournal(path: path, dryRun: dryRun && canWrite) }
+                    try rollBackHotJournal(path, busyTimeout: busyTimeout)
+                    rolledBack = true
                 } catch let error as DatabaseError where readOnly && (error.resultCode == .SQLITE_READONLY
                             || (error.resultCode == .SQLITE_CANTOPEN && FileManager.default.fileExists(atPath: path + "-wal"))) {
                     try? queue?.close()
@@ -393,6 +408,15 @@ public final class Store: @unchecked Sendable {
             default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }
+    }
+
+    /// Rolls back a killed writer's hot journal as SQLite does: a connection that can write reads the store, which
+    /// restores the last committed state from the journal and removes it. (Not in WAL mode: the store's journal
+    /// mode is left to the connection the command opens next.)
+    private static func rollBackHotJournal(_ path: String, busyTimeout: TimeInterval) throws {
+        let writer = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout, wal: false))
+        defer { try? writer.close() }
+        _ = try writer.inDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
     }
 
     /// Why SQLite cannot give this (read-only) user a snapshot now, in words.
@@ -510,6 +534,7 @@ public final class Store: @unchecked Sendable {
                     try confirmSchemaUnchanged(db)
                     beginActivity()
                     defer { endActivity() }
+                    try recordMissingIDMarks(db)
                     result = try body(db)
                     CommitProgress.beginCommit()
                     committing = true

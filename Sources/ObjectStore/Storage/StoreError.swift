@@ -13,6 +13,9 @@ public enum StoreError: CategorizedError, Equatable {
     /// The store file may be written, but not its folder, where SQLite must create the -wal and -shm files.
     case folderNotWritable(path: String)
     case cannotCreate(path: String, reason: String)
+    /// A killed writer's rollback journal is beside the store (DELETE mode), and this user cannot write the store,
+    /// or this is a dry run (which changes no byte): a user who can write it rolls it back by running any command.
+    case hotJournal(path: String, dryRun: Bool)
     /// SQLite cannot give this (read-only) user one committed snapshot now: retry later.
     case snapshotUnavailable(path: String, reason: String)
     /// Another process migrated the store to another model while this command waited for the write lock, and a
@@ -27,19 +30,21 @@ public enum StoreError: CategorizedError, Equatable {
     /// A MATCHES that could not be decided for a stored value (a pattern from the data that is not a regular
     /// expression, or the engine's backtracking limit): an error, never "no match".
     case matchFailed(String)
+    /// Every object ID of an entity was handed out (the largest is Int64.max): a condition of the data, not of the disk.
+    case idsExhausted(path: String, entity: String)
 
     public var category: ErrorCategory {
         switch self {
         case .missing: .missingInput
         case .alreadyExists: .cannotCreateOutput
         case .notAStore, .newerFormat, .modelMismatch: .data
-        case .busy, .snapshotUnavailable, .migratedMeanwhile: .temporaryFailure
+        case .busy, .snapshotUnavailable, .migratedMeanwhile, .hotJournal: .temporaryFailure
         case .damaged: .io
         case .readOnly, .folderNotWritable, .needsMigratingReadOnly: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
-        case .matchFailed: .data
+        case .matchFailed, .idsExhausted: .data
         }
     }
 
@@ -67,6 +72,9 @@ public enum StoreError: CategorizedError, Equatable {
                 + "for SQLite's \(Store.fileName(path))-wal and -shm files beside it"
         case .cannotCreate(let path, let reason):
             "\(path): cannot create the store (\(reason))"
+        case .hotJournal(let path, let dryRun):
+            "\(path): a killed writer's journal (\(Store.fileName(path))-journal) must be rolled back by a user who can write the store"
+                + (dryRun ? " (a dry run changes nothing, so it leaves it: any other command by such a user rolls it back)" : "")
         case .snapshotUnavailable(let path, let reason):
             "\(path): cannot read one consistent state of the store now (\(reason)) — retry later"
         case .migratedMeanwhile(let path, let detail):
@@ -77,6 +85,8 @@ public enum StoreError: CategorizedError, Equatable {
             message
         case .matchFailed(let message):
             "where: \(message)"
+        case .idsExhausted(let path, let entity):
+            "\(path): \(entity): every object ID up to \(Int64.max) was handed out; no new object can be given one"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")

@@ -31,6 +31,7 @@
 // - The rows are held in memory (as display strings) to size the columns: text reports are meant
 //   for mail and terminals, not for millions of rows.
 
+import FileOutput
 import Foundation
 
 public struct TextRenderer: ReportRenderer {
@@ -172,7 +173,8 @@ public struct TextRenderer: ReportRenderer {
 
     private func headerLines(_ document: ReportDocument) -> [String] {
         var lines: [String] = []
-        let title = TerminalText.singleLine(document.title)
+        // The title as the `reports` listing shows it, every line break and tab coded (they were spaces here).
+        let title = VisibleText.escaped(document.title)
         if !title.isEmpty {
             lines.append(bold(title))
             lines.append(String(repeating: "=", count: min(TerminalText.width(title), lineWidth)))

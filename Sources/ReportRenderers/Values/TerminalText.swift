@@ -13,7 +13,8 @@ enum TerminalText {
     static let truncationMarker = "..."
 
     /// One line: line breaks and tabs become spaces; other control characters and bidirectional
-    /// controls become their codes (`<U+001B>`), which count as the columns they print.
+    /// controls become their codes (`<U+001B>`), which count as the columns they print. (A report's title
+    /// is written as the `reports` listing writes it, line breaks and tabs coded too: `VisibleText.escaped`.)
     static func singleLine(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var result = ""
@@ -32,13 +33,8 @@ enum TerminalText {
         return result
     }
 
-    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7F..<0xA0: return true                     // C0 and C1 controls, DEL
-        case 0x202A...0x202E, 0x2066...0x2069: return true          // bidirectional embeddings, overrides, isolates
-        default: return false
-        }
-    }
+    /// What every text output codes (VisibleText): C0 and C1 controls, DEL, every bidirectional control.
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { VisibleText.needsEscape(scalar) }
 
     /// Terminal columns taken by `text`.
     static func width(_ text: String) -> Int {
@@ -66,7 +62,8 @@ enum TerminalText {
         }
     }
 
-    /// `text` if it fits in `maxWidth` columns, else its beginning followed by `...`.
+    /// `text` if it fits in `maxWidth` columns, else its beginning followed by `...`. A code (`<U+001B>`) is kept
+    /// whole or cut before: seen (attack 27, finding 13), `Ac<U+001B>[2Jme` was shown as `Ac<U+001...`.
     static func truncated(_ text: String, toWidth maxWidth: Int) -> String {
         guard width(text) > maxWidth else { return text }
         let marker = truncationMarker
@@ -74,11 +71,21 @@ enum TerminalText {
         guard room > 0 else { return String(marker.prefix(max(maxWidth, 0))) }
         var result = ""
         var used = 0
-        for character in text {
-            let w = width(character)
+        var i = text.startIndex
+        while i < text.endIndex {
+            if let length = VisibleText.codeLength(at: i, in: text) {
+                if used + length > room { break }
+                let end = text.index(i, offsetBy: length)
+                result += text[i..<end]
+                used += length
+                i = end
+                continue
+            }
+            let w = width(text[i])
             if used + w > room { break }
-            result.append(character)
+            result.append(text[i])
             used += w
+            i = text.index(after: i)
         }
         return result + marker
     }

@@ -165,7 +165,10 @@ final class MigrationTests: XCTestCase {
     func testRulesAndSortsChangeOnlyTheRecordedModel() throws {
         let v2 = try model(Self.v1 + "\n    sort: number desc\n    rules:\n      - { where: \"total >= 0\", message: \"no negative totals\" }\n")
         let store = try Store.open(at: path, model: v2)
-        XCTAssertNil(store.migration, "no SQL was needed")
+        // No SQL and no backup copy; but the recorded model is written, which the command says (attack 27, finding 11).
+        XCTAssertEqual(store.migration?.plan.steps.count, 0, "no SQL was needed")
+        XCTAssertNil(store.migration?.backupPath)
+        XCTAssertEqual(store.migration?.plan.summary, "add rule to Order: no negative totals")
         XCTAssertEqual(try queryStore(path, "SELECT value FROM _bookkeeper_meta WHERE key = 'model_hash'"), [v2.versionHash])
     }
 

@@ -59,6 +59,24 @@ final class ModelFileTests: XCTestCase {
         }
     }
 
+    /// Attack 27, finding 15: `cust: { to: Nope }` was told it `needs inverse:`, and a wrong `inverse:` was placed at
+    /// the `to:` line. An unknown destination is named first, at the `to:` value (with a suggestion when one is close),
+    /// whether `inverse:` is given or not; a destination declared later in the file is known; a wrong inverse is named
+    /// at the `inverse:` value, on its own line.
+    func testAnUnknownDestinationIsNamedAtItsValueAndAWrongInverseAtItsOwnLine() {
+        let note = "entities:\n  Note:\n    kind: directory\n    attributes: { name: { type: string } }\n    relationships:\n"
+        XCTAssertEqual(message(note + "      cust: { to: Nope }\n"), "model.yaml:6:19: Note.cust points to unknown entity Nope — did you mean \"Note\"?")
+        XCTAssertEqual(message(note + "      cust: { to: Custmer }\n"),
+                       "model.yaml:6:19: Note.cust points to unknown entity Custmer — did you mean \"Customer\"?")
+        XCTAssertEqual(message(note + "      cust:\n        inverse: notes\n        to: Zzz\n"), "model.yaml:8:13: Note.cust points to unknown entity Zzz")
+        XCTAssertEqual(message(note + "      memo: { to: Memo }\n  Memo:\n    kind: directory\n"),
+                       "model.yaml:6:7: relationship Note.memo needs inverse: (the relationship's name on Memo)", "declared later: known")
+        XCTAssertEqual(message(note + "      cust:\n        to: Customer\n        inverse: name\n"),
+                       "model.yaml:8:18: Customer.name is an attribute, so it cannot be the inverse of Note.cust")
+        XCTAssertEqual(message(note + "      cust:\n        to: Customer\n        inverse: orders\n"),
+                       "model.yaml:8:18: the inverse of Note.cust is Customer.orders, which points to Order.customer instead")
+    }
+
     func testMistakesNameTheirPlace() {
         XCTAssertEqual(message("entities:\n  Bank:\n    kind: directory\n    attributes:\n      name: { type: strin }\n"),
                        "model.yaml:5:21: unknown type \"strin\" — did you mean \"string\"? (types: string, integer, decimal, double, boolean, date, datetime, binary)")
@@ -78,7 +96,7 @@ final class ModelFileTests: XCTestCase {
               Customer:
                 relationships:
                   bank: { to: Bank, inverse: customers }
-            """), "model.yaml:9:19: the inverse of Customer.bank is Bank.customers, which points to Customer.banks instead")
+            """), "model.yaml:9:34: the inverse of Customer.bank is Bank.customers, which points to Customer.banks instead")
         XCTAssertEqual(message("entities:\n  Bank:\n    kind: directory\n    attributes: { name: { type: string } }\n    rules:\n      - { where: \"nam == 'x'\", message: m }\n"),
                        "model.yaml:6:19: unknown key \"nam\" on Bank — did you mean \"name\"?")
         XCTAssertEqual(message("entities:\n  Bank:\n    kind: directory\n    attributes: { name: { type: string } }\n    rules:\n      - { where: \"name ==\", message: m }\n"),

@@ -64,6 +64,12 @@ public struct MigrationPlan: Sendable {
     /// Additive only: what opening a store migrates without asking.
     public var isAutomatic: Bool { blockers.isEmpty && dataLoss.isEmpty && brokenRules.isEmpty }
 
+    /// The changes in one line, for a note on stderr (`add attribute Customer.vat; add index …`); a model that changed
+    /// where no table shows it (a sort, a default, a removed rule) is said so, never as nothing.
+    public var summary: String {
+        changes.isEmpty ? "record the changed model — no table changes: defaults, sorts or rules only" : changes.joined(separator: "; ")
+    }
+
     /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
     public var text: String { lines.joined(separator: "\n") }
 

@@ -12,6 +12,16 @@ import GRDB
 // A table is rebuilt the way SQLite recommends: create the new table, copy, drop the old, rename.
 
 enum MigrationPlanner {
+    /// A stored value as an SQL literal, for ALTER TABLE … DEFAULT (which cannot take parameters).
+    static func literal(_ v: DatabaseValue) -> String {
+        switch v.storage {
+        case .null: return "NULL"
+        case .int64(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
     static func plan(from old: Model, to new: Model, in db: Database, options: MigrationOptions) throws -> MigrationPlan {
         var planner = Planner(old: old, new: new, db: db, options: options)
         try planner.run()
@@ -311,6 +321,10 @@ private struct Planner {
                     if oldColumnName != column.name { renames.append((oldColumnName, column.name)) }
                     if oldColumn.definition != column.definition {
                         rebuild = true
+                        if column.definition.contains(" REFERENCES "), !oldColumn.definition.contains(" REFERENCES ") {
+                            try clearDeletedReferences(name, r, column: oldColumnName, table: oldEntity.name,
+                                                       oldDestination: oldRelationship.destination, required: column.isNotNull)
+                        }
                         if column.isNotNull && !oldColumn.isNotNull {
                             let nulls = try objectIDs(entity: oldEntity.name, where: "\(quoted(oldColumnName)) IS NULL")
                             if !nulls.ids.isEmpty {
@@ -366,6 +380,32 @@ private struct Planner {
             step("ALTER TABLE \(quoted(name)) ADD COLUMN \(column.sql)\(defaultLiteral.isEmpty ? "" : " DEFAULT \(defaultLiteral)")")
         }
         try compareIndexes(table, renamedFrom: oldEntity.name)
+    }
+
+    /// A foreign key the migration adds over a column that had none (a No Action rule changed to another, which is
+    /// additive): references a No Action delete left (to an ID from 1 up to the highest the destination ever handed
+    /// out) read as none everywhere, and are cleared first, said in the plan with the first few named — else the
+    /// new key would block the migration, and every command after it. One of a required relationship cannot be
+    /// cleared: a blocker naming it. (An ID never handed out was written by another tool: the key check blocks.)
+    mutating func clearDeletedReferences(_ entity: String, _ r: Relationship, column: String, table: String,
+                                         oldDestination: String, required: Bool) throws {
+        let highest = try Store.highestHandedOutID(db, entity: oldDestination)
+        func deleted(_ destination: String) -> String {
+            "\(quoted(column)) BETWEEN 1 AND \(highest) AND \(quoted(column)) NOT IN (SELECT \"id\" FROM \(quoted(destination)))"
+        }
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(table)) WHERE \(deleted(oldDestination))") ?? 0
+        guard count > 0 else { return }
+        let first = try Row.fetchAll(db, sql: "SELECT \"id\", \(quoted(column)) FROM \(quoted(table)) WHERE \(deleted(oldDestination)) ORDER BY \"id\" LIMIT 5")
+        let named = first.map { "\(entity)/\($0[0] as Int64).\(r.name) (was \(r.destination)/\($0[1] as Int64))" }.joined(separator: ", ")
+            + (count > 5 ? ", …" : "")
+        if required {
+            plan.blockers.append("\(entity).\(r.name) is required, but \(count) object\(count == 1 ? " refers" : "s refer") to a deleted "
+                                 + "\(r.destination): \(named) — set \(count == 1 ? "it" : "them") to another \(r.destination)")
+            return
+        }
+        plan.changes.append("clear \(count) reference\(count == 1 ? " to a deleted object" : "s to deleted objects"): \(named)")
+        // (The table has its new name by now, and so has the destination: renames come first.)
+        step("UPDATE \(quoted(entity)) SET \(quoted(column)) = NULL WHERE \(deleted(r.destination))")
     }
 
     /// A column the old table lacks: added in place when SQLite allows it, else by a rebuild.
@@ -514,16 +554,7 @@ private struct Planner {
     /// `decimal:2`, `integer`: how bk_convert names a type.
     static func spec(_ type: AttributeType) -> String { type.spec }
 
-    /// A stored value as an SQL literal, for ALTER TABLE … DEFAULT (which cannot take parameters).
-    static func literal(_ v: DatabaseValue) -> String {
-        switch v.storage {
-        case .null: return "NULL"
-        case .int64(let i): return String(i)
-        case .double(let d): return "\(d)"
-        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
-        }
-    }
+    static func literal(_ v: DatabaseValue) -> String { MigrationPlanner.literal(v) }
 
     static func normalised(_ sql: String) -> String {
         sql.replacingOccurrences(of: " ", with: "").lowercased()

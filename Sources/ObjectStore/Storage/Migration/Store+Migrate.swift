@@ -114,8 +114,9 @@ extension Store {
         }
         guard applied else { return nil }
         let result = MigrationResult(plan: found, backupPath: backupPath)
-        // What opening the store migrated: its schema (a rule alone changes only the recorded model).
-        if !plan.steps.isEmpty { migration = result }
+        // What opening the store migrated, said on stderr: its schema, or only the recorded model (a new rule the
+        // data keeps), which is a write too.
+        migration = result
         return result
     }
 
@@ -185,9 +186,10 @@ extension Store {
         for _ in 0..<10 {
             let plan = try migrationPlan()
             if plan.recordedHash == model.versionHash { return nil }
-            if plan.steps.isEmpty && plan.newRules.isEmpty && plan.isAutomatic { return nil }
+            if !plan.modelChanged && plan.steps.isEmpty && plan.isAutomatic { return nil }
             // Planned against the store as it is, not rehearsed (that takes the write lock): the dry run shows it,
-            // and says that the real run, which this user cannot make, would be refused (`needsMigratingReadOnly`).
+            // and says that the real run, which this user cannot make, would be refused (`needsMigratingReadOnly`)
+            // — a change no table shows (a sort, a rule) too, which the real run cannot record either.
             if isReadOnly { return plan }
             guard migrate else {
                 throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
@@ -247,6 +249,9 @@ extension Store {
                 let recorded = try write { db -> Bool in
                     guard try Store.recordedHash(db) == plan.recordedHash else { return false }
                     try recordModel(db)
+                    // Said on stderr as any migration opening the store makes (attack 27, finding 11: a reading
+                    // command wrote the store without a word).
+                    if plan.modelChanged { migration = MigrationResult(plan: plan, backupPath: nil) }
                     // The schema is the one this model makes (no step was needed), and this model is recorded now.
                     if let checkpoint = schemaCheckpoint {
                         schemaCheckpoint = SchemaCheckpoint(version: checkpoint.version, model: model, recordedHash: model.versionHash)

@@ -9,6 +9,12 @@
 // the new columns as the migration would fill them (the model's default, else null). Nothing is written to the
 // store or beside it. A change that is not additive (a rename, a retyped or removed property) cannot be read
 // this way, and is refused as every command refuses it: `StoreError.needsMigratingReadOnly` (73).
+//
+// A change no table shows (a new or changed rule, a sort, a default) is pending like any other (attack 27,
+// finding 4): before, such a reader's `list` said nothing, its `check` checked the rules of the model it could
+// not record (20 "problems" for a rule that is not in force), and its writers said "the store is read-only"
+// where `migrate` gave the one wording. It is read as it is with the note (the recorded rules, the new sort),
+// `check` checks against the recorded model, and every writer gets the one wording.
 
 import Foundation
 import GRDB
@@ -16,15 +22,16 @@ import GRDB
 extension Store {
     /// For a store this user cannot write that records another model: reads it as it is under this model when
     /// the change is additive and the command only reads (`writing` false), setting `readAsItIs`; else throws
-    /// `needsMigratingReadOnly`. Nothing to do when no table or column changes (a sort, a default, a rule).
+    /// `needsMigratingReadOnly`. A change no table shows (a sort, a default, a rule) is such a change too, with
+    /// nothing to overlay: its new rules are not in force until the owner migrates (`check` checks the recorded ones).
     func readWithoutMigrating(writing: Bool) throws {
         let plan = try migrationPlan()
-        // Migrated meanwhile by its owner, or nothing in the schema changes: read as it is, as before.
-        if plan.recordedHash == model.versionHash || (plan.steps.isEmpty && plan.isAutomatic) { return }
+        // Migrated meanwhile by its owner (or a hash that differs for a model that does not): read as it is.
+        if plan.recordedHash == model.versionHash || (!plan.modelChanged && plan.steps.isEmpty && plan.isAutomatic) { return }
         guard !writing, plan.isAutomatic, plan.unknownNames.isEmpty else {
             throw StoreError.needsMigratingReadOnly(path: path)
         }
-        try read { db in try overlayModel(db) }
+        if !plan.steps.isEmpty { try read { db in try overlayModel(db) } }
         readAsItIs = plan
     }
 
@@ -57,13 +64,7 @@ extension Store {
         default: value = nil
         }
         guard let stored = value?.databaseValue(for: a.type) else { return "NULL" }
-        // As an SQL literal: a view cannot take parameters.
-        switch stored.storage {
-        case .null: return "NULL"
-        case .int64(let i): return String(i)
-        case .double(let d): return "\(d)"
-        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
-        }
+        // As an SQL literal, as the migration writes its DEFAULT: a view cannot take parameters.
+        return MigrationPlanner.literal(stored)
     }
 }
