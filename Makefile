@@ -96,14 +96,14 @@ bench-fetch: deps
 	$(SWIFT) build -c release --product bookkeeper
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/fetch_bench.py
 
-# Issue 15 §4: an IN list of 10,000 to 100,000 values and 1,000 to 8,000 repeated options, each time printed with
-# its growth (must be linear; see bench/RESULTS.md).
+# Issue 27, no cliffs: every path a user can grow (imports, upserts, re-imports, rejects, fetches, every shipped
+# report, check, export, backup, migrate, IN lists, repeated options) at sizes that double; fails when a doubling
+# costs more than 2.3x (bench/SCALE.md). SIZES=25000,50000,100000 RUNS=5 PATHS=report,fetch SEED=N change it.
 .PHONY: bench-scale
 bench: bench-scale
 bench-scale: deps
 	$(SWIFT) build -c release --product bookkeeper
-	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/scale_bench.py
-	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/import_scale.py
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/scale.py
 
 # The import bench builds its own release binary, in its own build folder.
 IMPORT_BENCH_BUILD ?= .build-bench-import
