@@ -216,11 +216,52 @@ public struct FetchPlan: Sendable {
         sql(selection, coverage: Store.rangeCoverage(db))
     }
 
-    func sql(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?)
-        -> (sql: String, arguments: [DatabaseValue]) {
+    /// `shareAggregates: false` writes every use of an aggregate as its own subquery (the statement before issue
+    /// 27's derived table), for the tests that compare the two.
+    func sql(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?,
+             shareAggregates: Bool = true) -> (sql: String, arguments: [DatabaseValue]) {
+        let s = statement(selection, coverage: coverage, shareAggregates: shareAggregates)
+        return (s.sql, s.arguments)
+    }
+
+    /// The statement; `marked` writes each aggregate subquery with its number (`SQLCompiler.marking`), `marks`
+    /// giving each aggregate's number by its key.
+    func statement(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?,
+                   shareAggregates: Bool = true, marked: Bool = false)
+        -> (sql: String, arguments: [DatabaseValue], marks: [String: Int]) {
         let compiler = SQLCompiler(model: model, scopes: scopes, coverage: coverage)
-        let q = compiler.rootQuery()
-        if let predicate { q.conditions.append(compiler.compile(predicate, negated: false, in: q)) }
+        compiler.marking = marked
+        var q = compiler.rootQuery()
+        let shared = shareAggregates ? sharedAggregates(selection, compiler: compiler) : []
+        if shared.isEmpty {
+            if let predicate { q.conditions.append(compiler.compile(predicate, negated: false, in: q)) }
+        } else {
+            // Each aggregate used more than once becomes a column of a derived table (FetchPlan+SharedAggregates).
+            let keys = Set(shared.map(\.0))
+            var outer: [BoundPredicate] = []
+            if let predicate {
+                for term in SQLCompiler.chainTerms(predicate, and: true) {
+                    if term.perObjectAggregates.contains(where: { compiler.aggregateKey($0).map(keys.contains) ?? false }) {
+                        outer.append(term)
+                    } else {
+                        q.conditions.append(compiler.compile(term, negated: false, in: q))
+                    }
+                }
+            }
+            var inner = ["t0.*"]
+            var columns: [String: String] = [:]
+            for (i, (key, e)) in shared.enumerated() {
+                let name = quoted("@a\(i + 1)")
+                inner.append("\(compiler.marked(e, compiler.rawAggregate(e, in: q))) AS \(name)")
+                columns[key] = "t0.\(name)"
+            }
+            let derived = SQLQuery(parent: nil)
+            derived.from = "(SELECT \(inner.joined(separator: ", ")) \(q.body()) LIMIT -1 OFFSET 0) t0"
+            derived.scopeAliases[0] = "t0"
+            q = derived
+            compiler.shared = columns
+            if let rest = BoundPredicate.all(outer) { q.conditions.append(compiler.compile(rest, negated: false, in: q)) }
+        }
         let limited = request.limit != nil || request.offset != nil
         let select: String
         switch selection {
@@ -258,7 +299,7 @@ public struct FetchPlan: Sendable {
             if let offset = request.offset { sql += " OFFSET \(compiler.bind(offset.databaseValue))" }
         }
         if selection == .count && (limited || isGrouped) { sql = "SELECT COUNT(*) FROM (\(sql))" }
-        return (sql, compiler.arguments)
+        return (sql, compiler.arguments, compiler.markIDs)
     }
 }
 

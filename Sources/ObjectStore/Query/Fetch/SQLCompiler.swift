@@ -194,7 +194,7 @@ package final class SQLCompiler {
     static let chainGroup = 64
 
     /// The terms of the AND (or OR) chain at `p`, left to right, found without recursion.
-    private static func chainTerms(_ p: BoundPredicate, and: Bool) -> [BoundPredicate] {
+    static func chainTerms(_ p: BoundPredicate, and: Bool) -> [BoundPredicate] {
         var terms: [BoundPredicate] = []
         var stack = [p]
         while let next = stack.popLast() {
@@ -378,29 +378,24 @@ package final class SQLCompiler {
             return numeric(column, a.type, domain, wide: false)
         case .reference(let path, _):
             return "\(alias(of: path, in: q)).\"id\""
-        case .aggregate(let op, let c, let valuePath, let a):
-            let form = sumForm
-            let sub = collectionQuery(c, in: q)
-            var value = "*"
-            if let valuePath, let a {
-                value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
-                if op == .sum || op == .avg { value = finite(value, valuePath, a, in: sub) }
+        case .aggregate(let op, _, _, let a):
+            // Computed once per object in the fetch's derived table when the fetch uses it more than once.
+            var raw: String
+            if let column = sharedColumn(e) {
+                raw = column
+                // The derived table holds the exact form; a comparison that wants the comparable one converts
+                // the rare wide value.
+                if op == .sum, a!.type != .double, sumForm == .comparable {
+                    raw = "(CASE WHEN typeof(\(column)) = 'blob' THEN \(WideInteger.comparableFunction)(\(column)) ELSE \(column) END)"
+                }
+            } else {
+                raw = marked(e, rawAggregate(e, in: q))
             }
             switch op {
-            case .count:
-                return numeric("(SELECT COUNT(\(value)) \(sub.body()))", .integer, domain, wide: false)
-            case .sum:
-                if a!.type == .double { return numeric("COALESCE((SELECT SUM(\(value)) \(sub.body())), 0.0)", .double, domain, wide: false) }
-                // The form is read before the subquery's own comparisons (compiled above) could change it.
-                return numeric("COALESCE((SELECT \(dialect.exactSum(value, beyond: form)) \(sub.body())), 0)", a!.type, domain, wide: true)
-            case .avg:
-                let scale = PredicateBinder.scale(a!.type)
-                // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
-                let avg = a!.type == .double ? "(SELECT AVG(\(value)) \(sub.body()))"
-                    : "(SELECT CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value)) \(sub.body()))"
-                return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
-            case .min, .max:
-                return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain, wide: false)
+            case .count: return numeric(raw, .integer, domain, wide: false)
+            case .sum: return a!.type == .double ? numeric(raw, .double, domain, wide: false) : numeric(raw, a!.type, domain, wide: true)
+            case .avg: return raw
+            case .min, .max: return numeric(raw, a!.type, domain, wide: false)
             }
         case .period(let unit, let inner):
             // A date-time's period is that of its local date (bk_localday, in the zone outputs show it in), not of
@@ -455,6 +450,72 @@ package final class SQLCompiler {
             // units, 1/0, 15-digit doubles) and split nothing that held its ", ".
             return "(SELECT \(StoreFunctions.list)(v, '\(a.type.spec)') FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
         }
+    }
+
+    /// A per-object aggregate as its correlated subquery, before `numeric` brings it to a comparison domain: a
+    /// sum in the form `sumForm` asks for (exact unless a comparison wants the comparable one), an average
+    /// already divided and scaled.
+    func rawAggregate(_ e: BoundExpression, in q: SQLQuery) -> String {
+        guard case .aggregate(let op, let c, let valuePath, let a) = e else { preconditionFailure("not an aggregate") }
+        let form = sumForm
+        let sub = collectionQuery(c, in: q)
+        var value = "*"
+        if let valuePath, let a {
+            value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
+            if op == .sum || op == .avg { value = finite(value, valuePath, a, in: sub) }
+        }
+        switch op {
+        case .count:
+            return "(SELECT COUNT(\(value)) \(sub.body()))"
+        case .sum:
+            if a!.type == .double { return "COALESCE((SELECT SUM(\(value)) \(sub.body())), 0.0)" }
+            // The form is read before the subquery's own comparisons (compiled above) could change it.
+            return "COALESCE((SELECT \(dialect.exactSum(value, beyond: form)) \(sub.body())), 0)"
+        case .avg:
+            let scale = PredicateBinder.scale(a!.type)
+            // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
+            let avg = a!.type == .double ? "(SELECT AVG(\(value)) \(sub.body()))"
+                : "(SELECT CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value)) \(sub.body()))"
+            return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
+        case .min, .max:
+            return "(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))"
+        }
+    }
+
+    // MARK: Aggregates computed once
+
+    /// Issue 27: the columns of the fetch's derived table that hold per-object aggregates used more than once
+    /// (in the predicate, the columns, the sort, the group keys), by `aggregateKey`; read in place of the
+    /// correlated subquery. Empty unless `FetchPlan.sql` made a derived table.
+    var shared: [String: String] = [:]
+
+    /// What identifies a per-object aggregate of the fetched object (scope 0): its exact-form SQL and arguments
+    /// compiled on their own. Two bindings of `rows.@sum.sum` (each with scopes of its own) are the same
+    /// aggregate exactly when they compile to the same statement. Nil for anything else, and for aggregates of
+    /// a collection element (a SUBQUERY's scope), which are not one value per fetched object.
+    func aggregateKey(_ e: BoundExpression) -> String? {
+        guard case .aggregate(_, let c, _, _) = e, c.scope == 0 else { return nil }
+        let scratch = SQLCompiler(model: model, scopes: scopes)
+        let sql = scratch.rawAggregate(e, in: scratch.rootQuery())
+        return ([sql] + scratch.arguments.map { String(reflecting: $0) }).joined(separator: "\u{1F}")
+    }
+
+    /// Whether each aggregate subquery written is marked with its number (`/*bk:N*/`, N by `markIDs`), so that the
+    /// copies in the statement can be counted: a BETWEEN or a `<=` may write its side twice.
+    var marking = false
+    var markIDs: [String: Int] = [:]
+
+    /// `raw`, the SQL of aggregate `e`, with its number in front when `marking`.
+    func marked(_ e: BoundExpression, _ raw: String) -> String {
+        guard marking, let key = aggregateKey(e) else { return raw }
+        let id = markIDs[key] ?? markIDs.count
+        markIDs[key] = id
+        return "/*bk:\(id)*/" + raw
+    }
+
+    private func sharedColumn(_ e: BoundExpression) -> String? {
+        guard !shared.isEmpty, let key = aggregateKey(e) else { return nil }
+        return shared[key]
     }
 
     /// A double attribute's column read where SQLite would compute with it (a sum, an average, a list): wrapped
