@@ -72,6 +72,19 @@ final class KeyCache {
         keepsEntries = true
     }
 
+    /// Gives the entries' memory back once the batch's body has returned (`BatchWriter.releaseKeyCaches()`). The
+    /// cache still answers rightly if asked: a key sorts before the blob taken as the last one, so the next look-up
+    /// fills it again from its table (an authoritative cache), or asks SQLite (any other).
+    func release() {
+        ids = [:]
+        texts = ByteKeyTable()
+        nonNFC = nil
+        if authoritative {
+            keepsEntries = false
+            lastKey = .blob([0xFF, 0xFF])
+        }
+    }
+
     /// Back to keeping no entries, after `last` (undoing a fill inside a record that was rolled back).
     func stopKeepingEntries(last: SQLValue) {
         ids = [:]
@@ -82,6 +95,15 @@ final class KeyCache {
 }
 
 extension BatchWriter {
+    /// Empties every key cache, once the batch's body has returned and before the dropped indexes are made again:
+    /// the caches are the batch's biggest memory (200,000 order numbers arriving in random order: about 13 MiB)
+    /// and SQLite's sorter needs its own beside them, so they made the peak of an import (docs/design/import-speed.md).
+    func releaseKeyCaches() {
+        for l in layouts.values {
+            for c in l.cacheList { c.release() }
+        }
+    }
+
     /// The cache of `layout`'s attribute number `index`, made on first use.
     func keyCache(_ layout: EntityLayout, _ index: Int) throws(BatchError) -> KeyCache {
         if let c = layout.caches[index] { return c }
