@@ -61,7 +61,7 @@ final class KeyCache {
     /// Whether `key` sorts after every key written so far (in the order of SQLite's BINARY indexes).
     @inline(__always)
     func isPastLast(_ key: SQLValue) -> Bool {
-        lastKey == .null || SQLValue.indexOrder(key, lastKey) > 0
+        !released && (lastKey == .null || SQLValue.indexOrder(key, lastKey) > 0)
     }
 
     func noteInOrder(_ key: SQLValue) {
@@ -72,16 +72,19 @@ final class KeyCache {
         keepsEntries = true
     }
 
+    /// Set by `release()`: no key is taken as past the last one any more.
+    private(set) var released = false
+
     /// Gives the entries' memory back once the batch's body has returned (`BatchWriter.releaseKeyCaches()`). The
-    /// cache still answers rightly if asked: a key sorts before the blob taken as the last one, so the next look-up
-    /// fills it again from its table (an authoritative cache), or asks SQLite (any other).
+    /// cache still answers rightly if asked: the next look-up fills it again from its table (an authoritative
+    /// cache: `released` keeps a key from being taken as new without a look-up), or asks SQLite (any other).
     func release() {
         ids = [:]
         texts = ByteKeyTable()
         nonNFC = nil
         if authoritative {
             keepsEntries = false
-            lastKey = .blob([0xFF, 0xFF])
+            released = true
         }
     }
 
