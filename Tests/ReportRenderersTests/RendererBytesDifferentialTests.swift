@@ -41,7 +41,7 @@ final class RendererBytesDifferentialTests: XCTestCase {
     func testBytesAreTheStringForms() {
         let seed = Trials.seed(fixed: 2727)
         var g = SeededGenerator(seed: seed)
-        let cells = CellText(timeZone: try! Zone(named: "Europe/Helsinki"))
+        let cells = CellText(timeZone: try! Zone(tz: "Europe/Helsinki"))
         var checked = 0
         for _ in 0..<Trials.count("BOOKKEEPER_CELL_BYTES_TRIALS", quick: 20_000, stress: 400_000) {
             let cell = Self.cell(&g)
@@ -78,7 +78,7 @@ final class RendererBytesDifferentialTests: XCTestCase {
             return column
         }
         let document = ReportDocument(name: "generated", title: "Generated", generatedAt: ReportFixtures.generatedAt,
-                                      timeZone: try! Zone(named: "America/New_York"), columns: columns)
+                                      timeZone: try! Zone(tz: "America/New_York"), columns: columns)
         let rows = (0..<g.next(upTo: 12)).map { _ in
             columns.map { column -> ReportCell in
                 // Mostly the column's own kind of value, as a report's are; sometimes anything.
