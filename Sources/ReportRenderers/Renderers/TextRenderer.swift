@@ -128,7 +128,7 @@ public struct TextRenderer: ReportRenderer {
 
         var output: [UInt8] = []
         func append(_ text: String) { output.append(contentsOf: text.utf8) }
-        func appendSpaces(_ count: Int) { output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count)) }
+        func appendSpaces(_ count: Int) { for _ in 0..<count { output.append(UInt8(ascii: " ")) } }
         append(headerLines(document).joined(separator: "\n"))
         output.append(newline)
         if !columns.isEmpty {
@@ -171,12 +171,33 @@ public struct TextRenderer: ReportRenderer {
             append(rule)
             output.append(newline)
             output.reserveCapacity(output.count + rowCount * (widths.reduce(0, +) + 2 * columnCount + 1))
-            for r in 0..<rowCount {
-                let base = r * columnCount
-                line { k in
-                    let index = base + k
-                    let begin = index == 0 ? 0 : shownEnds[index - 1]
-                    return (shown[begin..<shownEnds[index]], Int(shownWidths[index]))
+            // The rows: `line` over the stored bytes, in place (a value wider than its column goes through `line`'s
+            // shortening, as a String).
+            shown.withUnsafeBufferPointer { shownBytes in
+                var index = 0
+                var begin = 0
+                for _ in 0..<rowCount {
+                    let start = output.count
+                    for i in 0..<columnCount {
+                        if i > 0 { output.append(UInt8(ascii: " ")); output.append(UInt8(ascii: " ")) }
+                        let end = shownEnds[index]
+                        let value = UnsafeBufferPointer(rebasing: shownBytes[begin..<end])
+                        var width = Int(shownWidths[index])
+                        var shortened: [UInt8]?
+                        if width > widths[i] {
+                            let text = TerminalText.truncated(String(decoding: value, as: UTF8.self), toWidth: widths[i])
+                            shortened = Array(text.utf8)
+                            width = TerminalText.width(text)
+                        }
+                        let missing = widths[i] - width
+                        if missing > 0 && rightAligned[i] { appendSpaces(missing) }
+                        if let shortened { output.append(contentsOf: shortened) } else { output.append(contentsOf: value) }
+                        if missing > 0 && !rightAligned[i] { appendSpaces(missing) }
+                        begin = end
+                        index += 1
+                    }
+                    while output.count > start, output.last == UInt8(ascii: " ") { output.removeLast() }
+                    output.append(newline)
                 }
             }
             if let totalRow {
