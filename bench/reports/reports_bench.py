@@ -7,8 +7,9 @@ The target references (issue 27) are what a user would write by hand on the plai
 loaded from the same file (bench/reference/load_plain.sql):
 - XLSX: bench/reference/unpaid_orders_plain.c, one statement through libsqlite3 written with libxlsxwriter in
   constant-memory mode (target: bookkeeper at most 1.3x its time);
-- CSV and text: `sqlite3` running bench/reference/unpaid_orders_plain.sql, the same statement as CSV (target: at
-  most 1.3x).
+- CSV: `sqlite3` running bench/reference/unpaid_orders_plain.sql, the same statement as CSV (target: at most 1.3x);
+- text: `sqlite3` running bench/reference/unpaid_orders_plain_text.sql, the same statement in column mode with
+  headers, money grouped and right-aligned (target: at most 1.3x).
 For comparison, the older references on bookkeeper's own store are printed too: bench/reports/
 unpaid_orders_minimal.c and unpaid_orders.c (the report's own statement, from `--explain`) and `sqlite3` with that
 statement written by hand.
@@ -35,6 +36,7 @@ UNTIL = "2025-12-31"  # the file's last day: the report's range covers every ord
 TARGET_XLSX, TARGET_CSV, TARGET_TEXT = 1.3, 1.3, 1.3
 REFERENCE = HERE.parent / "reference"
 PLAIN_SQL = (REFERENCE / "unpaid_orders_plain.sql").read_text()
+PLAIN_TEXT_SQL = (REFERENCE / "unpaid_orders_plain_text.sql").read_text()
 
 # The report's own statement written by hand for sqlite3 on bookkeeper's store: the older CSV reference.
 OLD_SQL = f"""
@@ -96,12 +98,18 @@ def main():
         ours_csv = csv_rows(run(report + ["--format", "csv"]))
         same_plain_csv = same_rows(ours_csv, csv_rows(run(sqlite_plain, PLAIN_SQL)), (0, 1))
         same_old_csv = ours_csv == csv_rows(run(sqlite_old, OLD_SQL))
+        # The text table: the same data lines (the values, spaces aside) as the report's, between its rule and the totals.
+        ours_text = run(report + ["--format", "text"]).splitlines()
+        rule = next(i for i, l in enumerate(ours_text) if l.startswith("----------"))
+        ours_lines = [l.split() for l in ours_text[rule + 1:rule + len(ours_csv)]]
+        plain_lines = [l.split() for l in run(sqlite_plain, PLAIN_TEXT_SQL).splitlines()[2:]]
+        same_plain_text = same_rows([["header"]] + ours_lines, [["header"]] + plain_lines, (0, 1, 2))
 
         print(f"  {order}-ordered file: {len(ours_csv) - 1:,} rows out", flush=True)
         x, px, mx, cx = paired([ours_xlsx, plain_xlsx, minimal_xlsx, count_xlsx], WORK, RUNS)
         c, pc, oc = paired([report + ["--format", "csv"], sqlite_plain, sqlite_old], WORK, RUNS,
                            [None, PLAIN_SQL, OLD_SQL])
-        t, pt = paired([report + ["--format", "text"], sqlite_plain], WORK, RUNS, [None, PLAIN_SQL])
+        t, pt = paired([report + ["--format", "text"], sqlite_plain], WORK, RUNS, [None, PLAIN_TEXT_SQL])
         r_x, r_c, r_t = x[0] / px[0], c[0] / pc[0], t[0] / pt[0]
         line("XLSX  bookkeeper", x)
         line("      C on the plain store (target)", px)
@@ -119,11 +127,11 @@ def main():
         print(f"        on bookkeeper's store: same records: {'yes' if same_old_csv else 'NO'}; "
               f"ratio {c[0] / oc[0]:.2f}x")
         line("text  bookkeeper", t)
-        line("      sqlite3 -csv, plain (target)", pt)
-        print(f"        ratio {r_t:.2f}x (best {t[1] / pt[1]:.2f}x, rounds' median {pair_ratio(t, pt):.2f}x), "
+        line("      sqlite3 -column, plain (target)", pt)
+        print(f"        {same_plain_text or 'lines DIFFER'}; ratio {r_t:.2f}x (best {t[1] / pt[1]:.2f}x, rounds' median {pair_ratio(t, pt):.2f}x), "
               f"{verdict(r_t, TARGET_TEXT)}", flush=True)
         summary.append((order, r_x, r_c, r_t))
-        failed |= not (same_plain_xlsx and same_old_xlsx and same_plain_csv and same_old_csv)
+        failed |= not (same_plain_xlsx and same_old_xlsx and same_plain_csv and same_old_csv and same_plain_text)
 
     print("  against the hand-written references: " + "; ".join(
         f"{order} order: XLSX {r_x:.2f}x, CSV {r_c:.2f}x, text {r_t:.2f}x" for order, r_x, r_c, r_t in summary))
