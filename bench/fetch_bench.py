@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "reference"))
 from stores import build_stores, pair_ratio, paired, same_rows, verdict  # noqa: E402  (bench/reference/stores.py)
 
-BIN = os.environ.get("BIN", ".build/release/bookkeeper")
+BIN = os.environ.get("BIN", ".build-release/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "bench/work"))
 RUNS = int(os.environ.get("RUNS", "5"))
 TARGET = 1.1

@@ -28,7 +28,7 @@ against 1.1: the code page's table and `auto`'s guess must cost next to nothing.
 import os, re, shutil, statistics, subprocess, sys, time
 from pathlib import Path
 
-BIN = os.environ.get("BIN", ".build-bench-import/release/bookkeeper")
+BIN = os.environ.get("BIN", ".build-release/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "bench/work"))
 RUNS = int(os.environ.get("RUNS", "3"))
 LINES = int(os.environ.get("LINES", "1000000"))

@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "reference"))
 from stores import fresh, orders_file  # noqa: E402  (bench/reference/stores.py: the orders file, in both file orders)
 
-BIN = os.environ.get("BIN", ".build/release/bookkeeper")
+BIN = os.environ.get("BIN", ".build-release/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "out/bench")) / "scale"
 RUNS = int(os.environ.get("RUNS", "3"))
 SIZES = [int(s) for s in os.environ.get("SIZES", "50000,100000,200000").split(",")]

@@ -7,14 +7,14 @@
   raw floor of reading the file into SQLite.
 RUNS rounds, one run of each per round (so all see the same load); medians (best), peak memory, ratios.
 
-    BIN=.build/release/bookkeeper WORK=out/bench RUNS=3 python3 bench/reference/import_reference.py
+    BIN=.build-release/release/bookkeeper WORK=out/bench RUNS=3 python3 bench/reference/import_reference.py
 """
 import os, statistics
 from pathlib import Path
 
 from stores import ORDERS, bookkeeper_import, load_plain, orders_file, raw_import, verdict
 
-BIN = os.environ.get("BIN", ".build/release/bookkeeper")
+BIN = os.environ.get("BIN", ".build-release/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "out/bench"))
 RUNS = int(os.environ.get("RUNS", "3"))
 TARGET = 1.05  # issue 27: at most 1.05x raw `sqlite3 .import`

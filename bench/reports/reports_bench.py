@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "reference"))
 from stores import build_stores, pair_ratio, paired, same_rows, verdict  # noqa: E402  (bench/reference/stores.py)
 
-BIN = os.environ.get("BIN", ".build/release/bookkeeper")
+BIN = os.environ.get("BIN", ".build-release/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "out/bench"))
 RUNS = int(os.environ.get("RUNS", "5"))
 CC = os.environ.get("CC", "cc")
