@@ -38,14 +38,20 @@ def customers_file(work: Path, lines: int = LINES) -> Path:
 def timed(argv, stdin=None):
     """(wall seconds, peak KiB) of one run: the wall time measured here (to the microsecond), the peak resident
     set from /usr/bin/time."""
+    return timed_cpu(argv, stdin)[:2]
+
+
+def timed_cpu(argv, stdin=None):
+    """(wall seconds, peak KiB, CPU seconds) of one run: timed()'s, and the user + system time from /usr/bin/time
+    (10 ms steps), which a loaded machine inflates less than the wall time."""
     start = time.perf_counter()
-    r = subprocess.run(["/usr/bin/time", "-f", "PEAK %M"] + argv, input=stdin, stdout=subprocess.DEVNULL,
+    r = subprocess.run(["/usr/bin/time", "-f", "PEAK %M CPU %U %S"] + argv, input=stdin, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     elapsed = time.perf_counter() - start
-    m = re.search(r"PEAK (\d+)", r.stderr)
+    m = re.search(r"PEAK (\d+) CPU ([\d.]+) ([\d.]+)", r.stderr)
     if r.returncode != 0 or not m:
         sys.exit(f"failed: {' '.join(argv)}\n{r.stderr}")
-    return elapsed, int(m.group(1))
+    return elapsed, int(m.group(1)), float(m.group(2)) + float(m.group(3))
 
 
 def fresh(path: Path):
@@ -115,13 +121,14 @@ def build_stores(binary: str, work: Path, prefix: str, keep: bool = False):
 
 def paired(cmds, work: Path, runs: int, stdins=None):
     """Runs the commands in turn, `runs` rounds (so all see the same machine load): for each, (median, best,
-    peak KiB, the wall times round by round)."""
+    peak KiB, the wall times round by round, median CPU time (user + system), the CPU times round by round)."""
     stdins = stdins or [None] * len(cmds)
     results = [[] for _ in cmds]
     for _ in range(runs):
         for i, cmd in enumerate(cmds):
-            results[i].append(timed(cmd, stdins[i]))
-    return [(statistics.median(t for t, _ in rs), min(t for t, _ in rs), max(m for _, m in rs), [t for t, _ in rs])
+            results[i].append(timed_cpu(cmd, stdins[i]))
+    return [(statistics.median(t for t, _, _ in rs), min(t for t, _, _ in rs), max(m for _, m, _ in rs),
+             [t for t, _, _ in rs], statistics.median(c for _, _, c in rs), [c for _, _, c in rs])
             for rs in results]
 
 

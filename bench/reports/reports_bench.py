@@ -120,8 +120,8 @@ def csv_rows(text):
 
 
 def line(name, result):
-    t, b, m, _ = result
-    print(f"    {name:36}{t:7.3f} s ({b:.3f})   peak {m / 1024:6.1f} MiB")
+    t, b, m, _, cpu, _ = result
+    print(f"    {name:36}{t:7.3f} s ({b:.3f})   CPU {cpu:6.2f} s   peak {m / 1024:6.1f} MiB")
 
 
 def compare(ours, theirs, ties, tail=0):
@@ -134,7 +134,8 @@ def compare(ours, theirs, ties, tail=0):
 def ratio_lines(ours, ref, same, target):
     ratio = ours[0] / ref[0]
     print(f"        {same or 'VALUES DIFFER'}; ratio {ratio:.2f}x (best {ours[1] / ref[1]:.2f}x, rounds' median "
-          f"{pair_ratio(ours, ref):.2f}x), {verdict(ratio, target)}", flush=True)
+          f"{pair_ratio(ours, ref):.2f}x, CPU {ours[4] / max(ref[4], 0.01):.2f}x), {verdict(ratio, target)}",
+          flush=True)
     return ratio
 
 
@@ -220,9 +221,11 @@ def main():
             summary.append((order, name, (x, px, r_x), (c, pc, r_c), (t, pt, r_t)))
             failed |= not (same_xlsx and same_csv)
 
-    print("  against the hand-written references (median seconds, bookkeeper / reference, ratio):")
+    print("  against the hand-written references (median wall seconds, bookkeeper/reference, ratio; the CPU "
+          "times' ratio):")
     for order, name, *formats in summary:
-        cells = "; ".join(f"{label} {ours[0]:.3f}/{ref[0]:.3f} {ratio:.2f}x{'' if ratio <= 1.3 else ' FAIL'}"
+        cells = "; ".join(f"{label} {ours[0]:.3f}/{ref[0]:.3f} {ratio:.2f}x{'' if ratio <= 1.3 else ' FAIL'} "
+                          f"(CPU {ours[4] / max(ref[4], 0.01):.2f}x)"
                           for label, (ours, ref, ratio) in zip(("XLSX", "CSV", "text"), formats))
         print(f"    {order:6} {name:18} {cells}")
     if failed:
