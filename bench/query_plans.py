@@ -14,7 +14,8 @@ The plans are SQLite's own (Python's sqlite3 module, the same library as bookkee
 bookkeeper's statements call its own SQL functions (bk_sum, bk_list, …) and collations (bk_natural), so stand-ins
 of the same names and kinds (aggregate or scalar) are registered; a plan does not depend on what they compute.
 Without BEFORE_BIN, or when it is a debug build (TIME_BEFORE=0), the before timings are left out; BEFORE_LABEL
-and AFTER_LABEL name the binaries (default: their --version).
+and AFTER_LABEL name the binaries (default: their --version). COMPARE_BIN (named COMPARE_LABEL) adds a column of
+timings of another binary.
 """
 import json, os, re, sqlite3, statistics, subprocess, sys, time
 from pathlib import Path
@@ -28,6 +29,8 @@ BEFORE_BIN = os.environ.get("BEFORE_BIN")
 WORK = Path(os.environ.get("WORK", "out/bench"))
 RUNS = int(os.environ.get("RUNS", "3"))
 TIME_BEFORE = os.environ.get("TIME_BEFORE", "1") == "1"
+# Another binary to time beside them (say, the base branch's release build when BEFORE_BIN is a debug build).
+COMPARE_BIN, COMPARE_LABEL = os.environ.get("COMPARE_BIN"), os.environ.get("COMPARE_LABEL", "compared")
 OUTPUT = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parent / "docs" / "design" / "query-plans.md"
 REFERENCE = HERE / "reference"
 OURS = WORK / "reports-bookkeeper-random.sqlite"
@@ -190,7 +193,8 @@ def main():
         "    BIN=.build-release/release/bookkeeper BEFORE_BIN=OLD/bookkeeper WORK=out/bench RUNS=3 "
         "python3 bench/query_plans.py\n",
     ]
-    table = ["| | before wall (CPU) | after wall (CPU) | hand-written wall (CPU) |", "|---|---|---|---|"]
+    table = ["| | before wall (CPU) |" + (f" {COMPARE_LABEL} wall (CPU) |" if COMPARE_BIN else "")
+             + " after wall (CPU) | hand-written wall (CPU) |", "|---|---|---|---|" + ("---|" if COMPARE_BIN else "")]
     for title, args, plain_sql, plain_statement, plain_params in ITEMS:
         print(f"{title}", flush=True)
         out.append(f"## {title}\n")
@@ -225,12 +229,15 @@ def main():
         commands = [([BIN, "--store", str(OURS)] + csv, None)]
         stdin = "".join(f".parameter set @{k} \"'{v}'\"\n" for k, v in plain_params.items()) + plain_sql.read_text()
         commands.append((["sqlite3", str(PLAIN)], stdin))
+        if COMPARE_BIN:
+            commands.insert(0, ([COMPARE_BIN, "--store", str(OURS)] + csv, None))
         if BEFORE_BIN and TIME_BEFORE:
             commands.insert(0, ([BEFORE_BIN, "--store", str(OURS)] + csv, None))
         times = timings(commands)
         cell = lambda t: f"{t[0]:.3f} s ({t[1]:.2f} s)"
         before_cell = cell(times[0]) if BEFORE_BIN and TIME_BEFORE else "—"
-        table.append(f"| {title} | {before_cell} | {cell(times[-2])} | {cell(times[-1])} |")
+        compare_cell = f" {cell(times[-3])} |" if COMPARE_BIN else ""
+        table.append(f"| {title} | {before_cell} |{compare_cell} {cell(times[-2])} | {cell(times[-1])} |")
 
     load = open("/proc/loadavg").read().split()[0]
     out.append("## Timings\n")
