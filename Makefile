@@ -121,11 +121,16 @@ run-reports:
 	BOOKKEEPER_TODAY=$(SAMPLE_TODAY) $(BIN) --store $(STORE) report --all --format xlsx --output $(REPORTS_OUT)/all-reports.xlsx
 	@echo "XLSX reports written to $(REPORTS_OUT)/"
 
-# The reports bench: every shipped report to XLSX, CSV and text against what a user would write by hand on the
-# plain store (bench/reference/README.md), on 200,000 orders from both file orders.
+# The reports bench: every shipped report to XLSX, CSV and text against what a user would write by hand on a plain
+# store (bench/reference/: report_plain.c and unpaid_orders_plain.c with libxlsxwriter; sqlite3's CSV and column modes), on
+# 200,000 orders from both file orders (REPORTS=a,b selects reports). query-plans then refreshes
+# docs/design/query-plans.md from the bench's stores (BEFORE_BIN: the binary to compare with).
 bench: bench-reports
 bench-reports: release-bin
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/reports/reports_bench.py
+.PHONY: query-plans
+query-plans: release-bin
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/query_plans.py
 
 # The long runs of the trial loops (docs/testing.md, docs/cron.md): SIGKILL at 500 moments of an import, SIGTERM
 # at 60, 20 kills of each migration on 250,000 rows, 300 imports failing while their input is hashed, the

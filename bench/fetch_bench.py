@@ -50,7 +50,7 @@ def records(cmd, stdin=None):
 
 
 def line(name, result):
-    t, b, m, _ = result
+    t, b, m = result[:3]
     print(f"    {name:34}{t:7.3f} s ({b:.3f})   peak {m / 1024:6.1f} MiB")
 
 

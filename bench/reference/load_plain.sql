@@ -9,12 +9,19 @@
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 BEGIN;
-CREATE TABLE customer(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE customer(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, code TEXT UNIQUE);
 CREATE TABLE service(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE "order"(id INTEGER PRIMARY KEY, number TEXT NOT NULL UNIQUE, date TEXT NOT NULL, made INTEGER NOT NULL,
                      paid INTEGER NOT NULL, customer_id INTEGER REFERENCES customer(id));
 CREATE TABLE row(id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFERENCES "order"(id),
-                 service_id INTEGER REFERENCES service(id), sum_cents INTEGER NOT NULL);
+                 service_id INTEGER REFERENCES service(id), quantity_milli INTEGER NOT NULL DEFAULT 1000,
+                 price_cents INTEGER, sum_cents INTEGER NOT NULL);
+-- What the orders file does not hold (the customers report's; filled by load_customers_plain.sql from the
+-- customers file, `bench/generate.py LINES FILE customers`): customers' tags. A row's quantity (in thousandths,
+-- as money is in cents) is 1 and its price unknown, as bookkeeper's model defaults them.
+CREATE TABLE tag(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE customer_tag(customer_id INTEGER NOT NULL REFERENCES customer(id),
+                          tag_id INTEGER NOT NULL REFERENCES tag(id), PRIMARY KEY(customer_id, tag_id)) WITHOUT ROWID;
 
 -- The file as it is, in a temporary table (not left behind in the store).
 CREATE TEMP TABLE staging(number TEXT, date TEXT, customer TEXT, made TEXT, paid TEXT, service TEXT, sum TEXT);
