@@ -20,6 +20,69 @@ final class FetchCommandTests: StoreCommandTestCase {
         ok("add", "OrderRow", "order=A-2", "service=Repair", "sum=99.99")
     }
 
+    /// Issue 27: a range that covers (most of) the table is written `+t0."date"`, so SQLite scans instead of reading
+    /// the table through the date index at random; a selective range keeps the index; a sort without a LIMIT never
+    /// leads SQLite to the index, one with a LIMIT does. The answers are the same either way.
+    func testARangeCoveringTheTableLeavesItsIndexAndASelectiveOneKeepsIt() {
+        for month in 1...12 {
+            ok("add", "Order", "number=M-\(month)", "date=2024-\(String(format: "%02d", month))-15", "made=yes")
+        }
+        func explained(_ arguments: String...) -> String {
+            let r = bk(["fetch", "Order"] + arguments + ["--explain"])
+            XCTAssertEqual(r.status, 0, "\(arguments): \(r)")
+            return r.stdout
+        }
+        let covering = explained("--where", "date <= %@", "--arg", "2025-01-01")
+        XCTAssertTrue(covering.contains("+t0.\"date\" <= ?1"), covering)
+        let between = explained("--where", "date BETWEEN {%@, %@}", "--arg", "2023-01-01", "--arg", "2025-01-01")
+        XCTAssertTrue(between.contains("+t0.\"date\" >= ?1"), between)
+        let selective = explained("--where", "date >= %@", "--arg", "2024-12-01")
+        XCTAssertTrue(selective.contains("(t0.\"date\" >= ?1") || selective.contains(" t0.\"date\" >= ?1"), selective)
+        XCTAssertFalse(selective.contains("+t0.\"date\" >="), selective)
+        XCTAssertEqual(ok("fetch", "Order", "--where", "date <= %@", "--arg", "2025-01-01", "--count"), "15\n")
+        XCTAssertEqual(ok("fetch", "Order", "--where", "date >= %@", "--arg", "2024-12-01", "--count"), "1\n")
+        XCTAssertTrue(explained("--sort", "date").contains("ORDER BY +t0.\"date\" ASC"))
+        XCTAssertTrue(explained("--sort", "date", "--limit", "2").contains("ORDER BY t0.\"date\" ASC"))
+        let all = ok("fetch", "Order", "--sort", "date", "--columns", "number", "--format", "csv")
+        XCTAssertEqual(ok("fetch", "Order", "--sort", "date", "--limit", "2", "--columns", "number", "--format", "csv"),
+                       all.split(separator: "\n", omittingEmptySubsequences: false).prefix(3).joined(separator: "\n") + "\n")
+    }
+
+    /// Issue 27: the same for a range on an object reached by to-one relationships — OrderRow's `order.date`, as the
+    /// order-details and sales-by-service reports filter — judged on that object's table: covering, `+t1."date"` (SQLite
+    /// led the join with the date index and read the orders through it at random); selective, the index stays. The
+    /// answers are the same either way.
+    func testARangeOnAToOnePathCoveringItsTableLeavesItsIndex() {
+        for month in 1...12 {
+            ok("add", "Order", "number=M-\(month)", "date=2024-\(String(format: "%02d", month))-15", "made=yes")
+            ok("add", "OrderRow", "order=M-\(month)", "service=Repair", "sum=\(month)")
+        }
+        func explained(_ arguments: String...) -> String {
+            let r = bk(["fetch", "OrderRow"] + arguments + ["--explain"])
+            XCTAssertEqual(r.status, 0, "\(arguments): \(r)")
+            return r.stdout
+        }
+        let covering = explained("--where", "order.date <= %@", "--arg", "2025-01-01")
+        XCTAssertTrue(covering.contains("+t1.\"date\" <= ?1"), covering)
+        let between = explained("--where", "order.date BETWEEN {%@, %@}", "--arg", "2023-01-01", "--arg", "2025-01-01")
+        XCTAssertTrue(between.contains("+t1.\"date\" >= ?1"), between)
+        let selective = explained("--where", "order.date >= %@", "--arg", "2024-12-01")
+        XCTAssertTrue(selective.contains(" t1.\"date\" >= ?1"), selective)
+        XCTAssertFalse(selective.contains("+t1.\"date\" >="), selective)
+        XCTAssertEqual(ok("fetch", "OrderRow", "--where", "order.date <= %@", "--arg", "2025-01-01", "--count"), "15\n")
+        XCTAssertEqual(ok("fetch", "OrderRow", "--where", "order.date >= %@", "--arg", "2024-12-01", "--count"), "1\n")
+        // Every row is in the range: the same rows in the same order as with no filter at all.
+        let columns = ["--sort", "order.date, sum", "--columns", "order.number, sum", "--format", "csv"]
+        let inRange = bk(["fetch", "OrderRow", "--where", "order.date BETWEEN {%@, %@}", "--arg", "2023-01-01",
+                          "--arg", "2025-01-01"] + columns)
+        let all = bk(["fetch", "OrderRow"] + columns)
+        XCTAssertEqual(inRange.status, 0, "\(inRange)")
+        XCTAssertEqual(inRange.stdout, all.stdout)
+        XCTAssertEqual(all.stdout.split(separator: "\n").count, 16, all.stdout)
+        let report = bk(["report", "order-details", "--param", "from=2024-01-01", "--param", "to=2024-12-31", "--explain"])
+        XCTAssertTrue(report.stdout.contains("+t1.\"date\" >= ?1"), "\(report)")
+    }
+
     func testUnpaidOrdersByDateThenCustomer() {
         XCTAssertEqual(ok("fetch", "Order", "--where", "made == YES AND paid == NO", "--sort", "date, customer.name",
                           "--columns", "number, date, customer.name, rows.@sum.sum"), """

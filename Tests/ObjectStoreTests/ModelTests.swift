@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import ObjectStore
 
@@ -56,6 +57,38 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(m.storage(of: book.relationship(named: "cover")!, in: book), .foreignKey(column: "cover_id"))
         XCTAssertEqual(m.storage(of: cover.relationship(named: "book")!, in: cover),
                        .inverseForeignKey(table: "Book", column: "cover_id"))
+    }
+
+    /// `canonicalJSON` is written by hand (issue 27: JSONSerialization's casts cost every command 4 ms); it must be
+    /// byte for byte what JSONSerialization wrote, or every store's recorded hash would stop matching. Generated
+    /// models, with texts of every kind in defaults and rule messages (the seed is printed).
+    func testCanonicalJSONIsWhatJSONSerializationWrote() throws {
+        XCTAssertEqual(TestModel.model.canonicalJSON, TestModel.model.canonicalJSONThroughSerialization)
+        let seed = Trials.seed(fixed: 2027)
+        var g = SeededGenerator(seed: seed)
+        let pieces = ["a", "Z", "/", "\\", "\"", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1F}", "\u{B}", "\u{7F}", "é", "日本",
+                      "😀", "e\u{301}", " ", "{", "}", ":", ",", "\u{2028}", "\u{FEFF}"]
+        var compared = 0
+        for _ in 0..<Trials.count("BOOKKEEPER_MODEL_JSON_TRIALS", quick: 300, stress: 5000) {
+            func text() -> String { (0..<g.next(upTo: 8)).map { _ in g.pick(pieces) }.joined() }
+            var entities = TestModel.model.entities
+            for i in entities.indices {
+                if g.next(upTo: 2) == 0 {
+                    entities[i].attributes.append(Attribute("note", .string, default: .value(.string(text()))))
+                }
+                if g.next(upTo: 2) == 0 {
+                    entities[i].attributes.append(Attribute("amount", .decimal(scale: g.next(upTo: 7)), required: g.next(upTo: 2) == 0,
+                                                            unique: g.next(upTo: 2) == 0, indexed: g.next(upTo: 2) == 0))
+                }
+                if g.next(upTo: 2) == 0 { entities[i].rules = [ModelRule("1 == 1", message: text())] }
+            }
+            entities.shuffle(using: &g)
+            guard let model = try? Model(entities: entities) else { continue }
+            XCTAssertEqual(model.canonicalJSON, model.canonicalJSONThroughSerialization, "seed \(seed)")
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 10)
+        reportTrials("canonical model JSON", "seed \(seed), \(compared) models")
     }
 
     func testModelHashIsStableAndSensitive() throws {

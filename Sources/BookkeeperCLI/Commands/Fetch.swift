@@ -93,7 +93,8 @@ struct Fetch: StoreCommand {
             let writer = try CSVWriter(path: "-", displayName: "standard output")
             try writer.writeRecord(names)
             try store.fetchColumns(plan) { values in
-                try writer.writeRecord(zip(values, formats).map { cells.plain(ReportCell($0), as: $1) })
+                for i in values.indices { try writer.writeField(cells.plain(ReportCell(values[i]), as: formats[i])) }
+                try writer.endRecord()
             }
             try writer.close()
         case .json:

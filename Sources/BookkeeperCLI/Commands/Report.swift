@@ -69,7 +69,9 @@ struct ReportCommand: StoreCommand {
             let definition = try definitions.definition(name!, in: library)
             let report = try PreparedReport(definition, model: model, arguments: arguments, clock: clock)
             if explain {
-                print(report.explanation)
+                // As it would run on the store, when there is one: its ranges are judged against it (issue 27).
+                let store = try? openStore(readOnly: true)
+                print(store.map { $0.explain(report.plan, .columns) } ?? report.explanation)
                 return
             }
             let output = try destination(for: definition.name)   // refused before the store is opened
@@ -109,7 +111,10 @@ struct ReportCommand: StoreCommand {
             }
         }
         if explain {
-            for report in prepared { print("-- \(report.definition.name)\n\(report.explanation)") }
+            let store = try? openStore(readOnly: true)
+            for report in prepared {
+                print("-- \(report.definition.name)\n\(store.map { $0.explain(report.plan, .columns) } ?? report.explanation)")
+            }
             try failures.finish()
             return
         }

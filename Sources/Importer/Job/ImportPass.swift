@@ -53,15 +53,17 @@ final class ImportPass {
     var conflicts = 0
     var conflictNotes: [String] = []
     /// The line where each record (by row ID) was first given, for messages about a key given again.
-    var firstLines = LineBook()
+    @exclusivity(unchecked) var firstLines = LineBook()
     /// Each number column's evidence about its decimal mark (by field index), when the import decides it.
-    var tallies: [MarkTally?]
+    @exclusivity(unchecked) var tallies: [MarkTally?]
     /// The mark a value readable both ways is read with before its column shows one: a comma in a file separated
     /// by semicolons (where it is usual), else a point. Only the number of passes depends on it.
     let tentativeMark: DecimalMark
+    // (`@exclusivity(unchecked)` on the three properties read for every line: by this thread only: the access checks
+    // cost more than the reads; see EntityLayout.)
     /// References to the imported entity whose key was not found yet (see `Column.defers`): those of the record
     /// being filled, then, once it is written, each by its row and relationship, in the order they were given.
-    var pendingSelf: [DeferredReference] = []
+    @exclusivity(unchecked) var pendingSelf: [DeferredReference] = []
     var deferred: [DeferredReference?] = []
     var deferredSlots: [DeferredSlot: Int] = [:]
     private(set) var deferringColumns: [Column] = []

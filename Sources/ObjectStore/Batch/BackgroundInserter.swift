@@ -5,6 +5,11 @@
 // The connection is SQLite's multi-thread mode (GRDB opens it so): safe from any thread, never from two at
 // once. The batch writer keeps that rule by waiting for this thread (`drain()`) before any other use of the
 // connection (BatchWriter.statement(_:), execute(_:)), and by stopping it before the transaction ends.
+//
+// `BOOKKEEPER_IMPORT_THREADS=1` in the environment makes every batch write on its own thread instead: each job is
+// bound and stepped where it is submitted, and the index rebuild gets no sorter helpers. Not a user option: the
+// tests import the same files both ways and compare the stores and the messages (ImportPipelineTests), and the
+// bench can measure what the second thread is worth.
 
 import Foundation
 
@@ -30,6 +35,9 @@ final class BackgroundInserter: @unchecked Sendable {
     /// Jobs waiting at most: bounds the memory of rows handed over but not yet written.
     static let queueLimit = 64
 
+    /// Whether batches write on one thread (`BOOKKEEPER_IMPORT_THREADS=1`; see the header).
+    static let oneThread = ProcessInfo.processInfo.environment["BOOKKEEPER_IMPORT_THREADS"] == "1"
+
     init(connection: SQLConnection) {
         self.connection = connection
     }
@@ -43,6 +51,16 @@ final class BackgroundInserter: @unchecked Sendable {
 
     /// Queues rows for inserting; waits while the queue is full. Throws a failure of an earlier job.
     func submit(_ job: Job) throws(BatchError) {
+        if BackgroundInserter.oneThread {
+            // Written here and now; the buffer goes back to the spares as the thread would give it back.
+            var job = job
+            try insert(job)
+            job.values.removeAll(keepingCapacity: true)
+            condition.lock()
+            if spares.count < BackgroundInserter.queueLimit + 2 { spares.append(job.values) }
+            condition.unlock()
+            return
+        }
         condition.lock()
         if thread == nil { start() }
         while jobs.count >= BackgroundInserter.queueLimit && failure == nil { condition.wait() }
@@ -67,7 +85,7 @@ final class BackgroundInserter: @unchecked Sendable {
     /// Stops the thread after the job it is doing; queued jobs are dropped.
     func stop() {
         condition.lock()
-        guard thread != nil else { condition.unlock(); return }
+        guard thread != nil else { statements = [:]; condition.unlock(); return }
         stopping = true
         jobs.removeAll()
         condition.broadcast()

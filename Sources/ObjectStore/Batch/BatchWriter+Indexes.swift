@@ -114,7 +114,7 @@ extension BatchWriter {
         guard !missing.isEmpty else { return }
         // The load is over and the inserting thread idle: SQLite's sorter may sort on the other cores while
         // this one reads the table (faster at 10M lines: docs/design/import-speed.md).
-        let helpers = max(0, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4))
+        let helpers = BackgroundInserter.oneThread ? 0 : max(0, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4))
         try execute("PRAGMA threads = \(helpers)")
         defer { try? connection.execute("PRAGMA threads = 0") }
         for sql in missing { try execute(sql) }

@@ -65,9 +65,9 @@ package final class BatchWriter {
     package var model: Model { store.model }
     let connection: SQLConnection
 
-    var layouts: [String: EntityLayout] = [:]
+    @exclusivity(unchecked) var layouts: [String: EntityLayout] = [:]
     /// Rows buffered for multi-row inserts, over all entities.
-    var pendingRows = 0
+    @exclusivity(unchecked) var pendingRows = 0
     /// Rows that existed before and were written (or found unchanged) by key in this batch.
     var visited: [String: Set<Int64>] = [:]
     /// Rows --create-missing created for a key no record had given yet: the first record to give the key fills
@@ -88,7 +88,7 @@ package final class BatchWriter {
         return all
     }
 
-    var savepoint: SavepointState?
+    @exclusivity(unchecked) var savepoint: SavepointState?
 
     let inserter: BackgroundInserter
 
@@ -365,6 +365,7 @@ extension Store {
                         }
                         return .rollback
                     }
+                    writer.releaseKeyCaches()
                     try writer.finishIndexes()
                     try checkRules()
                     // The commit checkpoints the write-ahead log into the store; give its copied pages back

@@ -45,11 +45,13 @@ final class EntityLayout {
     let types: [AttributeType]
     let required: [Bool]
 
-    // State of this entity in one batch.
+    // State of this entity in one batch. The properties read for every row are `@exclusivity(unchecked)`: only the
+    // importer's thread touches them (the inserting thread gets its rows moved out of `pending`), and the runtime's
+    // access checks on them were 9% of that thread's time on the 1M-line bench (docs/design/import-speed.md).
     /// The row ID the next insert gets, and the rows buffered for a multi-row INSERT (row ID first).
-    var nextID: Int64 = 1
-    var pending: [SQLValue] = []
-    var pendingRows = 0
+    @exclusivity(unchecked) var nextID: Int64 = 1
+    @exclusivity(unchecked) var pending: [SQLValue] = []
+    @exclusivity(unchecked) var pendingRows = 0
     /// Rows per multi-row INSERT: up to 256, within SQLite's limit of bound values per statement.
     lazy var chunkRows: Int = max(1, min(256, 30_000 / (1 + entity.attributes.count + toOne.count)))
     /// The largest row ID when the batch began (0: the table was empty).
@@ -58,18 +60,18 @@ final class EntityLayout {
     var firstNewID: Int64 = 1
     /// Whether the batch deleted rows of this entity (their IDs are then never handed out again).
     var deletedRows = false
-    var counts = BatchCounts()
+    @exclusivity(unchecked) var counts = BatchCounts()
     /// Key caches by attribute index.
-    var caches: [Int: KeyCache] = [:]
+    @exclusivity(unchecked) var caches: [Int: KeyCache] = [:]
     /// For a row table: its to-one relationship to its document (nil inside: not a row table).
-    var parent: ParentLink??
+    @exclusivity(unchecked) var parent: ParentLink??
     /// The key caches as a list, for inserts (which must update every one).
-    var cacheList: [KeyCache] = []
+    @exclusivity(unchecked) var cacheList: [KeyCache] = []
     /// Indexes dropped for the batch (the table was empty), with the SQL that makes them again; nil until
     /// the first insert (see BatchWriter+Indexes).
-    var deferredIndexes: [(name: String, sql: String)]?
+    @exclusivity(unchecked) var deferredIndexes: [(name: String, sql: String)]?
     /// Indexes of a table that was empty, kept up while their keys arrive in order.
-    var liveIndexes: [LiveIndex] = []
+    @exclusivity(unchecked) var liveIndexes: [LiveIndex] = []
 
     init(entity: Entity, model: Model) {
         self.entity = entity

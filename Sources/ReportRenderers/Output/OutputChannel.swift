@@ -82,6 +82,14 @@ final class OutputBuffer {
         if bytes.count >= limit { try flush() }
     }
 
+    /// Writes what is buffered, then `bytes` straight from where they are (a whole report built in memory is
+    /// not copied into the buffer first).
+    func writeThrough(bytes: UnsafeRawBufferPointer) throws {
+        try flush()
+        let code = writeAll(fileDescriptor, bytes)
+        if code != 0 { throw ReportRenderError(file: displayName, kind: .io(operation: "write", errno: code)) }
+    }
+
     func flush() throws {
         let code = bytes.withUnsafeBytes { writeAll(fileDescriptor, $0) }
         if code != 0 { throw ReportRenderError(file: displayName, kind: .io(operation: "write", errno: code)) }

@@ -77,13 +77,21 @@ public struct CSVRenderer: ReportRenderer {
         // No totals record, but a total beyond what a double holds fails the report here as in the other formats.
         let totalled = document.columns.indices.filter { document.columns[$0].hasTotal }
         var totals = [ColumnTotal](repeating: ColumnTotal(), count: formats.count)
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(64)
         while let row = try checked.next(from: &rows) {
             for i in totalled { totals[i].add(row[i]) }
             for i in row.indices {
                 if case let .text(text) = row[i] {
                     try writer.writeField(neutralizes ? CSVRenderer.neutralized(text) : text)
                 } else {
-                    try writer.writeField(cells.plain(row[i], as: formats[i], decimalSeparator: decimalSeparator))
+                    // Numbers and dates as bytes (CellBytes.swift); the rest through their String.
+                    scratch.removeAll(keepingCapacity: true)
+                    if CellBytes.appendPlain(row[i], as: formats[i], decimalSeparator: decimalSeparator, to: &scratch) {
+                        try scratch.withUnsafeBufferPointer { try writer.writeField(bytes: $0) }
+                    } else {
+                        try writer.writeField(cells.plain(row[i], as: formats[i], decimalSeparator: decimalSeparator))
+                    }
                 }
             }
             try writer.endRecord()

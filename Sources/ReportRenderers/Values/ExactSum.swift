@@ -127,13 +127,18 @@ struct ExactSum: Sendable {
 /// `checkedValue` refuses it: it was written as 0 (JSON) and as nothing (text).
 struct ColumnTotal: Sendable {
     private var exact = ExactSum()
+    /// Values of one scale summed in an Int128 before they go into `exact`, which allocates for each one it adds:
+    /// a column's values mostly share their scale, and an Int128 overflows only far beyond any stored sum.
+    private var pending: Int128 = 0
+    private var pendingScale = 0
+    private var hasPending = false
     private var doubles = 0.0
     private var hasDoubles = false
 
     mutating func add(_ cell: ReportCell) {
         switch cell {
-        case let .integer(value): exact.add(units: Int128(value), scale: 0)
-        case let .decimal(units, scale): exact.add(units: units, scale: scale)
+        case let .integer(value): add(units: Int128(value), scale: 0)
+        case let .decimal(units, scale): add(units: units, scale: scale)
         case let .double(value) where value.isFinite:
             doubles += value
             hasDoubles = true
@@ -141,14 +146,37 @@ struct ColumnTotal: Sendable {
         }
     }
 
+    @inline(__always)
+    private mutating func add(units: Int128, scale: Int) {
+        if hasPending && scale == pendingScale {
+            let (sum, overflow) = pending.addingReportingOverflow(units)
+            if !overflow {
+                pending = sum
+                return
+            }
+        }
+        if hasPending { exact.add(units: pending, scale: pendingScale) }
+        pending = units
+        pendingScale = scale
+        hasPending = true
+    }
+
+    /// The exact sum of the integers and decimals added.
+    private var exactSum: ExactSum {
+        guard hasPending else { return exact }
+        var sum = exact
+        sum.add(units: pending, scale: pendingScale)
+        return sum
+    }
+
     var value: DecimalText {
-        let sum = exact.decimalText
+        let sum = exactSum.decimalText
         guard hasDoubles else { return sum }
         return DecimalText(double: sum.doubleValue + doubles) ?? sum
     }
 
     /// Whether the total is a finite number.
-    var isFinite: Bool { !hasDoubles || (exact.decimalText.doubleValue + doubles).isFinite }
+    var isFinite: Bool { !hasDoubles || (exactSum.decimalText.doubleValue + doubles).isFinite }
 
     /// The total; one beyond what a double holds is an error naming the column (its title).
     func checkedValue(column: String, file: String) throws -> DecimalText {

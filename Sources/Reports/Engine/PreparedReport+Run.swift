@@ -13,11 +13,18 @@ import ReportRenderers
 struct StoreRowSource: ReportRowSource {
     var cursor: StoredRowCursor
     let decoders: [CellDecoder]
+    /// The stored values of the row being read, in one array for every row.
+    private var row: [StoredValue] = []
+
+    init(cursor: StoredRowCursor, decoders: [CellDecoder]) {
+        self.cursor = cursor
+        self.decoders = decoders
+    }
 
     var rowCount: Int? { nil }
 
     mutating func nextRow() throws -> [ReportCell]? {
-        guard let row = try cursor.next() else { return nil }
+        guard try cursor.next(into: &row) else { return nil }
         var cells: [ReportCell] = []
         cells.reserveCapacity(decoders.count)
         for i in decoders.indices {

@@ -42,6 +42,25 @@ final class BatchWriterTests: XCTestCase {
                        ["Acme|C1|new", "Bolt||"])
     }
 
+    /// The key caches are emptied before the index rebuild (`releaseKeyCaches`); asked again after that, they must
+    /// still answer from the table: a key the batch wrote is found, another is not — whether the cache had kept its
+    /// entries (keys out of order) or none (keys in order, where a key past the last is new without a look-up).
+    func testKeyCachesAnswerRightlyAfterTheirMemoryIsGivenBack() throws {
+        try store.batch { w in
+            var ids: [String: Int64] = [:]
+            for name in ["Acme", "Bolt", "Crane"] { ids[name] = try w.upsert(try customer(w, name)).rowID }
+            _ = try w.resolve(.string("Delivery"), in: "Service", createMissing: true)
+            _ = try w.resolve(.string("Assembly"), in: "Service", createMissing: true)   // out of order: entries kept
+            w.releaseKeyCaches()
+            for (name, id) in ids { XCTAssertEqual(try w.resolve(.string(name), in: "Customer"), id, name) }
+            XCTAssertThrowsError(try w.resolve(.string("Zeta"), in: "Customer"), "a key past the last is looked up")
+            XCTAssertEqual(try w.resolve(.string("Assembly"), in: "Service"), try w.resolve(.string("Assembly"), in: "Service"))
+            XCTAssertThrowsError(try w.resolve(.string("Welding"), in: "Service"))
+            XCTAssertEqual(try w.upsert(try customer(w, "Bolt")).outcome, .repeated)
+        }
+        XCTAssertEqual(try rows("SELECT count(*) FROM Customer"), ["3"])
+    }
+
     func testAKeyGivenTwiceMustAgree() throws {
         try store.batch { w in
             try w.upsert(try customer(w, "Acme", info: "x"))

@@ -47,10 +47,32 @@ package final class SQLCompiler {
     private var sumForm: WideForm = .exact
     private(set) var arguments: [DatabaseValue] = []
     private var aliasCount = 0
+    /// The share of the fetched entity's rows (0...1) a range on one of its indexed attributes covers, when the
+    /// statement is compiled against a store (`RangeCoverage`); nil compiles without it.
+    let coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: DatabaseValue?, _ high: DatabaseValue?) -> Double?)?
 
-    init(model: Model, scopes: [Entity]) {
+    init(model: Model, scopes: [Entity],
+         coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: DatabaseValue?, _ high: DatabaseValue?) -> Double?)? = nil) {
         self.model = model
         self.scopes = scopes
+        self.coverage = coverage
+    }
+
+    /// Issue 27: SQLite (without STAT4) takes any range on an indexed column for selective and reads the table
+    /// through the index, at random when the rows were not written in the index's order: the shipped
+    /// `unpaid-orders` report, whose default range covers every order, took 0.53 s that way on a store imported
+    /// in random order, and 0.14 s scanned. When the store says the range covers at least a fifth of the rows
+    /// (the index's min and max, by `coverage`), the column is written `+column`: the same value and collation,
+    /// but no index. The same holds for an object reached by to-one relationships (`order.date` in the
+    /// `order-details` and `sales-by-service` reports over OrderRow): SQLite led its join with the date index and
+    /// read `"Order"` through it at random, where the plain statement scans `"order"`; the share is that of the
+    /// object's own table.
+    private func unindexed(_ column: String, _ c: BoundComparison, low: DatabaseValue?, high: DatabaseValue?, in q: SQLQuery) -> String {
+        guard let coverage, q.parent == nil, case .attribute(let path, let a) = c.left, path.scope == 0,
+              a.isIndexed || a.isUnique, c.options.isEmpty,
+              let entity = path.hops.last.map({ model.entity(named: $0.destination) }) ?? scopes[0],
+              let share = coverage(entity, a, low, high), share >= 0.2 else { return column }
+        return "+" + column
     }
 
     /// Binds a value and returns its placeholder. Numbered, so the order of compilation does not matter.
@@ -176,7 +198,7 @@ package final class SQLCompiler {
     static let chainGroup = 64
 
     /// The terms of the AND (or OR) chain at `p`, left to right, found without recursion.
-    private static func chainTerms(_ p: BoundPredicate, and: Bool) -> [BoundPredicate] {
+    static func chainTerms(_ p: BoundPredicate, and: Bool) -> [BoundPredicate] {
         var terms: [BoundPredicate] = []
         var stack = [p]
         while let next = stack.popLast() {
@@ -224,9 +246,11 @@ package final class SQLCompiler {
             let saved = sumForm
             sumForm = wide == .comparable ? .comparable : .exact
             defer { sumForm = saved }
-            let l = side(c.left, c, in: q)
+            var l = side(c.left, c, in: q)
             guard case .list(let values) = c.right, values.count == 2 else { preconditionFailure("BETWEEN without two values") }
-            let (lo, hi) = (bind(literal(values[0], c.domain, fold: [])), bind(literal(values[1], c.domain, fold: [])))
+            let (low, high) = (literal(values[0], c.domain, fold: []), literal(values[1], c.domain, fold: []))
+            if wide == .native { l = unindexed(l, c, low: low, high: high, in: q) }
+            let (lo, hi) = (bind(low), bind(high))
             if wide == .function { return "(\(dialect.wideComparison(l, ">=", lo)) AND \(dialect.wideComparison(l, "<=", hi)))" }
             return "(\(l) >= \(lo) AND \(l) <= \(hi))"
         case .equal:
@@ -238,7 +262,13 @@ package final class SQLCompiler {
             let saved = sumForm
             sumForm = wide == .comparable ? .comparable : .exact
             defer { sumForm = saved }
-            let (l, r) = (side(c.left, c, in: q), side(c.right, c, in: q))
+            var l = side(c.left, c, in: q)
+            let r = side(c.right, c, in: q)
+            if wide == .native, case .literal(let v) = c.right, !v.isNull {
+                let bound = literal(v, c.domain, fold: [])
+                let below = c.op == .lessThan || c.op == .lessThanOrEqual
+                l = unindexed(l, c, low: below ? nil : bound, high: below ? bound : nil, in: q)
+            }
             let sql = wide == .function ? dialect.wideComparison(l, c.op.rawValue, r) : "\(l) \(c.op.rawValue) \(r)"
             // x <= NULL holds only when x is NULL too.
             if c.op == .lessThan || c.op == .greaterThan { return sql }
@@ -352,29 +382,24 @@ package final class SQLCompiler {
             return numeric(column, a.type, domain, wide: false)
         case .reference(let path, _):
             return "\(alias(of: path, in: q)).\"id\""
-        case .aggregate(let op, let c, let valuePath, let a):
-            let form = sumForm
-            let sub = collectionQuery(c, in: q)
-            var value = "*"
-            if let valuePath, let a {
-                value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
-                if op == .sum || op == .avg { value = finite(value, valuePath, a, in: sub) }
+        case .aggregate(let op, _, _, let a):
+            // Computed once per object in the fetch's derived table when the fetch uses it more than once.
+            var raw: String
+            if let column = sharedColumn(e) {
+                raw = column
+                // The derived table holds the exact form; a comparison that wants the comparable one converts
+                // the rare wide value.
+                if op == .sum, a!.type != .double, sumForm == .comparable {
+                    raw = "(CASE WHEN typeof(\(column)) = 'blob' THEN \(WideInteger.comparableFunction)(\(column)) ELSE \(column) END)"
+                }
+            } else {
+                raw = marked(e, rawAggregate(e, in: q))
             }
             switch op {
-            case .count:
-                return numeric("(SELECT COUNT(\(value)) \(sub.body()))", .integer, domain, wide: false)
-            case .sum:
-                if a!.type == .double { return numeric("COALESCE((SELECT SUM(\(value)) \(sub.body())), 0.0)", .double, domain, wide: false) }
-                // The form is read before the subquery's own comparisons (compiled above) could change it.
-                return numeric("COALESCE((SELECT \(dialect.exactSum(value, beyond: form)) \(sub.body())), 0)", a!.type, domain, wide: true)
-            case .avg:
-                let scale = PredicateBinder.scale(a!.type)
-                // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
-                let avg = a!.type == .double ? "(SELECT AVG(\(value)) \(sub.body()))"
-                    : "(SELECT CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value)) \(sub.body()))"
-                return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
-            case .min, .max:
-                return numeric("(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))", a!.type, domain, wide: false)
+            case .count: return numeric(raw, .integer, domain, wide: false)
+            case .sum: return a!.type == .double ? numeric(raw, .double, domain, wide: false) : numeric(raw, a!.type, domain, wide: true)
+            case .avg: return raw
+            case .min, .max: return numeric(raw, a!.type, domain, wide: false)
             }
         case .period(let unit, let inner):
             // A date-time's period is that of its local date (bk_localday, in the zone outputs show it in), not of
@@ -429,6 +454,72 @@ package final class SQLCompiler {
             // units, 1/0, 15-digit doubles) and split nothing that held its ", ".
             return "(SELECT \(StoreFunctions.list)(v, '\(a.type.spec)') FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
         }
+    }
+
+    /// A per-object aggregate as its correlated subquery, before `numeric` brings it to a comparison domain: a
+    /// sum in the form `sumForm` asks for (exact unless a comparison wants the comparable one), an average
+    /// already divided and scaled.
+    func rawAggregate(_ e: BoundExpression, in q: SQLQuery) -> String {
+        guard case .aggregate(let op, let c, let valuePath, let a) = e else { preconditionFailure("not an aggregate") }
+        let form = sumForm
+        let sub = collectionQuery(c, in: q)
+        var value = "*"
+        if let valuePath, let a {
+            value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
+            if op == .sum || op == .avg { value = finite(value, valuePath, a, in: sub) }
+        }
+        switch op {
+        case .count:
+            return "(SELECT COUNT(\(value)) \(sub.body()))"
+        case .sum:
+            if a!.type == .double { return "COALESCE((SELECT SUM(\(value)) \(sub.body())), 0.0)" }
+            // The form is read before the subquery's own comparisons (compiled above) could change it.
+            return "COALESCE((SELECT \(dialect.exactSum(value, beyond: form)) \(sub.body())), 0)"
+        case .avg:
+            let scale = PredicateBinder.scale(a!.type)
+            // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
+            let avg = a!.type == .double ? "(SELECT AVG(\(value)) \(sub.body()))"
+                : "(SELECT CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value)) \(sub.body()))"
+            return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
+        case .min, .max:
+            return "(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))"
+        }
+    }
+
+    // MARK: Aggregates computed once
+
+    /// Issue 27: the columns of the fetch's derived table that hold per-object aggregates used more than once
+    /// (in the predicate, the columns, the sort, the group keys), by `aggregateKey`; read in place of the
+    /// correlated subquery. Empty unless `FetchPlan.sql` made a derived table.
+    var shared: [String: String] = [:]
+
+    /// What identifies a per-object aggregate of the fetched object (scope 0): its exact-form SQL and arguments
+    /// compiled on their own. Two bindings of `rows.@sum.sum` (each with scopes of its own) are the same
+    /// aggregate exactly when they compile to the same statement. Nil for anything else, and for aggregates of
+    /// a collection element (a SUBQUERY's scope), which are not one value per fetched object.
+    func aggregateKey(_ e: BoundExpression) -> String? {
+        guard case .aggregate(_, let c, _, _) = e, c.scope == 0 else { return nil }
+        let scratch = SQLCompiler(model: model, scopes: scopes)
+        let sql = scratch.rawAggregate(e, in: scratch.rootQuery())
+        return ([sql] + scratch.arguments.map { String(reflecting: $0) }).joined(separator: "\u{1F}")
+    }
+
+    /// Whether each aggregate subquery written is marked with its number (`/*bk:N*/`, N by `markIDs`), so that the
+    /// copies in the statement can be counted: a BETWEEN or a `<=` may write its side twice.
+    var marking = false
+    var markIDs: [String: Int] = [:]
+
+    /// `raw`, the SQL of aggregate `e`, with its number in front when `marking`.
+    func marked(_ e: BoundExpression, _ raw: String) -> String {
+        guard marking, let key = aggregateKey(e) else { return raw }
+        let id = markIDs[key] ?? markIDs.count
+        markIDs[key] = id
+        return "/*bk:\(id)*/" + raw
+    }
+
+    private func sharedColumn(_ e: BoundExpression) -> String? {
+        guard !shared.isEmpty, let key = aggregateKey(e) else { return nil }
+        return shared[key]
     }
 
     /// A double attribute's column read where SQLite would compute with it (a sum, an average, a list): wrapped

@@ -22,11 +22,18 @@ public struct StoredRowCursor {
 
     /// The next row's stored values, in column order; nil after the last row.
     public mutating func next() throws -> [StoredValue]? {
-        guard try cursor.next() != nil else { return nil }
+        var values: [StoredValue] = []
+        return try next(into: &values) ? values : nil
+    }
+
+    /// The next row's stored values into `values` (replacing what it held, keeping its storage: a report reads
+    /// every row through one array); false after the last row.
+    public mutating func next(into values: inout [StoredValue]) throws -> Bool {
+        guard try cursor.next() != nil else { return false }
         // Read in place from the statement GRDB has just stepped: going through `Row` and DatabaseValue
         // instantiated generic metadata for every value (a profile of a 100,000-row report showed it).
         let statement = self.statement.sqliteStatement
-        var values: [StoredValue] = []
+        values.removeAll(keepingCapacity: true)
         values.reserveCapacity(columnCount)
         for i in 0..<Int32(columnCount) {
             switch sqlite3_column_type(statement, i) {
@@ -46,7 +53,7 @@ public struct StoredRowCursor {
             default: values.append(.null)
             }
         }
-        return values
+        return true
     }
 }
 
@@ -55,8 +62,8 @@ extension Store {
     /// rows it will give, counted in the same read transaction, so a writer committing meanwhile cannot make
     /// the two disagree (a renderer that must know the row count up front relies on that).
     public func withRows<T>(_ plan: FetchPlan, counted: Bool, _ body: (Int?, inout StoredRowCursor) throws -> T) throws -> T {
-        let (sql, arguments) = plan.sql(.columns)
         return try read { db in
+            let (sql, arguments) = plan.sql(.columns, in: db)
             var result: T?
             // One transaction for the count and the rows (a read-only store's `read` has begun it already).
             func inOneTransaction(_ work: () throws -> Void) throws {
@@ -66,7 +73,7 @@ extension Store {
             try inOneTransaction {
                 var count: Int?
                 if counted {
-                    let (countSQL, countArguments) = plan.sql(.count)
+                    let (countSQL, countArguments) = plan.sql(.count, in: db)
                     count = try Int.fetchOne(db, sql: countSQL, arguments: StatementArguments(countArguments)) ?? 0
                 }
                 let statement = try db.makeStatement(sql: sql)

@@ -11,6 +11,9 @@ import GRDB
 // before every BLOB; sort keys through `bk_wide_order`.
 public enum WideInteger {
     static let byteCount = 16
+    /// `bk_wide_comparable(x)`: a wide value in its comparable form (`comparable`), for a sum computed once in
+    /// its exact form and then compared with SQLite's own operators.
+    static let comparableFunction = "bk_wide_comparable"
 
     /// The SQL value of `value`: an INTEGER when it fits, else the 16-byte encoding.
     public static func encode(_ value: Int128) -> DatabaseValue {
@@ -77,6 +80,10 @@ public enum WideInteger {
         db.add(function: DatabaseFunction("bk_wide_real", argumentCount: 1, pure: true) { values in
             guard let x = decode(values[0]) else { return values[0] }
             return Double(x)
+        })
+        db.add(function: DatabaseFunction(comparableFunction, argumentCount: 1, pure: true) { values in
+            guard let x = decode(values[0]) else { return values[0] }
+            return comparable(x)
         })
         // A sort key that orders INTEGERs and wide values together; NULL stays NULL (first ascending).
         db.add(function: DatabaseFunction("bk_wide_order", argumentCount: 1, pure: true) { values in

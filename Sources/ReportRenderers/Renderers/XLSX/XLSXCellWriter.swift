@@ -36,6 +36,12 @@ struct XLSXCellWriter {
     /// replaced (the C API ends strings there), OOXML escapes kept literal, and U+FFFE, U+FFFF — which
     /// XML cannot hold and libxlsxwriter writes raw — written as the escapes `_xFFFE_`, `_xFFFF_`.
     static func excelText(_ text: String) -> (text: String, cut: Bool) {
+        // Most cells are short printable ASCII without an underscore: nothing to cut, replace or escape, in one pass
+        // (the four below each walk the text).
+        if text.utf8.count <= XLSXWorkbook.maximumStringLength,
+           text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "_") }) {
+            return (text, false)
+        }
         var text = text
         var cut = false
         if text.utf8.count > XLSXWorkbook.maximumStringLength {
