@@ -118,6 +118,10 @@ extension Store {
     /// when SQLite stops at the damage (a page it cannot read, a schema it cannot parse), that is a line too.
     static func integrityLines(_ db: Database, limit: Int) throws -> [String] {
         var lines: [String] = []
+        // The check reads every page itself and says what is wrong with each; with the connection's cell size
+        // check on, the first damaged cell stopped it with "malformed" instead (see Store.configuration).
+        try db.execute(sql: "PRAGMA cell_size_check = OFF")
+        defer { try? db.execute(sql: "PRAGMA cell_size_check = ON") }
         do {
             let cursor = try String.fetchCursor(db, sql: "PRAGMA integrity_check")
             while let text = try cursor.next() {

@@ -71,6 +71,10 @@ public final class Store: @unchecked Sendable {
         config.label = "bookkeeper"
         config.prepareDatabase { db in
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            // A damaged page's cells are checked as they are read: without it, a join that seeks a damaged table
+            // page by rowid found no row there and dropped the rows that needed it, with no error (order-details
+            // lost 102 of 5,124 rows and exited 0). No measurable cost on the bench's million rows.
+            try db.execute(sql: "PRAGMA cell_size_check = ON")
             if !checkpointOnClose, let handle = db.sqliteConnection { _ = bk_set_no_checkpoint_on_close(handle, 1) }
             StoreFunctions.register(in: db)
         }
