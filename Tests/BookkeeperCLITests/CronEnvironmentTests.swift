@@ -142,9 +142,10 @@ final class OpenFileLimitTests: SampleStoreTestCase {
     }
 }
 
-/// Limits on memory (`ulimit -v`, `ulimit -d`), as a cron job or a service may set them: under a low one, `import`
-/// hung for ever asleep in libdispatch (a thread could not get its stack) or ended in SIGSEGV with no message. Now
-/// every command checks the limits before any work (AddressSpace.swift).
+/// Limits on memory (`ulimit -v`, `ulimit -d`, `ulimit -s`), as a cron job or a service may set them: under a low
+/// one, `import` hung for ever asleep in libdispatch (a thread could not get its stack) or ended in SIGSEGV with no
+/// message, and a deeply nested predicate or `report --all` overflowed a small stack. Now every command checks the
+/// limits before any work (AddressSpace.swift).
 final class MemoryLimitTests: SampleStoreTestCase {
     private static let needed = 524288
 
@@ -152,15 +153,16 @@ final class MemoryLimitTests: SampleStoreTestCase {
     func testACommandUnderALowMemoryLimitSaysSoAndChangesNothing() throws {
         let before = try storeFingerprint(store)
         dir.write("low.csv", "code,name\nC990,Low Memory Ltd\n")
-        for (option, what) in [("-v", "address space"), ("-d", "data")] {
+        for (option, limit, what, needed) in [("-v", 300000, "address space", Self.needed), ("-d", 300000, "data", Self.needed),
+                                              ("-s", 96, "the stack", 1024)] {
             for args in [["--store", store, "add", "Customer", "name=Low Limit"], ["--store", store, "import", "Customer", "low.csv"],
                          ["--store", store, "list", "Customer"], ["--store", "other.sqlite", "init"]] {
-                let r = try runUnder("\(option) 300000", args, in: dir.path, environment: Self.environment)
+                let r = try runUnder("\(option) \(limit)", args, in: dir.path, environment: Self.environment)
                 XCTAssertFalse(r.killedBySignal, "\(option) \(args): \(r)")
                 XCTAssertEqual(r.status, 74, "\(option) \(args): \(r)")
                 XCTAssertEqual(r.stdout, "", "\(args)")
-                XCTAssertEqual(r.stderr, "bookkeeper: too little memory allowed: the limit on \(what) (ulimit \(option)) is 300000 KiB, "
-                               + "and bookkeeper needs \(Self.needed) KiB (512 MiB) — raise the limit (ulimit \(option) \(Self.needed)) "
+                XCTAssertEqual(r.stderr, "bookkeeper: too little memory allowed: the limit on \(what) (ulimit \(option)) is \(limit) KiB, "
+                               + "and bookkeeper needs \(needed) KiB (\(needed / 1024) MiB) — raise the limit (ulimit \(option) \(needed)) "
                                + "or remove it (ulimit \(option) unlimited)\n")
             }
         }
@@ -169,17 +171,18 @@ final class MemoryLimitTests: SampleStoreTestCase {
     }
 
     /// The limit it asks for is enough: every command of the open-file sweep, and an import of 50,000 order lines,
-    /// under exactly that limit on address space (and on data for a few) does what it does without one.
+    /// under exactly that limit on address space and on the stack (and on data for a few) does what it does without one.
     func testEveryCommandWorksUnderTheMemoryLimitItAsksFor() throws {
         var checked = 0
         for command in OpenFileLimitTests.commands {
             let reference = OpenFileLimitTests.freshFolder()
             let expected = runProgram(bookkeeperBinary, command.arguments, in: reference.path, environment: Self.environment)
-            let options = ["init", "import", "report"].contains(where: command.arguments.contains) ? ["-v", "-d"] : ["-v"]
-            for option in options {
+            let limits = ["init", "import", "report"].contains(where: command.arguments.contains)
+                ? ["-v \(Self.needed)", "-d \(Self.needed)", "-s 1024"] : ["-v \(Self.needed)", "-s 1024"]
+            for limit in limits {
                 let folder = OpenFileLimitTests.freshFolder()
-                let r = try runUnder("\(option) \(Self.needed)", command.arguments, in: folder.path, environment: Self.environment)
-                let what = "ulimit \(option) \(Self.needed); bookkeeper \(command.arguments.joined(separator: " ")): \(r)"
+                let r = try runUnder(limit, command.arguments, in: folder.path, environment: Self.environment)
+                let what = "ulimit \(limit); bookkeeper \(command.arguments.joined(separator: " ")): \(r)"
                 XCTAssertFalse(r.killedBySignal, what)
                 XCTAssertEqual(r.status, command.status, what)
                 if command.stableOutput { XCTAssertEqual(r.stdout, expected.stdout, what) }
@@ -197,6 +200,12 @@ final class MemoryLimitTests: SampleStoreTestCase {
                              in: dir.path, environment: Self.environment)
         XCTAssertEqual(r.status, 0, "\(r)")
         XCTAssertEqual(bk(["fetch", "Order", "--where", "number BEGINSWITH 'N'", "--count"]).stdout, "10000\n")
+        // A predicate nested as deep as the parser allows (24 levels), under the stack it asks for.
+        let nested = String(repeating: "(", count: 24) + "number BEGINSWITH 'N'" + String(repeating: ")", count: 24)
+        let deep = try runUnder("-s 1024", ["--store", store, "fetch", "Order", "--where", nested, "--count"], in: dir.path,
+                                environment: Self.environment)
+        XCTAssertEqual(deep.status, 0, "\(deep)")
+        XCTAssertEqual(deep.stdout, "10000\n")
         XCTAssertGreaterThan(checked, OpenFileLimitTests.commands.count)
     }
 }

@@ -1,4 +1,4 @@
-// The limits on memory a cron job or a service may set (`ulimit -v`, `ulimit -d`).
+// The limits on memory a cron job or a service may set (`ulimit -v`, `ulimit -d`, `ulimit -s`).
 //
 // Why this file exists: under a low limit on address space a thread could not get its stack. libdispatch, which
 // GRDB's queues use, then retries for ever (`_dispatch_temporary_resource_shortage`): `import` under `ulimit -v
@@ -29,14 +29,22 @@ public enum AddressSpace {
         return lowest
     }
 
-    /// Throws `TooLittleMemory` when a limit leaves less than `bytes` of address space.
-    public static func require(_ bytes: UInt64 = needed) throws {
-        guard let limit, limit.bytes < bytes else { return }
-        throw TooLittleMemory(limit: limit.bytes, option: limit.option, needed: bytes)
+    /// The stack a command needs (`ulimit -s`), with room to spare: a predicate nested as deep as the parser allows
+    /// overflowed 96 KiB and `report --all` 64 KiB (SIGSEGV, no message); 128 KiB was enough for every command tried.
+    /// Every thread gets that limit as its stack too. Below 48 KiB the Swift runtime cannot start the program at all.
+    public static let neededStack: UInt64 = 1 << 20
+
+    /// Throws `TooLittleMemory` when a limit leaves less than `bytes` of address space, or less than `stack` of stack.
+    public static func require(_ bytes: UInt64 = needed, stack: UInt64 = neededStack) throws {
+        if let limit, limit.bytes < bytes { throw TooLittleMemory(limit: limit.bytes, option: limit.option, needed: bytes) }
+        var limits = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max, UInt64(limits.rlim_cur) < stack {
+            throw TooLittleMemory(limit: UInt64(limits.rlim_cur), option: "-s", needed: stack)
+        }
     }
 }
 
-/// A limit on memory (`ulimit -v` or `ulimit -d`) below what a command needs.
+/// A limit on memory (`ulimit -v`, `ulimit -d` or `ulimit -s`) below what a command needs.
 public struct TooLittleMemory: CategorizedError {
     public let limit: UInt64
     public let option: String
@@ -45,7 +53,7 @@ public struct TooLittleMemory: CategorizedError {
     public var category: ErrorCategory { .io }
     public var description: String {
         // ulimit counts in KiB.
-        "too little memory allowed: the limit on \(option == "-v" ? "address space" : "data") (ulimit \(option)) is "
+        "too little memory allowed: the limit on \(["-v": "address space", "-d": "data"][option] ?? "the stack") (ulimit \(option)) is "
             + "\(limit / 1024) KiB, and bookkeeper needs \(needed / 1024) KiB (\(needed >> 20) MiB) — raise the limit "
             + "(ulimit \(option) \(needed / 1024)) or remove it (ulimit \(option) unlimited)"
     }
