@@ -120,7 +120,7 @@ final class SharedAggregateDifferentialTests: XCTestCase {
                 let what = "seed \(seed), store \(storeNumber): Book where \(predicate ?? "-") columns \(columns) sort \(sort) limit \(limit.map(String.init) ?? "-") group \(group)"
                 for selection in [FetchPlan.Selection.columns, .count] {
                     let new = plan.sql(selection, coverage: nil)
-                    let old = plan.sql(selection, coverage: nil, shareAggregates: false)
+                    let old = plan.sql(selection, coverage: nil, shareAggregates: false, groupAggregates: false)
                     let (newRows, oldRows) = (try Self.rows(store, new), try Self.rows(store, old))
                     XCTAssertEqual(newRows, oldRows, "\(what) (\(selection))\nnew: \(new.sql)\nold: \(old.sql)")
                     // Each aggregate once: every aggregate's subquery is written once, where the old statement
@@ -130,7 +130,9 @@ final class SharedAggregateDifferentialTests: XCTestCase {
                     let twice = FetchPlan.markedCopies(oldMarked).values.contains { $0 > 1 }
                     if limit == nil || group {
                         XCTAssertEqual(FetchPlan.markedCopies(marked).values.max() ?? 1, 1, "\(what)\n\(marked)")
-                        XCTAssertEqual(new.sql.contains("(SELECT t0.*"), twice, "a derived table exactly when needed: \(what)\n\(new.sql)")
+                        // Unless grouped derived tables compute every aggregate once (FetchPlan+GroupedAggregates).
+                        let grouped = new.sql.contains(#""@owner""#)
+                        XCTAssertEqual(new.sql.contains("(SELECT t0.*"), twice && !grouped, "a derived table exactly when needed: \(what)\n\(new.sql)")
                         if twice, selection == .columns { shared += 1 }
                     } else {
                         XCTAssertEqual(new.sql, old.sql, "a limited fetch keeps its statement: \(what)")
