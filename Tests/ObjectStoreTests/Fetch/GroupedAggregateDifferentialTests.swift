@@ -36,20 +36,6 @@ final class GroupedAggregateDifferentialTests: XCTestCase {
         !path.hasPrefix("author.") && !path.hasPrefix("SUBQUERY") && !path.hasSuffix("@sum.rating") && !path.hasSuffix("@avg.rating")
     }
 
-    static func predicate(_ rng: inout SeededGenerator, _ pool: [(String, Kind)], depth: Int) -> String {
-        switch depth == 0 ? 0 : rng.next(upTo: 5) {
-        case 0, 1:
-            let (path, kind) = rng.pick(pool)
-            if kind == .number, rng.next(upTo: 3) == 0 {
-                return "\(path) \(rng.pick(["<", ">", "<=", ">=", "==", "!="])) \(rng.pick(["92233720368547758.07", "-92233720368547758.08", "0", "-0.01"]))"
-            }
-            return Generator.comparison(path, kind, &rng)
-        case 2: return "NOT (\(predicate(&rng, pool, depth: depth - 1)))"
-        case 3: return "(\(predicate(&rng, pool, depth: depth - 1)) OR \(predicate(&rng, pool, depth: depth - 1)))"
-        default: return "\(predicate(&rng, pool, depth: depth - 1)) AND \(predicate(&rng, pool, depth: depth - 1))"
-        }
-    }
-
     func testGroupedAggregatesAgreeWithTheCorrelatedSubqueriesAndTheEvaluator() throws {
         // `make test`: 25 stores with 24 fetches each from a fixed seed; `make stress`: 400 stores from the seed it
         // prints (BOOKKEEPER_GROUPED_SEED and BOOKKEEPER_GROUPED_COUNT override).
@@ -68,7 +54,7 @@ final class GroupedAggregateDifferentialTests: XCTestCase {
                 let listed = pool.filter { !$0.0.hasPrefix("SUBQUERY") }
                 // An aggregate-only predicate needs the aggregates for every object (grouped); a plain conjunct
                 // may be selective, and a LIMIT may stop early (both correlated).
-                var predicate: String? = rng.next(upTo: 3) == 0 ? nil : Self.predicate(&rng, pool, depth: 2)
+                var predicate: String? = rng.next(upTo: 3) == 0 ? nil : SharedAggregateDifferentialTests.aggregatePredicate(&rng, pool, depth: 2, scalars: [])
                 let plain = rng.next(upTo: 4) == 0
                 if plain { predicate = predicate.map { "\(root.plain) AND (\($0))" } ?? root.plain }
                 let limit: Int? = rng.next(upTo: 5) == 0 ? rng.next(upTo: 4) : nil
@@ -102,12 +88,7 @@ final class GroupedAggregateDifferentialTests: XCTestCase {
                     }
                 }
                 if !group {
-                    var ours: [[String]] = []
-                    try store.fetchColumns(plan) { ours.append($0.map(\.description)) }
-                    let expected = try context.fetchInMemory(plan).map { object in
-                        try plan.columns.map { try evaluator.value($0.expression, [0: object]).description }
-                    }
-                    XCTAssertEqual(ours, expected, "\(what)\n\(store.explain(plan, .columns))")
+                    try SharedAggregateDifferentialTests.assertColumnsMatchTheEvaluator(plan, store, context, evaluator, what)
                 }
                 checked += 1
             }

@@ -63,19 +63,33 @@ final class SharedAggregateDifferentialTests: XCTestCase {
         return (store, dir)
     }
 
-    static func aggregatePredicate(_ rng: inout SeededGenerator, _ pool: [(String, Generator.Kind)], depth: Int) -> String {
+    /// A predicate over the aggregates of `pool` (and, in a fourth of the comparisons, over `scalars`).
+    static func aggregatePredicate(_ rng: inout SeededGenerator, _ pool: [(String, Generator.Kind)], depth: Int,
+                                   scalars: [(String, Generator.Kind)] = scalars) -> String {
         switch depth == 0 ? 0 : rng.next(upTo: 5) {
         case 0, 1:
-            let (path, kind) = rng.next(upTo: 4) == 0 ? rng.pick(scalars) : rng.pick(pool)
+            let (path, kind) = !scalars.isEmpty && rng.next(upTo: 4) == 0 ? rng.pick(scalars) : rng.pick(pool)
             if kind == .number, rng.next(upTo: 3) == 0 {
                 // Beyond what an Int64 of units holds, either way: the sum's comparable form.
                 return "\(path) \(rng.pick(["<", ">", "<=", ">=", "==", "!="])) \(rng.pick(["92233720368547758.07", "-92233720368547758.08", "0", "-0.01"]))"
             }
             return Generator.comparison(path, kind, &rng)
-        case 2: return "NOT (\(aggregatePredicate(&rng, pool, depth: depth - 1)))"
-        case 3: return "(\(aggregatePredicate(&rng, pool, depth: depth - 1)) OR \(aggregatePredicate(&rng, pool, depth: depth - 1)))"
-        default: return "\(aggregatePredicate(&rng, pool, depth: depth - 1)) AND \(aggregatePredicate(&rng, pool, depth: depth - 1))"
+        case 2: return "NOT (\(aggregatePredicate(&rng, pool, depth: depth - 1, scalars: scalars)))"
+        case 3: return "(\(aggregatePredicate(&rng, pool, depth: depth - 1, scalars: scalars)) OR \(aggregatePredicate(&rng, pool, depth: depth - 1, scalars: scalars)))"
+        default: return "\(aggregatePredicate(&rng, pool, depth: depth - 1, scalars: scalars)) AND \(aggregatePredicate(&rng, pool, depth: depth - 1, scalars: scalars))"
         }
+    }
+
+    /// An ungrouped fetch's columns as the store gives them equal what the in-memory evaluator computes, object by
+    /// object.
+    static func assertColumnsMatchTheEvaluator(_ plan: FetchPlan, _ store: Store, _ context: ObjectContext,
+                                               _ evaluator: PredicateEvaluator, _ what: String) throws {
+        var ours: [[String]] = []
+        try store.fetchColumns(plan) { ours.append($0.map(\.description)) }
+        let expected = try context.fetchInMemory(plan).map { object in
+            try plan.columns.map { try evaluator.value($0.expression, [0: object]).description }
+        }
+        XCTAssertEqual(ours, expected, "\(what)\n\(store.explain(plan, .columns))")
     }
 
     /// The rows of a statement, each value as SQLite gave it.
@@ -142,12 +156,7 @@ final class SharedAggregateDifferentialTests: XCTestCase {
                 if group {
                     grouped += 1
                 } else {
-                    var ours: [[String]] = []
-                    try store.fetchColumns(plan) { ours.append($0.map(\.description)) }
-                    let expected = try context.fetchInMemory(plan).map { object in
-                        try plan.columns.map { try evaluator.value($0.expression, [0: object]).description }
-                    }
-                    XCTAssertEqual(ours, expected, "\(what)\n\(store.explain(plan, .columns))")
+                    try Self.assertColumnsMatchTheEvaluator(plan, store, context, evaluator, what)
                 }
                 checked += 1
             }
