@@ -106,6 +106,8 @@ STRESS = [
     "ReportRenderersTests.RendererBytesDifferentialTests/testBytesAreTheStringForms",
     "ReportRenderersTests.RendererBytesDifferentialTests/testTextAndCSVAreWhatTheStringFormsWrote",
     "ObjectStoreTests.ModelTests/testCanonicalJSONIsWhatJSONSerializationWrote",
+    "ObjectStoreTests.GroupedAggregateDifferentialTests/testGroupedAggregatesAgreeWithTheCorrelatedSubqueriesAndTheEvaluator",
+    "BookkeeperCLITests.GroupedAggregateCommandTests/testCustomersReportAndFetchAgreeWithASecondImplementationAndTheCorrelatedForm",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")
