@@ -10,12 +10,10 @@ import Foundation
 enum BatchTimes {
     static let enabled = ProcessInfo.processInfo.environment["BOOKKEEPER_IMPORT_TIMES"] == "1"
 
+    /// A phase's end: its name, the monotonic clock, and the CPU clocks of this thread, the process, the inserter.
     private struct Mark {
         let name: String
-        let wall: Double
-        let thread: Double
-        let process: Double
-        let inserter: Double
+        let wall, thread, process, inserter: Double
     }
 
     nonisolated(unsafe) private static var marks: [Mark] = []
