@@ -8,6 +8,7 @@ import Reports
 
 struct Fetch: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fetch",
         abstract: "Fetch objects with a predicate, sort keys and a limit; print them as a table, CSV or JSON.",
         discussion: """
             Predicates use NSPredicate's format syntax: made == YES AND paid == NO, name CONTAINS[cd] "muller", \
