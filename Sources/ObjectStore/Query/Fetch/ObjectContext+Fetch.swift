@@ -58,11 +58,15 @@ extension Store {
             // Each value read in place from the statement the cursor has just stepped: `row[i]` went through GRDB's
             // generic decoding for every value (issue 27: 5% of the fetch bench).
             let stepped = statement.sqliteStatement
+            let types = plan.columns.map(\.type)
+            // One array for every row: emptied, not reallocated, when `body` kept no copy of it (issue 27: a malloc
+            // and a free per row of the fetch bench).
+            var values: [Value] = []
+            values.reserveCapacity(types.count)
             while try cursor.next() != nil {
-                var values: [Value] = []
-                values.reserveCapacity(plan.columns.count)
-                for (i, column) in plan.columns.enumerated() {
-                    let value = Value(databaseValue: DatabaseValue(sqliteStatement: stepped, index: Int32(i)), as: column.type)
+                values.removeAll(keepingCapacity: true)
+                for i in types.indices {
+                    let value = Value(databaseValue: DatabaseValue(sqliteStatement: stepped, index: Int32(i)), as: types[i])
                     if value.isNonFiniteDouble { return i }
                     values.append(value)
                 }
