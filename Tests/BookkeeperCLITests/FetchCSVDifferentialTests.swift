@@ -99,4 +99,19 @@ final class FetchCSVDifferentialTests: StoreCommandTestCase {
         }
         reportTrials("fetch CSV against a second writer", "seed \(seed), \(stores) stores, \(compared) orders compared")
     }
+    /// Text is written straight from the statement only when it is ASCII without NUL; text another tool wrote with
+    /// a NUL or bytes that are not UTF-8 is written as before, as GRDB reads it: up to the NUL, repaired (U+FFFD).
+    func testTextAnotherToolWroteIsWrittenAsBefore() throws {
+        ok("init")
+        for name in ["Nul", "Bad", "Fine", "Wide"] { ok("add", "Customer", "name=\(name)") }
+        let r = try runTool(["/usr/bin/sqlite3", store, """
+            UPDATE "Customer" SET "info" = 'a' || char(0) || ',b' WHERE "name" = 'Nul';
+            UPDATE "Customer" SET "info" = CAST(X'41FF2C42' AS TEXT) WHERE "name" = 'Bad';
+            UPDATE "Customer" SET "info" = 'x,"y"' WHERE "name" = 'Fine';
+            UPDATE "Customer" SET "info" = 'Zoë, "z"' WHERE "name" = 'Wide';
+            """])
+        XCTAssertEqual(r.status, 0, r.error)
+        XCTAssertEqual(ok("fetch", "Customer", "--columns", "name, info", "--sort", "name", "--format", "csv"),
+                       "name,info\nBad,\"A\u{FFFD},B\"\nFine,\"x,\"\"y\"\"\"\nNul,a\nWide,\"Zoë, \"\"z\"\"\"\n")
+    }
 }

@@ -97,14 +97,17 @@ struct Fetch: StoreCommand {
             // cell was most of what the fetch bench paid beyond its statement); text as it is stored.
             var field: [UInt8] = []
             field.reserveCapacity(64)
-            try store.fetchColumns(plan) { values in
-                for i in values.indices {
-                    if case let .string(text) = values[i] {
+            try store.fetchRows(plan) { row in
+                for i in 0..<row.count {
+                    // ASCII text straight from the statement, with no String.
+                    if try row.withASCIIText(i, { try writer.writeField(bytes: $0) }) != nil { continue }
+                    let value = row.value(i)
+                    if case let .string(text) = value {
                         try writer.writeField(text)
                         continue
                     }
                     field.removeAll(keepingCapacity: true)
-                    cells.appendPlain(ReportCell(values[i]), as: formats[i], to: &field)
+                    cells.appendPlain(ReportCell(value), as: formats[i], to: &field)
                     try field.withUnsafeBufferPointer { try writer.writeField(bytes: $0) }
                 }
                 try writer.endRecord()
