@@ -12,7 +12,7 @@ final class RendererBytesDifferentialTests: XCTestCase {
     private static let texts = ["", "Acme", "Zoë & Co", "日本語のテキスト", "a\u{1B}b", "line\nbreak", "tab\there", "=1+2", "-5",
                                 "x\u{0600}", "😀 emoji", "a, \"quoted\"", "  spaced  ", "a rather long customer name, longer than a line"]
 
-    private static func cell(_ g: inout SeededGenerator) -> ReportCell {
+    static func cell(_ g: inout SeededGenerator) -> ReportCell {
         func units() -> Int128 {
             switch g.next(upTo: 6) {
             case 0: return 0
