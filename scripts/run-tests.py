@@ -106,6 +106,8 @@ STRESS = [
     "ReportRenderersTests.RendererBytesDifferentialTests/testBytesAreTheStringForms",
     "ReportRenderersTests.RendererBytesDifferentialTests/testTextAndCSVAreWhatTheStringFormsWrote",
     "ObjectStoreTests.ModelTests/testCanonicalJSONIsWhatJSONSerializationWrote",
+    "BookkeeperCLITests.FetchCSVDifferentialTests/testCSVIsWhatASecondWriterWritesFromTheSameValues",
+    "ReportRenderersTests.CellFormatterBytesTests/testAppendedBytesAreThePlainString",
     "ObjectStoreTests.GroupedAggregateDifferentialTests/testGroupedAggregatesAgreeWithTheCorrelatedSubqueriesAndTheEvaluator",
     "BookkeeperCLITests.GroupedAggregateCommandTests/testCustomersReportAndFetchAgreeWithASecondImplementationAndTheCorrelatedForm",
 ]
