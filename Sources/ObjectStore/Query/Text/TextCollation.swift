@@ -65,21 +65,9 @@ package enum TextCollation {
                 while j < knownB, digit(b[j]) { j += 1 }
                 // A number at the end of the ASCII part may go on after a dropped mark: the folding path decides.
                 if (i == knownA && !completeA) || (j == knownB && !completeB) { return nil }
-                var significantA = startA, significantB = startB
-                while significantA < i - 1, a[significantA] == 0x30 { significantA += 1 }
-                while significantB < j - 1, b[significantB] == 0x30 { significantB += 1 }
-                let lengthA = i - significantA, lengthB = j - significantB
-                if lengthA != lengthB { return lengthA < lengthB ? .orderedAscending : .orderedDescending }
-                for k in 0..<lengthA where a[significantA + k] != b[significantB + k] {
-                    return a[significantA + k] < b[significantB + k] ? .orderedAscending : .orderedDescending
-                }
-                if leadingZeros == .orderedSame, i - startA != j - startB {
-                    leadingZeros = i - startA < j - startB ? .orderedAscending : .orderedDescending
-                }
-            } else if digitA {
-                return .orderedAscending
-            } else if digitB {
-                return .orderedDescending
+                if let decided = compareNumbers(a, startA..<i, b, startB..<j, leadingZeros: &leadingZeros) { return decided }
+            } else if digitA != digitB {
+                return digitA ? .orderedAscending : .orderedDescending   // a number before a character
             } else {
                 let lx = TextFolding.asciiLowercased(x), ly = TextFolding.asciiLowercased(y)
                 if lx != ly { return lx < ly ? .orderedAscending : .orderedDescending }
@@ -216,6 +204,27 @@ package enum TextCollation {
 
     private static func isDigit(_ value: UInt32) -> Bool { value >= 0x30 && value <= 0x39 }
 
+    /// Levels 1 and 2 for two runs of ASCII digits (UTF-8 bytes or scalar values): the numbers by value (leading
+    /// zeros skipped, then the count of digits, then digit by digit), nil when equal; then, if no earlier number
+    /// did, notes in `leadingZeros` which run has fewer digits.
+    @inline(__always)
+    private static func compareNumbers<C: RandomAccessCollection>(_ a: C, _ runA: Range<Int>, _ b: C, _ runB: Range<Int>,
+                                                                  leadingZeros: inout ComparisonResult) -> ComparisonResult?
+    where C.Index == Int, C.Element: BinaryInteger {
+        var significantA = runA.lowerBound, significantB = runB.lowerBound
+        while significantA < runA.upperBound - 1, a[significantA] == 0x30 { significantA += 1 }
+        while significantB < runB.upperBound - 1, b[significantB] == 0x30 { significantB += 1 }
+        let lengthA = runA.upperBound - significantA, lengthB = runB.upperBound - significantB
+        if lengthA != lengthB { return lengthA < lengthB ? .orderedAscending : .orderedDescending }
+        for k in 0..<lengthA where a[significantA + k] != b[significantB + k] {
+            return a[significantA + k] < b[significantB + k] ? .orderedAscending : .orderedDescending
+        }
+        if leadingZeros == .orderedSame, runA.count != runB.count {
+            leadingZeros = runA.count < runB.count ? .orderedAscending : .orderedDescending
+        }
+        return nil
+    }
+
     /// Level 1, resumable: reads the keys as numbers and single characters
     /// and stops at the first difference, or, when a key is not complete, where
     /// its known values end. Level 2 (the first number whose digit counts
@@ -241,17 +250,7 @@ package enum TextCollation {
                         j = startB
                         return nil
                     }
-                    var significantA = startA, significantB = startB
-                    while significantA < i - 1, a[significantA] == 0x30 { significantA += 1 }
-                    while significantB < j - 1, b[significantB] == 0x30 { significantB += 1 }
-                    let lengthA = i - significantA, lengthB = j - significantB
-                    if lengthA != lengthB { return lengthA < lengthB ? .orderedAscending : .orderedDescending }
-                    for k in 0..<lengthA where a[significantA + k] != b[significantB + k] {
-                        return a[significantA + k] < b[significantB + k] ? .orderedAscending : .orderedDescending
-                    }
-                    if leadingZeros == .orderedSame, i - startA != j - startB {
-                        leadingZeros = i - startA < j - startB ? .orderedAscending : .orderedDescending
-                    }
+                    if let decided = compareNumbers(a, startA..<i, b, startB..<j, leadingZeros: &leadingZeros) { return decided }
                 } else if digitA {
                     return .orderedAscending
                 } else if digitB {
