@@ -145,6 +145,30 @@ final class RendererBytesDifferentialTests: XCTestCase {
         reportTrials("shortening from bytes against truncated", "seed \(seed), \(checked) values")
     }
 
+    /// XLSX writes a decimal exact in a double as the quotient of two doubles and counts its width from CellBytes
+    /// (`XLSXSheetWriter.exactNumber`): the same double as parsing its DecimalText and the same width as CellText's
+    /// shown text, on generated units (up to 2^53, negative, zero) and scales 0…15 in every numeric format.
+    func testXLSXNumbersFromUnitsAreWhatTheTextGave() {
+        let seed = Trials.seed(fixed: 27_274)
+        var g = SeededGenerator(seed: seed)
+        let cells = CellText(timeZone: ReportFixtures.utc)
+        var shown: [UInt8] = []
+        var checked = 0
+        for _ in 0..<Trials.count("BOOKKEEPER_RENDER_BYTES_TRIALS", quick: 20000, stress: 400000) {
+            let magnitude = Int128(g.next() >> UInt64(11 + g.next(upTo: 53)))
+            let units = g.next(upTo: 2) == 0 ? -magnitude : magnitude
+            let scale = g.next(upTo: 16)
+            let format = g.pick([ColumnFormat.money, .number, .integer, .percent])
+            guard let value = XLSXSheetWriter.exactNumber(units: units, scale: scale, as: format, shown: &shown) else { continue }
+            let number = DecimalText(units: units, scale: scale)
+            XCTAssertEqual(value.bitPattern, number.doubleValue.bitPattern, "seed \(seed): \(units) at scale \(scale)")
+            XCTAssertEqual(shown.count, cells.displayNumber(number, as: format).utf8.count, "seed \(seed): \(units) at scale \(scale) as \(format)")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 0)
+        reportTrials("XLSX numbers from units against DecimalText", "seed \(seed), \(checked) numbers")
+    }
+
     /// The CSV as the renderer wrote it before its cells went as bytes: every cell through `CellText.plain`.
     private func referenceCSV(_ document: ReportDocument, _ rows: [[ReportCell]], _ dialect: CSVRenderer.Dialect) throws -> String {
         let renderer = CSVRenderer(dialect: dialect)
