@@ -12,6 +12,8 @@ For each file order prints each command's median (best) wall time over RUNS roun
 round, so all see the same load), peak memory and the ratios of the medians, with PASS/FAIL against the target;
 and checks that the outputs hold the same records (the plain query sorts by date and customer name only: records
 equal in both may come in another order).
+
+    BIN=.build-release/release/bookkeeper WORK=out/bench RUNS=5 [KEEP_STORES=1] python3 bench/fetch_bench.py
 """
 import csv, io, os, subprocess, sys
 from pathlib import Path
@@ -23,6 +25,8 @@ from stores import build_stores, pair_ratio, paired, same_rows, verdict  # noqa:
 BIN = os.environ.get("BIN", ".build-release/release/bookkeeper")
 WORK = Path(os.environ.get("WORK", "bench/work"))
 RUNS = int(os.environ.get("RUNS", "5"))
+# KEEP_STORES=1 reuses the stores of an earlier run (while working on the bench; figures come from fresh stores).
+KEEP = os.environ.get("KEEP_STORES") == "1"
 TARGET = 1.1
 PLAIN_SQL = (HERE / "reference" / "fetch_plain.sql").read_text()
 
@@ -57,7 +61,7 @@ def line(name, result):
 def main():
     print(f"fetch: Order where {WHERE}, sorted by {SORT}, on 200,000 orders, 1,000,000 rows, from both file "
           f"orders; median (best) of {RUNS} rounds, one run of each command per round", flush=True)
-    stores = build_stores(BIN, WORK, "fetch")
+    stores = build_stores(BIN, WORK, "fetch", keep=KEEP)
     summary, failed = [], False
     for order, ours_store, plain_store in stores:
         fetch = [BIN, "--store", str(ours_store), "fetch", "Order", "--where", WHERE, "--sort", SORT,

@@ -10,7 +10,8 @@ Prints, per file order, each command's median wall time over RUNS alternating ru
 (user+system), peak memory (/usr/bin/time's maximum resident set), rows per second and the ratio of the medians,
 with PASS/FAIL against issue 27's targets: at most 1.05x `sqlite3 .import`, peak memory under 64 MiB. With
 ONE_THREAD=1 each round also imports with `BOOKKEEPER_IMPORT_THREADS=1` (one thread writes: what the second is
-worth). Then (STATS=0 skips it) what statistics would cost after such an import: `ANALYZE`, `ANALYZE` with
+worth). Then (TIMES=0 skips it) one more import with `BOOKKEEPER_IMPORT_TIMES=1`, which prints each phase's wall
+time and its CPU time by thread (docs/design/import-speed.md). Then (STATS=0 skips it) what statistics would cost after such an import: `ANALYZE`, `ANALYZE` with
 `PRAGMA analysis_limit=1000`, and `PRAGMA optimize` on a fresh connection, each timed in the `sqlite3` shell on a
 copy of the imported store.
 
@@ -41,6 +42,7 @@ ENC_RUNS = int(os.environ.get("ENC_RUNS", "5"))
 ORDERS = os.environ.get("ORDERS", "date,random").split(",")
 ONE_THREAD = int(os.environ.get("ONE_THREAD", "0"))
 STATS = int(os.environ.get("STATS", "1"))
+TIMES = int(os.environ.get("TIMES", "1"))
 TARGET = 1.05        # issue 27: the 1M import at most 1.05x raw `sqlite3 .import`
 MEMORY_TARGET = 64   # MiB, peak resident
 BIG_TARGET = 1.05    # the 10M import at most 10.5x the 1M one (1.05 per line)
@@ -203,8 +205,27 @@ def one_million(csv, order):
     print(f"  {order}-ordered file: ratio {ratio:.2f} (target <= {TARGET}: {verdict(ratio <= TARGET)}), "
           f"CPU time ratio {cpu_ratio:.2f}; peak memory {bk_mem:.1f} MiB (target < {MEMORY_TARGET}: "
           f"{verdict(bk_mem < MEMORY_TARGET)})", flush=True)
+    if TIMES:
+        phase_times(csv, order)
     if STATS:
         statistics_cost(WORK / "bookkeeper-import.sqlite", order)
+
+
+def phase_times(csv, order):
+    """One more import with BOOKKEEPER_IMPORT_TIMES=1: each phase's wall time and its CPU time by thread (the
+    importer's, the inserter's, the rest: SQLite's sorter helpers), as the batch prints them to standard error."""
+    store = WORK / "bookkeeper-import.sqlite"
+    fresh(store)
+    subprocess.run([BIN, "--store", str(store), "init"], check=True, stdout=subprocess.DEVNULL)
+    warm(csv)
+    r = subprocess.run([BIN, "--store", str(store), "import", "Order", str(csv), "--create-missing", "--quiet"],
+                       env=dict(os.environ, BOOKKEEPER_IMPORT_TIMES="1"), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.exit(f"failed: import with BOOKKEEPER_IMPORT_TIMES=1\n{r.stderr}")
+    print(f"  where the time goes ({order}-ordered file, one more import, BOOKKEEPER_IMPORT_TIMES=1):")
+    for line in r.stderr.splitlines():
+        print(f"    {line}")
 
 
 def main():

@@ -101,6 +101,18 @@ STRESS = [
     "ObjectStoreTests.DeepRuleTests/testEverySuccessfulSaveLeavesEveryRuleKept",
     "ObjectStoreTests.ObjectIDTests/testAnObjectIDIsNeverHandedOutTwice",
     "ObjectStoreTests.ObjectIDTests/testAnIDAnotherToolDeletedIsNeverHandedOutAgain",
+    "ObjectStoreTests.SharedAggregateDifferentialTests/testFetchesUsingAnAggregateMoreThanOnceAgreeWithTheOldStatementAndTheEvaluator",
+    "ObjectStoreTests.RangeCoverageDifferentialTests/testRangesJudgedByTheIndexGiveTheAnswersOfTheUnjudgedStatementOnEveryShapeOfStore",
+    "ReportRenderersTests.RendererBytesDifferentialTests/testBytesAreTheStringForms",
+    "ReportRenderersTests.RendererBytesDifferentialTests/testTextAndCSVAreWhatTheStringFormsWrote",
+    "ObjectStoreTests.ModelTests/testCanonicalJSONIsWhatJSONSerializationWrote",
+    "ReportRenderersTests.RendererBytesDifferentialTests/testShorteningFromBytesIsWhatTruncatedWrites",
+    "ReportRenderersTests.RendererBytesDifferentialTests/testXLSXNumbersFromUnitsAreWhatTheTextGave",
+    "ObjectStoreTests.TextCollationTests/testNaturalCompareFromBytesAgreesWithFoldingOnGeneratedStrings",
+    "BookkeeperCLITests.FetchCSVDifferentialTests/testCSVIsWhatASecondWriterWritesFromTheSameValues",
+    "ReportRenderersTests.CellFormatterBytesTests/testAppendedBytesAreThePlainString",
+    "ObjectStoreTests.GroupedAggregateDifferentialTests/testGroupedAggregatesAgreeWithTheCorrelatedSubqueriesAndTheEvaluator",
+    "BookkeeperCLITests.GroupedAggregateCommandTests/testCustomersReportAndFetchAgreeWithASecondImplementationAndTheCorrelatedForm",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

@@ -116,6 +116,8 @@ public struct Bookkeeper: ParsableCommand {
         do {
             // Before any work: the descriptors the command may need are free (OpenFiles.swift), or one line says so.
             try OpenFiles.require()
+            // And the limits on memory leave it the address space it needs (AddressSpace.swift).
+            try AddressSpace.require()
             Interruption.install()
             // A store read without locks (another user's, see Store+SteadyRead) must have stayed one state for
             // an output file to replace the old one, and for the command to succeed.

@@ -12,7 +12,13 @@ import Glibc
 /// Runs the binary under `ulimit -n limit` (through bash, which then execs it) and waits for it.
 private func runLimited(_ limit: Int, _ arguments: [String], in directory: String,
                         environment: [String: String] = [:]) throws -> (status: Int32, killedBySignal: Bool, stdout: String, stderr: String) {
-    let child = try Child(["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", bookkeeperBinary] + arguments,
+    try runUnder("-n \(limit)", arguments, in: directory, environment: environment)
+}
+
+/// Runs the binary under `ulimit LIMIT` (`-v 300000`) and waits for it.
+private func runUnder(_ limit: String, _ arguments: [String], in directory: String,
+                      environment: [String: String] = [:]) throws -> (status: Int32, killedBySignal: Bool, stdout: String, stderr: String) {
+    let child = try Child(["-c", "ulimit \(limit) && exec \"$0\" \"$@\"", bookkeeperBinary] + arguments,
                           in: directory, environment: environment, executable: "/bin/bash")
     return child.wait()
 }
@@ -27,14 +33,14 @@ private let committedThenFailed = "bookkeeper: the change was committed before t
 final class OpenFileLimitTests: SampleStoreTestCase {
     /// One command of the sweep: its arguments (run in a fresh copy of the sample store's folder), and whether its
     /// standard output is the same on every run (an import summary counts seconds; a report says when it was made).
-    private struct Command {
+    fileprivate struct Command {
         let arguments: [String]
         var stableOutput = true
         /// 65 for the import whose second line is rejected (written to the rejects file, one more descriptor).
         var status: Int32 = 0
     }
 
-    private static let commands: [Command] = [
+    fileprivate static let commands: [Command] = [
         Command(arguments: ["init", "--store", "new.sqlite"]),
         Command(arguments: ["--store", "books.sqlite", "model"]),
         Command(arguments: ["--store", "books.sqlite", "add", "Tag", "name=ulimit"]),
@@ -58,7 +64,7 @@ final class OpenFileLimitTests: SampleStoreTestCase {
     ]
 
     /// A folder with a copy of the sample store and an input to import.
-    private func freshFolder() -> TemporaryDirectory {
+    fileprivate static func freshFolder() -> TemporaryDirectory {
         let folder = TemporaryDirectory()
         SampleStore.copy(to: folder.file("books.sqlite"))
         folder.write("customers.csv", "code,name,info\nC901,Ulimit Ltd,new\nC902,,no name\n")
@@ -76,13 +82,13 @@ final class OpenFileLimitTests: SampleStoreTestCase {
             ? Self.commands : Self.commands.filter { ["add", "import", "list", "init"].contains($0.arguments.first { !$0.hasPrefix("-") && $0 != "books.sqlite" } ?? "") }
         var outcomes: [String: Int] = [:]
         for command in commands {
-            let reference = freshFolder()
+            let reference = Self.freshFolder()
             let expected = runProgram(bookkeeperBinary, command.arguments, in: reference.path, environment: Self.environment)
             XCTAssertEqual(expected.status, command.status, "\(command.arguments) without a limit: \(expected)")
-            let untouched = freshFolder()
+            let untouched = Self.freshFolder()
             let unchanged = try storeFingerprint(untouched.file("books.sqlite"))
             for limit in limits {
-                let folder = freshFolder()
+                let folder = Self.freshFolder()
                 let r = try runLimited(limit, command.arguments, in: folder.path, environment: Self.environment)
                 let what = "ulimit -n \(limit); bookkeeper \(command.arguments.joined(separator: " ")): exit \(r.status)\n\(r.stdout)\(r.stderr)"
                 XCTAssertFalse(r.killedBySignal, "never a signal: \(what)")
@@ -109,7 +115,7 @@ final class OpenFileLimitTests: SampleStoreTestCase {
                 outcomes[changed ? "committed, then too many open files" : "too many open files", default: 0] += 1
             }
             // With the most descriptors the sweep gives, every command works.
-            let last = freshFolder()
+            let last = Self.freshFolder()
             let most = try runLimited(limits.max()!, command.arguments, in: last.path, environment: Self.environment)
             XCTAssertEqual(most.status, command.status, "ulimit -n \(limits.max()!): \(command.arguments): \(most.stderr)")
         }
@@ -133,6 +139,74 @@ final class OpenFileLimitTests: SampleStoreTestCase {
         }
         XCTAssertEqual(try storeFingerprint(store), before)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("other.sqlite")))
+    }
+}
+
+/// Limits on memory (`ulimit -v`, `ulimit -d`, `ulimit -s`), as a cron job or a service may set them: under a low
+/// one, `import` hung for ever asleep in libdispatch (a thread could not get its stack) or ended in SIGSEGV with no
+/// message, and a deeply nested predicate or `report --all` overflowed a small stack. Now every command checks the
+/// limits before any work (AddressSpace.swift).
+final class MemoryLimitTests: SampleStoreTestCase {
+    private static let needed = 524288
+
+    /// Too low a limit: one line naming it and what is needed, status 74, nothing written — for either limit.
+    func testACommandUnderALowMemoryLimitSaysSoAndChangesNothing() throws {
+        let before = try storeFingerprint(store)
+        dir.write("low.csv", "code,name\nC990,Low Memory Ltd\n")
+        for (option, limit, what, needed) in [("-v", 300000, "address space", Self.needed), ("-d", 300000, "data", Self.needed),
+                                              ("-s", 96, "the stack", 1024)] {
+            for args in [["--store", store, "add", "Customer", "name=Low Limit"], ["--store", store, "import", "Customer", "low.csv"],
+                         ["--store", store, "list", "Customer"], ["--store", "other.sqlite", "init"]] {
+                let r = try runUnder("\(option) \(limit)", args, in: dir.path, environment: Self.environment)
+                XCTAssertFalse(r.killedBySignal, "\(option) \(args): \(r)")
+                XCTAssertEqual(r.status, 74, "\(option) \(args): \(r)")
+                XCTAssertEqual(r.stdout, "", "\(args)")
+                XCTAssertEqual(r.stderr, "bookkeeper: too little memory allowed: the limit on \(what) (ulimit \(option)) is \(limit) KiB, "
+                               + "and bookkeeper needs \(needed) KiB (\(needed / 1024) MiB) — raise the limit (ulimit \(option) \(needed)) "
+                               + "or remove it (ulimit \(option) unlimited)\n")
+            }
+        }
+        XCTAssertEqual(try storeFingerprint(store), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("other.sqlite")))
+    }
+
+    /// The limit it asks for is enough: every command of the open-file sweep, and an import of 50,000 order lines,
+    /// under exactly that limit on address space and on the stack (and on data for a few) does what it does without one.
+    func testEveryCommandWorksUnderTheMemoryLimitItAsksFor() throws {
+        var checked = 0
+        for command in OpenFileLimitTests.commands {
+            let reference = OpenFileLimitTests.freshFolder()
+            let expected = runProgram(bookkeeperBinary, command.arguments, in: reference.path, environment: Self.environment)
+            let limits = ["init", "import", "report"].contains(where: command.arguments.contains)
+                ? ["-v \(Self.needed)", "-d \(Self.needed)", "-s 1024"] : ["-v \(Self.needed)", "-s 1024"]
+            for limit in limits {
+                let folder = OpenFileLimitTests.freshFolder()
+                let r = try runUnder(limit, command.arguments, in: folder.path, environment: Self.environment)
+                let what = "ulimit \(limit); bookkeeper \(command.arguments.joined(separator: " ")): \(r)"
+                XCTAssertFalse(r.killedBySignal, what)
+                XCTAssertEqual(r.status, command.status, what)
+                if command.stableOutput { XCTAssertEqual(r.stdout, expected.stdout, what) }
+                XCTAssertEqual(r.stderr, expected.stderr, what)
+                checked += 1
+            }
+        }
+        var lines = ["number,date,customer,rows.service,rows.sum"]
+        for i in 0..<50_000 {
+            let order = i / 5
+            lines.append("N\(order),2024-0\(1 + order % 9)-1\(order % 10),Customer \(order % 997),Service \(i % 31),\(i % 1000).25")
+        }
+        dir.write("orders.csv", lines.joined(separator: "\n") + "\n")
+        let r = try runUnder("-v \(Self.needed)", ["--store", store, "import", "Order", "orders.csv", "--create-missing"],
+                             in: dir.path, environment: Self.environment)
+        XCTAssertEqual(r.status, 0, "\(r)")
+        XCTAssertEqual(bk(["fetch", "Order", "--where", "number BEGINSWITH 'N'", "--count"]).stdout, "10000\n")
+        // A predicate nested as deep as the parser allows (24 levels), under the stack it asks for.
+        let nested = String(repeating: "(", count: 24) + "number BEGINSWITH 'N'" + String(repeating: ")", count: 24)
+        let deep = try runUnder("-s 1024", ["--store", store, "fetch", "Order", "--where", nested, "--count"], in: dir.path,
+                                environment: Self.environment)
+        XCTAssertEqual(deep.status, 0, "\(deep)")
+        XCTAssertEqual(deep.stdout, "10000\n")
+        XCTAssertGreaterThan(checked, OpenFileLimitTests.commands.count)
     }
 }
 

@@ -22,6 +22,41 @@ final class DocumentationTests: XCTestCase {
         XCTAssertEqual(printed.stdout, version + "\n", "bookkeeper --version and CHANGELOG.md's newest heading differ")
     }
 
+    // MARK: make stress
+
+    /// Every trial loop (`Trials.count` with a larger stress count) is in scripts/run-tests.py's STRESS list, so that
+    /// `make stress` runs it at its full count: four loops (shared aggregates, cell bytes twice, canonical model JSON)
+    /// were left out of it, and ran only `make test`'s counts.
+    func testEveryTrialLoopRunsAtItsFullCountInMakeStress() throws {
+        let runner = try text("scripts/run-tests.py")
+        let list = try XCTUnwrap(runner.range(of: "STRESS = [").map { runner[$0.upperBound...] }.flatMap { $0.split(separator: "]").first })
+        let entries = Set(list.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        let tests = packageRoot.appendingPathComponent("Tests")
+        let files = try XCTUnwrap(FileManager.default.enumerator(atPath: tests.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        var loops = 0
+        for file in files.sorted() {
+            let module = String(file.split(separator: "/").first ?? "")
+            var (type, function) = ("", "")
+            if file.hasSuffix("DocumentationTests.swift") { continue }
+            for line in try text("Tests/" + file).split(separator: "\n") {
+                if line.drop(while: { $0 == " " }).hasPrefix("//") { continue }
+                let words = line.split(whereSeparator: { " (:{<".contains($0) })
+                if let i = words.firstIndex(of: "class"), i + 1 < words.count, words[i + 1].hasSuffix("Tests") { type = String(words[i + 1]) }
+                if let i = words.firstIndex(of: "func"), i + 1 < words.count { function = String(words[i + 1]) }
+                guard let call = line.range(of: "Trials.count(") else { continue }
+                // quick: N, stress: M — a loop whose counts are equal runs whole in `make test` already.
+                let arguments = line[call.upperBound...].split(separator: ")").first.map(String.init) ?? ""
+                let numbers = arguments.split(separator: ",").dropFirst().map { $0.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+                if numbers.count == 2, numbers[0] == numbers[1] { continue }
+                loops += 1
+                let named = function.hasPrefix("test") ? ["\(module).\(type)/\(function)", "\(module).\(type)"] : ["\(module).\(type)"]
+                XCTAssertTrue(named.contains(where: entries.contains) || (!function.hasPrefix("test") && entries.contains { $0.hasPrefix("\(module).\(type)/") }),
+                              "Tests/\(file): the trial loop of \(type).\(function) is not in scripts/run-tests.py's STRESS list")
+            }
+        }
+        XCTAssertGreaterThan(loops, 30, "the trial loops were not found")
+    }
+
     // MARK: docs/cli-reference.md
 
     func testCLIReferenceIsWhatEveryHelpPrints() throws {

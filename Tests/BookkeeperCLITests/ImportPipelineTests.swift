@@ -113,6 +113,57 @@ final class ImportPipelineTests: ImportTestCase {
         }
     }
 
+    /// `BOOKKEEPER_IMPORT_TIMES=1` (BatchTimes) only adds the batch's phase times to standard error: the same
+    /// store, output, exit code and other messages as without it, for a clean import with its indexes rebuilt
+    /// (random order), a dry run, and an import that fails (whose batch is rolled back and reports no times).
+    func testPhaseTimesChangeNothingButAddTheirLines() throws {
+        let seed = UInt64.random(in: 1...1_000_000)
+        print("ImportPipelineTests times seed \(seed)")
+        let clean = csv("times-clean.csv", ordersFile(lines: 1_500, random: true, faults: 0, seed: seed))
+        let faulty = csv("times-faulty.csv", ordersFile(lines: 1_500, random: true, faults: 5, seed: seed &+ 1))
+        let timed = moment.merging(["BOOKKEEPER_IMPORT_TIMES": "1"]) { $1 }
+        for (n, (file, arguments)) in [(clean, ["--create-missing"]), (clean, ["--create-missing", "--dry-run"]),
+                                       (faulty, ["--create-missing"])].enumerated() {
+            var results: [(status: Int32, stdout: String, stderr: String, store: String)] = []
+            for (k, environment) in [moment, timed].enumerated() {
+                let path = dir.file("times-\(n)-\(k).sqlite")
+                let created = runCLI(["--store", path, "init"], in: dir.path, environment: moment)
+                XCTAssertEqual(created.status, 0, "\(created)")
+                let r = runCLI(["--store", path, "import", "Order", file] + arguments, in: dir.path, environment: environment)
+                results.append((r.status, steady(r.stdout), r.stderr.replacingOccurrences(of: "-\(k).sqlite", with: "-N.sqlite"),
+                                try contents(of: path)))
+            }
+            let (plain, withTimes) = (results[0], results[1])
+            let context = "\(arguments), seed \(seed)"
+            XCTAssertEqual(plain.status, withTimes.status, context)
+            XCTAssertEqual(plain.stdout, withTimes.stdout, context)
+            XCTAssertEqual(plain.store, withTimes.store, context)
+            // The times' block: its heading and the indented lines after it.
+            var lines = withTimes.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            if let first = lines.firstIndex(where: { $0.hasPrefix("batch times:") }) {
+                var end = first + 1
+                while end < lines.count && lines[end].hasPrefix("  ") { end += 1 }
+                XCTAssertGreaterThan(end - first, 3, context)
+                lines.removeSubrange(first..<end)
+            }
+            let rest = lines.joined(separator: "\n")
+            XCTAssertEqual(plain.stderr, rest, context)
+            if plain.status == 0 {
+                XCTAssertTrue(withTimes.stderr.contains("batch times:"), context)
+                for phase in ["load: reading the records", "end of the transaction"] {
+                    XCTAssertTrue(withTimes.stderr.contains(phase), "\(phase): \(context)")
+                }
+                // The random order makes the writer drop the index of order dates and rebuild it at the end (a dry
+                // run rolls back before the rebuild).
+                let dry = arguments.contains("--dry-run")
+                XCTAssertEqual(withTimes.stderr.contains("index rebuild: Order_date_index"), !dry, context)
+                XCTAssertEqual(withTimes.stderr.contains("index rebuild done"), !dry, context)
+            } else {
+                XCTAssertFalse(withTimes.stderr.contains("batch times:"), context)
+            }
+        }
+    }
+
     /// The store written both ways is the one the file gives, and a second import of the same file into it
     /// (every document found, so no insert goes to the other thread) is the same both ways too.
     func testReimportIsTheSameBothWays() throws {

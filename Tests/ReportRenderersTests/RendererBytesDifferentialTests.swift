@@ -10,9 +10,11 @@ import XCTest
 
 final class RendererBytesDifferentialTests: XCTestCase {
     private static let texts = ["", "Acme", "Zoë & Co", "日本語のテキスト", "a\u{1B}b", "line\nbreak", "tab\there", "=1+2", "-5",
-                                "x\u{0600}", "😀 emoji", "a, \"quoted\"", "  spaced  ", "a rather long customer name, longer than a line"]
+                                "x\u{0600}", "😀 emoji", "a, \"quoted\"", "  spaced  ", "a rather long customer name, longer than a line",
+                                "Ac\u{1B}[2Jme, a long name with a control in it", "x <U+0041> a code written out, long too",
+                                "1 < 2 and a long tail of plain words"]
 
-    private static func cell(_ g: inout SeededGenerator) -> ReportCell {
+    static func cell(_ g: inout SeededGenerator) -> ReportCell {
         func units() -> Int128 {
             switch g.next(upTo: 6) {
             case 0: return 0
@@ -119,6 +121,52 @@ final class RendererBytesDifferentialTests: XCTestCase {
             compared += 1
         }
         reportTrials("text and CSV against the String forms", "seed \(seed), \(compared) reports")
+    }
+
+    /// The text renderer shortens printable ASCII values from their bytes (`TerminalText.truncatedASCIIPrefix`):
+    /// the same bytes as `TerminalText.truncated` on the String, on generated values of printable ASCII with `<`,
+    /// codes written out (`<U+001B>`, kept whole) and near-codes, at every width.
+    func testShorteningFromBytesIsWhatTruncatedWrites() {
+        let seed = Trials.seed(fixed: 27_273)
+        var g = SeededGenerator(seed: seed)
+        let pieces = ["a", "Z", " ", "~", "<", ">", "<U+001B>", "<U+1F600>", "<U+12>", "<U+0041", "U+0041>", "...", "Customer 0077"]
+        var checked = 0
+        for _ in 0..<Trials.count("BOOKKEEPER_RENDER_BYTES_TRIALS", quick: 3000, stress: 60000) {
+            let text = (0..<g.next(upTo: 8)).map { _ in g.pick(pieces) }.joined()
+            for width in 0...(text.utf8.count + 2) {
+                let kept = Array(text.utf8).withUnsafeBufferPointer { TerminalText.truncatedASCIIPrefix($0, toWidth: width) }
+                guard let kept else { continue }
+                XCTAssertEqual(String(decoding: Array(text.utf8)[..<kept], as: UTF8.self) + TerminalText.truncationMarker,
+                               TerminalText.truncated(text, toWidth: width), "seed \(seed): \(text.debugDescription) to \(width)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 0)
+        reportTrials("shortening from bytes against truncated", "seed \(seed), \(checked) values")
+    }
+
+    /// XLSX writes a decimal exact in a double as the quotient of two doubles and counts its width from CellBytes
+    /// (`XLSXSheetWriter.exactNumber`): the same double as parsing its DecimalText and the same width as CellText's
+    /// shown text, on generated units (up to 2^53, negative, zero) and scales 0…15 in every numeric format.
+    func testXLSXNumbersFromUnitsAreWhatTheTextGave() {
+        let seed = Trials.seed(fixed: 27_274)
+        var g = SeededGenerator(seed: seed)
+        let cells = CellText(timeZone: ReportFixtures.utc)
+        var shown: [UInt8] = []
+        var checked = 0
+        for _ in 0..<Trials.count("BOOKKEEPER_RENDER_BYTES_TRIALS", quick: 20000, stress: 400000) {
+            let magnitude = Int128(g.next() >> UInt64(11 + g.next(upTo: 53)))
+            let units = g.next(upTo: 2) == 0 ? -magnitude : magnitude
+            let scale = g.next(upTo: 16)
+            let format = g.pick([ColumnFormat.money, .number, .integer, .percent])
+            guard let value = XLSXSheetWriter.exactNumber(units: units, scale: scale, as: format, shown: &shown) else { continue }
+            let number = DecimalText(units: units, scale: scale)
+            XCTAssertEqual(value.bitPattern, number.doubleValue.bitPattern, "seed \(seed): \(units) at scale \(scale)")
+            XCTAssertEqual(shown.count, cells.displayNumber(number, as: format).utf8.count, "seed \(seed): \(units) at scale \(scale) as \(format)")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 0)
+        reportTrials("XLSX numbers from units against DecimalText", "seed \(seed), \(checked) numbers")
     }
 
     /// The CSV as the renderer wrote it before its cells went as bytes: every cell through `CellText.plain`.

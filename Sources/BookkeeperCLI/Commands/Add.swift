@@ -3,6 +3,7 @@ import ObjectStore
 
 struct Add: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "add",
         abstract: "Add an object; prints its object ID.",
         discussion: """
             Values: dates YYYY-MM-DD; booleans yes/no/true/false/1/0; decimals with a point; a to-one relationship \

@@ -5,6 +5,7 @@ import ObjectStore
 
 struct Backup: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
+        commandName: "backup",
         abstract: "Copy the store consistently, with SQLite's online backup, while others read or write it.",
         discussion: """
             The copy is written beside FILE under a temporary name, renamed when complete, and checked where it is. \

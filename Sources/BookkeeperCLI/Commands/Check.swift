@@ -3,6 +3,7 @@ import ObjectStore
 
 struct Check: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check the store: SQLite's integrity and foreign keys, the schema against the model's, and the model's own rules over every object.",
         discussion: """
             Prints one line per problem and exits 65 when there is any; prints "ok" (unless --quiet) when there is none. \

@@ -3,6 +3,7 @@ import ObjectStore
 
 struct Delete: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "delete",
         abstract: "Delete an object, applying the model's delete rules.",
         discussion: """
             Cascade deletes dependants too (an order's rows), Nullify clears references to the object, \

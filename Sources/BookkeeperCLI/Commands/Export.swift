@@ -7,6 +7,7 @@ import ObjectStore
 
 struct Export: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Export an entity as CSV that `bookkeeper import` reads back to the same store content.",
         discussion: """
             Columns are import key paths: attributes, to-one relationships by the target's natural key, \

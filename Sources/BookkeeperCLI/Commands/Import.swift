@@ -10,6 +10,7 @@ extension SummaryFormat: ExpressibleByArgument {}
 
 struct Import: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import a CSV file into an entity: validated, in one transaction, safe to run twice.",
         discussion: """
             Header names map to attributes and key paths (exact, then any case; --map first): attributes by name, \

@@ -4,6 +4,7 @@ import ObjectStore
 
 struct Imports: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
+        commandName: "imports",
         abstract: "List the import history: file, SHA-256, time and counts of every import.")
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }

@@ -5,6 +5,7 @@ import ObjectStore
 
 struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     static let configuration = CommandConfiguration(
+        commandName: "init",
         abstract: "Create a new, empty store.",
         discussion: "Running it on an existing store of the same model does nothing and succeeds.")
 

@@ -3,6 +3,7 @@ import ObjectStore
 
 struct List: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List the objects of an entity: ID, attributes and to-one relationships.")
 
     @ParentCommand var root: Bookkeeper

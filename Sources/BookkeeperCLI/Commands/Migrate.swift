@@ -4,6 +4,7 @@ import ObjectStore
 
 struct Migrate: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "migrate",
         abstract: "Bring the store to the current model (the built-in one, extended by the model file).",
         discussion: """
             Additive changes (a new entity, attribute, relationship or index) are migrated when a store is opened; \

@@ -3,6 +3,7 @@ import ObjectStore
 
 struct Show: StoreCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Show one object with its relationships.",
         discussion: """
             ID is the natural key or an object ID (Customer/17): a natural key spelt like an object ID is the key, \

@@ -101,11 +101,13 @@ final class BackgroundInserter: @unchecked Sendable {
     }
 
     private func run() {
+        BatchTimes.inserterStarted()
         while true {
             condition.lock()
             while jobs.isEmpty && !stopping { condition.wait() }
             if stopping {
                 statements = [:]
+                BatchTimes.inserterExiting()
                 exited = true
                 condition.broadcast()
                 condition.unlock()

@@ -100,12 +100,12 @@ extension BatchWriter {
     /// Makes the dropped indexes again: the last step before commit.
     func finishIndexes() throws(BatchError) {
         let exists = try statement("SELECT 1 FROM sqlite_master WHERE \"type\" = 'index' AND \"name\" = ?")
-        var missing: [String] = []
+        var missing: [(name: String, sql: String)] = []
         for l in layouts.values.sorted(by: { $0.entity.name < $1.entity.name }) {
             for (name, sql) in l.deferredIndexes ?? [] {
                 // A drop inside a record that was rolled back did not happen.
                 exists.bind(1, .text(name))
-                if !(try exists.step()) { missing.append(sql) }
+                if !(try exists.step()) { missing.append((name, sql)) }
                 exists.reset()
             }
             l.deferredIndexes = []
@@ -117,7 +117,10 @@ extension BatchWriter {
         let helpers = BackgroundInserter.oneThread ? 0 : max(0, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4))
         try execute("PRAGMA threads = \(helpers)")
         defer { try? connection.execute("PRAGMA threads = 0") }
-        for sql in missing { try execute(sql) }
+        for index in missing {
+            try execute(index.sql)
+            BatchTimes.mark("index rebuild: \(index.name)")
+        }
     }
 }
 

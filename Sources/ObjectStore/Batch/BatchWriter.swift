@@ -344,10 +344,13 @@ extension Store {
                     }
                     try recordMissingIDMarks(db)
                     let writer = BatchWriter(store: self, connection: SQLConnection(handle: handle, path: path))
+                    BatchTimes.begin()
                     // (SQLite's default page cache measured fastest here: docs/design/import-speed.md.)
                     defer { writer.close() }
                     result = try body(writer)
+                    BatchTimes.mark("load: reading the records")
                     try writer.flushAll()
+                    BatchTimes.mark("load: last inserts")
                     try writer.markHandedOutIDs(db)
                     // The model's rules hold for every object the batch may have changed, documents whose rows it
                     // replaced included: a store that imports must pass `check`.
@@ -367,7 +370,9 @@ extension Store {
                     }
                     writer.releaseKeyCaches()
                     try writer.finishIndexes()
+                    BatchTimes.mark("index rebuild done")
                     try checkRules()
+                    BatchTimes.mark("rules")
                     // The commit checkpoints the write-ahead log into the store; give its copied pages back
                     // as it goes (see CheckpointCacheRelease).
                     cacheRelease = CheckpointCacheRelease(storePath: path)
@@ -380,6 +385,8 @@ extension Store {
                     committing = false
                     CommitProgress.finish(committed: true)
                 }
+                BatchTimes.mark("end of the transaction (commit)")
+                BatchTimes.report()
                 return result!
             }
         }

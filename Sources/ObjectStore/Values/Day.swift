@@ -17,18 +17,31 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Parses exactly `YYYY-MM-DD` and refuses impossible days such as `2024-02-30`.
     public init?(iso text: some StringProtocol) {
-        let b = Array(text.utf8)
-        guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
-        func number(_ r: Range<Int>) -> Int? {
-            var n = 0
-            for i in r {
-                guard b[i] >= 48 && b[i] <= 57 else { return nil }
-                n = n * 10 + Int(b[i] - 48)
-            }
-            return n
+        // Read in place when the text is contiguous (every native String): an array per date was a malloc per date
+        // cell of a fetch (issue 27).
+        guard let (y, m, d) = text.utf8.withContiguousStorageIfAvailable(Day.isoParts) ?? Day.isoParts(Array(text.utf8)) else {
+            return nil
         }
-        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10) else { return nil }
         self.init(year: y, month: m, day: d)
+    }
+
+    private static func isoParts(_ b: some RandomAccessCollection<UInt8>) -> (Int, Int, Int)? {
+        guard b.count == 10 else { return nil }
+        var digits = (0, 0, 0)
+        for (i, byte) in b.enumerated() {
+            if i == 4 || i == 7 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard byte >= 48 && byte <= 57 else { return nil }
+            let digit = Int(byte - 48)
+            switch i {
+            case 0..<4: digits.0 = digits.0 * 10 + digit
+            case 5..<7: digits.1 = digits.1 * 10 + digit
+            default: digits.2 = digits.2 * 10 + digit
+            }
+        }
+        return digits
     }
 
     public static func daysInMonth(year: Int, month: Int) -> Int {

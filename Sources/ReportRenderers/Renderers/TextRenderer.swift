@@ -28,8 +28,8 @@
 // - Line breaks and tabs inside values show as spaces, control characters as `?`
 //   (TerminalText.swift); widths count terminal columns (an emoji is 2).
 // - No escape codes unless `useColor`: then the title, the column titles and the totals are bold.
-// - The rows are held in memory (as display strings) to size the columns: text reports are meant
-//   for mail and terminals, not for millions of rows.
+// - The rows are held in memory (their shown bytes, each value's length and width) to size the
+//   columns: text reports are meant for mail and terminals, not for millions of rows.
 
 import FileOutput
 import Foundation
@@ -53,9 +53,10 @@ public struct TextRenderer: ReportRenderer {
     public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
                                               to output: ReportOutput) throws {
         try withOutputChannel(output) { channel in
-            let text = try self.bytes(document, rows: &rows, file: channel.displayName)
             let buffer = OutputBuffer(channel)
-            try text.withUnsafeBytes { try buffer.writeThrough(bytes: $0) }
+            try self.write(document, rows: &rows, file: channel.displayName) { chunk in
+                try chunk.withUnsafeBytes { try buffer.writeThrough(bytes: $0) }
+            }
         }
     }
 
@@ -64,29 +65,45 @@ public struct TextRenderer: ReportRenderer {
         String(decoding: try bytes(document, rows: &rows, file: file), as: UTF8.self)
     }
 
-    /// The whole report as UTF-8: the lines are built as bytes, since appending to a String per value cost
-    /// more than the rest of the layout.
+    /// The whole report as UTF-8.
     func bytes<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows, file: String) throws -> [UInt8] {
+        var whole: [UInt8] = []
+        try write(document, rows: &rows, file: file) { whole.append(contentsOf: $0) }
+        return whole
+    }
+
+    /// The report as UTF-8, handed to `emit` a piece at a time (whole lines, about a megabyte each): the lines are
+    /// built as bytes, since appending to a String per value cost more than the rest of the layout. Every row is
+    /// read (and every total checked) before the first piece, so a report that fails writes nothing.
+    func write<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows, file: String,
+                                      emit: ([UInt8]) throws -> Void) throws {
         let cells = CellText(timeZone: document.timeZone)
         let columns = document.columns
         let columnCount = columns.count
 
-        // The shown values, row after row, as UTF-8 in one array (each value's end and terminal width beside it),
-        // measured once: a report of 200,000 rows is 800,000 values, and a String for each, measured, shortened and
-        // padded, was most of this renderer's time. Numbers and dates are written as bytes (CellBytes.swift).
+        // The shown values, row after row, as UTF-8 in one array (each value's length and terminal width beside it,
+        // 8 bytes a value), measured once: a report of 200,000 rows is 800,000 values, and a String for each,
+        // measured, shortened and padded, was most of this renderer's time. Numbers and dates are written as bytes
+        // (CellBytes.swift).
         var checked = CheckedRows<Rows>(declared: rows.rowCount, columnCount: columnCount, file: file)
         var shown: [UInt8] = []
-        var shownEnds: [Int] = []
+        var shownLengths: [UInt32] = []
         var shownWidths: [Int32] = []
+        if let declared = rows.rowCount {
+            shownLengths.reserveCapacity(declared * columnCount)
+            shownWidths.reserveCapacity(declared * columnCount)
+        }
         var totals = [ColumnTotal](repeating: ColumnTotal(), count: columnCount)
         var naturalWidths = [Int](repeating: 0, count: columnCount)
         var rowCount = 0
+        var lastEnd = 0
         func add(_ value: String, column i: Int) {
             shown.append(contentsOf: value.utf8)
             added(width: TerminalText.width(value), column: i)
         }
         func added(width: Int, column i: Int) {
-            shownEnds.append(shown.count)
+            shownLengths.append(UInt32(shown.count - lastEnd))   // a value is under 4 GiB (SQLite's limit: 1 GiB)
+            lastEnd = shown.count
             shownWidths.append(Int32(width))
             if width > naturalWidths[i] { naturalWidths[i] = width }
         }
@@ -170,34 +187,50 @@ public struct TextRenderer: ReportRenderer {
             boldLine(titles)
             append(rule)
             output.append(newline)
-            output.reserveCapacity(output.count + rowCount * (widths.reduce(0, +) + 2 * columnCount + 1))
+            let pieceSize = 1 << 20
+            output.reserveCapacity(output.count + pieceSize + widths.reduce(0, +) + 2 * columnCount + 1)
             // The rows: `line` over the stored bytes, in place (a value wider than its column goes through `line`'s
             // shortening, as a String).
-            shown.withUnsafeBufferPointer { shownBytes in
+            try shown.withUnsafeBufferPointer { shownBytes in
                 var index = 0
                 var begin = 0
                 for _ in 0..<rowCount {
                     let start = output.count
                     for i in 0..<columnCount {
                         if i > 0 { output.append(UInt8(ascii: " ")); output.append(UInt8(ascii: " ")) }
-                        let end = shownEnds[index]
+                        let end = begin + Int(shownLengths[index])
                         let value = UnsafeBufferPointer(rebasing: shownBytes[begin..<end])
                         var width = Int(shownWidths[index])
                         var shortened: [UInt8]?
-                        if width > widths[i] {
+                        var kept: Int?   // the bytes kept before the marker, when shortened without a String
+                        if width > widths[i], let prefix = TerminalText.truncatedASCIIPrefix(value, toWidth: widths[i]) {
+                            kept = prefix
+                            width = widths[i]
+                        } else if width > widths[i] {
                             let text = TerminalText.truncated(String(decoding: value, as: UTF8.self), toWidth: widths[i])
                             shortened = Array(text.utf8)
                             width = TerminalText.width(text)
                         }
                         let missing = widths[i] - width
                         if missing > 0 && rightAligned[i] { appendSpaces(missing) }
-                        if let shortened { output.append(contentsOf: shortened) } else { output.append(contentsOf: value) }
+                        if let kept {
+                            output.append(contentsOf: UnsafeBufferPointer(rebasing: value[..<kept]))
+                            output.append(contentsOf: TerminalText.truncationMarker.utf8)
+                        } else if let shortened {
+                            output.append(contentsOf: shortened)
+                        } else {
+                            output.append(contentsOf: value)
+                        }
                         if missing > 0 && !rightAligned[i] { appendSpaces(missing) }
                         begin = end
                         index += 1
                     }
                     while output.count > start, output.last == UInt8(ascii: " ") { output.removeLast() }
                     output.append(newline)
+                    if output.count >= pieceSize {
+                        try emit(output)
+                        output.removeAll(keepingCapacity: true)
+                    }
                 }
             }
             if let totalRow {
@@ -209,7 +242,7 @@ public struct TextRenderer: ReportRenderer {
         }
         append(rowCount == 1 ? "1 row" : "\(rowCount) rows")
         output.append(newline)
-        return output
+        try emit(output)
     }
 
     private let newline = UInt8(ascii: "\n")

@@ -18,6 +18,16 @@ public struct CellFormatter: Sendable {
     /// As the CSV report writes it (`1234.50`, `true`, ISO 8601 date-times with offset; never an exponent).
     public func plain(_ cell: ReportCell, as format: ColumnFormat) -> String { cells.plain(cell, as: format) }
 
+    /// `plain(cell, as: format)`'s UTF-8 appended to `out`: numbers and dates written as bytes (CellBytes.swift),
+    /// with no String in between; other cells through their String.
+    public func appendPlain(_ cell: ReportCell, as format: ColumnFormat, to out: inout [UInt8]) {
+        if case let .text(text) = cell {
+            out.append(contentsOf: text.utf8)
+        } else if !CellBytes.appendPlain(cell, as: format, decimalSeparator: CellText.point, to: &out) {
+            out.append(contentsOf: cells.plain(cell, as: format).utf8)
+        }
+    }
+
     /// As the JSON report writes it: a JSON number, string, boolean or `null` (NaN and infinities too).
     public func json(_ cell: ReportCell, as format: ColumnFormat) -> String { JSONRenderer.value(cell, as: format, cells: cells) }
 }

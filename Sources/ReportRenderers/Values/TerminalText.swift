@@ -90,6 +90,18 @@ enum TerminalText {
         return result + marker
     }
 
+    /// `truncated` for a value held as bytes, without making a String, where that is plain: how many of its bytes
+    /// `truncated(_:toWidth:)` keeps before the marker when every byte is printable ASCII (a column a byte, a
+    /// character a byte) and no `<` (which may begin a code, kept whole) comes before the cut; nil otherwise (the
+    /// value fits, or it must go through `truncated`).
+    static func truncatedASCIIPrefix(_ bytes: UnsafeBufferPointer<UInt8>, toWidth maxWidth: Int) -> Int? {
+        let room = maxWidth - truncationMarker.utf8.count
+        guard room > 0, bytes.count > maxWidth else { return nil }
+        for byte in bytes where !(byte >= 0x20 && byte < 0x7F) { return nil }
+        for k in 0..<room where bytes[k] == UInt8(ascii: "<") { return nil }
+        return room
+    }
+
     /// `text` padded with spaces to `targetWidth` columns, on the right (left-aligned) or the left.
     static func padded(_ text: String, toWidth targetWidth: Int, rightAligned: Bool) -> String {
         let missing = targetWidth - width(text)

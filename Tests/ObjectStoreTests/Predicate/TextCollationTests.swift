@@ -86,4 +86,51 @@ final class TextCollationTests: XCTestCase {
             }
         }
     }
+
+    /// `naturalCompare` reads the bytes (and SQLite's `bk_natural` collation calls it on the stored bytes); the order it
+    /// gives must be the one of `naturalCompareByFolding`, the level-by-level implementation it falls back on: random
+    /// strings of digit runs (leading zeros, long numbers), ASCII letters in both cases, spaces and punctuation, and
+    /// non-ASCII text (accents precomposed and decomposed, a mark alone, ß, dotless i, emoji), pairs sharing
+    /// beginnings so that the later levels are reached, and invalid UTF-8 through the byte entry point.
+    func testNaturalCompareFromBytesAgreesWithFoldingOnGeneratedStrings() {
+        let seed = Trials.seed(fixed: 27_270)   // STRESS_SEED replays one
+        let count = Trials.count("BOOKKEEPER_NATURAL_TRIALS", quick: 20_000, stress: 200_000)
+        Trials.report("natural order from bytes against folding", "seed \(seed), \(count) pairs")
+        var random = SeededGenerator(seed: seed)
+        let pieces = ["0", "00", "1", "7", "9", "10", "0042", "123456789012345678901234567890", "a", "A", "b", "Z", "z",
+                      "e", "E", " ", "-", "_", ".", "~", "\u{7F}", "\0", "é", "É", "e\u{301}", "\u{301}", "\u{308}",
+                      "ß", "SS", "ẞ", "ı", "İ", "Ω", "名", "👩‍👩‍👧", "١", "٢", "１"]
+        func piece() -> String {
+            switch random.next(upTo: 4) {
+            case 0: return String(repeating: "0", count: random.next(upTo: 3)) + String(random.next(upTo: 1000))
+            default: return random.pick(pieces)
+            }
+        }
+        func string() -> String { (0..<random.next(upTo: 6)).map { _ in piece() }.joined() }
+        func check(_ a: String, _ b: String, _ line: UInt = #line) {
+            let expected = TextCollation.naturalCompareByFolding(a, b)
+            XCTAssertEqual(TextCollation.naturalCompare(a, b), expected, "\(a.debugDescription) vs \(b.debugDescription), seed \(seed)", line: line)
+            let fromBytes = Array(a.utf8).withUnsafeBufferPointer { x in
+                Array(b.utf8).withUnsafeBufferPointer { y in TextCollation.naturalCompare(utf8: x, y) }
+            }
+            XCTAssertEqual(fromBytes, expected, "bytes of \(a.debugDescription) vs \(b.debugDescription), seed \(seed)", line: line)
+        }
+        for _ in 0..<count {
+            let a = string()
+            // Half the time b shares a's beginning, so that numbers, leading zeros and case decide.
+            let b = random.next(upTo: 2) == 0 ? string() : String(a.prefix(random.next(upTo: a.count + 1))) + string()
+            check(a, b)
+            check(b, a)
+            check(a, a.uppercased())
+        }
+        // Invalid UTF-8: the byte entry point decodes as GRDB did (bad bytes replaced) before falling back.
+        for _ in 0..<2_000 {
+            var x = Array(string().utf8), y = Array(string().utf8)
+            if random.next(upTo: 2) == 0 { x.insert(random.pick([0x80, 0xC3, 0xFF] as [UInt8]), at: random.next(upTo: x.count + 1)) }
+            if random.next(upTo: 2) == 0 { y.insert(random.pick([0x80, 0xE2, 0xFE] as [UInt8]), at: random.next(upTo: y.count + 1)) }
+            let expected = TextCollation.naturalCompareByFolding(String(decoding: x, as: UTF8.self), String(decoding: y, as: UTF8.self))
+            let got = x.withUnsafeBufferPointer { p in y.withUnsafeBufferPointer { q in TextCollation.naturalCompare(utf8: p, q) } }
+            XCTAssertEqual(got, expected, "bytes \(x) vs \(y), seed \(seed)")
+        }
+    }
 }

@@ -218,21 +218,32 @@ public struct FetchPlan: Sendable {
 
     /// `shareAggregates: false` writes every use of an aggregate as its own subquery (the statement before issue
     /// 27's derived table), for the tests that compare the two.
+    /// `groupAggregates: false` keeps every to-many aggregate a correlated subquery (no grouped derived table,
+    /// FetchPlan+GroupedAggregates), for the tests that compare the two.
     func sql(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?,
-             shareAggregates: Bool = true) -> (sql: String, arguments: [DatabaseValue]) {
-        let s = statement(selection, coverage: coverage, shareAggregates: shareAggregates)
+             shareAggregates: Bool = true, groupAggregates: Bool = true) -> (sql: String, arguments: [DatabaseValue]) {
+        let s = statement(selection, coverage: coverage, shareAggregates: shareAggregates, groupAggregates: groupAggregates)
         return (s.sql, s.arguments)
     }
 
     /// The statement; `marked` writes each aggregate subquery with its number (`SQLCompiler.marking`), `marks`
     /// giving each aggregate's number by its key.
     func statement(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?,
-                   shareAggregates: Bool = true, marked: Bool = false)
+                   shareAggregates: Bool = true, groupAggregates: Bool = false, marked: Bool = false)
         -> (sql: String, arguments: [DatabaseValue], marks: [String: Int]) {
         let compiler = SQLCompiler(model: model, scopes: scopes, coverage: coverage)
         compiler.marking = marked
         var q = compiler.rootQuery()
-        let shared = shareAggregates ? sharedAggregates(selection, compiler: compiler) : []
+        var shared = shareAggregates ? sharedAggregates(selection, compiler: compiler) : []
+        let groups = groupAggregates ? groupedAggregates(selection, compiler: compiler) : []
+        // Grouped derived tables (FetchPlan+GroupedAggregates) compute each aggregate once for every object: an
+        // aggregate used twice reads its column twice. Not beside the derived table of the aggregates used more
+        // than once for one that cannot be grouped.
+        let groupedKeys = Set(groups.flatMap { $0.aggregates.map(\.0) })
+        if !groups.isEmpty, shared.allSatisfy({ groupedKeys.contains($0.0) }) {
+            shared = []
+            compiler.shared = FetchPlan.joinGroups(groups, to: q, compiler: compiler)
+        }
         if shared.isEmpty {
             if let predicate { q.conditions.append(compiler.compile(predicate, negated: false, in: q)) }
         } else {

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 extension ObjectContext {
     /// The objects matching a fetch request, in its order: one SQL statement.
@@ -51,22 +52,31 @@ extension Store {
     /// A double that is not finite (stored by another tool, or a sum beyond ±1.8e308) ends it with the error
     /// that says where it came from (Store+NonFinite.swift): `body` never sees one.
     public func fetchColumns(_ plan: FetchPlan, _ body: ([Value]) throws -> Void) throws {
+        // One array for every row: emptied, not reallocated, when `body` kept no copy of it (issue 27: a malloc
+        // and a free per row of the fetch bench).
+        var values: [Value] = []
+        values.reserveCapacity(plan.columns.count)
+        try fetchRows(plan) { row in
+            values.removeAll(keepingCapacity: true)
+            for i in 0..<row.count { values.append(row.value(i)) }
+            try body(values)
+        }
+    }
+
+    /// `fetchColumns`, each row handed over as the statement just stepped (`FetchedRow`), its values read in place
+    /// as the caller asks: for a writer that needs no `Value` for some cells (fetch's CSV, issue 27).
+    public func fetchRows(_ plan: FetchPlan, _ body: (FetchedRow) throws -> Void) throws {
         let nonFinite: Int? = try read { db in
             let (sql, arguments) = plan.sql(.columns, in: db)
             let statement = try db.makeStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
             // Each value read in place from the statement the cursor has just stepped: `row[i]` went through GRDB's
             // generic decoding for every value (issue 27: 5% of the fetch bench).
-            let stepped = statement.sqliteStatement
+            let row = FetchedRow(statement: statement.sqliteStatement, types: plan.columns.map(\.type))
+            let doubles = row.types.indices.filter { row.types[$0] == .double }
             while try cursor.next() != nil {
-                var values: [Value] = []
-                values.reserveCapacity(plan.columns.count)
-                for (i, column) in plan.columns.enumerated() {
-                    let value = Value(databaseValue: DatabaseValue(sqliteStatement: stepped, index: Int32(i)), as: column.type)
-                    if value.isNonFiniteDouble { return i }
-                    values.append(value)
-                }
-                try body(values)
+                for i in doubles where row.value(i).isNonFiniteDouble { return i }
+                try body(row)
             }
             return nil
         }
@@ -112,5 +122,31 @@ enum SortOrder {
             }
         }
         return ValueOrder.compare(a, b) ?? 0
+    }
+}
+
+/// One row of a plan's columns, as the statement has just been stepped (`Store.fetchRows`): valid only inside the
+/// call that hands it over.
+public struct FetchedRow {
+    let statement: OpaquePointer
+    let types: [AttributeType]
+
+    public var count: Int { types.count }
+
+    /// Column `i`'s value, as `fetchColumns` gives it.
+    public func value(_ i: Int) -> Value {
+        Value(databaseValue: DatabaseValue(sqliteStatement: statement, index: Int32(i)), as: types[i])
+    }
+
+    /// Column `i`'s UTF-8, read in place, when `value(i)` is `.string` of exactly those bytes: text stored in a
+    /// string column, all ASCII and without NUL (GRDB reads text up to a NUL and repairs what is not UTF-8, so
+    /// other text goes through `value(i)`); else nil, and `body` is not called.
+    public func withASCIIText<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        let column = Int32(i)
+        guard types[i] == .string, sqlite3_column_type(statement, column) == SQLITE_TEXT,
+              let text = sqlite3_column_text(statement, column) else { return nil }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column)))
+        for byte in bytes where byte == 0 || byte >= 0x80 { return nil }
+        return try body(bytes)
     }
 }

@@ -17,6 +17,9 @@ final class SQLQuery {
     var conditions: [String] = []
     var scopeAliases: [Int: String] = [:]
     var pathAliases: [String: String] = [:]
+    /// In an uncorrelated collection query (`SQLCompiler.collectionQuery(correlated: false)`), the column that
+    /// holds each element's owner's ID.
+    var ownerKey: String?
 
     init(parent: SQLQuery?) { self.parent = parent }
 
@@ -126,7 +129,10 @@ package final class SQLCompiler {
     }
 
     /// A correlated subquery over a collection's elements (FROM, joins and conditions; the caller picks the SELECT).
-    func collectionQuery(_ c: BoundCollection, in outer: SQLQuery) -> SQLQuery {
+    /// `correlated: false` leaves out the condition that ties the elements to the object (a grouped derived table,
+    /// FetchPlan+GroupedAggregates) and puts the element side of that condition, the owner's ID, in `ownerKey`:
+    /// only for a collection whose first hop is to-many.
+    func collectionQuery(_ c: BoundCollection, in outer: SQLQuery, correlated: Bool = true) -> SQLQuery {
         let q = SQLQuery(parent: outer)
         var current = alias(of: ToOnePath(scope: c.scope, hops: []), in: outer)
         var entity = scopes[c.scope]
@@ -135,16 +141,20 @@ package final class SQLCompiler {
             let d = quoted(r.destination)
             switch model.storage(of: r, in: entity) {
             case .foreignKey(let column):
+                precondition(correlated || i > 0, "a grouped collection begins with a to-many hop")
                 if i == 0 { q.from = "\(d) \(a)"; q.conditions.append("\(a).\"id\" = \(current).\(quoted(column))") }
                 else { q.joins.append("JOIN \(d) \(a) ON \(a).\"id\" = \(current).\(quoted(column))") }
             case .inverseForeignKey(_, let column):
-                if i == 0 { q.from = "\(d) \(a)"; q.conditions.append("\(a).\(quoted(column)) = \(current).\"id\"") }
+                if i == 0 {
+                    q.from = "\(d) \(a)"
+                    if correlated { q.conditions.append("\(a).\(quoted(column)) = \(current).\"id\"") } else { q.ownerKey = "\(a).\(quoted(column))" }
+                }
                 else { q.joins.append("JOIN \(d) \(a) ON \(a).\(quoted(column)) = \(current).\"id\"") }
             case .joinTable(let table, let own, let other):
                 let j = newAlias("j")
                 if i == 0 {
                     q.from = "\(quoted(table)) \(j) JOIN \(d) \(a) ON \(a).\"id\" = \(j).\(quoted(other))"
-                    q.conditions.append("\(j).\(quoted(own)) = \(current).\"id\"")
+                    if correlated { q.conditions.append("\(j).\(quoted(own)) = \(current).\"id\"") } else { q.ownerKey = "\(j).\(quoted(own))" }
                 } else {
                     q.joins.append("JOIN \(quoted(table)) \(j) ON \(j).\(quoted(own)) = \(current).\"id\" JOIN \(d) \(a) ON \(a).\"id\" = \(j).\(quoted(other))")
                 }
@@ -460,29 +470,45 @@ package final class SQLCompiler {
     /// sum in the form `sumForm` asks for (exact unless a comparison wants the comparable one), an average
     /// already divided and scaled.
     func rawAggregate(_ e: BoundExpression, in q: SQLQuery) -> String {
-        guard case .aggregate(let op, let c, let valuePath, let a) = e else { preconditionFailure("not an aggregate") }
+        guard case .aggregate(let op, let c, _, let a) = e else { preconditionFailure("not an aggregate") }
         let form = sumForm
         let sub = collectionQuery(c, in: q)
+        // The form is read before the subquery's own comparisons (compiled above) could change it.
+        let value = aggregateTerm(e, form: form, in: sub)
+        return finishedAggregate(op, a, "(SELECT \(value) \(sub.body()))", grouped: false)
+    }
+
+    /// The aggregate function call of per-object aggregate `e` over the elements of `sub` (a collection query
+    /// whose element scope is `e`'s): what its correlated subquery selects, and what a grouped derived table
+    /// selects per owner. A sum in `form`; an average exact, divided, not yet scaled.
+    func aggregateTerm(_ e: BoundExpression, form: WideForm, in sub: SQLQuery) -> String {
+        guard case .aggregate(let op, _, let valuePath, let a) = e else { preconditionFailure("not an aggregate") }
         var value = "*"
         if let valuePath, let a {
             value = "\(alias(of: valuePath, in: sub)).\(quoted(a.name))"
             if op == .sum || op == .avg { value = finite(value, valuePath, a, in: sub) }
         }
         switch op {
-        case .count:
-            return "(SELECT COUNT(\(value)) \(sub.body()))"
-        case .sum:
-            if a!.type == .double { return "COALESCE((SELECT SUM(\(value)) \(sub.body())), 0.0)" }
-            // The form is read before the subquery's own comparisons (compiled above) could change it.
-            return "COALESCE((SELECT \(dialect.exactSum(value, beyond: form)) \(sub.body())), 0)"
+        case .count: return "COUNT(\(value))"
+        case .sum: return a!.type == .double ? "SUM(\(value))" : dialect.exactSum(value, beyond: form)
+        // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
+        case .avg: return a!.type == .double ? "AVG(\(value))" : "CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value))"
+        case .min, .max: return "\(op.rawValue.uppercased())(\(value))"
+        }
+    }
+
+    /// The value of an aggregate from `term`, its `aggregateTerm` computed over the object's elements (a
+    /// correlated subquery), or read from a grouped derived table's column (`grouped`: NULL for an object that
+    /// has no elements, no row there). Over no elements a count is 0, a sum 0 (0.0 for doubles), an average, a
+    /// minimum and a maximum NULL, either way; an average is brought to its attribute's scale.
+    func finishedAggregate(_ op: AggregateOperator, _ a: Attribute?, _ term: String, grouped: Bool) -> String {
+        switch op {
+        case .count: return grouped ? "COALESCE(\(term), 0)" : term
+        case .sum: return "COALESCE(\(term), \(a!.type == .double ? "0.0" : "0"))"
         case .avg:
             let scale = PredicateBinder.scale(a!.type)
-            // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
-            let avg = a!.type == .double ? "(SELECT AVG(\(value)) \(sub.body()))"
-                : "(SELECT CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value)) \(sub.body()))"
-            return scale == 0 ? avg : "(\(avg) / \(pow10(scale)))"
-        case .min, .max:
-            return "(SELECT \(op.rawValue.uppercased())(\(value)) \(sub.body()))"
+            return scale == 0 ? term : "(\(term) / \(pow10(scale)))"
+        case .min, .max: return term
         }
     }
 

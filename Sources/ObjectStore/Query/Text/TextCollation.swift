@@ -30,6 +30,66 @@ package enum TextCollation {
     /// Each level compares a key computed from each string on its own, so the
     /// whole is a total order; the last level makes it consistent with equality.
     package static func naturalCompare(_ a: String, _ b: String) -> ComparisonResult {
+        var a = a, b = b
+        let fast = a.withUTF8 { x in b.withUTF8 { y in naturalCompareASCII(x, y) } }
+        return fast ?? naturalCompareByFolding(a, b)
+    }
+
+    /// `naturalCompare` of two strings' UTF-8 bytes as SQLite hands them to the `bk_natural` collation: the bytes
+    /// read in place when the ASCII parts decide, else (a non-ASCII byte reached undecided) decoded as GRDB decodes
+    /// a collation's arguments (bad bytes replaced) and compared by `naturalCompareByFolding`.
+    package static func naturalCompare(utf8 a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
+        if let decided = naturalCompareASCII(a, b) { return decided }
+        return naturalCompareByFolding(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self))
+    }
+
+    /// The same order as `naturalCompareByFolding`, over UTF-8 bytes without allocating, for the common case: the
+    /// answer when the ASCII beginnings of both strings decide it (always when both are ASCII), nil when a non-ASCII
+    /// byte is reached first. Level 1 is `NumberAwareScan` over the lowercased bytes up to the first non-ASCII byte
+    /// of each side (what `FoldedKey` holds before `complete()`), with the same stops; for two ASCII strings level 3
+    /// has nothing to fold and level 4, Swift's string order, is byte order.
+    static func naturalCompareASCII(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> ComparisonResult? {
+        var knownA = 0, knownB = 0
+        while knownA < a.count, a[knownA] < 0x80 { knownA += 1 }
+        while knownB < b.count, b[knownB] < 0x80 { knownB += 1 }
+        let completeA = knownA == a.count, completeB = knownB == b.count
+        @inline(__always) func digit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
+        var i = 0, j = 0
+        var leadingZeros = ComparisonResult.orderedSame
+        while i < knownA, j < knownB {
+            let x = a[i], y = b[j]
+            let digitA = digit(x), digitB = digit(y)
+            if digitA, digitB {
+                let startA = i, startB = j
+                while i < knownA, digit(a[i]) { i += 1 }
+                while j < knownB, digit(b[j]) { j += 1 }
+                // A number at the end of the ASCII part may go on after a dropped mark: the folding path decides.
+                if (i == knownA && !completeA) || (j == knownB && !completeB) { return nil }
+                if let decided = compareNumbers(a, startA..<i, b, startB..<j, leadingZeros: &leadingZeros) { return decided }
+            } else if digitA != digitB {
+                return digitA ? .orderedAscending : .orderedDescending   // a number before a character
+            } else {
+                let lx = TextFolding.asciiLowercased(x), ly = TextFolding.asciiLowercased(y)
+                if lx != ly { return lx < ly ? .orderedAscending : .orderedDescending }
+                i += 1
+                j += 1
+            }
+        }
+        guard completeA, completeB else { return nil }
+        if i < knownA { return .orderedDescending }
+        if j < knownB { return .orderedAscending }
+        if leadingZeros != .orderedSame { return leadingZeros }
+        // Level 4 for two ASCII strings: byte order (equal bytes, equal strings).
+        for k in 0..<min(a.count, b.count) where a[k] != b[k] {
+            return a[k] < b[k] ? .orderedAscending : .orderedDescending
+        }
+        return a.count == b.count ? .orderedSame : (a.count < b.count ? .orderedAscending : .orderedDescending)
+    }
+
+    /// The order `naturalCompare` gives, computed on Swift strings level by level as documented above (folding
+    /// through Foundation when the ASCII parts do not decide). `naturalCompare` answers from the bytes first; this
+    /// is its fallback and the property test's second implementation (TextCollationTests).
+    package static func naturalCompareByFolding(_ a: String, _ b: String) -> ComparisonResult {
         if a == b { return .orderedSame }
         // Level 1 reads the ASCII beginnings directly and folds the rest (NFD
         // through Foundation, the costly part) only if they do not decide.
@@ -144,6 +204,27 @@ package enum TextCollation {
 
     private static func isDigit(_ value: UInt32) -> Bool { value >= 0x30 && value <= 0x39 }
 
+    /// Levels 1 and 2 for two runs of ASCII digits (UTF-8 bytes or scalar values): the numbers by value (leading
+    /// zeros skipped, then the count of digits, then digit by digit), nil when equal; then, if no earlier number
+    /// did, notes in `leadingZeros` which run has fewer digits.
+    @inline(__always)
+    private static func compareNumbers<C: RandomAccessCollection>(_ a: C, _ runA: Range<Int>, _ b: C, _ runB: Range<Int>,
+                                                                  leadingZeros: inout ComparisonResult) -> ComparisonResult?
+    where C.Index == Int, C.Element: BinaryInteger {
+        var significantA = runA.lowerBound, significantB = runB.lowerBound
+        while significantA < runA.upperBound - 1, a[significantA] == 0x30 { significantA += 1 }
+        while significantB < runB.upperBound - 1, b[significantB] == 0x30 { significantB += 1 }
+        let lengthA = runA.upperBound - significantA, lengthB = runB.upperBound - significantB
+        if lengthA != lengthB { return lengthA < lengthB ? .orderedAscending : .orderedDescending }
+        for k in 0..<lengthA where a[significantA + k] != b[significantB + k] {
+            return a[significantA + k] < b[significantB + k] ? .orderedAscending : .orderedDescending
+        }
+        if leadingZeros == .orderedSame, runA.count != runB.count {
+            leadingZeros = runA.count < runB.count ? .orderedAscending : .orderedDescending
+        }
+        return nil
+    }
+
     /// Level 1, resumable: reads the keys as numbers and single characters
     /// and stops at the first difference, or, when a key is not complete, where
     /// its known values end. Level 2 (the first number whose digit counts
@@ -169,17 +250,7 @@ package enum TextCollation {
                         j = startB
                         return nil
                     }
-                    var significantA = startA, significantB = startB
-                    while significantA < i - 1, a[significantA] == 0x30 { significantA += 1 }
-                    while significantB < j - 1, b[significantB] == 0x30 { significantB += 1 }
-                    let lengthA = i - significantA, lengthB = j - significantB
-                    if lengthA != lengthB { return lengthA < lengthB ? .orderedAscending : .orderedDescending }
-                    for k in 0..<lengthA where a[significantA + k] != b[significantB + k] {
-                        return a[significantA + k] < b[significantB + k] ? .orderedAscending : .orderedDescending
-                    }
-                    if leadingZeros == .orderedSame, i - startA != j - startB {
-                        leadingZeros = i - startA < j - startB ? .orderedAscending : .orderedDescending
-                    }
+                    if let decided = compareNumbers(a, startA..<i, b, startB..<j, leadingZeros: &leadingZeros) { return decided }
                 } else if digitA {
                     return .orderedAscending
                 } else if digitB {

@@ -53,6 +53,8 @@ struct XLSXSheetWriter {
     private var inexactCount = 0
     private var shortened: [XLSXShortenedCell] = []
     private var shortenedCount = 0
+    /// A number's shown bytes, for its width (CellBytes).
+    private var shownBytes: [UInt8] = []
     private var textDateCount = 0
     private var firstTextDate: String?
     private var textNumberCount = 0
@@ -251,7 +253,17 @@ struct XLSXSheetWriter {
         }
     }
 
-    static let powersOfTen: [Double] = [1, 10, 100]
+    static let powersOfTen: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+    static let centsFactors: [Int128] = [100, 10, 1]
+
+    /// A decimal's double when the quotient of two exact doubles gives it (units under 2^53, scale 0…15) and the
+    /// column is numeric, its shown bytes in `shown` (CellBytes); nil otherwise (then DecimalText decides).
+    static func exactNumber(units: Int128, scale: Int, as format: ColumnFormat, shown: inout [UInt8]) -> Double? {
+        guard format.isNumeric, scale >= 0, scale < powersOfTen.count, units.magnitude < 1 << 53 else { return nil }
+        shown.removeAll(keepingCapacity: true)
+        guard CellBytes.appendDisplay(.decimal(units: units, scale: scale), as: format, to: &shown) else { return nil }
+        return Double(Int64(truncatingIfNeeded: units)) / powersOfTen[scale]
+    }
 
     /// The width of `cents` shown as money: `-1,234.50` is 9.
     static func moneyWidth(cents: Int128) -> Int {
@@ -287,8 +299,17 @@ struct XLSXSheetWriter {
             // correctly rounded (both operands are exact doubles), as the decimal text would parse, and the shown
             // width is counted from the digits.
             if columnFormat == .money, (0...2).contains(scale), units.magnitude < 1_000_000_000_000_000 {
-                try writer.number(Double(units) / XLSXSheetWriter.powersOfTen[scale], row: row, column: c, format: dataFormat(c, scale: scale))
-                return XLSXSheetWriter.moneyWidth(cents: units * Int128(XLSXSheetWriter.powersOfTen[2 - scale]))
+                // Through Int64 (exact: under 10^18), as Int128 to Double is the stdlib's unspecialised generic.
+                try writer.number(Double(Int64(truncatingIfNeeded: units)) / XLSXSheetWriter.powersOfTen[scale], row: row, column: c,
+                                  format: dataFormat(c, scale: scale))
+                return XLSXSheetWriter.moneyWidth(cents: units * XLSXSheetWriter.centsFactors[scale])
+            }
+            // Other numbers (quantities at scale 3) exact in a double, the same way: the exact quotient of two exact
+            // doubles, correctly rounded as parsing the decimal text was, and the width from the shown bytes
+            // (CellBytes, which RendererBytesDifferentialTests holds to CellText) — no DecimalText, no text parsed.
+            if let value = XLSXSheetWriter.exactNumber(units: units, scale: scale, as: columnFormat, shown: &shownBytes) {
+                try writer.number(value, row: row, column: c, format: dataFormat(c, scale: scale))
+                return shownBytes.count
             }
             let number = DecimalText(units: units, scale: scale)
             if !columnFormat.isNumeric {
