@@ -16,7 +16,8 @@
 // subqueries give them, NULL over none), and each use brings it to its comparison domain as the subquery would
 // have been (SQLCompiler.scalar).
 //
-// Not for a fetch with a LIMIT or OFFSET that is not grouped: the sort may then read an index to stop after a few
+// A grouped fetch reads each per-object aggregate through the derived table even when it uses it once (see
+// `sharedAggregates`). Not for a fetch with a LIMIT or OFFSET that is not grouped: the sort may then read an index to stop after a few
 // rows, and the columns are computed only for those; nor for whole objects (`.objects`, whose `t0.*` the derived
 // table would widen).
 
@@ -35,8 +36,13 @@ extension FetchPlan {
         let copies = FetchPlan.markedCopies(written.sql)
         var order: [(String, BoundExpression)] = []
         var seen = Set<String>()
+        // A grouped fetch takes every per-object aggregate into the derived table, even one used once: written in
+        // place, SQLite evaluates its correlated subquery after the sorter that forms the groups, in group order —
+        // at random across the rows when the groups do not follow the ids (sales-by-month on a store imported in
+        // random order loaded 153,086 pages for 10,518; 0.50 s of CPU against 0.24 s in the derived table).
+        let least = isGrouped ? 1 : 2
         for (key, e) in uses where seen.insert(key).inserted {
-            if let id = written.marks[key], copies[id, default: 0] > 1 { order.append((key, e)) }
+            if let id = written.marks[key], copies[id, default: 0] >= least { order.append((key, e)) }
         }
         return order
     }
