@@ -403,6 +403,15 @@ final class EncodingCorpusTests: XCTestCase {
         XCTAssertEqual(e.name, "iso-8859-2")
     }
 
+    func testASlovakCityAmongPolishOnesLeftISO88592OffTheList() {
+        // Stress seed 1795744985: Windows-1250 reads ISO-8859-2's `Prešov` as `Preąov`, Polish like the cities
+        // around it, so the context put ISO-8859-2 behind and the stop named Windows-1250, ISO-8859-4 and
+        // Windows-1252 — not the file's page. Context may order the readings; only misread bytes leave one out.
+        let bytes = encoded("name\nCzęstochowa\nPoznań\nKraków\nPrešov\nGdańsk\n", "ISO-8859-2")
+        guard case .asked(let candidates) = EncodingCorpus.outcome(bytes) else { return XCTFail("not asked") }
+        XCTAssertTrue(candidates.contains { $0.name == "iso-8859-2" }, "\(candidates.map(\.name))")
+    }
+
     func testAMixedWesternListStoppedAfterBeingDecidedBefore() throws {
         // Issue 24, third round: French, German and Spanish customers in Windows-1252 (ImportEncodingTests' Western
         // example), 64 KiB of them, were read as Windows-1252 until the pairwise decision (5bada0b). Windows-1257
