@@ -150,6 +150,10 @@ enum EncodingGuesser {
         let d = Double(differing)
         let misread = (b.bad - a.bad) / d
         guard useContext, a.score <= acceptable && b.score <= acceptable else { return misread >= margin }
+        // Context weighs words, not bytes: it never makes a reading that misreads more bytes the clearly better one
+        // (Windows-1252's `Wroc³aw` beside ISO-8859-2's `Wrocław`, with `Müller` and `Ústí` as the context; stress
+        // seed 11).
+        guard a.bad <= b.bad else { return false }
         let (aMisfit, bMisfit, strength) = misfits(a, b, sample)
         // A broad context (languages of several groups) counts only when it counts much; none (one shared
         // letter: `Müller` is German, Hungarian, Turkish, Estonian or Catalan) never.

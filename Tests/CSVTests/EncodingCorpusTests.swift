@@ -412,6 +412,18 @@ final class EncodingCorpusTests: XCTestCase {
         XCTAssertTrue(candidates.contains { $0.name == "iso-8859-2" }, "\(candidates.map(\.name))")
     }
 
+    func testBroadContextMadeWindows1252WinDespiteItsMisreadByte() {
+        // Stress seed 11: Windows-1252 reads ISO-8859-2's `Wrocław` as `Wroc³aw` (one byte misread, none in
+        // ISO-8859-2), but `Müller` and `Ústí` made a broad context that `Trenčín`, `Gdańsk`, `Wrocław` did not fit,
+        // and Windows-1252 was picked. Context never makes the reading that misreads more bytes the better one.
+        let bytes = encoded("name\nMüller\nTrenčín\nGdańsk\nÚstí\nWrocław\n", "ISO-8859-2")
+        switch EncodingCorpus.outcome(bytes) {
+        case .picked(let e): XCTAssertTrue(EncodingCorpus.reads(e, bytes, as: "name\nMüller\nTrenčín\nGdańsk\nÚstí\nWrocław\n"), e.name)
+        case .asked(let candidates): XCTAssertTrue(candidates.contains { $0.name == "windows-1250" || $0.name == "iso-8859-2" }, "\(candidates.map(\.name))")
+        case .utf8: XCTFail("read as UTF-8")
+        }
+    }
+
     func testAMixedWesternListStoppedAfterBeingDecidedBefore() throws {
         // Issue 24, third round: French, German and Spanish customers in Windows-1252 (ImportEncodingTests' Western
         // example), 64 KiB of them, were read as Windows-1252 until the pairwise decision (5bada0b). Windows-1257
