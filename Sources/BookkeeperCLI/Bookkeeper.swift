@@ -118,6 +118,10 @@ public struct Bookkeeper: ParsableCommand {
             try OpenFiles.require()
             // And the limits on memory leave it the address space it needs (AddressSpace.swift).
             try AddressSpace.require()
+            // And no thread asks for a stack as large as a big `ulimit -s` (AddressSpace.swift).
+            AddressSpace.capThreadStacks()
+            // And the limit on processes lets it start its threads (ProcessLimit.swift).
+            try ProcessLimit.require()
             Interruption.install()
             // A store read without locks (another user's, see Store+SteadyRead) must have stayed one state for
             // an output file to replace the old one, and for the command to succeed.

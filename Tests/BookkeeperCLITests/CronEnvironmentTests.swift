@@ -208,6 +208,78 @@ final class MemoryLimitTests: SampleStoreTestCase {
         XCTAssertEqual(deep.stdout, "10000\n")
         XCTAssertGreaterThan(checked, OpenFileLimitTests.commands.count)
     }
+
+    /// A big stack limit beside a limit on address space: glibc gives every thread a stack as large as `ulimit -s`,
+    /// so under `-s 1048576 -v 1048576` the importer's second thread could not get its 1 GiB, libdispatch retried
+    /// for ever and the import hung holding its store. Threads' stacks are now capped (AddressSpace.capThreadStacks).
+    func testAnImportUnderABigStackLimitBesideAnAddressSpaceLimitFinishes() throws {
+        var lines = ["number,date,customer,rows.service,rows.sum"]
+        for i in 0..<5_000 { lines.append("B\(i / 5),2024-03-1\(i / 5 % 10),Customer \(i / 5 % 97),Service \(i % 31),\(i % 1000).25") }
+        dir.write("big-stack.csv", lines.joined(separator: "\n") + "\n")
+        for limits in ["-s 1048576 && ulimit -v 1048576", "-s unlimited && ulimit -v 1048576"] {
+            let child = try Child(["-c", "ulimit \(limits) && exec \"$0\" \"$@\"", bookkeeperBinary, "--store", store, "import", "Order",
+                                   "big-stack.csv", "--create-missing"], in: dir.path, environment: Self.environment, executable: "/bin/bash")
+            // A watchdog for the hang, not a limit on speed: the import takes about a second.
+            var polls = 0
+            while child.isRunning && polls < 3_000 { usleep(100_000); polls += 1 }
+            if child.isRunning { child.signal(SIGKILL) }
+            let r = child.wait()
+            XCTAssertFalse(r.killedBySignal, "ulimit \(limits): hung or killed: \(r)")
+            XCTAssertEqual(r.status, 0, "ulimit \(limits): \(r)")
+        }
+        XCTAssertEqual(bk(["fetch", "Order", "--where", "number BEGINSWITH 'B'", "--count"]).stdout, "1000\n")
+    }
+}
+
+/// A limit on processes (`ulimit -u`), which counts every thread of every process of a user other than root: under
+/// `ulimit -u 3` an import waited for ever for a thread that never started (Foundation's `Thread.start` says nothing
+/// when `pthread_create` fails), holding its store. Now every command checks the limit before any work
+/// (ProcessLimit.swift).
+final class ProcessLimitTests: SampleStoreTestCase {
+    /// A user of its own (no name needed), so that no other test's processes count against its limit.
+    private static let uid = "64123"
+
+    private func runAs(limit: Int, _ arguments: [String]) throws -> (status: Int32, killedBySignal: Bool, stdout: String, stderr: String) {
+        let child = try Child(["--reuid=\(Self.uid)", "--regid=\(Self.uid)", "--clear-groups", "/bin/bash", "-c",
+                               "ulimit -u \(limit) && exec \"$0\" \"$@\"", OtherUser.binary] + arguments,
+                              in: dir.path, environment: Self.environment, executable: OtherUser.setpriv)
+        // A watchdog for the hang, not a limit on speed: each command takes about a second.
+        var polls = 0
+        while child.isRunning && polls < 3_000 { usleep(100_000); polls += 1 }
+        if child.isRunning { child.signal(SIGKILL) }
+        return child.wait()
+    }
+
+    func testACommandUnderALowProcessLimitSaysSoAndChangesNothing() throws {
+        try OtherUser.skipUnlessAvailable()
+        XCTAssertEqual(chmod(dir.path, 0o777), 0)
+        XCTAssertEqual(chmod(store, 0o666), 0)
+        var lines = ["number,date,customer,rows.service,rows.sum"]
+        for i in 0..<5_000 { lines.append("P\(i / 5),2024-04-1\(i / 5 % 10),Customer \(i / 5 % 97),Service \(i % 31),\(i % 1000).25") }
+        dir.write("threads.csv", lines.joined(separator: "\n") + "\n")
+        let before = try storeFingerprint(store)
+        let message = { (limit: Int) in
+            "bookkeeper: too few processes allowed: the limit on processes (ulimit -u, which counts threads) is \(limit), this "
+                + "user's other processes run 0 threads, and bookkeeper needs 16 of its own — raise the limit (ulimit -u 16) or "
+                + "remove it (ulimit -u unlimited)\n"
+        }
+        let importing = ["--store", store, "import", "Order", "threads.csv", "--create-missing"]
+        for limit in [1, 3, 15] {
+            for args in [importing, ["--store", store, "list", "Customer"], ["--store", store, "report", "customers"]] {
+                let r = try runAs(limit: limit, args)
+                XCTAssertFalse(r.killedBySignal, "ulimit -u \(limit) \(args): hung or killed: \(r)")
+                XCTAssertEqual(r.status, 74, "ulimit -u \(limit) \(args): \(r)")
+                XCTAssertEqual(r.stdout, "")
+                XCTAssertEqual(r.stderr, message(limit), "\(args)")
+            }
+        }
+        XCTAssertEqual(try storeFingerprint(store), before)
+        // The limit it asks for is enough.
+        let r = try runAs(limit: 16, importing)
+        XCTAssertFalse(r.killedBySignal, "\(r)")
+        XCTAssertEqual(r.status, 0, "\(r)")
+        XCTAssertEqual(bk(["fetch", "Order", "--where", "number BEGINSWITH 'P'", "--count"]).stdout, "1000\n")
+    }
 }
 
 /// Control characters in stored text and in file names, through every text output: shown as `<U+001B>`, as the

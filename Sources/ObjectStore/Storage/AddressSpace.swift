@@ -34,6 +34,28 @@ public enum AddressSpace {
     /// Every thread gets that limit as its stack too. Below 48 KiB the Swift runtime cannot start the program at all.
     public static let neededStack: UInt64 = 1 << 20
 
+    /// The largest stack a new thread gets. glibc gives every thread a stack as large as the soft stack limit:
+    /// under `ulimit -s 1048576` beside `ulimit -v 1048576`, the importer's second thread could not get its 1 GiB
+    /// and libdispatch retried for ever (the import hung, holding its store). Capped at the size glibc uses when
+    /// the stack is unlimited, which every command fits in (see `neededStack`).
+    public static let threadStackCap = 8 << 20
+
+    /// Caps the stack of every thread created from now on at `threadStackCap` when the stack limit is larger. Call
+    /// it before any thread starts. `pthread_setattr_default_np` is a GNU extension that Swift's Glibc module does
+    /// not import, so it is looked up by name; without it (another C library), nothing changes.
+    public static func capThreadStacks() {
+        var limits = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &limits) == 0,
+              limits.rlim_cur == rlim_t.max || UInt64(limits.rlim_cur) > UInt64(threadStackCap),
+              let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "pthread_setattr_default_np") else { return }
+        typealias SetDefault = @convention(c) (UnsafePointer<pthread_attr_t>) -> Int32
+        var attributes = pthread_attr_t()
+        guard pthread_attr_init(&attributes) == 0 else { return }
+        defer { pthread_attr_destroy(&attributes) }
+        guard pthread_attr_setstacksize(&attributes, threadStackCap) == 0 else { return }
+        _ = unsafeBitCast(symbol, to: SetDefault.self)(&attributes)
+    }
+
     /// Throws `TooLittleMemory` when a limit leaves less than `bytes` of address space, or less than `stack` of stack.
     public static func require(_ bytes: UInt64 = needed, stack: UInt64 = neededStack) throws {
         if let limit, limit.bytes < bytes { throw TooLittleMemory(limit: limit.bytes, option: limit.option, needed: bytes) }
