@@ -101,7 +101,7 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(fields), but \(expected) \(expected == 1 ? "was" : "were") expected"
         case let .io(operation, code):
             let reason = String(cString: strerror(code))
-            return "cannot \(operation): \(reason)"
+            return "cannot \(operation) (\(reason))"
         case let .notText(.byteOrderMark(encoding)):
             return "not CSV text in the encoding given: the file begins with a \(encoding) byte-order mark — leave --encoding auto, or give \(encoding.hasPrefix("UTF-32") ? "utf-32" : "utf-16")"
         case let .invalidByteInUTF8(bytes, offset):

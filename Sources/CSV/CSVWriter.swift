@@ -75,7 +75,7 @@ public final class CSVWriter {
     /// Throws `FileOutputError` when the output is refused or cannot be created.
     public convenience init(path: String, displayName: String? = nil, options: Options = Options()) throws {
         let file = try OutputFile(path: path)
-        try self.init(target: .output(file), displayName: displayName ?? path, options: options)
+        try self.init(target: .output(file), displayName: displayName ?? FileOutputError.shownName(path), options: options)
     }
 
     /// Writes to an open file descriptor; closes it on `close()` only if `closeWhenDone`.

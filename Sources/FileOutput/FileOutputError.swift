@@ -40,5 +40,8 @@ public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertib
         FileOutputError(path: path, message: reason, kind: .cannotCreate)
     }
 
-    public var description: String { "\(path): \(message)" }
+    /// How a message names `path`: standard output by that name, as every command's messages do.
+    public static func shownName(_ path: String) -> String { path == "-" ? "standard output" : path }
+
+    public var description: String { "\(FileOutputError.shownName(path)): \(message)" }
 }

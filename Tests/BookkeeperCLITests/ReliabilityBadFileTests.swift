@@ -122,7 +122,7 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
         let before = try storeFingerprint(store)
         let r = OtherUser.run(["--store", store, "import", "Tag", "secret.csv"], in: dir.path)
         XCTAssertEqual(r.status, 66, "\(r)")
-        XCTAssertEqual(r.stderr, "bookkeeper: secret.csv: cannot open: Permission denied\n")
+        XCTAssertEqual(r.stderr, "bookkeeper: secret.csv: cannot open (Permission denied)\n")
         XCTAssertEqual(try storeFingerprint(store), before)
         // A readable one imports: it was the file, not the store.
         XCTAssertEqual(chmod(csv, 0o644), 0)
@@ -267,7 +267,7 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
         // An export and a backup to a file.
         let exported = limited(big, ["export", "Order", dir.file("orders-export.csv")])
         XCTAssertEqual(exported.status, 74, "\(exported)")
-        XCTAssertEqual(exported.stderr, "bookkeeper: \(dir.file("orders-export.csv")): cannot write: File too large\n")
+        XCTAssertEqual(exported.stderr, "bookkeeper: \(dir.file("orders-export.csv")): cannot write (File too large)\n")
         let backup = limited(big, ["backup", dir.file("backup.sqlite")])
         XCTAssertEqual(backup.status, 74, "\(backup)")
         XCTAssertEqual(backup.stderr, "bookkeeper: \(dir.file("backup.sqlite")): cannot write the copy (disk I/O error)\n")
@@ -277,6 +277,21 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
         // /dev/full: no space at all.
         let full = runProgram("/bin/sh", ["-c", "exec '\(bookkeeperBinary)' --store '\(big)' fetch Order --format csv > /dev/full"], in: dir.path)
         XCTAssertEqual(full.status, 74, "\(full)")
-        XCTAssertEqual(full.stderr, "bookkeeper: standard output: cannot write: No space left on device\n")
+        XCTAssertEqual(full.stderr, "bookkeeper: standard output: cannot write (No space left on device)\n")
+    }
+
+    /// Every command that writes to standard output names it the same way when it cannot: `report` called it `-`,
+    /// `export -` did too and wrote `cannot write: …` where the others write `cannot write (…)`.
+    func testEveryCommandNamesAFullStandardOutputTheSameWay() throws {
+        let commands = [["list", "Tag"], ["show", "Tag", "vip"], ["fetch", "Tag"], ["fetch", "Tag", "--format", "json"],
+                        ["export", "Tag", "-"], ["report", "customers"], ["report", "customers", "--format", "csv"],
+                        ["report", "customers", "--format", "json"], ["report", "customers", "--format", "xlsx", "--output", "-"],
+                        ["imports"], ["model"], ["reports"]]
+        for command in commands {
+            let quoted = command.map { "'\($0)'" }.joined(separator: " ")
+            let r = runProgram("/bin/sh", ["-c", "exec '\(bookkeeperBinary)' --store '\(store)' \(quoted) > /dev/full"], in: dir.path)
+            XCTAssertEqual(r.status, 74, "\(command): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: standard output: cannot write (No space left on device)\n", "\(command)")
+        }
     }
 }

@@ -100,12 +100,12 @@ final class CSVErrorMessageTests: XCTestCase {
 
     func testOpenAndReadFailures() throws {
         let missing = csvError { _ = try CSVReader(path: "/nonexistent/orders.csv") }
-        XCTAssertEqual(missing?.description, "/nonexistent/orders.csv: cannot open: No such file or directory")
+        XCTAssertEqual(missing?.description, "/nonexistent/orders.csv: cannot open (No such file or directory)")
         XCTAssertEqual(missing?.line, 0)
 
         let directory = try temporaryDirectory(for: self)
         let error = csvError { _ = try CSVReader(path: directory.path, displayName: "exports") }
-        XCTAssertEqual(error?.description, "exports:1: cannot read: Is a directory")
+        XCTAssertEqual(error?.description, "exports:1: cannot read (Is a directory)")
     }
 
     func testWriterFailures() throws {
@@ -116,10 +116,10 @@ final class CSVErrorMessageTests: XCTestCase {
 
         let writer = try CSVWriter(fileDescriptor: -1, displayName: "out.csv")
         try writer.writeRecord(["a"])
-        XCTAssertEqual(csvError { try writer.flush() }?.description, "out.csv: cannot write: Bad file descriptor")
+        XCTAssertEqual(csvError { try writer.flush() }?.description, "out.csv: cannot write (Bad file descriptor)")
 
         let full = try CSVWriter(path: "/dev/full", displayName: "report.csv")
         try full.writeRecord(["a"])
-        XCTAssertEqual(csvError { try full.close() }?.description, "report.csv: cannot write: No space left on device")
+        XCTAssertEqual(csvError { try full.close() }?.description, "report.csv: cannot write (No space left on device)")
     }
 }

@@ -58,7 +58,7 @@ final class InputFile: @unchecked Sendable {
             repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
             if fd < 0 {
                 let code = errno
-                throw ImportInputError(message: "\(path): cannot open: \(String(cString: strerror(code)))",
+                throw ImportInputError(message: "\(path): cannot open (\(String(cString: strerror(code))))",
                                        category: code == ENOENT || code == EACCES ? .missingInput : .io)   // sysexits: 66 is missing or unreadable
             }
             var info = stat()
@@ -169,7 +169,7 @@ final class InputFile: @unchecked Sendable {
         done.wait()
         done.signal()
         if hashError != 0 {
-            throw ImportInputError(message: "\(displayName): cannot read: \(String(cString: strerror(hashError)))", category: .io)
+            throw ImportInputError(message: "\(displayName): cannot read (\(String(cString: strerror(hashError))))", category: .io)
         }
         return digest
     }

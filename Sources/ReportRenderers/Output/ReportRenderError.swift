@@ -4,12 +4,13 @@
 // naming the file (`out/x.xlsx: cannot create (Permission denied)`), with no stack trace. Errors
 // thrown by a row source are not wrapped: they pass through unchanged.
 
+import FileOutput
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A rendering failure. `description` is one line: `FILE: message`, FILE being the output's path as
-/// given (`-` for standard output).
+/// given (standard output by that name).
 public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Kind: Sendable, Equatable {
         /// A system call failed; `operation` completes "cannot …" (`create`, `write`, `sync`, …).
@@ -86,5 +87,5 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
 
     /// `FILE: message`; a total that overflows at standard output is the data's fault, not the output's, and is
     /// named as `fetch` names it, without `-: `.
-    public var description: String { file == "-" && isTotalNotFinite ? message : "\(file): \(message)" }
+    public var description: String { file == "-" && isTotalNotFinite ? message : "\(FileOutputError.shownName(file)): \(message)" }
 }
