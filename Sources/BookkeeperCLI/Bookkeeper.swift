@@ -114,14 +114,17 @@ public struct Bookkeeper: ParsableCommand {
     private static func run(_ parsed: any ParsableCommand) -> Never {
         var command = parsed
         do {
-            // Before any work: the descriptors the command may need are free (OpenFiles.swift), or one line says so.
-            try OpenFiles.require()
-            // And the limits on memory leave it the address space it needs (AddressSpace.swift).
-            try AddressSpace.require()
-            // And no thread asks for a stack as large as a big `ulimit -s` (AddressSpace.swift).
+            // Before any work of a command (help asks for none of this, and must print under any limit): the
+            // descriptors it may need are free (OpenFiles.swift), or one line says so.
+            if command is any StoreCommand {
+                try OpenFiles.require()
+                // And the limits on memory leave it the address space it needs (AddressSpace.swift).
+                try AddressSpace.require()
+                // And the limit on processes lets it start its threads (ProcessLimit.swift).
+                try ProcessLimit.require()
+            }
+            // No thread asks for a stack as large as a big `ulimit -s` (AddressSpace.swift).
             AddressSpace.capThreadStacks()
-            // And the limit on processes lets it start its threads (ProcessLimit.swift).
-            try ProcessLimit.require()
             Interruption.install()
             // A store read without locks (another user's, see Store+SteadyRead) must have stayed one state for
             // an output file to replace the old one, and for the command to succeed.

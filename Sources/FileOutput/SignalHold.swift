@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Holds SIGINT, SIGTERM and SIGHUP back across a step that must finish once begun (a store's COMMIT), for
+/// Holds SIGINT, SIGTERM, SIGHUP and SIGXCPU back across a step that must finish once begun (a store's COMMIT), for
 /// every handler of this process: a handler that finds a hold records its signal and returns; `end()` raises
 /// it again, when the handlers can tell the truth about what was done. Blocking the signals instead would not
 /// do: a signal sent to the process goes to any thread that does not block it.

@@ -8,8 +8,8 @@
 // it replaced and raises the signal again, so the process ends (or the previous handler runs) as
 // it would have.
 //
-// The handlers are installed when the first temporary file is registered, for SIGINT, SIGTERM and
-// SIGHUP, except for signals that are ignored (nohup). A program that installs its own handlers
+// The handlers are installed when the first temporary file is registered, for SIGINT, SIGTERM,
+// SIGHUP and SIGXCPU, except for signals that are ignored (nohup). A program that installs its own handlers
 // for these signals afterwards replaces ours: it should then call `removeRegisteredFiles()` itself.
 
 import Foundation
@@ -23,7 +23,8 @@ package enum TemporaryFileCleanup {
     package static let slotCount = 64
     /// Longest path (in bytes, with its terminating NUL) that can be registered.
     package static let slotBytes = 4096
-    package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// SIGXCPU too: a soft limit on CPU time (`ulimit -S -t`) ends a cron job with it, and the files must go.
+    package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGXCPU]
 
     // Fixed memory, allocated once and never freed: the signal handler only reads it.
     nonisolated(unsafe) private static let paths: UnsafeMutablePointer<CChar> = {

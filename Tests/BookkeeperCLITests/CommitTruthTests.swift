@@ -165,4 +165,20 @@ final class CommitTruthTests: SampleStoreTestCase {
         XCTAssertTrue(caught, "the import was caught while it held the store")
         XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-activity"))
     }
+
+    /// A soft limit on CPU time (`ulimit -S -t`, the hard one left higher) ended an import with SIGXCPU and no
+    /// message, its busy note left beside the store. Now it is said as SIGTERM is, and the note goes.
+    func testALimitOnCPUTimeEndsAnImportWithAMessageAndNoBusyNote() throws {
+        let csv = dir.write("orders.csv", ordersCSV(prefix: "X", count: 200_000))
+        let before = try storeFingerprint(store)
+        let child = try Child(["-c", "ulimit -c 0 && ulimit -S -t 1 && exec \"$0\" \"$@\"", bookkeeperBinary, "--store", store, "import",
+                               "Order", csv], in: dir.path, executable: "/bin/bash")
+        let r = child.wait()
+        XCTAssertTrue(r.killedBySignal, "\(r)")
+        XCTAssertEqual(r.status, SIGXCPU, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: interrupted by SIGXCPU, the limit on CPU time (ulimit -t); nothing was committed by the "
+                       + "unfinished step\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-activity"))
+        XCTAssertEqual(try storeFingerprint(store), before)
+    }
 }

@@ -170,6 +170,27 @@ final class MemoryLimitTests: SampleStoreTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("other.sqlite")))
     }
 
+    /// Several limits too low at once: the line named only the first, so raising it only led to the next. Help
+    /// was refused too, though it needs none of what is checked.
+    func testEveryLowLimitIsNamedAtOnceAndHelpIsNotRefused() throws {
+        let before = try storeFingerprint(store)
+        let r = try runUnder("-v 300000 && ulimit -d 400000 && ulimit -s 96", ["--store", store, "list", "Customer"], in: dir.path,
+                             environment: Self.environment)
+        XCTAssertEqual(r.status, 74, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: too little memory allowed: the limit on address space (ulimit -v) is 300000 KiB, and "
+                       + "bookkeeper needs 524288 KiB (512 MiB); the limit on data (ulimit -d) is 400000 KiB, and bookkeeper needs "
+                       + "524288 KiB (512 MiB); the limit on the stack (ulimit -s) is 96 KiB, and bookkeeper needs 1024 KiB (1 MiB) — "
+                       + "raise the limits (ulimit -v 524288; ulimit -d 524288; ulimit -s 1024) or remove them (ulimit -v unlimited; "
+                       + "ulimit -d unlimited; ulimit -s unlimited)\n")
+        XCTAssertEqual(try storeFingerprint(store), before)
+        for args in [["--help"], ["help"], ["import", "--help"], ["help", "report"], []] {
+            let helped = try runUnder("-v 300000 && ulimit -n 8", args, in: dir.path, environment: Self.environment)
+            XCTAssertEqual(helped.status, 0, "\(args): \(helped)")
+            XCTAssertTrue(helped.stdout.contains("USAGE:"), "\(args): \(helped)")
+            XCTAssertEqual(helped.stderr, "", "\(args)")
+        }
+    }
+
     /// The limit it asks for is enough: every command of the open-file sweep, and an import of 50,000 order lines,
     /// under exactly that limit on address space and on the stack (and on data for a few) does what it does without one.
     func testEveryCommandWorksUnderTheMemoryLimitItAsksFor() throws {

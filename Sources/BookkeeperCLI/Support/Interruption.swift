@@ -5,8 +5,8 @@ import ObjectStore
 import Glibc
 #endif
 
-/// SIGINT, SIGTERM and SIGHUP: say so on stderr and end with the signal (status 130, 143, 129 as a shell
-/// reports it). Nothing else is needed for the store: a write transaction that is not committed is rolled
+/// SIGINT, SIGTERM, SIGHUP and SIGXCPU: say so on stderr and end with the signal (status 130, 143, 129, 152 as a
+/// shell reports it). Nothing else is needed for the store: a write transaction that is not committed is rolled
 /// back by SQLite, and temporary output files are removed by the output module's own handler, which runs
 /// first and then hands the signal on to this one. The message tells the truth about the store: a signal
 /// that arrives while a COMMIT runs is held back until it is over (`CommitProgress`), and one that arrives
@@ -24,7 +24,10 @@ enum Interruption {
         signal(SIGPIPE, SIG_IGN)
         // What the handler reads exists before it can run (a first use there would allocate).
         _ = (SignalHold.isHolding, CommitProgress.state)
-        for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
+        // SIGXCPU: a soft limit on CPU time was reached (the hard one ends the process with SIGKILL, which no one
+        // can catch); it ended an import with no message, its busy note left beside the store.
+        for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"),
+                               (SIGXCPU, "SIGXCPU, the limit on CPU time (ulimit -t)")] {
             var old = sigaction()
             guard sigaction(signal, nil, &old) == 0 else { continue }
             // Leave ignored signals ignored (nohup).

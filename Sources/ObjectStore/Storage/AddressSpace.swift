@@ -17,16 +17,16 @@ public enum AddressSpace {
     /// resident memory stays under 64 MiB for all of them.
     public static let needed: UInt64 = 512 << 20
 
-    /// The lower of the soft limits on address space (RLIMIT_AS) and on data (RLIMIT_DATA, which counts the same
-    /// private mappings since Linux 4.7), with the `ulimit` option that sets it; nil when neither is set.
-    static var limit: (bytes: UInt64, option: String)? {
-        var lowest: (bytes: UInt64, option: String)?
+    /// The soft limits on address space (RLIMIT_AS) and on data (RLIMIT_DATA, which counts the same private mappings
+    /// since Linux 4.7) that are set, with the `ulimit` option that sets each.
+    static var limits: [(bytes: UInt64, option: String)] {
+        var set: [(bytes: UInt64, option: String)] = []
         for (resource, option) in [(RLIMIT_AS, "-v"), (RLIMIT_DATA, "-d")] {
             var limits = rlimit()
             guard getrlimit(__rlimit_resource_t(resource.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max else { continue }
-            if lowest.map({ UInt64(limits.rlim_cur) < $0.bytes }) ?? true { lowest = (UInt64(limits.rlim_cur), option) }
+            set.append((UInt64(limits.rlim_cur), option))
         }
-        return lowest
+        return set
     }
 
     /// The stack a command needs (`ulimit -s`), with room to spare: a predicate nested as deep as the parser allows
@@ -56,27 +56,41 @@ public enum AddressSpace {
         _ = unsafeBitCast(symbol, to: SetDefault.self)(&attributes)
     }
 
-    /// Throws `TooLittleMemory` when a limit leaves less than `bytes` of address space, or less than `stack` of stack.
+    /// Throws `TooLittleMemory`, naming every limit that is too low, when the limits leave less than `bytes` of
+    /// address space or less than `stack` of stack.
     public static func require(_ bytes: UInt64 = needed, stack: UInt64 = neededStack) throws {
-        if let limit, limit.bytes < bytes { throw TooLittleMemory(limit: limit.bytes, option: limit.option, needed: bytes) }
+        var low = limits.filter { $0.bytes < bytes }.map { TooLittleMemory.Limit(limit: $0.bytes, option: $0.option, needed: bytes) }
         var limits = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max, UInt64(limits.rlim_cur) < stack {
-            throw TooLittleMemory(limit: UInt64(limits.rlim_cur), option: "-s", needed: stack)
+            low.append(TooLittleMemory.Limit(limit: UInt64(limits.rlim_cur), option: "-s", needed: stack))
         }
+        if !low.isEmpty { throw TooLittleMemory(limits: low) }
     }
 }
 
-/// A limit on memory (`ulimit -v`, `ulimit -d` or `ulimit -s`) below what a command needs.
+/// Limits on memory (`ulimit -v`, `ulimit -d`, `ulimit -s`) below what a command needs: every one that is, so that
+/// raising the first does not only lead to the next.
 public struct TooLittleMemory: CategorizedError {
-    public let limit: UInt64
-    public let option: String
-    public let needed: UInt64
+    public struct Limit: Sendable {
+        public let limit: UInt64
+        public let option: String
+        public let needed: UInt64
+
+        var what: String { ["-v": "address space", "-d": "data"][option] ?? "the stack" }
+    }
+
+    public let limits: [Limit]
 
     public var category: ErrorCategory { .io }
     public var description: String {
         // ulimit counts in KiB.
-        "too little memory allowed: the limit on \(["-v": "address space", "-d": "data"][option] ?? "the stack") (ulimit \(option)) is "
-            + "\(limit / 1024) KiB, and bookkeeper needs \(needed / 1024) KiB (\(needed >> 20) MiB) — raise the limit "
-            + "(ulimit \(option) \(needed / 1024)) or remove it (ulimit \(option) unlimited)"
+        let found = limits.map { "the limit on \($0.what) (ulimit \($0.option)) is \($0.limit / 1024) KiB, and bookkeeper needs "
+            + "\($0.needed / 1024) KiB (\($0.needed >> 20) MiB)" }
+        // One `ulimit` per limit: dash, cron's /bin/sh on Debian, takes one option at a time.
+        let raise = limits.map { "ulimit \($0.option) \($0.needed / 1024)" }.joined(separator: "; ")
+        let remove = limits.map { "ulimit \($0.option) unlimited" }.joined(separator: "; ")
+        let them = limits.count == 1 ? "it" : "them"
+        return "too little memory allowed: " + found.joined(separator: "; ")
+            + " — raise the limit\(limits.count == 1 ? "" : "s") (\(raise)) or remove \(them) (\(remove))"
     }
 }
