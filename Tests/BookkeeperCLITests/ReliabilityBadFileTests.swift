@@ -280,6 +280,34 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
         XCTAssertEqual(full.stderr, "bookkeeper: standard output: cannot write (No space left on device)\n")
     }
 
+    /// A sort larger than SQLite's cache writes a temporary file (in $SQLITE_TMPDIR, $TMPDIR or /var/tmp): under
+    /// `ulimit -f` that file failed with EFBIG, and the line said only `books.sqlite: disk I/O error`, as if the
+    /// store — which a read does not write — were at fault. Now it names the temporary file's folder and the limit.
+    func testATemporaryFilePastTheFileSizeLimitIsNamed() throws {
+        let store = dir.file("wide.sqlite")
+        XCTAssertEqual(runCLI(["--store", store, "init"], in: dir.path).status, 0)
+        let info = String(repeating: "x", count: 1500)
+        dir.write("wide.csv", "code,name,info\n" + (0..<3000).map { "W\($0),Wide \($0),\(info)\($0 * 7919 % 3001)" }.joined(separator: "\n") + "\n")
+        XCTAssertEqual(runCLI(["--store", store, "import", "Customer", "wide.csv", "--quiet"], in: dir.path).status, 0)
+        let folder = dir.file("tmp")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let before = try storeFingerprint(store)
+        let sort = [bookkeeperBinary, "--store", store, "fetch", "Customer", "--sort", "info", "--format", "csv"]
+        let quoted = sort.map { "'\($0)'" }.joined(separator: " ")
+        // 128 blocks of 512 bytes (POSIX sh): 64 KiB, more than the store's -shm (32 KiB).
+        let r = runProgram("/bin/sh", ["-c", "ulimit -f 128; exec \(quoted) > /dev/null"], in: dir.path,
+                           environment: Self.environment.merging(["SQLITE_TMPDIR": folder]) { $1 })
+        XCTAssertEqual(r.status, 74, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: \(store): disk I/O error: one of SQLite's temporary files (in \(folder)) reached the limit on "
+                       + "file size (ulimit -f, 64 KiB) — raise or remove the limit\n")
+        XCTAssertEqual(try storeFingerprint(store), before)
+        XCTAssertEqual(filesIn(folder), [], "SQLite's temporary files are gone")
+        // Without the limit the same sort gives every customer.
+        let whole = runCLI(Array(sort.dropFirst()), in: dir.path, environment: ["SQLITE_TMPDIR": folder])
+        XCTAssertEqual(whole.status, 0, "\(whole)")
+        XCTAssertEqual(whole.stdout.split(separator: "\n").count, 3001)
+    }
+
     /// Every command that writes to standard output names it the same way when it cannot: `report` called it `-`,
     /// `export -` did too and wrote `cannot write: …` where the others write `cannot write (…)`.
     func testEveryCommandNamesAFullStandardOutputTheSameWay() throws {

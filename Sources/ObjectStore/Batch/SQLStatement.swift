@@ -181,7 +181,11 @@ final class SQLConnection {
         case SQLITE_READONLY: return .readOnly(path: path)
         case SQLITE_CONSTRAINT: return .constraint("\(message) — while executing `\(sql)`")
         case SQLITE_CORRUPT: return .sqlite(Store.damaged(path, message))
-        default: return .sqlite("\(path): \(message) — while executing `\(sql)`")
+        default:
+            if let detail = Store.fileSizeLimitReached(code, connection: handle, path: path, writes: true) {
+                return .sqlite("\(path): \(message): \(detail)")
+            }
+            return .sqlite("\(path): \(message) — while executing `\(sql)`")
         }
     }
 

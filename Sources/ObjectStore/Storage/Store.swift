@@ -42,12 +42,15 @@ public final class Store: @unchecked Sendable {
     let unlockedSince: FileIdentity?
     /// How long a read waits for SQLite to be able to give it a snapshot (the `busyTimeout` it was opened with).
     var snapshotWait: TimeInterval = 30
+    /// The SQLite connection behind `queue`, for what a failed call leaves on it (`sqlite3_system_errno`).
+    private let connection: OpaquePointer?
 
     private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
         self.model = model
         self.isReadOnly = readOnly
         self.queue = queue
+        self.connection = queue.inDatabase { $0.sqliteConnection }
         self.unlockedSince = unlockedSince
         if unlockedSince != nil { Store.registerUnlocked(self) }
     }
@@ -485,8 +488,8 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` on the connection (for reads that see committed data): a store opened read-only in one read
     /// transaction, whose snapshot is taken first (`beginSnapshot`); a writable one outside any transaction.
     package func read<T>(_ body: (Database) throws -> T) throws -> T {
-        guard isReadOnly else { return try mapErrors { try queue.inDatabase(body) } }
-        return try mapErrors {
+        guard isReadOnly else { return try mapErrors(writes: false) { try queue.inDatabase(body) } }
+        return try mapErrors(writes: false) {
             try queue.inDatabase { db in
                 if db.isInsideTransaction { return try body(db) }
                 try beginSnapshot(db)
@@ -573,7 +576,8 @@ public final class Store: @unchecked Sendable {
         "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
     }
 
-    func mapErrors<T>(_ body: () throws -> T) throws -> T {
+    /// `writes` false for a read (see `fileSizeLimitReached`).
+    func mapErrors<T>(writes: Bool = true, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
@@ -604,8 +608,34 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.migratedMeanwhile(path: path, detail: error.message!)
             default:
                 if let changed = changedWhileRead() { throw changed }
-                throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
+                let detail = Store.fileSizeLimitReached(error.resultCode.rawValue, connection: connection, path: path, writes: writes)
+                    .map { ": \($0)" } ?? ""
+                throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")\(detail)")
             }
         }
+    }
+
+    /// What a write that failed with EFBIG reached (SIGXFSZ is ignored, so a write that would pass `ulimit -f` fails):
+    /// SQLite's words are only `disk I/O error`, and the file may be one of its temporary files, which a grouped
+    /// aggregate or a large sort writes, rather than the store. `writes` false for a read, which writes only those.
+    /// Nil for every other failure.
+    static func fileSizeLimitReached(_ code: Int32, connection: OpaquePointer?, path: String, writes: Bool) -> String? {
+        guard [SQLITE_IOERR, SQLITE_FULL].contains(code & 0xFF), let connection, sqlite3_system_errno(connection) == EFBIG else { return nil }
+        var limits = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max else { return nil }
+        let what = "the limit on file size (ulimit -f, \(UInt64(limits.rlim_cur) / 1024) KiB) — raise or remove the limit"
+        return writes ? "the store, its -wal or one of SQLite's temporary files (in \(temporaryFolder)) reached \(what)"
+            : "one of SQLite's temporary files (in \(temporaryFolder)) reached \(what)"
+    }
+
+    /// Where SQLite puts its temporary files: the first of these that is a folder this user may write (os_unix.c).
+    static var temporaryFolder: String {
+        let environment = ProcessInfo.processInfo.environment
+        let candidates = [environment["SQLITE_TMPDIR"], environment["TMPDIR"], "/var/tmp", "/usr/tmp", "/tmp"].compactMap { $0 }
+        for folder in candidates where !folder.isEmpty {
+            var info = stat()
+            if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(folder, W_OK | X_OK) == 0 { return folder }
+        }
+        return "."
     }
 }
