@@ -89,3 +89,31 @@ final class GroupedAggregateCommandTests: XCTestCase {
         reportTrials("grouped aggregates end to end", "seed \(seed), \(count) stores: report customers and fetch Customer agree with Swift and the correlated form")
     }
 }
+
+/// A group key that is a to-many aggregate, named again as a column or a sort key (`--group orders.@count --columns
+/// 'orders.@count, count'`): each binding of a to-many path gets scopes of its own, so the column was "neither a group
+/// key nor an aggregate" (64). The groups must be what the per-object column counts.
+final class RepeatedGroupKeyTests: SampleStoreTestCase {
+    func testAToManyAggregateGroupKeyIsAlsoAColumnAndASortKey() throws {
+        for key in ["orders.@count", "tags.@count", "orders.@max.date", "orders.@min.number"] {
+            let perObject = bk(["fetch", "Customer", "--columns", "name, \(key)", "--format", "csv"])
+            XCTAssertEqual(perObject.status, 0, "\(key): \(perObject)")
+            var expected: [String: Int] = [:]
+            for line in perObject.stdout.split(separator: "\n").dropFirst() {
+                expected[String(line.split(separator: ",", omittingEmptySubsequences: false).last!), default: 0] += 1
+            }
+            let grouped = bk(["fetch", "Customer", "--group", key, "--columns", "\(key), count", "--sort", key, "--format", "csv"])
+            XCTAssertEqual(grouped.status, 0, "\(key): \(grouped)")
+            var found: [String: Int] = [:]
+            var order: [String] = []
+            for line in grouped.stdout.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                found[String(fields[0])] = Int(fields[1])
+                order.append(String(fields[0]))
+            }
+            XCTAssertEqual(found, expected, key)
+            XCTAssertGreaterThan(found.count, 1, key)
+            XCTAssertEqual(Set(order).count, order.count, "\(key): one line per group")
+        }
+    }
+}

@@ -145,9 +145,21 @@ public struct FetchPlan: Sendable {
             }
             groupKeys.append(e)
         }
+        // A term that names a group key again (`--group orders.@count --columns orders.@count`) binds with scopes of
+        // its own — every to-many path gets new ones — so it was "neither a group key nor an aggregate". Compared as
+        // bound from one binder state, it takes the group key's own expression.
+        func asGroupKey(_ e: BoundExpression, _ term: FetchTerm) -> BoundExpression {
+            if groupKeys.contains(e) { return e }
+            for (keyTerm, key) in zip(groupBy, groupKeys) {
+                var fromKey = binder, fromTerm = binder
+                if let a = try? fromKey.bindColumn(keyTerm.text, origin: keyTerm.origin),
+                   let b = try? fromTerm.bindColumn(term.text, origin: term.origin), a == b { return key }
+            }
+            return e
+        }
         var columns: [FetchColumn] = []
         for term in columnList ?? entity.attributes.map({ FetchTerm($0.name, origin: PredicateSourceOrigin(name: "columns")) }) {
-            let e = try binder.bindColumn(term.text, origin: term.origin)
+            let e = asGroupKey(try binder.bindColumn(term.text, origin: term.origin), term)
             let type: AttributeType
             switch e.type {
             case .attribute(let t): type = t
@@ -165,7 +177,7 @@ public struct FetchPlan: Sendable {
         var sortKeys: [(SortKey, BoundExpression)] = []
         for descriptor in request.sortDescriptors {
             let term = FetchTerm(descriptor.keyPath, origin: descriptor.origin ?? PredicateSourceOrigin(name: "sort"))
-            let e = try binder.bindColumn(term.text, origin: term.origin)
+            let e = asGroupKey(try binder.bindColumn(term.text, origin: term.origin), term)
             if case .values(let c, _, _) = e {
                 let r = c.hops.first { $0.isToMany }!
                 throw term.error("\"\(r.name)\" is a to-many relationship — sort by an aggregate such as \(r.name).@count")
