@@ -1,2 +1,2 @@
 /// The release `bookkeeper --version` prints; CHANGELOG.md's newest heading names the same (a test holds them together).
-public let bookkeeperVersion = "0.5.2"
+public let bookkeeperVersion = "0.5.3"
