@@ -38,6 +38,8 @@ final class PredicateDifferentialTests: XCTestCase {
             "price BETWEEN {0, 20}", "NOT price BETWEEN {0, 20}", "price IN {19.9, 100, nil}", "price != nil AND price >= 0",
             "pages >= nil", "NOT pages >= nil", "rating <= 1.25", "NOT rating <= 1.25", "rating == nil OR rating > 4",
             "added > '2024-01-05'", "NOT added > '2024-01-05'", "added == nil", "inPrint == YES", "inPrint != YES",
+            "inPrint == 1", "inPrint == 0", "inPrint != 0", "inPrint == 7", "inPrint IN {0, 1}", "title <[c] 'n'",
+            "title >=[cd] 'STRASSE'", "title <=[d] 'the muller case'", "title BETWEEN[c] {'item', 'the'}", "author.name >[c] 'M'",
             "author.born < '2000-01-01'", "NOT author.born < '2000-01-01'", "author.email ENDSWITH[c] 'X.ORG'",
             "author == nil OR author.name BEGINSWITH 'I'", "cover != nil", "cover.colour == nil", "shelf.name == 'Main'",
             "ANY chapters.title ==[cd] 'ODE'", "ALL chapters.title != 'x'", "NONE genres.name == 'Poetry'",
@@ -62,6 +64,60 @@ final class PredicateDifferentialTests: XCTestCase {
 
     /// Issue 15: 1,000 ANDs were "I/O error on the store" (SQLite's expression depth), and deep trees
     /// overflowed the stack. Long chains and nesting up to the limit must agree in SQL and in memory.
+    private func rowIDs(_ predicate: String) throws -> [Int64] {
+        let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: predicate, sortDescriptors: []), model: store.model, columns: [])
+        return try ObjectContext(store: store).fetch(plan).compactMap(\.rowID).sorted()
+    }
+
+    /// NSPredicate compares a Boolean as an NSNumber: `inPrint == 1` was refused ("is Boolean, but 1 is a number").
+    /// Any number but zero stands for YES.
+    func testNumbersStandForBooleansAsNSPredicateComparesThem() throws {
+        for (numeric, boolean) in [("inPrint == 1", "inPrint == YES"), ("inPrint == 0", "inPrint == NO"), ("inPrint == 2", "inPrint == YES"),
+                                   ("inPrint != 0", "inPrint == YES"), ("inPrint == -1.5", "inPrint == YES"), ("inPrint IN {0}", "inPrint == NO"),
+                                   ("inPrint != 1", "inPrint != YES"), ("ANY author.books.inPrint == 0", "ANY author.books.inPrint == NO")] {
+            let expected = try rowIDs(boolean)
+            XCTAssertFalse(expected.isEmpty, boolean)
+            XCTAssertEqual(try rowIDs(numeric), expected, numeric)
+        }
+    }
+
+    /// `[c]`, `[d]`, `[cd]` on `<`, `<=`, `>`, `>=` and BETWEEN compare the folded texts in code-point order (the
+    /// order of SQLite's BINARY, which the sorts use), computed here in Swift over the fixture's titles.
+    func testOrderingOptionsCompareTheFoldedTexts() throws {
+        let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: nil, sortDescriptors: []), model: store.model, columns: [])
+        let books = try ObjectContext(store: store).fetch(plan).map { ($0.rowID!, $0["title"]) }
+        var checked = 0
+        for (spelling, c, d) in [("[c]", true, false), ("[d]", false, true), ("[cd]", true, true)] {
+            func fold(_ s: String) -> [UInt8] { Array(TextFolding.fold(s, caseInsensitive: c, diacriticInsensitive: d).utf8) }
+            for bound in ["n", "STRASSE", "the muller case", "Zoë", "item", ""] {
+                for op in ["<", "<=", ">", ">="] {
+                    let expected = books.compactMap { id, title -> Int64? in
+                        guard case .string(let t) = title else { return nil }
+                        let (x, y) = (fold(t), fold(bound))
+                        let holds = switch op {
+                        case "<": x.lexicographicallyPrecedes(y)
+                        case "<=": !y.lexicographicallyPrecedes(x)
+                        case ">": y.lexicographicallyPrecedes(x)
+                        default: !x.lexicographicallyPrecedes(y)
+                        }
+                        return holds ? id : nil
+                    }.sorted()
+                    let predicate = "title \(op)\(spelling) '\(bound)'"
+                    XCTAssertEqual(try rowIDs(predicate), expected, predicate)
+                    checked += 1
+                }
+                let between = "title BETWEEN\(spelling) {'\(bound)', 'the'}"
+                let expected = books.compactMap { id, title -> Int64? in
+                    guard case .string(let t) = title else { return nil }
+                    let x = fold(t)
+                    return !x.lexicographicallyPrecedes(fold(bound)) && !fold("the").lexicographicallyPrecedes(x) ? id : nil
+                }.sorted()
+                XCTAssertEqual(try rowIDs(between), expected, between)
+            }
+        }
+        XCTAssertEqual(checked, 72)
+    }
+
     func testLongChainsAndDeepNestingAgreeInSQLAndInMemory() throws {
         let titles = (0..<5_000).map { "title != 'no such title \($0)'" }
         try check("Book", titles.joined(separator: " AND "))
@@ -125,7 +181,8 @@ enum Generator {
             return "'\(s)'"
         case .number: return rng.pick(numbers)
         case .date: return rng.pick(dates)
-        case .bool: return rng.pick(["YES", "NO", "TRUE", "FALSE"])
+        // Numbers too, as NSPredicate compares a Boolean: any but zero is true.
+        case .bool: return rng.pick(["YES", "NO", "TRUE", "FALSE", "1", "0", "2", "-1", "0.0", "0.5"])
         }
     }
 
@@ -133,12 +190,16 @@ enum Generator {
         let options = ["", "", "[c]", "[d]", "[cd]"]
         switch kind {
         case .string:
-            let op = rng.pick(["==", "!=", "<", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN", "MATCHES"])
+            let op = rng.pick(["==", "!=", "<", ">=", "<=", ">", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN", "MATCHES"])
             switch op {
             case "IN": return "\(path) IN\(rng.pick(options)) {\(literal(.string, &rng)), \(literal(.string, &rng))}"
             case "LIKE": return "\(path) LIKE\(rng.pick(options)) '\(rng.pick(["*", "?", "*e*", "Str*", "*10", "?tem*", "the ??ller case"]))'"
             case "MATCHES": return "\(path) MATCHES\(rng.pick(options)) '\(rng.pick([".*", "[A-Z].*", ".*[0-9]", "(?i)item.*", "o.e"]))'"
-            case "<", ">=": return "\(path) \(op) \(literal(.string, &rng))"
+            // NSPredicate's options on the ordering operators: the folded texts compared.
+            case "<", ">=", "<=", ">": return "\(path) \(op)\(rng.pick(options)) \(literal(.string, &rng))"
+            case "BETWEEN":
+                let bound = { (rng: inout SeededGenerator) in "'\(rng.pick(strings).replacingOccurrences(of: "'", with: "\\'"))'" }
+                return "\(path) BETWEEN\(rng.pick(options)) {\(bound(&rng)), \(bound(&rng))}"
             default:
                 var lit = literal(.string, &rng)
                 if lit == "nil" && ["BEGINSWITH", "ENDSWITH", "CONTAINS"].contains(op) { lit = "'e'" }

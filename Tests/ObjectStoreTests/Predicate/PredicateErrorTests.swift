@@ -223,19 +223,15 @@ final class PredicateErrorTests: XCTestCase {
 
     // MARK: - Options
 
-    func testOptionsOnAnOperatorThatTakesNone() {
-        assertPredicateDiagnostic("a <[c] 1", """
-            where:1:4: "[c]" cannot be used with "<"
-              a <[c] 1
-                 ^
-              hint: [c], [d] and [cd] apply to ==, !=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES
-            """)
-        assertPredicateDiagnostic("a BETWEEN[cd] {1, 2}", """
-            where:1:10: "[cd]" cannot be used with "BETWEEN"
-              a BETWEEN[cd] {1, 2}
-                       ^
-              hint: [c], [d] and [cd] apply to ==, !=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES
-            """)
+    /// NSPredicate takes `[c]`, `[d]` and `[cd]` on the ordering operators and BETWEEN too; they were refused
+    /// ("cannot be used with <").
+    func testOptionsOnOrderingOperatorsAndBetweenAreTaken() {
+        for (text, op) in [("a <[c] 'd'", PredicateOperator.lessThan), ("a <=[d] 'd'", .lessThanOrEqual), ("a >[cd] 'd'", .greaterThan),
+                           ("a >=[c] 'd'", .greaterThanOrEqual), ("a BETWEEN[cd] {'b', 'd'}", .between)] {
+            let c = parsedComparison(text)
+            XCTAssertEqual(c?.operator, op, text)
+            XCTAssertFalse(c?.options.isEmpty ?? true, text)
+        }
     }
 
     func testUnknownRepeatedMissingAndUnclosedOptions() {

@@ -142,9 +142,9 @@ struct PredicateTreeGenerator {
     private mutating func comparison(depth: Int) -> PredicateComparison {
         let op = pick(PredicateOperator.allCases)
         var options: PredicateStringOptions = []
-        if op.acceptsStringOptions {
-            options = pick([[], .caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]])
-        }
+        // Every operator takes them, as NSPredicate's do (the ordering ones compare the folded text).
+        options = pick([[], .caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]])
+        _ = op
         let quantifier: PredicateQuantifier? = chance(25) ? pick(PredicateQuantifier.allCases) : nil
         let left = chance(75) ? .keyPath(keyPath(depth: depth)) : operand(depth: depth)
         let right: PredicateOperand

@@ -321,6 +321,11 @@ package struct PredicateBinder {
             return .boolean(b)
         case .number(let n, let range):
             switch type {
+            case .attribute(.boolean):
+                // NSPredicate compares a Boolean as the NSNumber it is: `made == 1`, `paid == 0`. Any number but
+                // zero is true, as the issue asks and as a C programmer reads it.
+                guard let d = Double(n.text), d.isFinite else { throw error("\(n.text) is too large", at: range) }
+                return .boolean(d != 0)
             case .null, .attribute(.integer), .attribute(.decimal):
                 if n.isInteger, let i = Int64(n.text) { return .integer(i) }
                 guard let d = DecimalNumber(exactly: n.text) else { throw error("\(n.text) is too large", at: range) }

@@ -258,8 +258,8 @@ package final class SQLCompiler {
             defer { sumForm = saved }
             var l = side(c.left, c, in: q)
             guard case .list(let values) = c.right, values.count == 2 else { preconditionFailure("BETWEEN without two values") }
-            let (low, high) = (literal(values[0], c.domain, fold: []), literal(values[1], c.domain, fold: []))
-            if wide == .native { l = unindexed(l, c, low: low, high: high, in: q) }
+            let (low, high) = (literal(values[0], c.domain, fold: folds ? c.options : []), literal(values[1], c.domain, fold: folds ? c.options : []))
+            if wide == .native && !folds { l = unindexed(l, c, low: low, high: high, in: q) }
             let (lo, hi) = (bind(low), bind(high))
             if wide == .function { return "(\(dialect.wideComparison(l, ">=", lo)) AND \(dialect.wideComparison(l, "<=", hi)))" }
             return "(\(l) >= \(lo) AND \(l) <= \(hi))"
@@ -274,7 +274,7 @@ package final class SQLCompiler {
             defer { sumForm = saved }
             var l = side(c.left, c, in: q)
             let r = side(c.right, c, in: q)
-            if wide == .native, case .literal(let v) = c.right, !v.isNull {
+            if wide == .native, !folds, case .literal(let v) = c.right, !v.isNull {
                 let bound = literal(v, c.domain, fold: [])
                 let below = c.op == .lessThan || c.op == .lessThanOrEqual
                 l = unindexed(l, c, low: below ? nil : bound, high: below ? bound : nil, in: q)

@@ -108,14 +108,6 @@ package enum PredicateOperator: String, Hashable, Sendable, CaseIterable {
 
     /// The canonical spelling: `==`, `BEGINSWITH`.
     package var spelling: String { rawValue }
-
-    /// Whether `[c]`, `[d]`, `[cd]` may follow this operator.
-    package var acceptsStringOptions: Bool {
-        switch self {
-        case .equal, .notEqual, .in, .beginsWith, .endsWith, .contains, .like, .matches: return true
-        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between: return false
-        }
-    }
 }
 
 /// The string comparison options `[c]`, `[d]`, `[cd]`.

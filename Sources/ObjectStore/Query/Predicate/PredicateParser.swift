@@ -233,12 +233,6 @@ package struct PredicateParser {
                         hint: usage, at: close)
         }
         advance()
-        guard op.acceptsStringOptions else {
-            throw error(
-                "\"[\(word)]\" cannot be used with \"\(operatorToken.text)\"",
-                hint: "[c], [d] and [cd] apply to ==, !=, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES",
-                at: open)
-        }
         return options
     }
 
