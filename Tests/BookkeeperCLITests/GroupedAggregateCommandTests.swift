@@ -117,3 +117,53 @@ final class RepeatedGroupKeyTests: SampleStoreTestCase {
         }
     }
 }
+
+/// Object identity in predicates, as NSPredicate has it (issue 33): `SELF == %@`, `SELF IN $ids`, and a to-one
+/// relationship compared with object IDs, through `fetch` and a report's parameter, naming what `list` names.
+final class ObjectIdentityCommandTests: SampleStoreTestCase {
+    func testObjectIDsSelectTheObjectsTheyName() throws {
+        // Every customer's ID, as `fetch` and `add` print it, with its name.
+        let ids = bk(["list", "Customer"])
+        XCTAssertEqual(ids.status, 0)
+        let names = bk(["fetch", "Customer", "--columns", "name", "--sort", "name", "--format", "csv"]).stdout
+            .split(separator: "\n").dropFirst().map(String.init)
+        XCTAssertGreaterThan(names.count, 5)
+        for name in names.prefix(6) {
+            let quoted = name.replacingOccurrences(of: "\"", with: "\\\"")
+            // The customer's ID, found by its name through SELF.name.
+            let shown = bk(["show", "Customer", name])
+            XCTAssertEqual(shown.status, 0, "\(shown)")
+            let id = try XCTUnwrap(shown.stdout.split(separator: "\n").first { $0.hasPrefix("id") }?.split(separator: " ").last.map(String.init))
+            XCTAssertEqual(bk(["fetch", "Customer", "--where", "SELF == %@", "--arg", id, "--columns", "name", "--format", "csv"]).stdout,
+                           "name\n\(GroupedAggregateCommandTests.field(name))\n")
+            XCTAssertEqual(bk(["fetch", "Customer", "--where", "SELF.name == \"\(quoted)\"", "--count"]).stdout, "1\n")
+            // A to-one relationship compared with the ID is the same as compared through the name.
+            XCTAssertEqual(bk(["fetch", "Order", "--where", "customer == %@", "--arg", id, "--columns", "number", "--format", "csv"]).stdout,
+                           bk(["fetch", "Order", "--where", "customer.name == \"\(quoted)\"", "--columns", "number", "--format", "csv"]).stdout)
+        }
+        let two = bk(["fetch", "Customer", "--where", "SELF IN $ids", "--param", "ids=Customer/1, Customer/2", "--count"])
+        XCTAssertEqual(two.stdout, "2\n", "\(two)")
+        XCTAssertEqual(bk(["fetch", "Customer", "--where", "NOT SELF IN $ids", "--param", "ids=Customer/1, Customer/2", "--count"]).stdout,
+                       "\(names.count - 2)\n")
+        // A report whose definition compares a reference with a parameter.
+        try FileManager.default.createDirectory(atPath: dir.file("reports"), withIntermediateDirectories: true)
+        dir.write("reports/of-customer.yaml", """
+            title: Orders of one customer
+            entity: Order
+            where: customer == $who
+            params:
+              who: { type: string, title: Customer }
+            sort: number
+            columns:
+              - { key: number, title: Order }
+            """)
+        let report = bk(["report", "of-customer", "--reports", dir.file("reports"), "--param", "who=Customer/2", "--format", "csv"])
+        XCTAssertEqual(report.status, 0, "\(report)")
+        XCTAssertEqual(report.stdout.replacingOccurrences(of: "Order\n", with: "number\n"),
+                       bk(["fetch", "Order", "--where", "customer == 'Customer/2'", "--columns", "number", "--sort", "number", "--format", "csv"]).stdout)
+        // An ID of another entity, or text that is none: one line naming the place, status 64.
+        let wrong = bk(["fetch", "Order", "--where", "customer == %@", "--arg", "Order/1", "--count"])
+        XCTAssertEqual(wrong.status, 64)
+        XCTAssertEqual(wrong.stderr, "bookkeeper: where:1:13: Order/1 is an Order, but \"customer\" is a reference to Customer\n")
+    }
+}

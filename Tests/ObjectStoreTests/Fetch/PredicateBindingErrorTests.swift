@@ -34,7 +34,11 @@ final class PredicateBindingErrorTests: XCTestCase {
         XCTAssertEqual(message("Book", "chapters.@sum.title > 1"), "where:1:15: @sum needs a number, but \"title\" is String")
         XCTAssertEqual(message("Book", "title MATCHES '('"), "where:1:15: invalid regular expression \"(\": expected ')'")
         XCTAssertEqual(message("Book", "pages BETWEEN {1}"), "where:1:15: expected two values {low, high} after \"BETWEEN\", found 1 value; BETWEEN takes a pair {low, high}, a $variable or %@")
-        XCTAssertEqual(message("Book", "author > nil"), "where:1:8: a relationship can only be compared with == or != (NULL)")
+        XCTAssertEqual(message("Book", "author > nil"), "where:1:8: a relationship or SELF can only be compared with ==, != or IN (object IDs, or NULL)")
+        XCTAssertEqual(message("Book", "author == 'Ann'"), "where:1:11: \"author\" is a reference to Author, but \"Ann\" is not an object ID; "
+                       + "give one such as Author/17, or compare one of its keys, e.g. author.name")
+        XCTAssertEqual(message("Book", "author == 'Book/1'"), "where:1:11: Book/1 is a Book, but \"author\" is a reference to Author")
+        XCTAssertEqual(message("Book", "SELF == 3"), "where:1:9: \"SELF\" is a reference to Book, but 3 is a number")
     }
 
     func testToManyPathsMustBeQuantified() {

@@ -81,6 +81,37 @@ final class PredicateDifferentialTests: XCTestCase {
         }
     }
 
+    /// Object identity, as NSPredicate has it: `SELF == %@`, `SELF IN %@` and a to-one relationship compared with
+    /// object IDs (`author == 'Author/2'`), in SQL and in the evaluator alike, and meaning the objects named.
+    func testObjectIDsInPredicatesNameTheirObjects() throws {
+        let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: nil, sortDescriptors: []), model: store.model, columns: [])
+        let context = ObjectContext(store: store)
+        let books = try context.fetch(plan)
+        let ids = books.compactMap(\.rowID).sorted()
+        XCTAssertGreaterThan(ids.count, 3)
+        for id in ids {
+            XCTAssertEqual(try rowIDs("SELF == 'Book/\(id)'"), [id])
+            XCTAssertEqual(try rowIDs("self != 'Book/\(id)'"), ids.filter { $0 != id })
+            try check("Book", "SELF == 'Book/\(id)' OR SELF.pages > 100")
+        }
+        let some = [ids[0], ids[2], 999_999]
+        XCTAssertEqual(try rowIDs("SELF IN {\(some.map { "'Book/\($0)'" }.joined(separator: ", "))}"), [ids[0], ids[2]])
+        XCTAssertEqual(try rowIDs("NOT SELF IN {'Book/\(ids[1])'}"), ids.filter { $0 != ids[1] })
+        // A to-one relationship compared with its destination's IDs is the books of those authors.
+        var byAuthor: [Int64: [Int64]] = [:]
+        var withoutAuthor: [Int64] = []
+        for book in books {
+            if let a = try withExtendedLifetime(context, { try book.object(for: "author")?.rowID }) { byAuthor[a, default: []].append(book.rowID!) } else { withoutAuthor.append(book.rowID!) }
+        }
+        XCTAssertFalse(byAuthor.isEmpty)
+        for (author, expected) in byAuthor {
+            XCTAssertEqual(try rowIDs("author == 'Author/\(author)'"), expected.sorted())
+            XCTAssertEqual(try rowIDs("author IN {'Author/\(author)', nil}"), (expected + withoutAuthor).sorted())
+            try check("Book", "author != 'Author/\(author)' AND ANY author.books == 'Book/\(expected[0])'")
+            try check("Book", "SUBQUERY(author.books, $b, $b == 'Book/\(expected[0])').@count == 1")
+        }
+    }
+
     /// `[c]`, `[d]`, `[cd]` on `<`, `<=`, `>`, `>=` and BETWEEN compare the folded texts in code-point order (the
     /// order of SQLite's BINARY, which the sorts use), computed here in Swift over the fixture's titles.
     func testOrderingOptionsCompareTheFoldedTexts() throws {

@@ -172,8 +172,8 @@ package struct PredicateBinder {
         if stringOperators.contains(op), left.type != .attribute(.string), left.type != .null {
             throw error("\(op.spelling) needs a string, but \"\(leftText)\" is \(left.type)", at: c.operatorRange)
         }
-        if case .object = left.type, ![.equal, .notEqual].contains(op) {
-            throw error("a relationship can only be compared with == or != (NULL)", at: c.operatorRange)
+        if case .object = left.type, ![.equal, .notEqual, .in].contains(op) {
+            throw error("a relationship or SELF can only be compared with ==, != or IN (object IDs, or NULL)", at: c.operatorRange)
         }
         // The right side: a literal list for IN/BETWEEN, else one expression.
         var right: BoundExpression
@@ -254,11 +254,20 @@ package struct PredicateBinder {
             let t = lt == .null ? rt : lt
             return domain(of: t, and: t)
         }
-        guard compatible(lt, rt) else {
+        // A reference compared with literals: object IDs, bound to row numbers (`objectID`; every other literal is
+        // refused for a reference before this).
+        var objectLiterals = false
+        if case .object = lt {
+            switch right {
+            case .literal, .list: objectLiterals = true
+            default: break
+            }
+        }
+        guard objectLiterals || compatible(lt, rt) else {
             throw error("cannot compare \"\(leftText)\" (\(lt)) with \"\(text(rightRange))\" (\(rt))", at: operatorRange)
         }
-        if case .object = lt, ![.equal, .notEqual].contains(op) {
-            throw error("a relationship can only be compared with == or != (NULL)", at: operatorRange)
+        if case .object = lt, ![.equal, .notEqual, .in].contains(op) {
+            throw error("a relationship or SELF can only be compared with ==, != or IN (object IDs, or NULL)", at: operatorRange)
         }
         return domain(of: lt, and: rt)
     }
@@ -340,6 +349,7 @@ package struct PredicateBinder {
             case .null, .attribute(.string): return try text(s, at: range)
             case .attribute(.date), .attribute(.dateTime):
                 return try typed(s, as: type, against: other, at: range)
+            case .object(let destination): return try objectID(s, of: destination, against: other, at: range)
             default: throw mismatch(other, type, "\"\(s)\" is a string", range)
             }
         case .commandLineValue(let s, _, let range):
@@ -382,10 +392,25 @@ package struct PredicateBinder {
                 if t == .dateTime, Timestamp.scan(text) != .malformed { throw self.error(error.message, at: range) }
                 throw self.error("\(error.message), but \"\(other)\" is \(t)", at: range)
             }
-        case .object:
-            throw error("\"\(other)\" is a relationship; compare one of its keys, e.g. \(other).name", at: range)
+        case .object(let destination):
+            return try objectID(text, of: destination, against: other, at: range)
         }
     }
+
+    /// An object ID (`Customer/17`) compared with a reference to `destination` (`customer == %@`, `SELF IN %@`): its
+    /// row number, which is what the reference is in the store and in the evaluator.
+    private func objectID(_ text: String, of destination: String, against other: String, at range: SourceRange) throws(PredicateBindingError) -> Value {
+        guard let id = ObjectID(text) else {
+            throw error("\"\(other)\" is a reference to \(destination), but \(String(reflecting: text)) is not an object ID",
+                        hint: "give one such as \(destination)/17, or compare one of its keys, e.g. \(other == "SELF" ? "" : other + ".")name", at: range)
+        }
+        guard id.entity == destination else {
+            throw error("\(id) is \(article(id.entity)) \(id.entity), but \"\(other)\" is a reference to \(destination)", at: range)
+        }
+        return .integer(id.rowID)
+    }
+
+    private func article(_ word: String) -> String { "AEIOU".contains(word.first ?? "x") ? "an" : "a" }
 
     private func mismatch(_ other: String, _ type: ExpressionType, _ what: String, _ range: SourceRange) -> PredicateBindingError {
         error("\"\(other)\" is \(type), but \(what)", at: range)
@@ -434,6 +459,12 @@ package struct PredicateBinder {
         switch path.root {
         case .object:
             scope = 0
+            // SELF, as NSPredicate writes the object itself (`SELF == %@`, `SELF IN %@`, `SELF.name`), unless the
+            // entity has a key of that name.
+            if let first = components.first, case .key(let name) = first.kind, name.uppercased() == "SELF",
+               scopes[0].attribute(named: name) == nil, scopes[0].relationship(named: name) == nil {
+                components.removeFirst()
+            }
         case .variable(let name, let range):
             guard let found = named.last(where: { $0.0 == name }) else {
                 if components.isEmpty, variableText(name) != nil {
