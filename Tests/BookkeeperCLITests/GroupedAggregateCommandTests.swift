@@ -161,6 +161,23 @@ final class ObjectIdentityCommandTests: SampleStoreTestCase {
         XCTAssertEqual(report.status, 0, "\(report)")
         XCTAssertEqual(report.stdout.replacingOccurrences(of: "Order\n", with: "number\n"),
                        bk(["fetch", "Order", "--where", "customer == 'Customer/2'", "--columns", "number", "--sort", "number", "--format", "csv"]).stdout)
+        // The object ID as a column (a reference shows as one too), and back into a predicate.
+        let rows = bk(["fetch", "Order", "--columns", "number, SELF, customer", "--format", "csv"])
+        XCTAssertEqual(rows.status, 0, "\(rows)")
+        var checkedRows = 0
+        for line in rows.stdout.split(separator: "\n").dropFirst().prefix(8) {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            XCTAssertTrue(f[1].hasPrefix("Order/"), String(line))
+            XCTAssertEqual(bk(["fetch", "Order", "--where", "SELF == %@", "--arg", f[1], "--columns", "number", "--format", "csv"]).stdout,
+                           "number\n\(f[0])\n")
+            if !f[2].isEmpty {
+                XCTAssertTrue(f[2].hasPrefix("Customer/"), String(line))
+                XCTAssertTrue(bk(["fetch", "Order", "--where", "customer == %@", "--arg", f[2], "--columns", "number", "--format", "csv"]).stdout
+                                .split(separator: "\n").contains(Substring(f[0])), String(line))
+            }
+            checkedRows += 1
+        }
+        XCTAssertEqual(checkedRows, 8)
         // An ID of another entity, or text that is none: one line naming the place, status 64.
         let wrong = bk(["fetch", "Order", "--where", "customer == %@", "--arg", "Order/1", "--count"])
         XCTAssertEqual(wrong.status, 64)

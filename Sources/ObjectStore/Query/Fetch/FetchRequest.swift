@@ -163,7 +163,9 @@ public struct FetchPlan: Sendable {
             let type: AttributeType
             switch e.type {
             case .attribute(let t): type = t
-            case .object, .null: type = .integer
+            // A reference (`customer`, `SELF`) is shown as its object ID, `Customer/6`, as list and show print it.
+            case .object: type = .string
+            case .null: type = .integer
             }
             columns.append(FetchColumn(keyPath: term.text, type: type, expression: e, term: term))
         }
@@ -289,7 +291,13 @@ public struct FetchPlan: Sendable {
         let select: String
         switch selection {
         case .objects: select = "t0.*"
-        case .columns: select = columns.map { compiler.scalar($0.expression, .stored, in: q) }.joined(separator: ", ")
+        case .columns:
+            select = columns.map { column in
+                let value = compiler.scalar(column.expression, .stored, in: q)
+                // The object ID's text (NULL stays NULL): the entity's name is bound, not written into the SQL.
+                if case .object(let destination) = column.expression.type { return "(\(compiler.bind((destination + "/").databaseValue)) || \(value))" }
+                return value
+            }.joined(separator: ", ")
         case .count: select = (limited || isGrouped) && !(isGrouped && groupKeys.isEmpty) ? "1" : "COUNT(*)"
         }
         var order: [String] = []
