@@ -26,6 +26,10 @@ final class PredicateBindingErrorTests: XCTestCase {
         XCTAssertEqual(message("Book", "inPrint BEGINSWITH 'x'"), "where:1:9: BEGINSWITH needs a string, but \"inPrint\" is Boolean")
         XCTAssertEqual(message("Book", "title == 42"), "where:1:10: \"title\" is String, but 42 is a number")
         // A number stands for a Boolean, as NSPredicate compares them (PredicateDifferentialTests); a string does not.
+        // Ordered against another number, a Boolean would be that number's truth, not its value (`inPrint < 2` read as
+        // `inPrint < YES`: found by the attack on 0.5.3).
+        XCTAssertEqual(message("Book", "inPrint < 2"), "where:1:11: \"inPrint\" is Boolean, ordered only against YES, NO, 1 or 0, but 2 is another number")
+        XCTAssertEqual(message("Book", "inPrint BETWEEN {-1, 0}"), "where:1:18: \"inPrint\" is Boolean, ordered only against YES, NO, 1 or 0, but -1 is another number")
         XCTAssertEqual(message("Book", "inPrint == 'yes'"), "where:1:12: \"inPrint\" is Boolean, but \"yes\" is a string")
         XCTAssertEqual(message("Book", "pages == 'ten'"), "where:1:10: \"pages\" is Integer, but \"ten\" is a string")
         XCTAssertEqual(message("Book", "added == 'yesterday'"), "where:1:10: \"yesterday\" is not a date (expected YYYY-MM-DD), but \"added\" is Date")

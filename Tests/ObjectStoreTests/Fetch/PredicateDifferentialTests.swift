@@ -74,7 +74,10 @@ final class PredicateDifferentialTests: XCTestCase {
     func testNumbersStandForBooleansAsNSPredicateComparesThem() throws {
         for (numeric, boolean) in [("inPrint == 1", "inPrint == YES"), ("inPrint == 0", "inPrint == NO"), ("inPrint == 2", "inPrint == YES"),
                                    ("inPrint != 0", "inPrint == YES"), ("inPrint == -1.5", "inPrint == YES"), ("inPrint IN {0}", "inPrint == NO"),
-                                   ("inPrint != 1", "inPrint != YES"), ("ANY author.books.inPrint == 0", "ANY author.books.inPrint == NO")] {
+                                   ("inPrint != 1", "inPrint != YES"), ("ANY author.books.inPrint == 0", "ANY author.books.inPrint == NO"),
+                                   // Ordered, 1 and 0 are YES and NO (other numbers are refused: PredicateBindingErrorTests).
+                                   ("inPrint < 1", "inPrint < YES"), ("inPrint >= 0", "inPrint >= NO"), ("inPrint BETWEEN {1, 1}", "inPrint == YES"),
+                                   ("1 > inPrint", "inPrint == NO")] {
             let expected = try rowIDs(boolean)
             XCTAssertFalse(expected.isEmpty, boolean)
             XCTAssertEqual(try rowIDs(numeric), expected, numeric)

@@ -168,6 +168,9 @@ package struct PredicateBinder {
     private mutating func comparison(left: BoundExpression, leftRange: SourceRange, leftText: String,
                                      _ c: PredicateComparison) throws(PredicateBindingError) -> BoundComparison {
         let op = c.operator
+        let saved = ordering
+        ordering = [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between].contains(op)
+        defer { ordering = saved }
         let stringOperators: Set<PredicateOperator> = [.beginsWith, .endsWith, .contains, .like, .matches]
         if stringOperators.contains(op), left.type != .attribute(.string), left.type != .null {
             throw error("\(op.spelling) needs a string, but \"\(leftText)\" is \(left.type)", at: c.operatorRange)
@@ -334,6 +337,11 @@ package struct PredicateBinder {
                 // NSPredicate compares a Boolean as the NSNumber it is: `made == 1`, `paid == 0`. Any number but
                 // zero is true, as the issue asks and as a C programmer reads it.
                 guard let d = Double(n.text), d.isFinite else { throw error("\(n.text) is too large", at: range) }
+                // Ordered, only 1 and 0 mean YES and NO either way: `made < 2` read as `made < YES` answered
+                // the 7 orders not made where the number 2 is above every Boolean (found by the attack on 0.5.3).
+                if ordering && d != 0 && d != 1 {
+                    throw error("\"\(other)\" is Boolean, ordered only against YES, NO, 1 or 0, but \(n.text) is another number", at: range)
+                }
                 return .boolean(d != 0)
             case .null, .attribute(.integer), .attribute(.decimal):
                 if n.isInteger, let i = Int64(n.text) { return .integer(i) }
@@ -409,6 +417,9 @@ package struct PredicateBinder {
         }
         return .integer(id.rowID)
     }
+
+    /// Whether the comparison being bound orders its sides (`<`, `<=`, `>`, `>=`, BETWEEN).
+    private var ordering = false
 
     private func article(_ word: String) -> String { "AEIOU".contains(word.first ?? "x") ? "an" : "a" }
 
