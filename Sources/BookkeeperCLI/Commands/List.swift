@@ -1,5 +1,8 @@
 import ArgumentParser
+import LocalTime
 import ObjectStore
+import ReportRenderers
+import Reports
 
 struct List: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -22,11 +25,13 @@ struct List: StoreCommand {
             alignments: [.right] + entity.attributes.map { numeric($0.type) ? .right : .left } + toOne.map { _ in .left })
         // The entity's default sort (from the model file), else object ID order.
         let objects = try context.fetch(FetchRequest(entity: entity.name, sortDescriptors: try SortKey.parseList(entity.defaultSort ?? "")))
+        // Each value as `fetch --format csv` writes it (date-times in $TZ).
+        let cells = CellFormatter(timeZone: try Zone.current())
         for o in objects {
             try List.refuseNonFinite(o)
             var row = [String(o.rowID!)]
-            row += entity.attributes.map { o[$0.name].description }
-            row += try toOne.map { try Show.target(o, $0.name) }
+            row += entity.attributes.map { cells.plain(o[$0.name], of: $0.type) }
+            row += try toOne.map { try Show.target(o, $0.name, cells) }
             table.append(row)
         }
         print(table.render())

@@ -22,32 +22,40 @@ extension Value {
         }
     }
 
-    /// Reads a stored value back as `type`. A stored value that does not fit (written by another tool)
-    /// comes back as text, so that `check` can report it and nothing is lost.
+    /// Reads a stored value back as `type`: `Value(stored:as:)`, from what GRDB has read.
     init(databaseValue dbValue: DatabaseValue, as type: AttributeType) {
-        switch dbValue.storage {
+        self.init(stored: StoredValue(dbValue), as: type)
+    }
+
+    /// The one decoder from storage: a stored value of an attribute of `type` as the engine's value. The object
+    /// context, `fetch` (its byte fast path writes only what this gives as `.string`: FetchedRow.withASCIIText)
+    /// and reports (CellDecoder) all read stored values through it.
+    /// A stored value that does not fit the type (written by another tool, which STRICT tables keep to the
+    /// column's storage class) comes back as text, so that `check` can report it and nothing is lost; a sum
+    /// computed in SQL beyond an Int64 comes back as a wide integer (WideInteger.swift).
+    @inline(__always)
+    public init(stored: StoredValue, as type: AttributeType) {
+        switch stored {
         case .null:
             self = .null
-        case .int64(let i):
+        case .integer(let i):
             switch type {
             case .integer: self = .integer(i)
             case .decimal(let scale): self = .decimal(DecimalNumber(units: Int128(i), scale: scale))
             case .boolean: self = .boolean(i != 0)
             case .double: self = .double(Double(i))
-            default: self = .string(String(i))
+            case .string, .date, .dateTime, .binary: self = .string(String(i))
             }
-        case .double(let d):
+        case .real(let d):
             self = type == .double ? .double(d) : .string(String(d))
-        case .string(let s):
+        case .text(let s):
             switch type {
-            case .string: self = .string(s)
             case .date: self = Day(iso: s).map(Value.date) ?? .string(s)
             case .dateTime: self = Timestamp(iso: s).map(Value.dateTime) ?? .string(s)
             default: self = .string(s)
             }
         case .blob(let data):
-            // A sum computed in SQL beyond an Int64 comes back as a wide integer (WideInteger.swift).
-            if let wide = WideInteger.decode(dbValue) {
+            if let wide = WideInteger.decode(blob: data) {
                 switch type {
                 case .integer: self = .decimal(DecimalNumber(units: wide, scale: 0)); return
                 case .decimal(let scale): self = .decimal(DecimalNumber(units: wide, scale: scale)); return

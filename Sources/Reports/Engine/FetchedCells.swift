@@ -28,3 +28,12 @@ extension ColumnFormat {
         self = ColumnFormats.defaultFormat(for: type, isYear: false)
     }
 }
+
+extension CellFormatter {
+    /// A value of an attribute of `type` as `fetch --format csv` writes it: the one text form of a stored value for
+    /// `list` and `show` too (numbers exactly and never with an exponent, date-times ISO 8601 in the run's zone with
+    /// their offset, booleans `true`/`false`, binary `0x…` hex, null empty).
+    public func plain(_ value: Value, of type: AttributeType) -> String {
+        plain(ReportCell(value), as: ColumnFormat(defaultFor: type))
+    }
+}
