@@ -4,9 +4,10 @@
 // literal OOXML escapes, and charts with their data caches, legend, axis format and placement.
 
 import Foundation
-import TestSupport
-import XCTest
 @testable import ReportRenderers
+import TestSupport
+import ValueText
+import XCTest
 
 final class XLSXPrintTests: XCTestCase {
     private func renderedWorkbook(_ document: ReportDocument, _ rows: [[ReportCell]]) throws -> (OpenpyxlWorkbook, Data) {

@@ -1,6 +1,7 @@
 // One decoder from storage (issue 28): the object context (`Value(databaseValue:as:)` over GRDB's reading), `fetch`
 // (`FetchedRow.value`, read in place, and its ASCII text fast path), reports (`CellDecoder` over `StoredRowCursor`'s
-// reading) and the text `list`, `show` and `fetch --format csv` write all come from `Value(stored:as:)`. Here each
+// reading) all come from `Value(stored:as:)`, and the text `list`, `show` and messages write (`Value.text(in:)`) is
+// the text `fetch --format csv` writes (CellFormatter, from bytes or from a String). Here each
 // path reads the same statement's column, for generated stored values of every storage class decoded as every
 // attribute type — the odd ones included: infinities, -0.0 and subnormals, integers at Int64's ends, 16-byte blobs
 // (what a sum beyond an Int64 is), other blobs, dates and date-times as text, numbers and malformed text, text that
@@ -71,7 +72,8 @@ final class StoredValueDecoderDifferentialTests: XCTestCase {
         let seed = Trials.seed(fixed: 2829)
         var g = SeededGenerator(seed: seed)
         let db = try DatabaseQueue()
-        let cells = CellFormatter(timeZone: try Zone(tz: "America/New_York"))
+        let zone = try Zone(tz: "America/New_York")
+        let cells = CellFormatter(timeZone: zone)
         var compared = 0, changed = 0
         try db.read { db in
             for _ in 0..<3000 {
@@ -92,9 +94,12 @@ final class StoredValueDecoderDifferentialTests: XCTestCase {
                     if let fast = fetched.withASCIIText(0, { String(decoding: $0, as: UTF8.self) }) {
                         XCTAssertEqual(Value.string(fast), value, "\(sample) as \(type): the fast path, seed \(seed)")
                     }
-                    // The text of list, show and fetch's CSV, from its bytes and from its String.
+                    // The text of list, show and messages (the engine's), and of fetch's CSV, from its bytes and from
+                    // its String (the renderers').
+                    let text = value.text(in: zone)
+                    XCTAssertEqual(cells.plain(ReportCell(value), as: ColumnFormat(defaultFor: type)), text,
+                                   "\(sample) as \(type), seed \(seed)")
                     if !value.isNonFiniteDouble {
-                        let text = cells.plain(value, of: type)
                         var bytes: [UInt8] = []
                         cells.appendPlain(ReportCell(value), as: ColumnFormat(defaultFor: type), to: &bytes)
                         XCTAssertEqual(String(decoding: bytes, as: UTF8.self), text, "\(sample) as \(type), seed \(seed)")

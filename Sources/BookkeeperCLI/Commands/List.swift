@@ -1,8 +1,6 @@
 import ArgumentParser
 import LocalTime
 import ObjectStore
-import ReportRenderers
-import Reports
 
 struct List: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -26,12 +24,12 @@ struct List: StoreCommand {
         // The entity's default sort (from the model file), else object ID order.
         let objects = try context.fetch(FetchRequest(entity: entity.name, sortDescriptors: try SortKey.parseList(entity.defaultSort ?? "")))
         // Each value as `fetch --format csv` writes it (date-times in $TZ).
-        let cells = CellFormatter(timeZone: try Zone.current())
+        let zone = try Zone.current()
         for o in objects {
             try List.refuseNonFinite(o)
             var row = [String(o.rowID!)]
-            row += entity.attributes.map { cells.plain(o[$0.name], of: $0.type) }
-            row += try toOne.map { try Show.target(o, $0.name, cells) }
+            row += entity.attributes.map { o[$0.name].text(in: zone) }
+            row += try toOne.map { try Show.target(o, $0.name) }
             table.append(row)
         }
         print(table.render())

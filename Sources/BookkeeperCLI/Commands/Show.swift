@@ -1,8 +1,6 @@
 import ArgumentParser
 import LocalTime
 import ObjectStore
-import ReportRenderers
-import Reports
 
 struct Show: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -24,17 +22,17 @@ struct Show: StoreCommand {
         let object = try context.resolve(id, in: entity)
         try List.refuseNonFinite(object)
         // Each value as `fetch --format csv` writes it (date-times in $TZ).
-        let cells = CellFormatter(timeZone: try Zone.current())
+        let zone = try Zone.current()
         var lines: [(String, String)] = [("id", object.objectID!.description)]
         for a in object.entity.attributes {
-            lines.append((a.name, oneLine(cells.plain(object[a.name], of: a.type))))
+            lines.append((a.name, oneLine(object[a.name].text(in: zone))))
         }
         for r in object.entity.relationships {
             if r.isToMany {
                 let members = try object.objects(for: r.name)
-                lines.append((r.name, members.map { Show.name($0, cells) }.joined(separator: ", ")))
+                lines.append((r.name, members.map(Show.name).joined(separator: ", ")))
             } else {
-                lines.append((r.name, try Show.target(object, r.name, cells)))
+                lines.append((r.name, try Show.target(object, r.name)))
             }
         }
         let width = lines.map(\.0.count).max() ?? 0
@@ -46,14 +44,14 @@ struct Show: StoreCommand {
 
     /// A to-one relationship as shown: the target's name, empty, or the stored ID of a target that is gone
     /// (`Bank/1 (missing)`: a No Action relationship whose target was deleted).
-    static func target(_ object: ManagedObject, _ relationship: String, _ cells: CellFormatter) throws -> String {
-        if let target = try object.object(for: relationship) { return name(target, cells) }
+    static func target(_ object: ManagedObject, _ relationship: String) throws -> String {
+        if let target = try object.object(for: relationship) { return name(target) }
         return try object.danglingTarget(for: relationship).map { "\($0) (missing)" } ?? ""
     }
 
-    /// How a related object is shown: its natural key (as its own value is shown), or its object ID when it has none.
-    static func name(_ o: ManagedObject, _ cells: CellFormatter) -> String {
-        guard let key = o.entity.naturalKey.flatMap(o.entity.attribute(named:)), !o[key.name].isNull else { return o.displayID }
-        return oneLine(cells.plain(o[key.name], of: key.type))
+    /// How a related object is shown: its natural key (written as its own value is: `naturalKeyText`), or its object
+    /// ID when it has none.
+    static func name(_ o: ManagedObject) -> String {
+        o.naturalKeyText.map(oneLine) ?? o.displayID
     }
 }

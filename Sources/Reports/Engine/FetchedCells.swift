@@ -17,7 +17,7 @@ extension ReportCell {
         case .boolean(let b): self = .boolean(b)
         case .date(let d): self = .date(year: d.year, month: d.month, day: d.day)
         case .dateTime(let t): self = .dateTime(secondsSinceEpoch: t.secondsSinceEpoch)
-        case .binary: self = .text(value.description)
+        case .binary: self = .text(value.text(in: .utc))
         }
     }
 }
@@ -26,14 +26,5 @@ extension ColumnFormat {
     /// The format a report column of values of `type` has when its definition names none.
     public init(defaultFor type: AttributeType) {
         self = ColumnFormats.defaultFormat(for: type, isYear: false)
-    }
-}
-
-extension CellFormatter {
-    /// A value of an attribute of `type` as `fetch --format csv` writes it: the one text form of a stored value for
-    /// `list` and `show` too (numbers exactly and never with an exponent, date-times ISO 8601 in the run's zone with
-    /// their offset, booleans `true`/`false`, binary `0x…` hex, null empty).
-    public func plain(_ value: Value, of type: AttributeType) -> String {
-        plain(ReportCell(value), as: ColumnFormat(defaultFor: type))
     }
 }
