@@ -1,8 +1,8 @@
 // Exact decimal text and sums: what every renderer's numbers rest on.
 
+import XCTest
 @testable import ReportRenderers
 import ValueText
-import XCTest
 
 final class DecimalTextTests: XCTestCase {
     func testUnitsAtAScale() {

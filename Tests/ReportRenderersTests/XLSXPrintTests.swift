@@ -4,10 +4,10 @@
 // literal OOXML escapes, and charts with their data caches, legend, axis format and placement.
 
 import Foundation
-@testable import ReportRenderers
 import TestSupport
-import ValueText
 import XCTest
+@testable import ReportRenderers
+import ValueText
 
 final class XLSXPrintTests: XCTestCase {
     private func renderedWorkbook(_ document: ReportDocument, _ rows: [[ReportCell]]) throws -> (OpenpyxlWorkbook, Data) {
