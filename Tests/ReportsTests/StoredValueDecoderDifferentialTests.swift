@@ -108,6 +108,8 @@ final class StoredValueDecoderDifferentialTests: XCTestCase {
                     var decoders = [CellDecoder(type)]
                     if case .decimal(let scale) = type { decoders.append(.roundedDecimal(scale: scale, shown: 0)) }
                     if type == .double { decoders += [.roundedDouble(shown: 0), .roundedDouble(shown: 2), .roundedDouble(shown: 8)] }
+                    // A report's cell is decoded straight from storage: the cell of the Value.
+                    XCTAssertEqual(stored.decoded(as: type) as ReportCell, ReportCell(value), "\(sample) as \(type), seed \(seed)")
                     for decoder in decoders {
                         let cell = decoder.cell(stored)
                         let before = LegacyDecoders.cell(stored, decoder)

@@ -2,11 +2,13 @@
 //
 // Why this file exists: a report reads the SQL results of its fetch plan as stored values (`StoredValue`: decimals
 // as integer units at their scale, booleans 0/1, dates as `YYYY-MM-DD` text; docs/model.md "How the store keeps
-// it") and turns each into a `ReportCell` through the engine's one decoder, `Value(stored:as:)`, the same that
-// `fetch` and the object context use — then rounds it when the column asks (averages at the scale of what they
+// it") and turns each into a `ReportCell` through the engine's one decoder, `StoredValue.decoded(as:)`, the same that
+// gives `fetch` and the object context their `Value`s — building the cell directly, with no `Value` in between (a
+// report has millions of cells) — then rounds it when the column asks (averages at the scale of what they
 // average, `format: integer`). A stored value of an unexpected kind (written by another tool) is shown as
 // the decoder gives it, as text, rather than dropped.
 
+import Foundation
 import ObjectStore
 import ReportRenderers
 
@@ -51,14 +53,28 @@ enum CellDecoder: Sendable {
         }
     }
 
-    @inline(__always)
-    func cell(_ value: StoredValue) -> ReportCell {
-        let cell = ReportCell(Value(stored: value, as: type))
+    /// The decimals a rounding decoder keeps; nil for the others.
+    var shown: Int? {
         switch self {
-        case .roundedDecimal(_, let shown), .roundedDouble(let shown): return cell.rounded(toScale: shown)
-        default: return cell
+        case .roundedDecimal(_, let shown), .roundedDouble(let shown): shown
+        default: nil
         }
+    }
+
+    /// The cell of a stored value (StoreRowSource does the same with `type` and `shown` worked out per column).
+    func cell(_ value: StoredValue) -> ReportCell {
+        let cell: ReportCell = value.decoded(as: type)
+        return shown.map { cell.rounded(toScale: $0) } ?? cell
     }
 }
 
 extension CellDecoder: Equatable {}
+
+/// A report cell straight from a stored value (`StoredValue.decoded(as:)`): the cell `ReportCell(_ value:)` makes of
+/// the `Value` the same stored value decodes to.
+extension ReportCell: StoredValueDecodable {
+    public static func string(_ text: String) -> ReportCell { .text(text) }
+    public static func date(_ day: Day) -> ReportCell { .date(year: day.year, month: day.month, day: day.day) }
+    public static func dateTime(_ instant: Timestamp) -> ReportCell { .dateTime(secondsSinceEpoch: instant.secondsSinceEpoch) }
+    public static func binary(_ bytes: Data) -> ReportCell { .text(Value.binary(bytes).text(in: .utc)) }
+}
