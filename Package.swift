@@ -34,12 +34,16 @@ let package = Package(
         // The time zone of a run: TZ read as glibc reads it (a zone name, :name, a zoneinfo path, a POSIX TZ string),
         // instants to local times and back. Below everything that reads or shows a date-time or today.
         .target(name: "LocalTime"),
+        // The one text form of a value (decimals and doubles exactly, dates, date-times in a zone, booleans, bytes),
+        // below the engine and the renderers: `fetch`, reports, `list`, `show` and messages write values with it.
+        .target(name: "ValueText", dependencies: ["LocalTime"]),
         // The engine: model, validation, context, fetch + predicate -> SQL. Knows no domain.
         .target(
             name: "ObjectStore",
             dependencies: [
                 "FileOutput",
                 "LocalTime",
+                "ValueText",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 // The batch writer binds values through the SQLite C API (see Batch/SQLStatement.swift).
@@ -63,7 +67,7 @@ let package = Package(
         // libxlsxwriter (Debian's libxlsxwriter-dev 1.1.4); only the XLSX renderer imports it.
         .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
         // Report renderers: text, CSV, JSON, XLSX from a document of typed cells. Know nothing of predicates or the store.
-        .target(name: "ReportRenderers", dependencies: ["CSV", "FileOutput", "LocalTime", "CXLSXWriter"]),
+        .target(name: "ReportRenderers", dependencies: ["CSV", "FileOutput", "LocalTime", "ValueText", "CXLSXWriter"]),
         // Report definitions (YAML files in Reports/) and the engine that runs them: a fetch plan in, typed cells out
         // to the renderers. Knows no domain and no SQL: rows come from the store (one snapshot for count and rows).
         .target(
@@ -88,7 +92,7 @@ let package = Package(
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"], exclude: ["Inputs"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV", "FileOutput", "TestSupport"]),
         .testTarget(name: "FileOutputTests", dependencies: ["FileOutput", "TestSupport"]),
-        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "CSV", "FileOutput", "LocalTime", "TestSupport"]),
+        .testTarget(name: "ReportRenderersTests", dependencies: ["ReportRenderers", "ValueText", "CSV", "FileOutput", "LocalTime", "TestSupport"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Bookkeeping", "LocalTime", "TestSupport"]),
         .testTarget(name: "LocalTimeTests", dependencies: ["LocalTime", "TestSupport"]),
         .testTarget(name: "ImporterTests", dependencies: ["Importer", "ObjectStore", "Bookkeeping", "CSV", "LocalTime", "TestSupport"]),

@@ -37,8 +37,8 @@ final class CRUDCommandTests: StoreCommandTestCase {
             id        Order/1
             number    A-1
             date      2024-03-01
-            made      no
-            paid      no
+            made      false
+            paid      false
             customer  Acme Ltd
             rows      OrderRow/1, OrderRow/2
 

@@ -16,8 +16,8 @@ final class ImportCommandTests: ImportTestCase {
             id        Order/1
             number    2026-001
             date      2025-12-05
-            made      yes
-            paid      yes
+            made      true
+            paid      true
             customer  Smith & Sons
             rows      OrderRow/1, OrderRow/2, OrderRow/3
 

@@ -2,6 +2,7 @@
 
 import XCTest
 @testable import ReportRenderers
+import ValueText
 
 final class DecimalTextTests: XCTestCase {
     func testUnitsAtAScale() {

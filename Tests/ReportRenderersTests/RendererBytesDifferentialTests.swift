@@ -7,6 +7,7 @@ import LocalTime
 import TestSupport
 import XCTest
 @testable import ReportRenderers
+import ValueText
 
 final class RendererBytesDifferentialTests: XCTestCase {
     private static let texts = ["", "Acme", "Zoë & Co", "日本語のテキスト", "a\u{1B}b", "line\nbreak", "tab\there", "=1+2", "-5",

@@ -7,6 +7,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import ReportRenderers
+import ValueText
 
 final class XLSXPrintTests: XCTestCase {
     private func renderedWorkbook(_ document: ReportDocument, _ rows: [[ReportCell]]) throws -> (OpenpyxlWorkbook, Data) {

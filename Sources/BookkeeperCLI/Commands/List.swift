@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocalTime
 import ObjectStore
 
 struct List: StoreCommand {
@@ -22,10 +23,12 @@ struct List: StoreCommand {
             alignments: [.right] + entity.attributes.map { numeric($0.type) ? .right : .left } + toOne.map { _ in .left })
         // The entity's default sort (from the model file), else object ID order.
         let objects = try context.fetch(FetchRequest(entity: entity.name, sortDescriptors: try SortKey.parseList(entity.defaultSort ?? "")))
+        // Each value as `fetch --format csv` writes it (date-times in $TZ).
+        let zone = try Zone.current()
         for o in objects {
             try List.refuseNonFinite(o)
             var row = [String(o.rowID!)]
-            row += entity.attributes.map { o[$0.name].description }
+            row += entity.attributes.map { o[$0.name].text(in: zone) }
             row += try toOne.map { try Show.target(o, $0.name) }
             table.append(row)
         }

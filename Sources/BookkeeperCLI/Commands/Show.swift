@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocalTime
 import ObjectStore
 
 struct Show: StoreCommand {
@@ -20,9 +21,11 @@ struct Show: StoreCommand {
         let context = try openContext(readOnly: true)
         let object = try context.resolve(id, in: entity)
         try List.refuseNonFinite(object)
+        // Each value as `fetch --format csv` writes it (date-times in $TZ).
+        let zone = try Zone.current()
         var lines: [(String, String)] = [("id", object.objectID!.description)]
         for a in object.entity.attributes {
-            lines.append((a.name, oneLine(object[a.name].description)))
+            lines.append((a.name, oneLine(object[a.name].text(in: zone))))
         }
         for r in object.entity.relationships {
             if r.isToMany {
@@ -46,7 +49,8 @@ struct Show: StoreCommand {
         return try object.danglingTarget(for: relationship).map { "\($0) (missing)" } ?? ""
     }
 
-    /// How a related object is shown: its natural key, or its object ID when it has none.
+    /// How a related object is shown: its natural key (written as its own value is: `naturalKeyText`), or its object
+    /// ID when it has none.
     static func name(_ o: ManagedObject) -> String {
         o.naturalKeyText.map(oneLine) ?? o.displayID
     }

@@ -6,6 +6,7 @@
 // own work. Here a statement is prepared once (SQL text built from quoted model identifiers only),
 // values are bound by index with sqlite3_bind_*, and errors quote the statement, as GRDB's do.
 
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -54,14 +55,15 @@ extension SQLValue {
         }
     }
 
-    /// The value of an attribute of `type` stored as this (the inverse of `Value.sqlValue(for:)`).
+    /// The value of an attribute of `type` stored as this (the inverse of `Value.sqlValue(for:)`), through the one
+    /// decoder (`Value(stored:as:)`).
     func value(as type: AttributeType) -> Value {
         switch self {
         case .null: return .null
-        case .integer(let i): return Value(databaseValue: i.databaseValue, as: type)
-        case .real(let d): return Value(databaseValue: d.databaseValue, as: type)
-        case .text(let s): return Value(databaseValue: s.databaseValue, as: type)
-        case .blob(let b): return .binary(.init(b))
+        case .integer(let i): return Value(stored: .integer(i), as: type)
+        case .real(let d): return Value(stored: .real(d), as: type)
+        case .text(let s): return Value(stored: .text(s), as: type)
+        case .blob(let b): return Value(stored: .blob(Data(b)), as: type)
         }
     }
 }

@@ -36,10 +36,11 @@ public final class ManagedObject: ObjectValues {
     /// The object ID, or a description of a new object for messages.
     public var displayID: String { rowID.map { "\(entity.name)/\($0)" } ?? "new \(entity.name)" }
 
-    /// The natural key's value as text (`Acme Ltd`, `A-1`), if the entity has one and it is set.
+    /// The natural key's value as text (`Acme Ltd`, `A-1`), if the entity has one and it is set: as `fetch` and `show`
+    /// write it (`Value.text(in:)`, date-times in the run's zone).
     public var naturalKeyText: String? {
         guard let key = entity.naturalKey, let v = values[key], !v.isNull else { return nil }
-        return v.description
+        return v.text(in: .process)
     }
 
     /// `Customer/3 "Acme Ltd"`: the ID, and the natural key when there is one.

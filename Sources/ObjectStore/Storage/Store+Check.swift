@@ -300,7 +300,7 @@ extension Store {
         for a in entity.attributes where (a.isUnique || a.name == entity.naturalKey) && has(entity.name, a.name) {
             try repeated(a.name, more: "\(entity.name).\(a.name)") { value, count, ids in
                 "\(entity.name).\(a.name)\(a.name == entity.naturalKey ? " (the natural key)" : "") must be unique, "
-                    + "but \(count) objects share \"\(Value(databaseValue: value, as: a.type))\" (\(ids))"
+                    + "but \(count) objects share \"\(Value(databaseValue: value, as: a.type).text(in: .process))\" (\(ids))"
             }
         }
         for r in entity.relationships where !r.isToMany && !model.inverse(of: r).isToMany {
@@ -331,7 +331,7 @@ extension Store {
                     let id: DatabaseValue = row[0]
                     let stored: DatabaseValue = row[1]
                     let keyText = stored.isNull ? "" : entity.naturalKey.flatMap(entity.attribute(named:))
-                        .map { " \"\(Value(databaseValue: stored, as: $0.type))\"" } ?? ""
+                        .map { " \"\(Value(databaseValue: stored, as: $0.type).text(in: .process))\"" } ?? ""
                     problems.append("\(entity.name)/\(id)\(keyText): \(rule.message)")
                 }
                 if counting && rows.count == limit {

@@ -5,6 +5,8 @@
 // travel as integer units at a scale (`125.50` is `units: 12550, scale: 2`), so money never passes
 // through floating point on its way to a file.
 
+import ValueText
+
 /// A value in a report row.
 public enum ReportCell: Sendable, Hashable {
     case null

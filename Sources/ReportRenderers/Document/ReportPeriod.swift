@@ -7,6 +7,8 @@
 // the months without data too, so periods have successors. Weeks are ISO 8601's: Monday first, each
 // belonging to the year of its Thursday (2026-W01 starts on Monday 2025-12-29).
 
+import ValueText
+
 /// A calendar period unit.
 public enum ReportPeriodUnit: String, Sendable, Hashable, CaseIterable {
     case month, quarter, week, year

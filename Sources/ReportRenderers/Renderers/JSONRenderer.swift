@@ -34,6 +34,7 @@
 // - Strings are escaped by JSONString.swift. One row per line, so the output diffs well.
 
 import Foundation
+import ValueText
 
 public struct JSONRenderer: ReportRenderer {
     public init() {}

@@ -33,6 +33,7 @@
 
 import FileOutput
 import Foundation
+import ValueText
 
 public struct TextRenderer: ReportRenderer {
     /// Bold title, column titles and totals (ANSI escapes). A command line sets it only when

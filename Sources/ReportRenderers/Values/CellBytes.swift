@@ -6,6 +6,8 @@
 // same bytes as `CellText` (CellBytesTests compares them on random cells); a cell they do not cover returns
 // false and the caller takes `CellText`'s String.
 
+import ValueText
+
 enum CellBytes {
     /// Appends `CellText.plain(cell, as: format, decimalSeparator:)` for integers, decimals and dates; false (and
     /// nothing appended) for any other cell.

@@ -1,5 +1,6 @@
 // How a cell reads as text, for each kind of output — in one place, so the text report, CSV, JSON
-// and XLSX's column widths agree.
+// and XLSX's column widths agree. The plain form of each kind of value is ValueText's PlainText, which the engine's
+// `Value.text(in:)` (list, show, messages) writes too.
 //
 // Two forms:
 // - display (text report; XLSX widths): money rounded half away from zero to 2 decimals with
@@ -17,6 +18,7 @@
 
 import Foundation
 import LocalTime
+import ValueText
 
 struct CellText {
     let timeZone: Zone
@@ -69,12 +71,12 @@ struct CellText {
             guard let number = DecimalText(double: value) else { return CellText.nonFinite(value) }
             return plainNumber(number, as: format, decimalSeparator: separator)
         case let .date(year, month, day):
-            return CalendarText.isoDate(year: year, month: month, day: day)
+            return PlainText.date(year: year, month: month, day: day)
         case let .dateTime(seconds):
-            let local = LocalDateTime(secondsSinceEpoch: seconds, timeZone: timeZone)
-            return format == .date ? local.isoDate : local.iso8601
+            if format == .date { return LocalDateTime(secondsSinceEpoch: seconds, timeZone: timeZone).isoDate }
+            return PlainText.dateTime(secondsSinceEpoch: seconds, in: timeZone)
         case let .boolean(value):
-            return value ? "true" : "false"
+            return PlainText.boolean(value)
         }
     }
 
@@ -85,7 +87,5 @@ struct CellText {
         }
     }
 
-    static func nonFinite(_ value: Double) -> String {
-        value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity"
-    }
+    static func nonFinite(_ value: Double) -> String { PlainText.nonFinite(value) }
 }

@@ -5,6 +5,8 @@
 // and when scales differ. `ExactSum` is a small arbitrary-precision signed integer (base 10^9
 // limbs) at the largest scale seen; `ColumnTotal` adds cells of any kind to one.
 
+import ValueText
+
 struct ExactSum: Sendable {
     private static let base: UInt64 = 1_000_000_000
     private static let powersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,

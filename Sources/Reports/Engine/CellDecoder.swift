@@ -1,12 +1,14 @@
 // From stored values to report cells, in one step per cell.
 //
-// Why this file exists: the store keeps decimals as integer units at their scale, booleans as 0/1 and
-// dates as `YYYY-MM-DD` text (docs/model.md "How the store keeps it"). A report reads the SQL results of its
-// fetch plan straight into `ReportCell`s — units stay units, dates are read from their ten bytes —
-// without going through `Value` or any text, because this runs once per cell of reports with
-// millions of cells. A stored value of an unexpected kind (written by another tool) is shown as it
-// is rather than dropped.
+// Why this file exists: a report reads the SQL results of its fetch plan as stored values (`StoredValue`: decimals
+// as integer units at their scale, booleans 0/1, dates as `YYYY-MM-DD` text; docs/model.md "How the store keeps
+// it") and turns each into a `ReportCell` through the engine's one decoder, `StoredValue.decoded(as:)`, the same that
+// gives `fetch` and the object context their `Value`s — building the cell directly, with no `Value` in between (a
+// report has millions of cells) — then rounds it when the column asks (averages at the scale of what they
+// average, `format: integer`). A stored value of an unexpected kind (written by another tool) is shown as
+// the decoder gives it, as text, rather than dropped.
 
+import Foundation
 import ObjectStore
 import ReportRenderers
 
@@ -37,71 +39,42 @@ enum CellDecoder: Sendable {
         }
     }
 
-    @inline(__always)
-    func cell(_ value: StoredValue) -> ReportCell {
-        switch value {
-        case .null:
-            return .null
-        case .integer(let i):
-            switch self {
-            case .integer: return .integer(i)
-            case .decimal(let scale): return .decimal(units: Int128(i), scale: scale)
-            case .boolean: return .boolean(i != 0)
-            case .double: return .double(Double(i))
-            case .roundedDecimal(let scale, let shown): return ReportCell.decimal(units: Int128(i), scale: scale).rounded(toScale: shown)
-            case .roundedDouble(let shown): return ReportCell.decimal(units: Int128(i), scale: 0).rounded(toScale: shown)
-            case .text, .date, .dateTime, .binary: return .text(String(i))
-            }
-        case .real(let d):
-            switch self {
-            case .text: return .text(String(d))
-            case .roundedDouble(let shown), .roundedDecimal(_, let shown): return ReportCell.double(d).rounded(toScale: shown)
-            default: return .double(d)
-            }
-        case .text(let s):
-            switch self {
-            case .date: return CellDecoder.date(s) ?? .text(s)
-            case .dateTime:
-                if let t = Timestamp(iso: s) { return .dateTime(secondsSinceEpoch: t.secondsSinceEpoch) }
-                return .text(s)
-            default: return .text(s)
-            }
-        case .blob(let data):
-            // A sum beyond an Int64 (WideInteger.swift), exact.
-            if let wide = WideInteger.decode(blob: data) {
-                switch self {
-                case .integer: return .decimal(units: wide, scale: 0)
-                case .decimal(let scale): return .decimal(units: wide, scale: scale)
-                case .roundedDecimal(let scale, let shown): return ReportCell.decimal(units: wide, scale: scale).rounded(toScale: shown)
-                default: break
-                }
-            }
-            var hex = "0x"
-            for byte in data { hex += (byte < 16 ? "0" : "") + String(byte, radix: 16) }
-            return .text(hex)
+    /// The attribute type the stored values are decoded as.
+    var type: AttributeType {
+        switch self {
+        case .text: .string
+        case .integer: .integer
+        case .decimal(let scale), .roundedDecimal(let scale, _): .decimal(scale: scale)
+        case .double, .roundedDouble: .double
+        case .boolean: .boolean
+        case .date: .date
+        case .dateTime: .dateTime
+        case .binary: .binary
         }
     }
 
-    /// `YYYY-MM-DD` read from its bytes; nil for anything else (`Day` checks the calendar).
-    @inline(__always)
-    static func date(_ text: String) -> ReportCell? {
-        var text = text
-        return text.withUTF8 { b -> ReportCell? in
-            guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return nil }
-            func number(_ range: Range<Int>) -> Int? {
-                var n = 0
-                for i in range {
-                    let d = Int(b[i]) - 48
-                    guard d >= 0 && d <= 9 else { return nil }
-                    n = n * 10 + d
-                }
-                return n
-            }
-            guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10),
-                  m >= 1, m <= 12, d >= 1, d <= Day.daysInMonth(year: y, month: m), y >= 1 else { return nil }
-            return .date(year: y, month: m, day: d)
+    /// The decimals a rounding decoder keeps; nil for the others.
+    var shown: Int? {
+        switch self {
+        case .roundedDecimal(_, let shown), .roundedDouble(let shown): shown
+        default: nil
         }
+    }
+
+    /// The cell of a stored value (StoreRowSource does the same with `type` and `shown` worked out per column).
+    func cell(_ value: StoredValue) -> ReportCell {
+        let cell: ReportCell = value.decoded(as: type)
+        return shown.map { cell.rounded(toScale: $0) } ?? cell
     }
 }
 
 extension CellDecoder: Equatable {}
+
+/// A report cell straight from a stored value (`StoredValue.decoded(as:)`): the cell `ReportCell(_ value:)` makes of
+/// the `Value` the same stored value decodes to.
+extension ReportCell: StoredValueDecodable {
+    public static func string(_ text: String) -> ReportCell { .text(text) }
+    public static func date(_ day: Day) -> ReportCell { .date(year: day.year, month: day.month, day: day.day) }
+    public static func dateTime(_ instant: Timestamp) -> ReportCell { .dateTime(secondsSinceEpoch: instant.secondsSinceEpoch) }
+    public static func binary(_ bytes: Data) -> ReportCell { .text(Value.binary(bytes).text(in: .utc)) }
+}

@@ -17,7 +17,7 @@ extension ReportCell {
         case .boolean(let b): self = .boolean(b)
         case .date(let d): self = .date(year: d.year, month: d.month, day: d.day)
         case .dateTime(let t): self = .dateTime(secondsSinceEpoch: t.secondsSinceEpoch)
-        case .binary: self = .text(value.description)
+        case .binary: self = .text(value.text(in: .utc))
         }
     }
 }

@@ -13,12 +13,16 @@ import ReportRenderers
 struct StoreRowSource: ReportRowSource {
     var cursor: StoredRowCursor
     let decoders: [CellDecoder]
+    /// Each column's decoder as the type its values are decoded as and the decimals a rounding keeps, worked out once
+    /// rather than per cell.
+    private let columns: [(type: AttributeType, shown: Int?)]
     /// The stored values of the row being read, in one array for every row.
     private var row: [StoredValue] = []
 
     init(cursor: StoredRowCursor, decoders: [CellDecoder]) {
         self.cursor = cursor
         self.decoders = decoders
+        columns = decoders.map { ($0.type, $0.shown) }
     }
 
     var rowCount: Int? { nil }
@@ -27,10 +31,12 @@ struct StoreRowSource: ReportRowSource {
         guard try cursor.next(into: &row) else { return nil }
         var cells: [ReportCell] = []
         cells.reserveCapacity(decoders.count)
-        for i in decoders.indices {
+        for i in columns.indices {
             // An infinity, stored by another tool or summed: no format writes one so that it reads back.
             if case .real(let d) = row[i], !d.isFinite { throw NonFiniteCell(column: i) }
-            cells.append(decoders[i].cell(row[i]))
+            let (type, shown) = columns[i]
+            let cell: ReportCell = row[i].decoded(as: type)
+            cells.append(shown.map { cell.rounded(toScale: $0) } ?? cell)
         }
         return cells
     }

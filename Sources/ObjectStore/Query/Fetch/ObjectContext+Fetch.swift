@@ -133,9 +133,9 @@ public struct FetchedRow {
 
     public var count: Int { types.count }
 
-    /// Column `i`'s value, as `fetchColumns` gives it.
+    /// Column `i`'s value, as `fetchColumns` gives it: its stored value read in place, through the one decoder.
     public func value(_ i: Int) -> Value {
-        Value(databaseValue: DatabaseValue(sqliteStatement: statement, index: Int32(i)), as: types[i])
+        Value(stored: StoredValue(statement: statement, index: Int32(i)), as: types[i])
     }
 
     /// Column `i`'s UTF-8, read in place, when `value(i)` is `.string` of exactly those bytes: text stored in a

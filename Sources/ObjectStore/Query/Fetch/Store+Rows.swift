@@ -2,17 +2,6 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// A value as SQLite stores it, for readers that convert stored values themselves, fast (a report turning
-/// millions of cells into spreadsheet cells): decimals are integer units at their attribute's scale, booleans
-/// 0/1, dates and date-times ISO text (docs/model.md "How the store keeps it").
-public enum StoredValue: Sendable, Equatable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob(Data)
-}
-
 /// The rows of a fetch plan's columns, read one at a time from an open cursor.
 public struct StoredRowCursor {
     /// The statement the cursor steps (its values are read in place).
@@ -30,29 +19,11 @@ public struct StoredRowCursor {
     /// every row through one array); false after the last row.
     public mutating func next(into values: inout [StoredValue]) throws -> Bool {
         guard try cursor.next() != nil else { return false }
-        // Read in place from the statement GRDB has just stepped: going through `Row` and DatabaseValue
-        // instantiated generic metadata for every value (a profile of a 100,000-row report showed it).
+        // Read in place from the statement GRDB has just stepped (StoredValue.swift).
         let statement = self.statement.sqliteStatement
         values.removeAll(keepingCapacity: true)
         values.reserveCapacity(columnCount)
-        for i in 0..<Int32(columnCount) {
-            switch sqlite3_column_type(statement, i) {
-            case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, i)))
-            case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(statement, i)))
-            case SQLITE_TEXT:
-                // Up to a NUL, as GRDB reads text everywhere else (fetch, the context): the importer refuses NUL, so
-                // only another tool can have written one, and `check` names such values.
-                let bytes = sqlite3_column_text(statement, i)
-                let stored = Int(sqlite3_column_bytes(statement, i))
-                let count = bytes.map { strnlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), stored) } ?? 0
-                values.append(.text(bytes.map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""))
-            case SQLITE_BLOB:
-                let bytes = sqlite3_column_blob(statement, i)
-                let count = Int(sqlite3_column_bytes(statement, i))
-                values.append(.blob(bytes.map { Data(bytes: $0, count: count) } ?? Data()))
-            default: values.append(.null)
-            }
-        }
+        for i in 0..<Int32(columnCount) { values.append(StoredValue(statement: statement, index: i)) }
         return true
     }
 }

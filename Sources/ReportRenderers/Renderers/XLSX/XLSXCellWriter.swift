@@ -3,6 +3,7 @@
 // spreadsheet holds exactly and text cut to a cell's length are noted.
 
 import CXLSXWriter
+import ValueText
 
 /// Writes cells of one worksheet.
 struct XLSXCellWriter {

@@ -7,6 +7,7 @@
 
 import CXLSXWriter
 import Foundation
+import ValueText
 
 /// What the About sheet says of a written report.
 struct XLSXSheetSummary {

@@ -7,6 +7,7 @@ import FileOutput
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import ValueText
 #endif
 
 /// A workbook of several reports, each on its own worksheet, plus one About sheet describing

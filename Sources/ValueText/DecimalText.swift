@@ -8,17 +8,17 @@
 // the double's own description says, without exponent notation.
 
 /// A decimal number: sign, magnitude digits, and how many of them follow the decimal point.
-struct DecimalText: Equatable, Sendable {
+package struct DecimalText: Equatable, Sendable {
     /// Never true for zero (negative zero does not exist here).
-    private(set) var negative: Bool
+    package private(set) var negative: Bool
     /// ASCII digits of the magnitude, most significant first; never empty.
-    private(set) var digits: [UInt8]
+    package private(set) var digits: [UInt8]
     /// Digits after the point (≥ 0).
-    private(set) var scale: Int
+    package private(set) var scale: Int
 
     private static let zero = UInt8(ascii: "0")
 
-    init(negative: Bool, digits: [UInt8], scale: Int) {
+    package init(negative: Bool, digits: [UInt8], scale: Int) {
         var digits = digits.isEmpty ? [DecimalText.zero] : digits
         var scale = scale
         if scale < 0 {
@@ -35,17 +35,17 @@ struct DecimalText: Equatable, Sendable {
     }
 
     /// `units × 10^-scale`.
-    init(units: Int128, scale: Int) {
+    package init(units: Int128, scale: Int) {
         self.init(negative: units < 0, digits: Array(String(units.magnitude).utf8), scale: scale)
     }
 
-    init(integer: Int64) {
+    package init(integer: Int64) {
         self.init(units: Int128(integer), scale: 0)
     }
 
     /// The shortest decimal that reads back as `value`; nil for NaN and infinities. Negative zero
     /// is zero.
-    init?(double value: Double) {
+    package init?(double value: Double) {
         guard value.isFinite else { return nil }
         guard value != 0 else {
             self.init(negative: false, digits: [DecimalText.zero], scale: 0)
@@ -83,7 +83,7 @@ struct DecimalText: Equatable, Sendable {
     }
 
     /// The number as integer units at its scale; nil beyond an Int128.
-    var units: Int128? {
+    package var units: Int128? {
         var value: Int128 = 0
         for digit in digits {
             let (times, overflow) = value.multipliedReportingOverflow(by: 10)
@@ -94,10 +94,10 @@ struct DecimalText: Equatable, Sendable {
         return negative ? -value : value
     }
 
-    var isZero: Bool { !digits.contains { $0 != DecimalText.zero } }
+    package var isZero: Bool { !digits.contains { $0 != DecimalText.zero } }
 
     /// Rounded half away from zero to `target` decimals (padded with zeros when it has fewer).
-    func rounded(toScale target: Int) -> DecimalText {
+    package func rounded(toScale target: Int) -> DecimalText {
         let target = max(target, 0)
         if scale <= target { return withMinimumScale(target) }
         let dropped = scale - target
@@ -118,19 +118,19 @@ struct DecimalText: Equatable, Sendable {
     }
 
     /// The same value with at least `minimum` decimals.
-    func withMinimumScale(_ minimum: Int) -> DecimalText {
+    package func withMinimumScale(_ minimum: Int) -> DecimalText {
         guard scale < minimum else { return self }
         return DecimalText(negative: negative,
                            digits: digits + repeatElement(DecimalText.zero, count: minimum - scale), scale: minimum)
     }
 
     /// The value × 10^power, digits unchanged (for percentages: 0.125 → 12.5).
-    func timesPowerOfTen(_ power: Int) -> DecimalText {
+    package func timesPowerOfTen(_ power: Int) -> DecimalText {
         DecimalText(negative: negative, digits: digits, scale: scale - power)
     }
 
     /// `-1234.5`, or with a grouping separator `-1,234.5`; `decimalSeparator` is `.` or `,`.
-    func text(decimalSeparator: UInt8 = UInt8(ascii: "."), groupingSeparator: UInt8? = nil) -> String {
+    package func text(decimalSeparator: UInt8 = UInt8(ascii: "."), groupingSeparator: UInt8? = nil) -> String {
         var result: [UInt8] = []
         result.reserveCapacity(digits.count + digits.count / 3 + 3)
         if negative { result.append(UInt8(ascii: "-")) }
@@ -152,5 +152,5 @@ struct DecimalText: Equatable, Sendable {
     }
 
     /// The nearest double (through the text, so correctly rounded).
-    var doubleValue: Double { Double(text()) ?? .nan }
+    package var doubleValue: Double { Double(text()) ?? .nan }
 }

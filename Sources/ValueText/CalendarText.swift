@@ -8,21 +8,21 @@
 import Foundation
 import LocalTime
 
-enum CalendarText {
+package enum CalendarText {
     /// Days since 1970-01-01 of a proleptic Gregorian date.
-    static func days(year: Int, month: Int, day: Int) -> Int { CivilCalendar.days(year: year, month: month, day: day) }
+    package static func days(year: Int, month: Int, day: Int) -> Int { CivilCalendar.days(year: year, month: month, day: day) }
 
     /// The proleptic Gregorian date `days` after 1970-01-01.
-    static func date(days: Int) -> (year: Int, month: Int, day: Int) { CivilCalendar.date(days: days) }
+    package static func date(days: Int) -> (year: Int, month: Int, day: Int) { CivilCalendar.date(days: days) }
 
     /// `2026-01-05`; years outside 0…9999 keep their sign and digits (`-0044-03-15`, `10000-01-01`).
-    static func isoDate(year: Int, month: Int, day: Int) -> String {
+    package static func isoDate(year: Int, month: Int, day: Int) -> String {
         let yearText = year < 0 ? "-" + padded(-year, 4) : padded(year, 4)
         return yearText + "-" + padded(month, 2) + "-" + padded(day, 2)
     }
 
     /// `+01:00`, `-03:30`, `+00:00` (seconds only when the offset has some: `+00:09:21`).
-    static func isoOffset(seconds: Int) -> String {
+    package static func isoOffset(seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"
         let magnitude = abs(seconds)
         var text = sign + padded(magnitude / 3600, 2) + ":" + padded(magnitude / 60 % 60, 2)
@@ -30,20 +30,20 @@ enum CalendarText {
         return text
     }
 
-    static func padded(_ value: Int, _ width: Int) -> String {
+    package static func padded(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 }
 
 /// An instant as wall-clock time in a time zone.
-struct LocalDateTime: Sendable {
-    var year: Int, month: Int, day: Int
-    var hour: Int, minute: Int, second: Int
+package struct LocalDateTime: Sendable {
+    package var year: Int, month: Int, day: Int
+    package var hour: Int, minute: Int, second: Int
     /// Seconds east of UTC at that instant.
-    var offset: Int
+    package var offset: Int
 
-    init(secondsSinceEpoch: Int64, timeZone: Zone) {
+    package init(secondsSinceEpoch: Int64, timeZone: Zone) {
         offset = timeZone.offset(at: secondsSinceEpoch)
         let local = secondsSinceEpoch + Int64(offset)
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
@@ -54,34 +54,21 @@ struct LocalDateTime: Sendable {
         second = secondOfDay % 60
     }
 
-    init(_ date: Date, timeZone: Zone) {
+    package init(_ date: Date, timeZone: Zone) {
         self.init(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)), timeZone: timeZone)
     }
 
     /// `2026-11-21`
-    var isoDate: String { CalendarText.isoDate(year: year, month: month, day: day) }
+    package var isoDate: String { CalendarText.isoDate(year: year, month: month, day: day) }
 
     /// `2026-11-21 21:00`
-    var minutesText: String {
+    package var minutesText: String {
         isoDate + " " + CalendarText.padded(hour, 2) + ":" + CalendarText.padded(minute, 2)
     }
 
     /// `2026-11-21T21:00:05+01:00` (ISO 8601 with the zone's offset; `+00:00` for UTC).
-    var iso8601: String {
+    package var iso8601: String {
         isoDate + "T" + CalendarText.padded(hour, 2) + ":" + CalendarText.padded(minute, 2) + ":"
             + CalendarText.padded(second, 2) + CalendarText.isoOffset(seconds: offset)
-    }
-}
-
-extension Zone {
-    /// The zone's name (Zone.name: `Europe/Helsinki`, `UTC` for UTC and its aliases, a POSIX TZ string as written).
-    var reportIdentifier: String { name }
-
-    /// `UTC` for UTC and its aliases; otherwise the name with the offset at `date`:
-    /// `Europe/Helsinki (UTC+02:00)`, `EST5EDT,M3.2.0,M11.1.0 (UTC-04:00)`.
-    func reportLabel(at date: Date) -> String {
-        if name == "UTC" { return name }
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        return "\(name) (UTC\(CalendarText.isoOffset(seconds: offset(at: seconds))))"
     }
 }
