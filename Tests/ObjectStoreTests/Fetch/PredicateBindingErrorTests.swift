@@ -27,7 +27,7 @@ final class PredicateBindingErrorTests: XCTestCase {
         XCTAssertEqual(message("Book", "title == 42"), "where:1:10: \"title\" is String, but 42 is a number")
         // A number stands for a Boolean, as NSPredicate compares them (PredicateDifferentialTests); a string does not.
         // Ordered against another number, a Boolean would be that number's truth, not its value (`inPrint < 2` read as
-        // `inPrint < YES`: found by the attack on 0.5.3).
+        // `inPrint < YES`: found by the attack on 0.6.0 before it landed).
         XCTAssertEqual(message("Book", "inPrint < 2"), "where:1:11: \"inPrint\" is Boolean, ordered only against YES, NO, 1 or 0, but 2 is another number")
         XCTAssertEqual(message("Book", "inPrint BETWEEN {-1, 0}"), "where:1:18: \"inPrint\" is Boolean, ordered only against YES, NO, 1 or 0, but -1 is another number")
         XCTAssertEqual(message("Book", "inPrint == 'yes'"), "where:1:12: \"inPrint\" is Boolean, but \"yes\" is a string")

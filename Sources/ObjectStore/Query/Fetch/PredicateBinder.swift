@@ -338,7 +338,7 @@ package struct PredicateBinder {
                 // zero is true, as the issue asks and as a C programmer reads it.
                 guard let d = Double(n.text), d.isFinite else { throw error("\(n.text) is too large", at: range) }
                 // Ordered, only 1 and 0 mean YES and NO either way: `made < 2` read as `made < YES` answered
-                // the 7 orders not made where the number 2 is above every Boolean (found by the attack on 0.5.3).
+                // the 7 orders not made where the number 2 is above every Boolean (found by the attack on 0.6.0 before it landed).
                 if ordering && d != 0 && d != 1 {
                     throw error("\"\(other)\" is Boolean, ordered only against YES, NO, 1 or 0, but \(n.text) is another number", at: range)
                 }
