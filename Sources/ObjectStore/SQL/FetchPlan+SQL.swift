@@ -105,9 +105,7 @@ extension FetchPlan {
                 // `+` keeps the column (and its collation) but not the index. With a LIMIT the index order is what
                 // makes the first rows cheap, so it stays.
                 else if !limited && !isGrouped, case .attribute = expression { term = "+" + term }
-                if expression.type == .attribute(.string), let collation = descriptor.comparison.collation {
-                    term += " COLLATE \(collation)"
-                }
+                if expression.type == .attribute(.string) { term = compiler.dialect.collate(term, descriptor.comparison) }
                 order.append(term + (descriptor.ascending ? " ASC" : " DESC"))
             }
             // Ties keep a stable order: by object ID, or for groups by their keys.

@@ -2,5 +2,5 @@
 /// every value goes to SQLite as a bound argument, never through here.
 @inline(__always)
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    SQLiteDialect().quote(identifier)
 }
