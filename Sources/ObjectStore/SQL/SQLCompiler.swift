@@ -45,7 +45,7 @@ final class SQLQuery {
 package final class SQLCompiler {
     let model: Model
     let scopes: [Entity]
-    let dialect: any SQLDialect = SQLiteDialect()
+    let dialect: any SQLDialect = Store.dialect
     /// The form the sum being compiled takes beyond an Int64 (see `ordering`).
     private var sumForm: WideForm = .exact
     private(set) var arguments: [DatabaseValue] = []

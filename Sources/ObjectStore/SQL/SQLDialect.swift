@@ -109,6 +109,11 @@ package protocol SQLDialect: Sendable {
     var analyze: String { get }
 }
 
+extension Store {
+    /// The dialect of the store's SQL: SQLite's, the only one today.
+    package static let dialect: any SQLDialect = SQLiteDialect()
+}
+
 /// What a number beyond an Int64 is in SQL.
 package enum WideForm: Sendable {
     /// Exact: the 16-byte form of WideInteger.swift (for columns, sort keys, `bk_wide_cmp`).

@@ -282,7 +282,7 @@ private struct Planner {
                 if oldAttribute.type != a.type {
                     rebuild = true
                     try retype(name, from, oldAttribute.type, a)
-                    expression = SQLiteDialect().convert(quoted(from), from: oldAttribute.type, to: a.type)
+                    expression = Store.dialect.convert(quoted(from), from: oldAttribute.type, to: a.type)
                 }
                 if a.isRequired && !oldColumn.isNotNull {
                     rebuild = true
