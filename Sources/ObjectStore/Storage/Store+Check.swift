@@ -216,7 +216,7 @@ extension Store {
                 for a in entity.attributes where a.type == .string && has(entity.name, a.name) {
                     problems += try listed("""
                         SELECT "id", CAST(\(quoted(a.name)) AS BLOB) FROM \(table)
-                        WHERE typeof(\(quoted(a.name))) = 'text' AND \(StoreFunctions.invalidUTF8)(\(quoted(a.name)))
+                        WHERE typeof(\(quoted(a.name))) = 'text' AND \(Store.dialect.invalidUTF8(quoted(a.name)))
                         """, more: "\(entity.name).\(a.name)") { row in
                         let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let hex = bytes.prefix(32).map { String(format: "%02X", $0) }.joined(separator: " ") + (bytes.count > 32 ? " …" : "")

@@ -79,7 +79,7 @@ public final class Store: @unchecked Sendable {
             // lost 102 of 5,124 rows and exited 0). No measurable cost on the bench's million rows.
             try db.execute(sql: "PRAGMA cell_size_check = ON")
             if !checkpointOnClose, let handle = db.sqliteConnection { _ = bk_set_no_checkpoint_on_close(handle, 1) }
-            StoreFunctions.register(in: db)
+            Store.dialect.prepare(db)
         }
         return config
     }

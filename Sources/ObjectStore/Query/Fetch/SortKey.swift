@@ -7,14 +7,6 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
         case nocase
         /// Finder-like: case-insensitive and numeric-aware (`Item 2` before `Item 10`).
         case natural
-
-        var collation: String? {
-            switch self {
-            case .binary: nil
-            case .nocase: "bk_nocase"
-            case .natural: "bk_natural"
-            }
-        }
     }
 
     public var keyPath: String

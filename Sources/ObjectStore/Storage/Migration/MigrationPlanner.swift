@@ -282,7 +282,7 @@ private struct Planner {
                 if oldAttribute.type != a.type {
                     rebuild = true
                     try retype(name, from, oldAttribute.type, a)
-                    expression = "bk_convert(\(quoted(from)), '\(Self.spec(oldAttribute.type))', '\(Self.spec(a.type))')"
+                    expression = Store.dialect.convert(quoted(from), from: oldAttribute.type, to: a.type)
                 }
                 if a.isRequired && !oldColumn.isNotNull {
                     rebuild = true
@@ -550,9 +550,6 @@ private struct Planner {
     }
 
     // MARK: Helpers
-
-    /// `decimal:2`, `integer`: how bk_convert names a type.
-    static func spec(_ type: AttributeType) -> String { type.spec }
 
     static func literal(_ v: DatabaseValue) -> String { MigrationPlanner.literal(v) }
 

@@ -45,7 +45,7 @@ final class SQLQuery {
 package final class SQLCompiler {
     let model: Model
     let scopes: [Entity]
-    let dialect: any SQLDialect = SQLiteDialect()
+    let dialect: any SQLDialect = Store.dialect
     /// The form the sum being compiled takes beyond an Int64 (see `ordering`).
     private var sumForm: WideForm = .exact
     private(set) var arguments: [DatabaseValue] = []
@@ -81,7 +81,7 @@ package final class SQLCompiler {
     /// Binds a value and returns its placeholder. Numbered, so the order of compilation does not matter.
     func bind(_ value: DatabaseValue) -> String {
         arguments.append(value)
-        return "?\(arguments.count)"
+        return dialect.placeholder(arguments.count)
     }
 
     func newAlias(_ prefix: String = "t") -> String {
@@ -239,9 +239,7 @@ package final class SQLCompiler {
         let flags = Int(c.options.rawValue)
         switch c.op {
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            let function = ["BEGINSWITH": "bk_beginswith", "ENDSWITH": "bk_endswith", "CONTAINS": "bk_contains",
-                            "LIKE": "bk_like", "MATCHES": "bk_matches"][c.op.rawValue]!
-            return "\(function)(\(scalar(c.left, c.domain, in: q)), \(scalar(c.right, c.domain, in: q)), \(flags))"
+            return dialect.stringMatch(c.op, scalar(c.left, c.domain, in: q), scalar(c.right, c.domain, in: q), options: "\(flags)")
         case .in:
             let l = side(c.left, c, in: q)
             guard case .list(let values) = c.right else { preconditionFailure("IN without a list") }
@@ -354,7 +352,7 @@ package final class SQLCompiler {
         let folds = c.domain == .text && !c.options.isEmpty
         if folds {
             if case .literal(let v) = e { return bind(literal(v, c.domain, fold: c.options)) }
-            return "bk_fold(\(scalar(e, c.domain, in: q)), \(c.options.rawValue))"
+            return dialect.fold(scalar(e, c.domain, in: q), c.options)
         }
         return scalar(e, c.domain, in: q)
     }
@@ -400,7 +398,7 @@ package final class SQLCompiler {
                 // The derived table holds the exact form; a comparison that wants the comparable one converts
                 // the rare wide value.
                 if op == .sum, a!.type != .double, sumForm == .comparable {
-                    raw = "(CASE WHEN typeof(\(column)) = 'blob' THEN \(WideInteger.comparableFunction)(\(column)) ELSE \(column) END)"
+                    raw = "(CASE WHEN typeof(\(column)) = 'blob' THEN \(dialect.wideComparable(column)) ELSE \(column) END)"
                 }
             } else {
                 raw = marked(e, rawAggregate(e, in: q))
@@ -412,10 +410,10 @@ package final class SQLCompiler {
             case .min, .max: return numeric(raw, a!.type, domain, wide: false)
             }
         case .period(let unit, let inner):
-            // A date-time's period is that of its local date (bk_localday, in the zone outputs show it in), not of
+            // A date-time's period is that of its local date (dialect.localDay, in the zone outputs show it in), not of
             // the UTC date its stored text begins with.
             let stored = scalar(inner, .stored, in: q)
-            let value = typeOf(inner) == .dateTime ? "\(StoreFunctions.localDay)(\(stored))" : stored
+            let value = typeOf(inner) == .dateTime ? dialect.localDay(stored) : stored
             switch unit {
             case .month: return "substr(\(value), 1, 7)"
             case .year: return "CAST(substr(\(value), 1, 4) AS INTEGER)"
@@ -460,9 +458,9 @@ package final class SQLCompiler {
             let sub = collectionQuery(c, in: q)
             let element = sub.scopeAliases[c.elementScope]!
             let value = finite("\(alias(of: valuePath, in: sub)).\(quoted(a.name))", valuePath, a, in: sub)
-            // Each item formatted by its type in Swift (bk_list): group_concat wrote SQLite's storage (decimal
+            // Each item formatted by its type in Swift (dialect.valueList): group_concat wrote SQLite's storage (decimal
             // units, 1/0, 15-digit doubles) and split nothing that held its ", ".
-            return "(SELECT \(StoreFunctions.list)(v, '\(a.type.spec)') FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
+            return "(SELECT \(dialect.valueList("v", a.type)) FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
         }
     }
 
@@ -554,8 +552,7 @@ package final class SQLCompiler {
     private func finite(_ column: String, _ path: ToOnePath, _ a: Attribute, in q: SQLQuery) -> String {
         guard a.type == .double else { return column }
         let entity = path.hops.last?.destination ?? scopes[path.scope].name
-        func literal(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
-        return "\(StoreFunctions.finite)(\(column), \(literal(entity)), \(literal(a.name)), \(alias(of: path, in: q)).\"id\")"
+        return dialect.finite(column, entity: entity, attribute: a.name, id: "\(alias(of: path, in: q)).\"id\"")
     }
 
     private func typeOf(_ e: BoundExpression) -> AttributeType {

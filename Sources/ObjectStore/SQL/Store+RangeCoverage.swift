@@ -11,8 +11,8 @@ extension Store {
     static func rangeCoverage(_ db: Database) -> (Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double? {
         var seen: [String: Row] = [:]
         return { entity, attribute, low, high in
-            let table = "\"\(entity.name.replacingOccurrences(of: "\"", with: "\"\""))\""
-            let column = "\"\(attribute.name.replacingOccurrences(of: "\"", with: "\"\""))\""
+            let table = quoted(entity.name)
+            let column = quoted(attribute.name)
             let position: String?
             switch attribute.type {
             case .date, .dateTime: position = "julianday"

@@ -16,6 +16,19 @@ enum StoreFunctions {
     static let finite = "bk_finite"
     /// `bk_list(x, 'decimal:2')`: the values of a to-many column, each written as export writes it, in a list.
     static let list = "bk_list"
+    /// `COLLATE bk_nocase`: TextCollation.nocaseCompare (SQLite's own NOCASE folds only ASCII).
+    static let nocase = "bk_nocase"
+    /// `COLLATE bk_natural`: TextCollation.naturalCompare.
+    static let natural = "bk_natural"
+    /// `bk_fold(x, flags)`: TextFolding.fold, flags 1 case-insensitive, 2 diacritic-insensitive.
+    static let fold = "bk_fold"
+    /// `bk_convert(x, 'decimal:2', 'integer')`: a value converted exactly by a migration (Value.converted).
+    static let convert = "bk_convert"
+    /// `bk_beginswith(x, p, flags)`, …: the string operators as StringOperators.apply decides them.
+    static let stringOperators: [(String, PredicateOperator)] = [
+        ("bk_beginswith", .beginsWith), ("bk_endswith", .endsWith), ("bk_contains", .contains),
+        ("bk_like", .like), ("bk_matches", .matches),
+    ]
 
     static func register(in db: Database, zone: Zone = .process) {
         WideInteger.register(in: db)
@@ -30,28 +43,24 @@ enum StoreFunctions {
                                                     finiteFunction, nil, nil, nil)
         precondition(finiteCode == SQLITE_OK, "registering \(finite) failed: \(finiteCode)")
         db.add(function: DatabaseFunction(list, argumentCount: 2, pure: true, aggregate: ListAggregate.self))
-        db.add(collation: DatabaseCollation("bk_nocase") { a, b in TextCollation.nocaseCompare(a, b) })
+        db.add(collation: DatabaseCollation(nocase) { a, b in TextCollation.nocaseCompare(a, b) })
         // Against the C API: SQLite calls it for every pair a sort compares (order-details sorts a million rows by
         // `order.number natural`), and GRDB's collations make two Strings a call; this reads the bytes in place.
-        let naturalCode = sqlite3_create_collation_v2(db.sqliteConnection, "bk_natural", SQLITE_UTF8, nil,
+        let naturalCode = sqlite3_create_collation_v2(db.sqliteConnection, natural, SQLITE_UTF8, nil,
                                                       naturalCollation, nil)
-        precondition(naturalCode == SQLITE_OK, "registering bk_natural failed: \(naturalCode)")
-        db.add(function: DatabaseFunction("bk_fold", argumentCount: 2, pure: true) { values in
+        precondition(naturalCode == SQLITE_OK, "registering \(natural) failed: \(naturalCode)")
+        db.add(function: DatabaseFunction(fold, argumentCount: 2, pure: true) { values in
             guard let text = String.fromDatabaseValue(values[0]) else { return nil }
             let flags = Int.fromDatabaseValue(values[1]) ?? 0
             return TextFolding.fold(text, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
         })
         // Migrations convert a column's values exactly (see Value.converted); NULL when a value cannot be.
-        db.add(function: DatabaseFunction("bk_convert", argumentCount: 3, pure: true) { values in
+        db.add(function: DatabaseFunction(convert, argumentCount: 3, pure: true) { values in
             guard let from = String.fromDatabaseValue(values[1]).flatMap(AttributeType.init(spec:)),
                   let to = String.fromDatabaseValue(values[2]).flatMap(AttributeType.init(spec:)) else { return nil }
             return Value(databaseValue: values[0], as: from).converted(to: to)?.databaseValue(for: to)
         })
-        let operators: [(String, PredicateOperator)] = [
-            ("bk_beginswith", .beginsWith), ("bk_endswith", .endsWith), ("bk_contains", .contains),
-            ("bk_like", .like), ("bk_matches", .matches),
-        ]
-        for (name, op) in operators {
+        for (name, op) in stringOperators {
             db.add(function: DatabaseFunction(name, argumentCount: 3, pure: true) { values in
                 guard let text = String.fromDatabaseValue(values[0]), let needle = String.fromDatabaseValue(values[1]) else {
                     return 0

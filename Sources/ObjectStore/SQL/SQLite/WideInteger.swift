@@ -14,6 +14,16 @@ public enum WideInteger {
     /// `bk_wide_comparable(x)`: a wide value in its comparable form (`comparable`), for a sum computed once in
     /// its exact form and then compared with SQLite's own operators.
     static let comparableFunction = "bk_wide_comparable"
+    /// `bk_wide_min(x)`, `bk_wide_max(x)`: MIN and MAX of possibly wide values.
+    static let minimumFunction = "bk_wide_min", maximumFunction = "bk_wide_max"
+    /// `bk_wide_cmp(a, b)`: -1, 0 or 1 as a is below, at or above b; NULL when either is.
+    static let compareFunction = "bk_wide_cmp"
+    /// `bk_wide_scale(x, n)`: x × 10^n exactly.
+    static let scaleFunction = "bk_wide_scale"
+    /// `bk_wide_real(x)`: x as the nearest REAL.
+    static let realFunction = "bk_wide_real"
+    /// `bk_wide_order(x)`: a sort key ordering possibly wide values by value.
+    static let orderFunction = "bk_wide_order"
 
     /// The SQL value of `value`: an INTEGER when it fits, else the 16-byte encoding.
     public static func encode(_ value: Int128) -> DatabaseValue {
@@ -62,22 +72,22 @@ public enum WideInteger {
 
     static func register(in db: Database) {
         ExactSum.register(in: db)
-        db.add(function: DatabaseFunction("bk_wide_min", argumentCount: 1, pure: true, aggregate: WideMinimum.self))
-        db.add(function: DatabaseFunction("bk_wide_max", argumentCount: 1, pure: true, aggregate: WideMaximum.self))
+        db.add(function: DatabaseFunction(minimumFunction, argumentCount: 1, pure: true, aggregate: WideMinimum.self))
+        db.add(function: DatabaseFunction(maximumFunction, argumentCount: 1, pure: true, aggregate: WideMaximum.self))
         // -1, 0 or 1 as the first number is below, equal to or above the second; NULL if either is NULL.
-        db.add(function: DatabaseFunction("bk_wide_cmp", argumentCount: 2, pure: true) { values in
+        db.add(function: DatabaseFunction(compareFunction, argumentCount: 2, pure: true) { values in
             guard let a = decode(values[0]), let b = decode(values[1]) else { return nil }
             return a < b ? -1 : (a > b ? 1 : 0)
         })
         // x × 10^k exactly (bringing a number to a larger scale to compare it).
-        db.add(function: DatabaseFunction("bk_wide_scale", argumentCount: 2, pure: true) { values in
+        db.add(function: DatabaseFunction(scaleFunction, argumentCount: 2, pure: true) { values in
             guard let x = decode(values[0]), let k = Int.fromDatabaseValue(values[1]) else { return nil }
             let (product, overflow) = x.multipliedReportingOverflow(by: DecimalNumber.powerOfTen(k))
             if overflow { throw WideIntegerError(message: "a number beyond 38 digits cannot be compared") }
             return encode(product)
         })
         // The number as a REAL (a sum compared with a Double or an average).
-        db.add(function: DatabaseFunction("bk_wide_real", argumentCount: 1, pure: true) { values in
+        db.add(function: DatabaseFunction(realFunction, argumentCount: 1, pure: true) { values in
             guard let x = decode(values[0]) else { return values[0] }
             return Double(x)
         })
@@ -86,7 +96,7 @@ public enum WideInteger {
             return comparable(x)
         })
         // A sort key that orders INTEGERs and wide values together; NULL stays NULL (first ascending).
-        db.add(function: DatabaseFunction("bk_wide_order", argumentCount: 1, pure: true) { values in
+        db.add(function: DatabaseFunction(orderFunction, argumentCount: 1, pure: true) { values in
             guard let x = decode(values[0]) else { return values[0] }
             return orderKey(x)
         })

@@ -5,14 +5,7 @@
 
 extension AttributeType {
     /// The STRICT column type. Decimals are scaled integers; dates and date-times are ISO text.
-    var columnType: String {
-        switch self {
-        case .string, .date, .dateTime: "TEXT"
-        case .integer, .decimal, .boolean: "INTEGER"
-        case .double: "REAL"
-        case .binary: "BLOB"
-        }
-    }
+    var columnType: String { Store.dialect.columnType(self) }
 }
 
 extension DeleteRule {

@@ -1,0 +1,217 @@
+import GRDB
+
+// What differs between SQL databases, in one place: the compiler asks the dialect for every spelling that is not
+// standard SQL or whose meaning differs between engines — placeholders, quoted names, column types, upsert,
+// RETURNING, text folding and collations, pattern matching, long IN lists, exact sums and numbers beyond an Int64,
+// savepoints, locking, statistics — and for the functions the SQL relies on (SQLite's are registered by the store,
+// SQL/SQLite/StoreFunctions.swift and ExactSum.swift). Only SQLite exists today; `SQLDialectFeature` says per point
+// what SQLite writes and what PostgreSQL would, and DialectConformanceTests runs every feature against every
+// implementation, so a second store is a new conformance plus a new row in that test.
+package protocol SQLDialect: Sendable {
+    // MARK: Connection
+
+    /// Makes a fresh connection able to run the dialect's SQL: registers the functions and collations it names.
+    /// (PostgreSQL: the functions and ICU collations are created once in the schema, nothing per connection.)
+    func prepare(_ db: Database)
+
+    // MARK: Placeholders and names (SQLDialectFeature.placeholders, .identifierQuoting, .identifierCase)
+
+    /// The placeholder of the `position`th bound argument (1-based); a position may be named more than once.
+    func placeholder(_ position: Int) -> String
+    /// `identifier` quoted, whatever characters it holds (quotes, spaces).
+    func quote(_ identifier: String) -> String
+    /// The form under which the engine compares names of tables, indexes and columns: two names with one folded
+    /// form are one name to it.
+    func foldName(_ name: String) -> String
+
+    // MARK: Types (SQLDialectFeature.exactDecimals, .dates, .dateTimes, .booleans, .blobs)
+
+    /// The column type that stores an attribute's values (as Value+Database binds and reads them).
+    func columnType(_ type: AttributeType) -> String
+
+    // MARK: Writes (SQLDialectFeature.upsert, .returning)
+
+    /// `INSERT INTO table (columns) VALUES (values)` that, when a row with the same `conflict` columns exists,
+    /// sets its `update` columns to the new values instead — or, with no `update` columns, keeps the row as it is.
+    /// Names are unquoted; values are SQL (placeholders).
+    func upsert(into table: String, columns: [String], values: [String], conflict: [String], update: [String]) -> String
+    /// The clause after an INSERT, UPDATE or DELETE that gives back `columns` of each row written (leading space).
+    func returning(_ columns: [String]) -> String
+
+    // MARK: Text (SQLDialectFeature.codePointOrder, .nocaseCollation, .naturalCollation, .textFolding, …)
+
+    /// The collation comparing text case-insensitively by Unicode case folding (TextCollation.nocaseCompare).
+    var nocaseCollation: String { get }
+    /// The collation comparing text as Finder does (TextCollation.naturalCompare).
+    var naturalCollation: String { get }
+    /// `term` ordered by `comparison`: by code point (stored bytes), nocase or natural.
+    func collate(_ term: String, _ comparison: SortKey.Comparison) -> String
+    /// `text` folded as `[c]`/`[d]` fold it (TextFolding.fold), for comparisons on both sides.
+    func fold(_ text: String, _ options: PredicateStringOptions) -> String
+    /// 1 when `text` matches `pattern` by `op` (BEGINSWITH, ENDSWITH, CONTAINS, LIKE or MATCHES, with `[c]`/`[d]`
+    /// as StringOperators.apply decides), else 0. `options` is SQL (a bound or literal flag number).
+    func stringMatch(_ op: PredicateOperator, _ text: String, _ pattern: String, options: String) -> String
+    /// 1 when `value` is text whose bytes are not UTF-8, else 0 (`check`).
+    func invalidUTF8(_ value: String) -> String
+
+    // MARK: Dates (SQLDialectFeature.localDate)
+
+    /// The local date (`YYYY-MM-DD`) in the process's zone of a stored date-time; NULL for anything else.
+    func localDay(_ dateTime: String) -> String
+
+    // MARK: Numbers (SQLDialectFeature.exactSum, .wideNumbers, .finiteNumbers, .conversion)
+
+    /// The exact SUM of integer `value`s (stored Int64 units) as one SQL value; NULL over no rows. A sum that
+    /// fits an Int64 is an integer; `beyond` says what a wider one is.
+    func exactSum(_ value: String, beyond: WideForm) -> String
+    /// The exact SUM of `value`s that may themselves be wide (a group's sum of per-object sums).
+    func wideSum(_ value: String) -> String
+    /// MIN (or MAX) of `value`s that may be wide.
+    func wideExtreme(_ minimum: Bool, _ value: String) -> String
+    /// SQL comparing two numbers of which one may be wide, as `cmp(a, b) op 0` would.
+    func wideComparison(_ a: String, _ op: String, _ b: String) -> String
+    /// `value × 10^power` exactly.
+    func wideScaled(_ value: String, by power: Int) -> String
+    /// A possibly wide number as a REAL.
+    func wideReal(_ value: String) -> String
+    /// A sort key ordering possibly wide numbers by value.
+    func wideOrderKey(_ value: String) -> String
+    /// A wide number in its comparable form (WideForm.comparable).
+    func wideComparable(_ value: String) -> String
+    /// The value that stands for a number beyond an Int64 when bound (see WideInteger.swift).
+    func wideValue(_ value: Int128) -> DatabaseValue
+    /// `value`, or an error naming the object (`entity`, `attribute`, the id SQL `id`) when it is a stored
+    /// non-finite double. `entity` and `attribute` are names, written as SQL literals here.
+    func finite(_ value: String, entity: String, attribute: String, id: String) -> String
+    /// `value`, stored as `from`, converted exactly to `to` (Value.converted); NULL when it cannot be.
+    func convert(_ value: String, from: AttributeType, to: AttributeType) -> String
+    /// The values of `value` (stored as `type`) over a group, each written as export writes it, joined as a list.
+    func valueList(_ value: String, _ type: AttributeType) -> String
+
+    // MARK: Lists (SQLDialectFeature.longInList)
+
+    /// `lhs IN (values)` with the values bound through `bind`: a few as placeholders, many as one bound array,
+    /// so a list of 100,000 values is one parameter, not 100,000.
+    func inList(_ lhs: String, _ values: [DatabaseValue], bind: (DatabaseValue) -> String) -> String
+
+    // MARK: Transactions (SQLDialectFeature.savepoints, .locking, .statistics)
+
+    /// Starts a savepoint named `name` (unquoted).
+    func savepoint(_ name: String) -> String
+    /// Undoes everything since the savepoint `name`, which stays open.
+    func rollbackToSavepoint(_ name: String) -> String
+    /// Ends the savepoint `name`, keeping its changes.
+    func releaseSavepoint(_ name: String) -> String
+    /// Starts a transaction that holds the store's write lock from its first statement: a second writer waits
+    /// (or is refused) at once instead of failing at its first write.
+    var beginWriteTransaction: String { get }
+    /// Gathers the statistics the planner reads.
+    var analyze: String { get }
+}
+
+extension Store {
+    /// The dialect of the store's SQL: SQLite's, the only one today.
+    package static let dialect: any SQLDialect = SQLiteDialect()
+}
+
+/// What a number beyond an Int64 is in SQL.
+package enum WideForm: Sendable {
+    /// Exact: the 16-byte form of WideInteger.swift (for columns, sort keys, `bk_wide_cmp`).
+    case exact
+    /// A REAL strictly outside the Int64 range: SQLite compares REAL with INTEGER exactly, so comparisons
+    /// with any number that fits an Int64 stay right with SQLite's own operators (and its indexes).
+    case comparable
+    /// The nearest REAL (for averages).
+    case real
+}
+
+extension SQLDialect {
+    package func collate(_ term: String, _ comparison: SortKey.Comparison) -> String {
+        switch comparison {
+        case .binary: term
+        case .nocase: "\(term) COLLATE \(nocaseCollation)"
+        case .natural: "\(term) COLLATE \(naturalCollation)"
+        }
+    }
+}
+
+/// Every point where SQL engines differ that the engine's SQL meets, each with what SQLite writes and what
+/// PostgreSQL would. DialectConformanceTests runs every case against every dialect, and fails for a case it has no
+/// check for.
+package enum SQLDialectFeature: String, CaseIterable, Sendable {
+    /// Bound arguments by number. SQLite: `?1`, `?2` (a number may repeat). PostgreSQL: `$1`, `$2`.
+    case placeholders
+    /// Quoted names, whatever they hold. SQLite: `"a ""b"" c"`. PostgreSQL: the same.
+    case identifierQuoting
+    /// Which names are one name. SQLite: quoted or not, names compare without regard to ASCII case (`NAME` is
+    /// `name`; `É` is not `é`). PostgreSQL: quoted names compare exactly (a different `foldName`).
+    case identifierCase
+    /// Exact decimals. SQLite: `INTEGER` units at the attribute's scale (557.50 at scale 2 is 55750).
+    /// PostgreSQL: `bigint` units the same way (or `numeric(p, s)`, then without the scaling).
+    case exactDecimals
+    /// Dates. SQLite: `TEXT` `YYYY-MM-DD`, ordered as text. PostgreSQL: `date`.
+    case dates
+    /// Date-times. SQLite: `TEXT` ISO 8601 in UTC, ordered as text. PostgreSQL: `timestamptz`.
+    case dateTimes
+    /// Booleans. SQLite: `INTEGER` 0/1, true in a WHERE. PostgreSQL: `boolean`.
+    case booleans
+    /// Binary values. SQLite: `BLOB`, ordered by bytes. PostgreSQL: `bytea`.
+    case blobs
+    /// Insert-or-update. SQLite: `INSERT … ON CONFLICT ("k") DO UPDATE SET "v" = excluded."v"` (`DO NOTHING`).
+    /// PostgreSQL: the same (`EXCLUDED`).
+    case upsert
+    /// The written rows' columns back from a write. SQLite (3.35+): `RETURNING "id"`. PostgreSQL: the same.
+    case returning
+    /// Text in code-point order. SQLite: BINARY (UTF-8 bytes, which order as code points). PostgreSQL:
+    /// `COLLATE "C"` on a UTF-8 database.
+    case codePointOrder
+    /// Case-insensitive order by Unicode case folding. SQLite: `COLLATE bk_nocase` (registered; its own NOCASE
+    /// folds only ASCII). PostgreSQL: a nondeterministic ICU collation (`und-u-ks-level2`) or `lower()` keys.
+    case nocaseCollation
+    /// Finder-like order (`Item 2` before `Item 10`). SQLite: `COLLATE bk_natural` (registered). PostgreSQL: an ICU
+    /// collation with numeric ordering (`und-u-kn-ks-level2`).
+    case naturalCollation
+    /// `[c]`/`[d]` folding of both sides. SQLite: `bk_fold(x, flags)`. PostgreSQL: `lower(unaccent(x))`, or a
+    /// function of ours with the same Unicode tables.
+    case textFolding
+    /// BEGINSWITH/ENDSWITH/CONTAINS with `[c]`/`[d]`. SQLite: `bk_beginswith(x, p, flags)`, … PostgreSQL:
+    /// `starts_with`/`strpos` over folded sides.
+    case substringMatching
+    /// NSPredicate's LIKE (`*`, `?`, whole string). SQLite: `bk_like(x, p, flags)` (its own LIKE is
+    /// ASCII-case-insensitive with `%`/`_`). PostgreSQL: `LIKE` with the pattern translated and escaped, over
+    /// folded sides.
+    case like
+    /// MATCHES (ICU regular expression, whole string). SQLite: `bk_matches(x, p, flags)`. PostgreSQL: `~` (POSIX
+    /// regular expressions: not ICU's, so a function of ours).
+    case matches
+    /// Text whose bytes are not UTF-8 (`check`). SQLite: `bk_invalid_utf8(x)`. PostgreSQL: none can be stored.
+    case invalidText
+    /// A date-time's local date in the process's zone (periods such as `month(at)`). SQLite: `bk_localday(x)`.
+    /// PostgreSQL: `(x AT TIME ZONE $zone)::date`.
+    case localDate
+    /// Long `IN` lists as one bound parameter. SQLite: `x IN (SELECT value FROM json_each(?1))`. PostgreSQL:
+    /// `x = ANY($1)` with an array.
+    case longInList
+    /// The exact SUM of Int64 units beyond an Int64. SQLite: `bk_sum(x)` (128-bit; a wider result is a 16-byte
+    /// BLOB), `bk_sum_comparable`, `bk_sum_real`. PostgreSQL: `SUM(x)` (numeric).
+    case exactSum
+    /// Arithmetic and order on numbers beyond an Int64. SQLite: `bk_wide_cmp`, `bk_wide_order`, `bk_wide_scale`,
+    /// `bk_wide_real`, `bk_wide_min`/`max`, `bk_wide_total`. PostgreSQL: numeric's own operators.
+    case wideNumbers
+    /// A stored infinity fails a sum, naming the object. SQLite: `bk_finite(x, 'E', 'a', id)`. PostgreSQL: a
+    /// CASE raising an error (or a CHECK keeping infinities out).
+    case finiteNumbers
+    /// A column's values converted exactly by a migration. SQLite: `bk_convert(x, 'decimal:2', 'integer')`.
+    /// PostgreSQL: a function of ours, or casts with checks.
+    case conversion
+    /// A to-many column's values as one listed text. SQLite: `bk_list(x, 'decimal:2')`. PostgreSQL:
+    /// `string_agg` over values formatted by a function of ours.
+    case valueList
+    /// Nested undo points. SQLite: `SAVEPOINT "s"`, `ROLLBACK TO "s"`, `RELEASE "s"`. PostgreSQL: the same.
+    case savepoints
+    /// A write transaction that holds the write lock from its start. SQLite: `BEGIN IMMEDIATE`. PostgreSQL:
+    /// `BEGIN` then `SELECT pg_advisory_xact_lock(…)`.
+    case locking
+    /// Statistics for the planner. SQLite: `ANALYZE` (sqlite_stat1). PostgreSQL: `ANALYZE`.
+    case statistics
+}

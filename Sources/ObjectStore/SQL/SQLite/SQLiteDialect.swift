@@ -1,0 +1,161 @@
+import GRDB
+
+/// SQLite: the functions and collations of StoreFunctions.swift, sums through ExactSum.swift, wide numbers
+/// through WideInteger.swift, long lists through `json_each`.
+package struct SQLiteDialect: SQLDialect {
+    /// Lists up to this long are written as placeholders (readable in `--explain`, planned as SQLite plans a
+    /// literal list); longer ones are bound as one JSON array.
+    static let placeholderListLimit = 64
+
+    package init() {}
+
+    package func prepare(_ db: Database) { StoreFunctions.register(in: db) }
+
+    package func placeholder(_ position: Int) -> String { "?\(position)" }
+
+    package func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// SQLite compares names folding ASCII letters only (Model+SQLNames.swift).
+    package func foldName(_ name: String) -> String { Model.sqlFold(name) }
+
+    /// STRICT column types. Decimals are scaled integers; dates and date-times are ISO text; booleans 0/1.
+    package func columnType(_ type: AttributeType) -> String {
+        switch type {
+        case .string, .date, .dateTime: "TEXT"
+        case .integer, .decimal, .boolean: "INTEGER"
+        case .double: "REAL"
+        case .binary: "BLOB"
+        }
+    }
+
+    package func upsert(into table: String, columns: [String], values: [String], conflict: [String], update: [String]) -> String {
+        let insert = "INSERT INTO \(quote(table)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        let target = "ON CONFLICT (\(conflict.map(quote).joined(separator: ", ")))"
+        if update.isEmpty { return "\(insert) \(target) DO NOTHING" }
+        return "\(insert) \(target) DO UPDATE SET " + update.map { "\(quote($0)) = excluded.\(quote($0))" }.joined(separator: ", ")
+    }
+
+    package func returning(_ columns: [String]) -> String { " RETURNING " + columns.map(quote).joined(separator: ", ") }
+
+    package var nocaseCollation: String { StoreFunctions.nocase }
+    package var naturalCollation: String { StoreFunctions.natural }
+
+    package func fold(_ text: String, _ options: PredicateStringOptions) -> String {
+        "\(StoreFunctions.fold)(\(text), \(options.rawValue))"
+    }
+
+    package func stringMatch(_ op: PredicateOperator, _ text: String, _ pattern: String, options: String) -> String {
+        guard let function = StoreFunctions.stringOperators.first(where: { $0.1 == op })?.0 else {
+            preconditionFailure("\(op.rawValue) is not a string operator")
+        }
+        return "\(function)(\(text), \(pattern), \(options))"
+    }
+
+    package func invalidUTF8(_ value: String) -> String { "\(StoreFunctions.invalidUTF8)(\(value))" }
+
+    package func localDay(_ dateTime: String) -> String { "\(StoreFunctions.localDay)(\(dateTime))" }
+
+    package func wideComparable(_ value: String) -> String { "\(WideInteger.comparableFunction)(\(value))" }
+
+    package func finite(_ value: String, entity: String, attribute: String, id: String) -> String {
+        func literal(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
+        return "\(StoreFunctions.finite)(\(value), \(literal(entity)), \(literal(attribute)), \(id))"
+    }
+
+    package func convert(_ value: String, from: AttributeType, to: AttributeType) -> String {
+        "\(StoreFunctions.convert)(\(value), '\(from.spec)', '\(to.spec)')"
+    }
+
+    package func valueList(_ value: String, _ type: AttributeType) -> String { "\(StoreFunctions.list)(\(value), '\(type.spec)')" }
+
+    package func savepoint(_ name: String) -> String { "SAVEPOINT \(quote(name))" }
+    package func rollbackToSavepoint(_ name: String) -> String { "ROLLBACK TO \(quote(name))" }
+    package func releaseSavepoint(_ name: String) -> String { "RELEASE \(quote(name))" }
+    package var beginWriteTransaction: String { "BEGIN IMMEDIATE" }
+    package var analyze: String { "ANALYZE" }
+
+    package func exactSum(_ value: String, beyond: WideForm) -> String {
+        // Aggregates adding in 128 bits (ExactSum.swift), one per form of a wider result.
+        switch beyond {
+        case .exact: return "\(ExactSum.exact)(\(value))"
+        case .comparable: return "\(ExactSum.comparable)(\(value))"
+        case .real: return "\(ExactSum.real)(\(value))"
+        }
+    }
+
+    package func wideSum(_ value: String) -> String { "\(ExactSum.wideTotal)(\(value))" }
+
+    package func wideExtreme(_ minimum: Bool, _ value: String) -> String {
+        "\(minimum ? WideInteger.minimumFunction : WideInteger.maximumFunction)(\(value))"
+    }
+
+    package func wideComparison(_ a: String, _ op: String, _ b: String) -> String {
+        let compare = "\(WideInteger.compareFunction)(\(a), \(b))"
+        switch op {
+        case "IS": return "\(compare) IS 0"
+        case "IS NOT": return "\(compare) IS NOT 0"
+        default: return "\(compare) \(op) 0"
+        }
+    }
+
+    package func wideScaled(_ value: String, by power: Int) -> String { "\(WideInteger.scaleFunction)(\(value), \(power))" }
+
+    package func wideReal(_ value: String) -> String { "\(WideInteger.realFunction)(\(value))" }
+
+    package func wideOrderKey(_ value: String) -> String { "\(WideInteger.orderFunction)(\(value))" }
+
+    package func wideValue(_ value: Int128) -> DatabaseValue { WideInteger.encode(value) }
+
+    package func inList(_ lhs: String, _ values: [DatabaseValue], bind: (DatabaseValue) -> String) -> String {
+        if values.count <= SQLiteDialect.placeholderListLimit {
+            return "\(lhs) IN (\(values.map(bind).joined(separator: ", ")))"
+        }
+        // json_each gives INTEGER, REAL and TEXT back as they were; a BLOB (binary, or a wide number) has no
+        // JSON form, so those few stay placeholders beside the array.
+        var json = "["
+        json.reserveCapacity(values.count * 8)
+        var others: [DatabaseValue] = []
+        var first = true
+        for value in values {
+            let item: String
+            switch value.storage {
+            case .int64(let i): item = String(i)
+            case .double(let d) where d.isFinite: item = "\(d)"
+            case .string(let s): item = SQLiteDialect.jsonString(s)
+            default: others.append(value); continue
+            }
+            if !first { json += "," }
+            json += item
+            first = false
+        }
+        json += "]"
+        var sql = "\(lhs) IN (SELECT value FROM json_each(\(bind(json.databaseValue))))"
+        if !others.isEmpty { sql = "(\(sql) OR \(lhs) IN (\(others.map(bind).joined(separator: ", "))))" }
+        return sql
+    }
+
+    /// A JSON string literal (RFC 8259: quote, backslash and control characters escaped).
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        out.unicodeScalars.reserveCapacity(s.unicodeScalars.count + 2)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,570 @@
+import Foundation
+import GRDB
+import LocalTime
+import TestSupport
+import XCTest
+@testable import ObjectStore
+
+/// One implementation of the storage layer: its dialect, and how a connection to a new store file is opened as the
+/// store opens one. A second store is a new row of `DialectConformanceTests.implementations`.
+struct DialectImplementation: Sendable {
+    let name: String
+    let dialect: any SQLDialect
+    /// A connection to the database file at `path` (made when missing), refusing at once what another holds.
+    let open: @Sendable (_ path: String) throws -> DatabaseQueue
+}
+
+/// Every `SQLDialectFeature` run against a real connection of every implementation, its meaning checked against the
+/// Swift it must agree with (the evaluator's comparisons, foldings and string operators, exact Int128 sums). A
+/// feature case without a check does not compile (the switch in `check` is exhaustive, and warnings are errors); a
+/// check that asserts nothing fails the test.
+final class DialectConformanceTests: XCTestCase {
+    static let implementations: [DialectImplementation] = [
+        DialectImplementation(name: "SQLite", dialect: SQLiteDialect()) { path in
+            try DatabaseQueue(path: path, configuration: Store.configuration(readOnly: false, busyTimeout: 0))
+        },
+    ]
+
+    func testEveryFeatureOfEveryDialectMeansWhatItSays() throws {
+        var ran: [String] = []
+        for implementation in Self.implementations {
+            for feature in SQLDialectFeature.allCases {
+                let directory = TemporaryDirectory("dialect")
+                let c = try Conformance(implementation, feature, directory: directory)
+                do {
+                    try check(feature, c)
+                } catch {
+                    XCTFail("\(implementation.name), \(feature): \(error)")
+                }
+                XCTAssertGreaterThan(c.assertions, 0, "\(implementation.name): feature \(feature) has no conformance check")
+                ran.append("\(feature.rawValue) \(c.assertions)")
+            }
+        }
+        reportTrials("dialect conformance", "\(Self.implementations.map(\.name).joined(separator: ", ")): "
+                     + "\(SQLDialectFeature.allCases.count) features (checks each: \(ran.joined(separator: ", ")))")
+    }
+
+    /// The check of each feature. Exhaustive: a new case needs its check here before the tests build.
+    private func check(_ feature: SQLDialectFeature, _ c: Conformance) throws {
+        switch feature {
+        case .placeholders: try placeholders(c)
+        case .identifierQuoting: try identifierQuoting(c)
+        case .identifierCase: try identifierCase(c)
+        case .exactDecimals: try exactDecimals(c)
+        case .dates: try dates(c)
+        case .dateTimes: try dateTimes(c)
+        case .booleans: try booleans(c)
+        case .blobs: try blobs(c)
+        case .upsert: try upsert(c)
+        case .returning: try returning(c)
+        case .codePointOrder: try textOrder(c, .binary, Self.codePointCompare)
+        case .nocaseCollation: try textOrder(c, .nocase, TextCollation.nocaseCompare)
+        case .naturalCollation: try textOrder(c, .natural, TextCollation.naturalCompare)
+        case .textFolding: try textFolding(c)
+        case .substringMatching: try stringOperators(c, [.beginsWith, .endsWith, .contains])
+        case .like: try stringOperators(c, [.like])
+        case .matches: try stringOperators(c, [.matches])
+        case .invalidText: try invalidText(c)
+        case .localDate: try localDate(c)
+        case .longInList: try longInList(c)
+        case .exactSum: try exactSum(c)
+        case .wideNumbers: try wideNumbers(c)
+        case .finiteNumbers: try finiteNumbers(c)
+        case .conversion: try conversion(c)
+        case .valueList: try valueList(c)
+        case .savepoints: try savepoints(c)
+        case .locking: try locking(c)
+        case .statistics: try statistics(c)
+        }
+    }
+
+    /// Code-point order, as the evaluator compares text (by UTF-8 bytes, which order as code points).
+    static func codePointCompare(_ a: String, _ b: String) -> ComparisonResult {
+        Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) ? .orderedAscending : a.utf8.elementsEqual(b.utf8) ? .orderedSame : .orderedDescending
+    }
+
+    // MARK: Placeholders and names
+
+    private func placeholders(_ c: Conformance) throws {
+        let d = c.dialect
+        let row = try c.row("SELECT \(d.placeholder(2)), \(d.placeholder(1)), \(d.placeholder(2))", ["first", 7])
+        c.equal(row[0] as Int?, 7, "the second argument, by number")
+        c.equal(row[1] as String?, "first", "the first argument, after the second")
+        c.equal(row[2] as Int?, 7, "a number named twice is one argument")
+    }
+
+    private func identifierQuoting(_ c: Conformance) throws {
+        let names = ["a \"b\" c", "with space", "\"", "\"\"", "select", "Ünïcødé 帳簿", "x; DROP TABLE y", ".dot", "tab\there", "'", "[br]", "`tick`"]
+        for (i, name) in names.enumerated() {
+            let table = c.dialect.quote(name), column = c.dialect.quote(name + " col")
+            try c.execute("CREATE TABLE \(table) (\(column) TEXT)")
+            try c.execute("INSERT INTO \(table) (\(column)) VALUES (\(c.dialect.placeholder(1)))", [name + "\(i)"])
+            c.equal(try c.row("SELECT \(column) FROM \(table)")[0] as String?, name + "\(i)", "round trip through \(table).\(column)")
+        }
+    }
+
+    private func identifierCase(_ c: Conformance) throws {
+        // Names differing in ASCII case, in non-ASCII case, or not at all: CREATE of the second fails exactly when
+        // the dialect folds both to one name, and then either spelling reads the first.
+        var rng = SeededGenerator(seed: 2801)
+        let letters = ["a", "A", "z", "Z", "é", "É", "ß", "ẞ", "i", "İ", "ı", "_", "1"]
+        for _ in 0..<40 {
+            let a = "t" + (0..<3).map { _ in rng.pick(letters) }.joined()
+            let b = a.map { ch in rng.next(upTo: 2) == 0 ? String(ch).uppercased() : String(ch).lowercased() }.joined()
+            guard a != b else { continue }
+            try c.execute("CREATE TABLE \(c.dialect.quote(a)) (v INTEGER)")
+            let created = (try? c.execute("CREATE TABLE \(c.dialect.quote(b)) (v INTEGER)")) != nil
+            c.equal(created, c.dialect.foldName(a) != c.dialect.foldName(b), "\(a) beside \(b)")
+            if !created { c.equal(try c.row("SELECT COUNT(*) FROM \(c.dialect.quote(b))")[0] as Int?, 0, "\(b) reads \(a)") }
+            try c.execute("DROP TABLE \(c.dialect.quote(a))")
+            if created { try c.execute("DROP TABLE \(c.dialect.quote(b))") }
+        }
+    }
+
+    // MARK: Types
+
+    /// Values of `type` stored in a column of the dialect's type come back equal, and ORDER BY orders them as
+    /// `before` does.
+    private func roundTrip(_ c: Conformance, _ type: AttributeType, _ values: [Value], _ before: (Value, Value) -> Bool) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v \(d.columnType(type)))")
+        for (i, v) in values.enumerated() {
+            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, v.databaseValue(for: type)])
+        }
+        let rows = try c.rows("SELECT id, v FROM t ORDER BY v, id")
+        let read = rows.map { Value(databaseValue: $0[1], as: type) }
+        c.equal(Set(read), Set(values), "\(type) values round-trip")
+        let ordered = values.enumerated().sorted { before($0.1, $1.1) || (!before($1.1, $0.1) && $0.0 < $1.0) }.map(\.1)
+        c.equal(read, ordered, "\(type) values order as their Swift values")
+    }
+
+    private func exactDecimals(_ c: Conformance) throws {
+        var rng = SeededGenerator(seed: 2802)
+        var values: [DecimalNumber] = [Int128(Int64.max), Int128(Int64.min), 0, 55_750, -1, 1].map { DecimalNumber(units: $0, scale: 2) }
+        for _ in 0..<60 { values.append(DecimalNumber(units: Int128(Int64(bitPattern: rng.next()) >> rng.next(upTo: 64)), scale: 2)) }
+        try roundTrip(c, .decimal(scale: 2), values.map(Value.decimal)) {
+            guard case .decimal(let a) = $0, case .decimal(let b) = $1 else { return false }
+            return a < b
+        }
+        // Equal values are equal in SQL, exactly at the extremes (no REAL in between).
+        let d = c.dialect
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = \(d.placeholder(1))", [Int64.max - 1])[0] as Int?, 0, "Int64.max − 1 units is not Int64.max")
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = \(d.placeholder(1))", [Int64.max])[0] as Int?, 1, "Int64.max units found exactly")
+    }
+
+    private func dates(_ c: Conformance) throws {
+        var rng = SeededGenerator(seed: 2803)
+        var days = [Day(year: 1, month: 1, day: 1)!, Day(year: 9999, month: 12, day: 31)!, Day(year: 2024, month: 2, day: 29)!]
+        for _ in 0..<80 { days.append(Day(year: 1 + rng.next(upTo: 9999), month: 1 + rng.next(upTo: 12), day: 1 + rng.next(upTo: 28))!) }
+        try roundTrip(c, .date, days.map(Value.date)) {
+            guard case .date(let a) = $0, case .date(let b) = $1 else { return false }
+            return a < b
+        }
+    }
+
+    private func dateTimes(_ c: Conformance) throws {
+        var rng = SeededGenerator(seed: 2804)
+        var times = [Timestamp(secondsSinceEpoch: 0), Timestamp(secondsSinceEpoch: -1), Timestamp(secondsSinceEpoch: 253_402_300_799)]
+        for _ in 0..<80 { times.append(Timestamp(secondsSinceEpoch: Int64(rng.next(upTo: 253_402_300_799)) - 62_135_596_800 / 2)) }
+        try roundTrip(c, .dateTime, times.map(Value.dateTime)) {
+            guard case .dateTime(let a) = $0, case .dateTime(let b) = $1 else { return false }
+            return a < b
+        }
+    }
+
+    private func booleans(_ c: Conformance) throws {
+        let values: [Bool] = [true, false, false, true, true]
+        try roundTrip(c, .boolean, values.map(Value.boolean)) {
+            guard case .boolean(let a) = $0, case .boolean(let b) = $1 else { return false }
+            return !a && b
+        }
+        let truths = try c.rows("SELECT id FROM t WHERE v ORDER BY id").map { $0[0] as Int }
+        c.equal(truths, values.indices.filter { values[$0] }, "a boolean column is a condition")
+    }
+
+    private func blobs(_ c: Conformance) throws {
+        var rng = SeededGenerator(seed: 2805)
+        var values: [Data] = [Data(), Data([0]), Data([0, 0]), Data([0xFF]), Data([0x7F, 0x80])]
+        for _ in 0..<60 { values.append(Data((0..<rng.next(upTo: 6)).map { _ in rng.pick([0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF]) })) }
+        values = Array(Set(values))
+        try roundTrip(c, .binary, values.map(Value.binary)) {
+            guard case .binary(let a) = $0, case .binary(let b) = $1 else { return false }
+            return a.lexicographicallyPrecedes(b)
+        }
+    }
+
+    // MARK: Writes
+
+    private func upsert(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE \(d.quote("a table")) (\(d.quote("key")) TEXT NOT NULL UNIQUE, \(d.quote("value")) INTEGER)")
+        func put(_ key: String, _ value: Int, update: Bool) throws {
+            try c.execute(d.upsert(into: "a table", columns: ["key", "value"], values: [d.placeholder(1), d.placeholder(2)],
+                                   conflict: ["key"], update: update ? ["value"] : []), [key, value])
+        }
+        func contents() throws -> [String] {
+            try c.rows("SELECT \(d.quote("key")), \(d.quote("value")) FROM \(d.quote("a table")) ORDER BY 1").map { "\($0[0] as String)=\($0[1] as Int)" }
+        }
+        try put("a", 1, update: true)
+        c.equal(try contents(), ["a=1"], "the first upsert inserts")
+        try put("a", 2, update: true)
+        c.equal(try contents(), ["a=2"], "the second updates the same row")
+        try put("a", 3, update: false)
+        c.equal(try contents(), ["a=2"], "with nothing to update, the row stays")
+        try put("b", 4, update: false)
+        c.equal(try contents(), ["a=2", "b=4"], "a new key inserts")
+    }
+
+    private func returning(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        var ids: [Int64] = []
+        for v in ["x", "y", "z"] {
+            let row = try c.row("INSERT INTO t (v) VALUES (\(d.placeholder(1)))" + d.returning(["id", "v"]), [v])
+            c.equal(row[1] as String?, v, "RETURNING gives the row written")
+            let id: Int64 = row[0]
+            c.equal(try c.row("SELECT v FROM t WHERE id = \(d.placeholder(1))", [id])[0] as String?, v, "RETURNING gives the id")
+            ids.append(id)
+        }
+        c.equal(Set(ids).count, 3, "each insert its own id")
+        let deleted = try c.rows("DELETE FROM t WHERE v <> \(d.placeholder(1))" + d.returning(["id"]), ["x"]).map { $0[0] as Int64 }
+        c.equal(Set(deleted), Set(ids.dropFirst()), "a DELETE returns the rows it removed")
+    }
+
+    // MARK: Text
+
+    /// Strings meant to separate the orders: case, accents (composed and not), digits in runs, ß, CJK, emoji.
+    private func generatedStrings(_ seed: UInt64, count: Int = 150) -> [String] {
+        var rng = SeededGenerator(seed: seed)
+        let pieces = ["a", "A", "b", "B", "z", "é", "É", "e\u{301}", "ß", "SS", "ss", "1", "2", "9", "10", "007", " ", "-", "_",
+                      "İ", "ı", "Ω", "ω", "帳", "😀", "Z", "item", "Item", "ﬁ", ".", "0"]
+        var strings = (0..<count).map { _ in (0..<(1 + rng.next(upTo: 4))).map { _ in rng.pick(pieces) }.joined() }
+        strings += ["Item 2", "Item 10", "item 1", "Item 02", "", "a", "A"]
+        return strings
+    }
+
+    private func textOrder(_ c: Conformance, _ comparison: SortKey.Comparison, _ compare: (String, String) -> ComparisonResult) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        let strings = generatedStrings(2806)
+        for (i, s) in strings.enumerated() {
+            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, s])
+        }
+        let read = try c.rows("SELECT v FROM t ORDER BY \(d.collate("v", comparison)), id").map { $0[0] as String }
+        c.equal(read.count, strings.count, "\(comparison): every string")
+        var wrong: [String] = []
+        for (a, b) in zip(read, read.dropFirst()) where compare(a, b) == .orderedDescending { wrong.append("\(a.debugDescription) before \(b.debugDescription)") }
+        c.check(wrong.isEmpty, "\(comparison) orders as Swift does: \(wrong.prefix(5))")
+    }
+
+    private func textFolding(_ c: Conformance) throws {
+        for s in generatedStrings(2807) {
+            for options in [PredicateStringOptions.caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]] {
+                let folded = try c.row("SELECT \(c.dialect.fold(c.dialect.placeholder(1), options))", [s])[0] as String?
+                c.equal(folded, TextFolding.fold(s, caseInsensitive: options.contains(.caseInsensitive),
+                                                 diacriticInsensitive: options.contains(.diacriticInsensitive)), "fold \(s.debugDescription) \(options)")
+            }
+        }
+    }
+
+    private func stringOperators(_ c: Conformance, _ ops: [PredicateOperator]) throws {
+        var rng = SeededGenerator(seed: 2808)
+        let texts = generatedStrings(2809, count: 60)
+        let regexes = ["a.*", ".*[0-9]+", "[A-Z].", "(?i)item.*", "é|e\u{301}", ".", "", "\\d{2,}", "ß+", "("]
+        for op in ops {
+            for text in texts {
+                for _ in 0..<3 {
+                    let needle: String
+                    switch op {
+                    case .matches: needle = rng.pick(regexes)
+                    case .like:
+                        // Pieces of the text with * and ? in between.
+                        let scalars = Array(text)
+                        needle = scalars.map { ch in ["*", "?", String(ch), String(ch).uppercased()][rng.next(upTo: 4)] }.joined()
+                    default:
+                        let other = rng.pick(texts)
+                        needle = rng.next(upTo: 2) == 0 ? String(text.prefix(rng.next(upTo: 3))) + String(text.suffix(rng.next(upTo: 2))) : other
+                    }
+                    for options in [PredicateStringOptions(), .caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]] {
+                        let sql = "SELECT \(c.dialect.stringMatch(op, c.dialect.placeholder(1), c.dialect.placeholder(2), options: c.dialect.placeholder(3)))"
+                        let expected: Bool?
+                        do { expected = try StringOperators.apply(op, text, needle, options) } catch { expected = nil }
+                        let got: Bool?
+                        do { got = try c.row(sql, [text, needle, Int(options.rawValue)])[0] as Bool? } catch { got = nil }
+                        c.equal(got, expected, "\(text.debugDescription) \(op.rawValue)\(options) \(needle.debugDescription) (nil: refused)")
+                    }
+                }
+            }
+        }
+    }
+
+    private func invalidText(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        for (i, s) in ["abc", "é", "帳簿😀", ""].enumerated() {
+            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, s])
+        }
+        // An engine that refuses text that is not UTF-8 keeps none to find.
+        let bad = [Data([0xFF, 0x41]), Data([0xC3]), Data([0xED, 0xA0, 0x80]), Data([0xC0, 0xAF])]
+        var stored: [Int] = []
+        for (i, bytes) in bad.enumerated() {
+            if (try? c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), CAST(\(d.placeholder(2)) AS TEXT))", [10 + i, bytes])) != nil {
+                stored.append(10 + i)
+            }
+        }
+        let flagged = try c.rows("SELECT id FROM t WHERE \(d.invalidUTF8("v")) = 1 ORDER BY id").map { $0[0] as Int }
+        c.equal(flagged, stored, "exactly the text that is not UTF-8 is found")
+    }
+
+    private func localDate(_ c: Conformance) throws {
+        var rng = SeededGenerator(seed: 2810)
+        let zone = Zone.process
+        for _ in 0..<200 {
+            let t = Timestamp(secondsSinceEpoch: Int64(rng.next(upTo: 4_102_444_800)))
+            let day = try c.row("SELECT \(c.dialect.localDay(c.dialect.placeholder(1)))", [Value.dateTime(t).databaseValue(for: .dateTime)])[0] as String?
+            c.equal(day, t.day(in: zone)?.description, "local day of \(t)")
+        }
+        c.equal(try c.row("SELECT \(c.dialect.localDay(c.dialect.placeholder(1)))", ["not a time"])[0] as String?, nil, "NULL for other text")
+    }
+
+    // MARK: Lists
+
+    private func longInList(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (v)")
+        try c.queue.write { db in
+            let insert = try db.makeStatement(sql: "INSERT INTO t (v) VALUES (\(d.placeholder(1)))")
+            for v in 0..<3000 { try insert.execute(arguments: [v]) }
+            for s in ["quote\"d", "back\\slash", "line\nfeed", "tab\t", "nul\u{1}", "é", "😀"] { try insert.execute(arguments: [s]) }
+            try insert.execute(arguments: [Data([1, 2])])
+            try insert.execute(arguments: [2.5])
+        }
+        func count(_ values: [DatabaseValue]) throws -> (rows: Int, parameters: Int) {
+            var arguments: [DatabaseValue] = []
+            let sql = d.inList("v", values) { arguments.append($0); return d.placeholder(arguments.count) }
+            return (try c.row("SELECT COUNT(*) FROM t WHERE \(sql)", StatementArguments(arguments))[0] as Int, arguments.count)
+        }
+        let thirds = (0..<100_000).map { ($0 * 3).databaseValue }
+        let long = try count(thirds)
+        c.equal(long.parameters, 1, "100,000 integers are one parameter")
+        c.equal(long.rows, 1000, "and find every row they name")
+        let texts = ["quote\"d", "back\\slash", "line\nfeed", "tab\t", "nul\u{1}", "é", "😀"] + (0..<100).map { "absent \($0)" }
+        let textList = try count(texts.map(\.databaseValue))
+        c.equal(textList.rows, 7, "text with quotes, backslashes and control characters is found in a long list")
+        let mixed = try count([Data([1, 2]).databaseValue, 2.5.databaseValue] + (0..<100).map { $0.databaseValue })
+        c.equal(mixed.rows, 102, "blobs and reals beside a long list")
+        c.equal(try count([1.databaseValue, 5.databaseValue, "é".databaseValue]).rows, 3, "a short list")
+    }
+
+    // MARK: Numbers
+
+    /// The exact sum of `values` by each form, against Int128 arithmetic.
+    private func exactSum(_ c: Conformance) throws {
+        let d = c.dialect
+        var rng = SeededGenerator(seed: 2811)
+        let extremes: [Int64] = [.max, .min, .max - 1, .min + 1, 0, 1, -1]
+        var sets: [[Int64]] = [[], [.max, .max], [.min, .min], [.max, .min], [.max, 1], [.min, -1], [.max, .max, .min, .min, 5]]
+        for _ in 0..<30 { sets.append((0..<(1 + rng.next(upTo: 8))).map { _ in rng.pick(extremes) }) }
+        for values in sets {
+            try c.execute("DROP TABLE IF EXISTS t")
+            try c.execute("CREATE TABLE t (v INTEGER)")
+            for v in values { try c.execute("INSERT INTO t (v) VALUES (\(d.placeholder(1)))", [v]) }
+            let sum = values.reduce(Int128(0)) { $0 + Int128($1) }
+            let row = try c.row("SELECT \(d.exactSum("v", beyond: .exact)), \(d.exactSum("v", beyond: .comparable)) > \(d.placeholder(1)), "
+                                + "\(d.exactSum("v", beyond: .comparable)) < \(d.placeholder(2)), \(d.exactSum("v", beyond: .real)) FROM t", [Int64.max, Int64.min])
+            if values.isEmpty {
+                c.check((row[0] as DatabaseValue).isNull && (row[3] as DatabaseValue).isNull, "the sum of no rows is NULL")
+                continue
+            }
+            c.equal(row[0], d.wideValue(sum), "exact sum of \(values)")
+            c.equal(row[1] as Bool?, sum > Int128(Int64.max), "comparable sum of \(values) against Int64.max")
+            c.equal(row[2] as Bool?, sum < Int128(Int64.min), "comparable sum of \(values) against Int64.min")
+            c.equal(row[3] as Double?, Double(sum), "real sum of \(values)")
+        }
+    }
+
+    private func wideNumbers(_ c: Conformance) throws {
+        let d = c.dialect
+        var rng = SeededGenerator(seed: 2812)
+        let near: [Int128] = [Int128(Int64.max), Int128(Int64.max) + 1, Int128(Int64.min), Int128(Int64.min) - 1, 0, -1, 1,
+                              Int128(Int64.max) * 4, Int128(Int64.min) * 4]
+        var values = near
+        for _ in 0..<30 { values.append(Int128(Int64(bitPattern: rng.next())) * Int128(rng.next(upTo: 5) + 1)) }
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
+        for (i, v) in values.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, d.wideValue(v)]) }
+        let ordered = try c.rows("SELECT v FROM t ORDER BY \(d.wideOrderKey("v")), id").map { $0[0] as DatabaseValue }
+        c.equal(ordered, values.sorted().map(d.wideValue), "wide numbers order by value")
+        for _ in 0..<60 {
+            let a = rng.pick(values), b = rng.pick(values)
+            let row = try c.row("SELECT \(d.wideComparison(d.placeholder(1), "<", d.placeholder(2))), \(d.wideComparison(d.placeholder(1), "=", d.placeholder(2))), "
+                                + "\(d.wideComparison(d.placeholder(1), ">=", d.placeholder(2)))", [d.wideValue(a), d.wideValue(b)])
+            c.equal([row[0] as Bool?, row[1] as Bool?, row[2] as Bool?], [a < b, a == b, a >= b], "\(a) against \(b)")
+        }
+        for v in near where v.magnitude < UInt128(Int128.max) / 1000 {
+            c.equal(try c.row("SELECT \(d.wideScaled(d.placeholder(1), by: 2))", [d.wideValue(v)])[0], d.wideValue(v * 100), "\(v) × 100 exactly")
+            c.equal(try c.row("SELECT \(d.wideReal(d.placeholder(1)))", [d.wideValue(v)])[0] as Double?, Double(v), "\(v) as a REAL")
+        }
+        let row = try c.row("SELECT \(d.wideSum("v")), \(d.wideExtreme(true, "v")), \(d.wideExtreme(false, "v")) FROM t")
+        c.equal(row[0], d.wideValue(values.reduce(0, +)), "the exact total of wide values")
+        c.equal(row[1], d.wideValue(values.min()!), "their minimum")
+        c.equal(row[2], d.wideValue(values.max()!), "their maximum")
+        let comparable = try c.row("SELECT \(d.wideComparable(d.placeholder(1))) > \(d.placeholder(2))", [d.wideValue(Int128(Int64.max) + 1), Int64.max])
+        c.equal(comparable[0] as Bool?, true, "the comparable form stays above Int64.max")
+    }
+
+    private func finiteNumbers(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v REAL)")
+        try c.execute("INSERT INTO t (id, v) VALUES (1, 1.5), (2, 2.25)")
+        let sum = "SELECT SUM(\(d.finite("v", entity: "It's", attribute: "v", id: "id"))) FROM t"
+        c.equal(try c.row(sum)[0] as Double?, 3.75, "finite numbers pass")
+        try c.execute("INSERT INTO t (id, v) VALUES (7, \(d.placeholder(1)))", [-Double.infinity])
+        do {
+            _ = try c.row(sum)
+            c.check(false, "a stored infinity must fail the sum")
+        } catch let error as DatabaseError {
+            let named = NonFiniteStoredNumber.fromSQL(error.message)
+            c.equal(named.map { "\($0.object.entity) \($0.object.rowID) \($0.attribute) \($0.value)" }, "It's 7 v -inf", "the error names the object")
+        }
+    }
+
+    private func conversion(_ c: Conformance) throws {
+        let d = c.dialect
+        let cases: [(Value, AttributeType, AttributeType)] = [
+            (.decimal(DecimalNumber(units: 1250, scale: 2)), .decimal(scale: 2), .integer),
+            (.decimal(DecimalNumber(units: 1200, scale: 2)), .decimal(scale: 2), .integer),
+            (.integer(12), .integer, .decimal(scale: 2)),
+            (.integer(Int64.max), .integer, .decimal(scale: 2)),
+            (.string("12"), .string, .integer),
+            (.string("twelve"), .string, .integer),
+            (.string("2026-11-27"), .string, .date),
+            (.integer(1), .integer, .boolean),
+            (.double(0.1), .double, .decimal(scale: 2)),
+            (.date(Day(year: 2026, month: 11, day: 27)!), .date, .string),
+        ]
+        for (value, from, to) in cases {
+            let got = try c.row("SELECT \(d.convert(d.placeholder(1), from: from, to: to))", [value.databaseValue(for: from)])[0] as DatabaseValue
+            let expected = value.converted(to: to)?.databaseValue(for: to) ?? .null
+            c.equal(got, expected, "\(value) from \(from) to \(to)")
+        }
+    }
+
+    private func valueList(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, i INTEGER)")
+        let strings: [String?] = ["a", "b, c", nil, "d \"e\"", "f"]
+        for (i, s) in strings.enumerated() {
+            try c.execute("INSERT INTO t (id, s, i) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(1)))", [i, s])
+        }
+        let row = try c.row("SELECT (SELECT \(d.valueList("v", .string)) FROM (SELECT s AS v FROM t ORDER BY id)), "
+                            + "(SELECT \(d.valueList("v", .integer)) FROM (SELECT i AS v FROM t ORDER BY id)), "
+                            + "(SELECT \(d.valueList("v", .string)) FROM (SELECT s AS v FROM t WHERE 0))")
+        c.equal(row[0] as String?, ListText.join(strings.compactMap { $0 }), "text values listed in order, NULLs left out")
+        c.equal(row[1] as String?, ListText.join(strings.indices.map { "\($0)" }), "integers listed")
+        c.check((row[2] as DatabaseValue).isNull, "no values: NULL")
+    }
+
+    // MARK: Transactions
+
+    private func savepoints(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        try c.queue.write { db in
+            func insert(_ v: Int) throws { try db.execute(sql: "INSERT INTO t (v) VALUES (\(d.placeholder(1)))", arguments: [v]) }
+            try insert(1)
+            try db.execute(sql: d.savepoint("outer \"one\""))
+            try insert(2)
+            try db.execute(sql: d.savepoint("inner"))
+            try insert(3)
+            try db.execute(sql: d.rollbackToSavepoint("inner"))
+            try insert(4)
+            try db.execute(sql: d.releaseSavepoint("inner"))
+            try db.execute(sql: d.rollbackToSavepoint("outer \"one\""))
+            try insert(5)
+            try db.execute(sql: d.releaseSavepoint("outer \"one\""))
+            try db.execute(sql: d.savepoint("kept"))
+            try insert(6)
+            try db.execute(sql: d.releaseSavepoint("kept"))
+        }
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 5, 6], "what a savepoint rolled back is gone, the rest kept")
+    }
+
+    private func locking(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        let other = try c.implementation.open(c.path)
+        // The first connection holds the lock for the whole of its access (a connection may not be left in a
+        // transaction between accesses); the second tries its own inside it.
+        try c.queue.inDatabase { db in
+            try db.execute(sql: d.beginWriteTransaction)
+            var refused = false
+            do {
+                try other.inDatabase { db in try db.execute(sql: d.beginWriteTransaction) }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                refused = true
+            }
+            c.check(refused, "a second writer is refused while the first holds the lock, before any write")
+            c.equal(try other.inDatabase { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }, 0, "a reader still reads")
+            try db.execute(sql: "INSERT INTO t (v) VALUES (1)")
+            try db.execute(sql: "COMMIT")
+        }
+        try other.inDatabase { db in
+            try db.execute(sql: d.beginWriteTransaction)
+            try db.execute(sql: "INSERT INTO t (v) VALUES (2)")
+            try db.execute(sql: "COMMIT")
+        }
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "after the first commits, the second writes")
+    }
+
+    private func statistics(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
+        try c.execute("CREATE INDEX t_v ON t (v)")
+        try c.queue.write { db in
+            for i in 0..<500 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, i % 7]) }
+        }
+        try c.execute(d.analyze)
+        try c.execute(d.analyze)
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = 3")[0] as Int?, 71, "statements answer as before after ANALYZE")
+    }
+}
+
+/// One feature's run: a fresh store file and its connection, and a count of the assertions made, so that a check
+/// asserting nothing fails.
+final class Conformance {
+    let implementation: DialectImplementation
+    let feature: SQLDialectFeature
+    let path: String
+    let queue: DatabaseQueue
+    var dialect: any SQLDialect { implementation.dialect }
+    private(set) var assertions = 0
+
+    init(_ implementation: DialectImplementation, _ feature: SQLDialectFeature, directory: TemporaryDirectory) throws {
+        self.implementation = implementation
+        self.feature = feature
+        path = directory.file("conformance.db")
+        queue = try implementation.open(path)
+    }
+
+    func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
+        try queue.inDatabase { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    func row(_ sql: String, _ arguments: StatementArguments = []) throws -> Row {
+        try queue.inDatabase { db in try Row.fetchOne(db, sql: sql, arguments: arguments)! }
+    }
+
+    func rows(_ sql: String, _ arguments: StatementArguments = []) throws -> [Row] {
+        try queue.inDatabase { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
+    }
+
+    func check(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #filePath, line: UInt = #line) {
+        assertions += 1
+        XCTAssertTrue(condition, "\(implementation.name), \(feature): \(message())", file: file, line: line)
+    }
+
+    func equal<T: Equatable>(_ a: T, _ b: T, _ message: @autoclosure () -> String, file: StaticString = #filePath, line: UInt = #line) {
+        assertions += 1
+        XCTAssertEqual(a, b, "\(implementation.name), \(feature): \(message())", file: file, line: line)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// "No SQL outside the layer", as a ratchet (issue 28): SQL text is built in `Sources/ObjectStore/SQL/` only. The
+/// files elsewhere that still build it are listed here — the list only shrinks (a listed file that no longer builds
+/// SQL fails the test until it is taken off) and stays true (a file not listed that builds SQL fails it). Outside
+/// `Sources/ObjectStore` no file may build SQL at all. docs/design/storage-layer.md keeps the plan for the rest.
+final class SQLBoundaryTests: XCTestCase {
+    /// The layer: every file under it may build SQL.
+    static let layer = "Sources/ObjectStore/SQL/"
+
+    /// Files outside the layer that still build SQL text, by the tranche that moves them (storage-layer.md).
+    static let stillBuildingSQL: Set<String> = [
+        // Batch and importer statements.
+        "Sources/ObjectStore/Batch/BatchWriter+Indexes.swift",
+        "Sources/ObjectStore/Batch/BatchWriter+KeyForms.swift",
+        "Sources/ObjectStore/Batch/BatchWriter+Links.swift",
+        "Sources/ObjectStore/Batch/BatchWriter+References.swift",
+        "Sources/ObjectStore/Batch/BatchWriter+Rows.swift",
+        "Sources/ObjectStore/Batch/BatchWriter+Savepoints.swift",
+        "Sources/ObjectStore/Batch/BatchWriter+Validation.swift",
+        "Sources/ObjectStore/Batch/BatchWriter.swift",
+        "Sources/ObjectStore/Batch/EntityLayout.swift",
+        "Sources/ObjectStore/Batch/ImportJournal.swift",
+        "Sources/ObjectStore/Batch/StoreExport.swift",
+        // The object context's saves, deletes and reads.
+        "Sources/ObjectStore/Context/ObjectContext+Save.swift",
+        "Sources/ObjectStore/Context/ObjectContext+Validation.swift",
+        "Sources/ObjectStore/Context/ObjectContext.swift",
+        "Sources/ObjectStore/Input/ObjectContext+References.swift",
+        // Schema comparison and migration.
+        "Sources/ObjectStore/Storage/Migration/MigrationPlanner.swift",
+        "Sources/ObjectStore/Storage/Migration/Store+Migrate.swift",
+        "Sources/ObjectStore/Storage/Migration/Store+ReadAsItIs.swift",
+        "Sources/ObjectStore/Storage/SchemaComparison.swift",
+        // The store: opening, metadata, check, locking, backup, steady reads.
+        "Sources/ObjectStore/Storage/Store+Backup.swift",
+        "Sources/ObjectStore/Storage/Store+Check.swift",
+        "Sources/ObjectStore/Storage/Store+NonFinite.swift",
+        "Sources/ObjectStore/Storage/Store+ObjectIDs.swift",
+        "Sources/ObjectStore/Storage/Store+SteadyRead.swift",
+        "Sources/ObjectStore/Storage/Store.swift",
+    ]
+
+    func testNoFileOutsideTheSQLLayerBuildsSQLButTheListedOnes() throws {
+        let building = try Self.filesBuildingSQL()
+        let outside = building.filter { !$0.key.hasPrefix(Self.layer) }
+        for (file, example) in outside.sorted(by: { $0.key < $1.key }) where !Self.stillBuildingSQL.contains(file) {
+            XCTFail("\(file) builds SQL outside \(Self.layer) (\(example)): build it in the layer, through the dialect")
+        }
+        for file in Self.stillBuildingSQL.sorted() where outside[file] == nil {
+            XCTFail("\(file) no longer builds SQL: take it off SQLBoundaryTests.stillBuildingSQL (and storage-layer.md)")
+        }
+        XCTAssertTrue(building.keys.contains { $0.hasPrefix(Self.layer) }, "the scan finds the layer's own SQL")
+    }
+
+    func testOnlyTheEngineMayBuildSQL() throws {
+        for file in Self.stillBuildingSQL { XCTAssertTrue(file.hasPrefix("Sources/ObjectStore/"), "\(file) is outside the engine") }
+        for (file, example) in try Self.filesBuildingSQL() where !file.hasPrefix("Sources/ObjectStore/") {
+            XCTFail("\(file) builds SQL (\(example)); only the engine's SQL layer may")
+        }
+    }
+
+    /// The scan itself: which literals it takes for SQL, and which it does not.
+    func testTheScanFindsSQLInLiteralsOnly() {
+        func sql(_ source: String) -> [String] { Self.sqlLiterals(in: source).map(\.text) }
+        XCTAssertEqual(sql(#"let s = "SELECT * FROM t""#), ["SELECT * FROM t"])
+        XCTAssertEqual(sql(#"let s = "DELETE FROM \(table) WHERE x""#), ["DELETE FROM \u{1} WHERE x"])
+        XCTAssertEqual(sql(#"let s = "x\(f("UPDATE t SET a = 1"))y""#), ["UPDATE t SET a = 1"], "a literal inside an interpolation")
+        XCTAssertEqual(sql("let s = \"\"\"\n    INSERT INTO t\n    VALUES (1)\n    \"\"\""), ["\n    INSERT INTO t\n    VALUES (1)\n    "])
+        XCTAssertEqual(sql(##"let s = #"PRAGMA "quoted" \(x)"#"##), [#"PRAGMA "quoted" \(x)"#], "a raw string")
+        XCTAssertEqual(sql("let s = \"bk_convert(x)\""), ["bk_convert(x)"], "a function of the dialect")
+        XCTAssertEqual(sql("// SELECT in a comment\n/* DROP TABLE */ let s = \"select a column\""), [], "comments and English")
+        XCTAssertEqual(sql(#"let s = "SELECTED, UPDATES, BEGINS""#), [], "whole words only")
+    }
+
+    // MARK: The scan
+
+    /// Whole upper-case SQL keywords, or a call of one of the store's SQL functions.
+    static let sqlPattern = try! NSRegularExpression(pattern:
+        #"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|ANALYZE|VACUUM|REINDEX|ATTACH|DETACH|EXPLAIN|COLLATE)\b|\bbk_[a-z0-9_]+\("#)
+
+    /// Every Swift file under Sources/ that has a string literal holding SQL, with the first such literal.
+    static func filesBuildingSQL() throws -> [String: String] {
+        let sources = packageRoot.appendingPathComponent("Sources")
+        var result: [String: String] = [:]
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)!
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let relative = "Sources/" + url.path.dropFirst(sources.path.count + 1)
+            let found = sqlLiterals(in: try String(contentsOf: url, encoding: .utf8))
+            if let first = found.first { result[relative] = "line \(first.line): \(first.text.prefix(60).debugDescription)" }
+        }
+        return result
+    }
+
+    static func sqlLiterals(in source: String) -> [(line: Int, text: String)] {
+        var lexer = LiteralLexer(Array(source.unicodeScalars))
+        lexer.code(untilParenthesis: false)
+        return lexer.literals.filter { sqlPattern.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil }
+    }
+}
+
+/// Swift's string literals (plain, multi-line and raw), without comments; an interpolation's code is read for
+/// literals of its own and stands as U+0001 in its literal's text.
+private struct LiteralLexer {
+    let s: [Unicode.Scalar]
+    var i = 0
+    var line = 1
+    var literals: [(line: Int, text: String)] = []
+
+    init(_ scalars: [Unicode.Scalar]) { s = scalars }
+
+    func at(_ j: Int) -> Unicode.Scalar? { j < s.count ? s[j] : nil }
+
+    mutating func code(untilParenthesis: Bool) {
+        var depth = 0
+        while i < s.count {
+            let c = s[i]
+            switch c {
+            case "\n":
+                line += 1
+                i += 1
+            case "/" where at(i + 1) == "/":
+                while i < s.count && s[i] != "\n" { i += 1 }
+            case "/" where at(i + 1) == "*":
+                var nesting = 0
+                repeat {
+                    if s[i] == "/" && at(i + 1) == "*" { nesting += 1; i += 2; continue }
+                    if s[i] == "*" && at(i + 1) == "/" { nesting -= 1; i += 2; continue }
+                    if s[i] == "\n" { line += 1 }
+                    i += 1
+                } while i < s.count && nesting > 0
+            case "(":
+                depth += 1
+                i += 1
+            case ")":
+                i += 1
+                if depth == 0 && untilParenthesis { return }
+                depth -= 1
+            case "#":
+                var j = i
+                while at(j) == "#" { j += 1 }
+                if at(j) == "\"" { string(hashes: j - i) } else { i = j }
+            case "\"":
+                string(hashes: 0)
+            default:
+                i += 1
+            }
+        }
+    }
+
+    /// At `hashes` #s and the opening quote(s).
+    mutating func string(hashes: Int) {
+        i += hashes
+        let multiLine = at(i + 1) == "\"" && at(i + 2) == "\""
+        i += multiLine ? 3 : 1
+        let start = line
+        var text = String.UnicodeScalarView()
+        func hashesFollow(_ j: Int) -> Bool { (0..<hashes).allSatisfy { at(j + $0) == "#" } }
+        while i < s.count {
+            let c = s[i]
+            if c == "\\" && hashesFollow(i + 1) {
+                let j = i + 1 + hashes
+                if at(j) == "(" {
+                    i = j + 1
+                    text.append("\u{1}")
+                    code(untilParenthesis: true)
+                    continue
+                }
+                text.append(c)
+                if let next = at(j) { text.append(next) }
+                if at(j) == "\n" { line += 1 }
+                i = j + 1
+                continue
+            }
+            if c == "\"" && (!multiLine || (at(i + 1) == "\"" && at(i + 2) == "\"")) && hashesFollow(i + (multiLine ? 3 : 1)) {
+                i += (multiLine ? 3 : 1) + hashes
+                literals.append((start, String(text)))
+                return
+            }
+            if c == "\n" { line += 1 }
+            text.append(c)
+            i += 1
+        }
+    }
+}
