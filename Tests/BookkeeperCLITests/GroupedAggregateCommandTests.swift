@@ -184,3 +184,24 @@ final class ObjectIdentityCommandTests: SampleStoreTestCase {
         XCTAssertEqual(wrong.stderr, "bookkeeper: where:1:13: Order/1 is an Order, but \"customer\" is a reference to Customer\n")
     }
 }
+
+/// Numbers standing for Booleans (issue 33) given with `--arg` or `--param` as written in the predicate: `--arg 2`,
+/// `-0` and `0.0` were refused though `made == 2` was taken (found by the attack on 0.6.0 before it landed).
+final class BooleanNumberCommandTests: SampleStoreTestCase {
+    func testNumbersGivenAsArgumentsStandForBooleansAsWrittenOnes() throws {
+        let yes = bk(["fetch", "Order", "--where", "made == YES", "--count"]).stdout
+        let no = bk(["fetch", "Order", "--where", "made == NO", "--count"]).stdout
+        XCTAssertNotEqual(yes, no)
+        for (number, expected) in [("2", yes), ("1", yes), ("-1.5", yes), ("0", no), ("-0", no), ("0.0", no)] {
+            XCTAssertEqual(bk(["fetch", "Order", "--where", "made == \(number)", "--count"]).stdout, expected, number)
+            XCTAssertEqual(bk(["fetch", "Order", "--where", "made == %@", "--arg", number, "--count"]).stdout, expected, number)
+            XCTAssertEqual(bk(["fetch", "Order", "--where", "made == $x", "--param", "x=\(number)", "--count"]).stdout, expected, number)
+        }
+        for args in [["--where", "made < %@", "--arg", "2"], ["--where", "made < $x", "--param", "x=2"], ["--where", "made < 2"]] {
+            let r = bk(["fetch", "Order"] + args + ["--count"])
+            XCTAssertEqual(r.status, 64, "\(args): \(r)")
+            XCTAssertTrue(r.stderr.hasSuffix("\"made\" is Boolean, ordered only against YES, NO, 1 or 0, but 2 is another number\n"), r.stderr)
+        }
+        XCTAssertEqual(bk(["fetch", "Order", "--where", "made == %@", "--arg", "nan", "--count"]).status, 64)
+    }
+}

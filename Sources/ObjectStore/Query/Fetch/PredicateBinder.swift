@@ -334,15 +334,7 @@ package struct PredicateBinder {
         case .number(let n, let range):
             switch type {
             case .attribute(.boolean):
-                // NSPredicate compares a Boolean as the NSNumber it is: `made == 1`, `paid == 0`. Any number but
-                // zero is true, as the issue asks and as a C programmer reads it.
-                guard let d = Double(n.text), d.isFinite else { throw error("\(n.text) is too large", at: range) }
-                // Ordered, only 1 and 0 mean YES and NO either way: `made < 2` read as `made < YES` answered
-                // the 7 orders not made where the number 2 is above every Boolean (found by the attack on 0.6.0 before it landed).
-                if ordering && d != 0 && d != 1 {
-                    throw error("\"\(other)\" is Boolean, ordered only against YES, NO, 1 or 0, but \(n.text) is another number", at: range)
-                }
-                return .boolean(d != 0)
+                return try boolean(number: n.text, against: other, at: range)
             case .null, .attribute(.integer), .attribute(.decimal):
                 if n.isInteger, let i = Int64(n.text) { return .integer(i) }
                 guard let d = DecimalNumber(exactly: n.text) else { throw error("\(n.text) is too large", at: range) }
@@ -391,6 +383,9 @@ package struct PredicateBinder {
             if let i = Int64(text) { return .integer(i) }
             if let d = DecimalNumber(exactly: text) { return .decimal(d) }
             throw error("\"\(text)\" is not a number, but \"\(other)\" is \(type)", at: range)
+        case .attribute(.boolean) where Self.isNumber(text):
+            // `--arg 2`, `--param paid=0.0`: as a number written in the predicate (found by the attack on 0.6.0).
+            return try boolean(number: text, against: other, at: range)
         case .attribute(let t):
             do {
                 return try Value.parse(text, as: t)
@@ -418,8 +413,28 @@ package struct PredicateBinder {
         return .integer(id.rowID)
     }
 
+    /// A number compared with a Boolean, written in the predicate or given with `--arg`/`--param`. NSPredicate
+    /// compares a Boolean as the NSNumber it is: `made == 1`, `paid == 0`; any number but zero is true, as the issue
+    /// asks and as a C programmer reads it.
+    private func boolean(number text: String, against other: String, at range: SourceRange) throws(PredicateBindingError) -> Value {
+        guard let d = Double(text), d.isFinite else { throw error("\(text) is too large", at: range) }
+        // Ordered, only 1 and 0 mean YES and NO either way: `made < 2` read as `made < YES` answered the 7 orders not
+        // made where the number 2 is above every Boolean (found by the attack on 0.6.0 before it landed).
+        if ordering && d != 0 && d != 1 {
+            throw error("\"\(other)\" is Boolean, ordered only against YES, NO, 1 or 0, but \(text) is another number", at: range)
+        }
+        return .boolean(d != 0)
+    }
+
     /// Whether the comparison being bound orders its sides (`<`, `<=`, `>`, `>=`, BETWEEN).
     private var ordering = false
+
+    /// Whether `text` is written as a decimal number (`2`, `-0`, `0.0`, `1e3`), not a word Double also reads (`nan`, `inf`).
+    static func isNumber(_ text: String) -> Bool {
+        guard let first = text.utf8.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        return text.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || "+-.eE".utf8.contains($0) } && Double(text) != nil
+    }
 
     private func article(_ word: String) -> String { "AEIOU".contains(word.first ?? "x") ? "an" : "a" }
 
