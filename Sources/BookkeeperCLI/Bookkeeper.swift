@@ -115,14 +115,10 @@ public struct Bookkeeper: ParsableCommand {
         var command = parsed
         do {
             // Before any work of a command (help asks for none of this, and must print under any limit): the
-            // descriptors it may need are free (OpenFiles.swift), or one line says so.
-            if command is any StoreCommand {
-                try OpenFiles.require()
-                // And the limits on memory leave it the address space it needs (AddressSpace.swift).
-                try AddressSpace.require()
-                // And the limit on processes lets it start its threads (ProcessLimit.swift).
-                try ProcessLimit.require()
-            }
+            // descriptors it may need are free (OpenFiles.swift), the limits on memory leave it the address space it
+            // needs (AddressSpace.swift) and the limit on processes lets it start its threads (ProcessLimit.swift):
+            // all three checked, and every one too low named.
+            if command is any StoreCommand { try CommandLimits.require() }
             // No thread asks for a stack as large as a big `ulimit -s` (AddressSpace.swift).
             AddressSpace.capThreadStacks()
             Interruption.install()

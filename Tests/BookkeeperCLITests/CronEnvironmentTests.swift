@@ -261,8 +261,12 @@ final class ProcessLimitTests: SampleStoreTestCase {
     private static let uid = "64123"
 
     private func runAs(limit: Int, _ arguments: [String]) throws -> (status: Int32, killedBySignal: Bool, stdout: String, stderr: String) {
+        try runAs(limits: "ulimit -u \(limit)", arguments)
+    }
+
+    private func runAs(limits: String, _ arguments: [String]) throws -> (status: Int32, killedBySignal: Bool, stdout: String, stderr: String) {
         let child = try Child(["--reuid=\(Self.uid)", "--regid=\(Self.uid)", "--clear-groups", "/bin/bash", "-c",
-                               "ulimit -u \(limit) && exec \"$0\" \"$@\"", OtherUser.binary] + arguments,
+                               "\(limits) && exec \"$0\" \"$@\"", OtherUser.binary] + arguments,
                               in: dir.path, environment: Self.environment, executable: OtherUser.setpriv)
         // A watchdog for the hang, not a limit on speed: each command takes about a second.
         var polls = 0
@@ -281,8 +285,8 @@ final class ProcessLimitTests: SampleStoreTestCase {
         let before = try storeFingerprint(store)
         let message = { (limit: Int) in
             "bookkeeper: too few processes allowed: the limit on processes (ulimit -u, which counts threads) is \(limit), this "
-                + "user's other processes run 0 threads, and bookkeeper needs 16 of its own — raise the limit (ulimit -u 16) or "
-                + "remove it (ulimit -u unlimited)\n"
+                + "user's other processes run 0 threads, and bookkeeper needs 16 of its own — raise the limit (ulimit -u 16; in dash, "
+                + "ulimit -p 16) or remove it (ulimit -u unlimited)\n"
         }
         let importing = ["--store", store, "import", "Order", "threads.csv", "--create-missing"]
         for limit in [1, 3, 15] {
@@ -294,6 +298,15 @@ final class ProcessLimitTests: SampleStoreTestCase {
                 XCTAssertEqual(r.stderr, message(limit), "\(args)")
             }
         }
+        XCTAssertEqual(try storeFingerprint(store), before)
+        // Low limits of every kind at once: a line for each, in one run (it took three runs to learn of all three).
+        let all = try runAs(limits: "ulimit -S -n 20 && ulimit -u 5 && ulimit -v 300000", ["--store", store, "list", "Customer"])
+        XCTAssertEqual(all.status, 74, "\(all)")
+        let allLines = all.stderr.split(separator: "\n")
+        XCTAssertEqual(allLines.count, 3, all.stderr)
+        XCTAssertTrue(allLines.first?.hasPrefix("bookkeeper: too many open files: the limit on open files (ulimit -n) is 20,") ?? false, all.stderr)
+        XCTAssertTrue(allLines.dropFirst().first?.hasPrefix("bookkeeper: too little memory allowed: the limit on address space (ulimit -v) is 300000 KiB") ?? false, all.stderr)
+        XCTAssertEqual(allLines.last.map(String.init), String(message(5).dropLast()))
         XCTAssertEqual(try storeFingerprint(store), before)
         // The limit it asks for is enough.
         let r = try runAs(limit: 16, importing)

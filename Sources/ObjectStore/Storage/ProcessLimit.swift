@@ -91,9 +91,34 @@ public struct TooFewProcesses: CategorizedError {
 
     public var category: ErrorCategory { .io }
     public var description: String {
-        let running = others.map { ", this user's other processes run \($0) threads" } ?? ""
+        let running = others.map { ", this user's other processes run \($0) thread\($0 == 1 ? "" : "s")" } ?? ""
         let suggested = others.map { UInt64($0 + needed) } ?? limit + UInt64(needed)
+        // dash, cron's /bin/sh on Debian, calls the limit -p where bash calls it -u.
         return "too few processes allowed: the limit on processes (ulimit -u, which counts threads) is \(limit)\(running), "
-            + "and bookkeeper needs \(needed) of its own — raise the limit (ulimit -u \(suggested)) or remove it (ulimit -u unlimited)"
+            + "and bookkeeper needs \(needed) of its own — raise the limit (ulimit -u \(suggested); in dash, ulimit -p \(suggested)) "
+            + "or remove it (ulimit -u unlimited)"
     }
+}
+
+/// The limits every command is held to before any work — open files, memory, processes — checked together, so that
+/// a job under several low limits learns of all of them in one run rather than one per run (found by the attack on
+/// 0.6.0 before it landed: `ulimit -n 20 -u 5 -v 100000` took three runs to tell).
+public enum CommandLimits {
+    public static func require() throws {
+        var found: [any CategorizedError] = []
+        let checks: [() throws -> Void] = [{ try OpenFiles.require() }, { try AddressSpace.require() }, { try ProcessLimit.require() }]
+        for check in checks {
+            do { try check() } catch let error as any CategorizedError { found.append(error) }
+        }
+        if found.count == 1 { throw found[0] }
+        if !found.isEmpty { throw LimitsTooLow(errors: found) }
+    }
+}
+
+/// Several limits too low at once: one line for each.
+public struct LimitsTooLow: CategorizedError {
+    public let errors: [any CategorizedError]
+    public var category: ErrorCategory { .io }
+    public var messages: [String] { errors.flatMap(\.messages) }
+    public var description: String { messages.joined(separator: "\n") }
 }
