@@ -302,6 +302,12 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
                        + "file size (ulimit -f, 64 KiB) — raise or remove the limit\n")
         XCTAssertEqual(try storeFingerprint(store), before)
         XCTAssertEqual(filesIn(folder), [], "SQLite's temporary files are gone")
+        // A folder SQLite cannot make them in (`/proc`): its words were `unable to open database file`, blaming the store.
+        let unusable = runCLI(Array(sort.dropFirst()), in: dir.path, environment: ["SQLITE_TMPDIR": "/proc"])
+        XCTAssertEqual(unusable.status, 74, "\(unusable)")
+        XCTAssertTrue(unusable.stderr.hasPrefix("bookkeeper: \(store): unable to open database file: SQLite cannot make its temporary files in /proc ("),
+                      unusable.stderr)
+        XCTAssertTrue(unusable.stderr.hasSuffix(") — point SQLITE_TMPDIR at a folder this user may write\n"), unusable.stderr)
         // Without the limit the same sort gives every customer.
         let whole = runCLI(Array(sort.dropFirst()), in: dir.path, environment: ["SQLITE_TMPDIR": folder])
         XCTAssertEqual(whole.status, 0, "\(whole)")

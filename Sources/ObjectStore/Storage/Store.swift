@@ -620,7 +620,20 @@ public final class Store: @unchecked Sendable {
     /// aggregate or a large sort writes, rather than the store. `writes` false for a read, which writes only those.
     /// Nil for every other failure.
     static func fileSizeLimitReached(_ code: Int32, connection: OpaquePointer?, path: String, writes: Bool) -> String? {
-        guard [SQLITE_IOERR, SQLITE_FULL].contains(code & 0xFF), let connection, sqlite3_system_errno(connection) == EFBIG else { return nil }
+        let primary = code & 0xFF
+        guard let connection else { return nil }
+        let system = sqlite3_system_errno(connection)
+        // A read writes only SQLite's temporary files, so a full disk or a folder it cannot use is theirs, not the
+        // store's (`database or disk is full`, `unable to open database file` blamed the store: found by the attack
+        // on 0.6.0 before it landed).
+        if !writes && (primary == SQLITE_FULL || (primary == SQLITE_IOERR && system == ENOSPC)) {
+            return "SQLite's temporary files (in \(temporaryFolder)) filled its disk — give them a folder with room (SQLITE_TMPDIR)"
+        }
+        if !writes && primary == SQLITE_CANTOPEN {
+            let reason = system != 0 ? " (\(String(cString: strerror(system))))" : ""
+            return "SQLite cannot make its temporary files in \(temporaryFolder)\(reason) — point SQLITE_TMPDIR at a folder this user may write"
+        }
+        guard [SQLITE_IOERR, SQLITE_FULL].contains(primary), system == EFBIG else { return nil }
         var limits = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max else { return nil }
         let what = "the limit on file size (ulimit -f, \(UInt64(limits.rlim_cur) / 1024) KiB) — raise or remove the limit"
