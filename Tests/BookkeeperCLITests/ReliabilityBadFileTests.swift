@@ -270,9 +270,13 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
         XCTAssertEqual(exported.stderr, "bookkeeper: \(dir.file("orders-export.csv")): cannot write (File too large)\n")
         let backup = limited(big, ["backup", dir.file("backup.sqlite")])
         XCTAssertEqual(backup.status, 74, "\(backup)")
-        XCTAssertEqual(backup.stderr, "bookkeeper: \(dir.file("backup.sqlite")): cannot write the copy (disk I/O error)\n")
+        // The system's reason, as other writers give it (it said `disk I/O error`), and no SQLite journal of the
+        // temporary copy left beside it (one more `.backup.sqlite.….tmp-journal` per failed backup: found by the
+        // attack on 0.6.0).
+        XCTAssertEqual(backup.stderr, "bookkeeper: \(dir.file("backup.sqlite")): cannot write the copy (File too large)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("backup.sqlite")))
-        XCTAssertFalse(filesIn(dir.path).contains { $0.contains("partial") || $0.hasSuffix(".tmp") }, "\(filesIn(dir.path))")
+        XCTAssertFalse(filesIn(dir.path).contains { $0.contains("partial") || $0.hasSuffix(".tmp") || $0.contains("journal") },
+                       "\(filesIn(dir.path))")
 
         // /dev/full: no space at all.
         let full = runProgram("/bin/sh", ["-c", "exec '\(bookkeeperBinary)' --store '\(big)' fetch Order --format csv > /dev/full"], in: dir.path)

@@ -355,9 +355,16 @@ extension Store {
         if case let .regular(resolved) = file.target {
             file.beforeReplacing = { try Store.refuseStaleCompanions(of: target, resolved: resolved) }
         }
+        var connection: OpaquePointer?
         do {
             try file.beforeReplacing?()
             let destination = try DatabaseQueue(path: temporary)
+            // No rollback journal for a copy that is thrown away whole when it fails: SQLite's journal beside the
+            // temporary copy was left behind by every failed or interrupted backup (found by the attack on 0.6.0).
+            connection = try destination.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = OFF")
+                return db.sqliteConnection
+            }
             try queue.backup(to: destination)
             // SQLite's backup copies pages as they are, a damaged one too: a copy is kept only when it passes
             // SQLite's quick check, so that a backup that exists is one that can be restored.
@@ -383,7 +390,10 @@ extension Store {
             // extended code: the backup's own message is often "not an error".
             let primary = error.resultCode
             if primary == .SQLITE_IOERR || primary == .SQLITE_FULL {
-                throw StoreError.sqlite("\(target): cannot write the copy (\(String(cString: sqlite3_errstr(error.extendedResultCode.rawValue))))")
+                // The system's reason when there is one (`File too large` past `ulimit -f`), as other writers say it.
+                let system = connection.map { sqlite3_system_errno($0) } ?? 0
+                let reason = system != 0 ? String(cString: strerror(system)) : String(cString: sqlite3_errstr(error.extendedResultCode.rawValue))
+                throw StoreError.sqlite("\(target): cannot write the copy (\(reason))")
             }
             throw StoreError.cannotCreate(path: target, reason: error.message ?? "\(error.resultCode)")
         } catch {
