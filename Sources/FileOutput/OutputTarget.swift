@@ -120,7 +120,9 @@ public enum OutputTarget: Equatable, Sendable {
     }
 
     private static func descriptorTarget(_ fd: Int32, _ path: String) throws -> OutputTarget {
-        guard fcntl(fd, F_GETFD) >= 0 else { throw FileOutputError.system(path, "create", EBADF, kind: .cannotCreate) }
+        // A closed descriptor (`>&-`) cannot be written, as `list` and `fetch` say of a closed standard output (74;
+        // `report` and `export -` said `cannot create`, 73: found by the attack on 0.6.0).
+        guard fcntl(fd, F_GETFD) >= 0 else { throw FileOutputError.system(path, "write", EBADF, kind: .io) }
         if let entry = ProtectedFiles.match(descriptor: fd) {
             throw FileOutputError.refused(path, "refusing to write: \(entry.reason)")
         }

@@ -330,6 +330,16 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
             let r = runProgram("/bin/sh", ["-c", "exec '\(bookkeeperBinary)' --store '\(store)' \(quoted) > /dev/full"], in: dir.path)
             XCTAssertEqual(r.status, 74, "\(command): \(r)")
             XCTAssertEqual(r.stderr, "bookkeeper: standard output: cannot write (No space left on device)\n", "\(command)")
+            // Closed (`>&-`): `report` and `export -` said `cannot create`, 73, where the others say this.
+            let closed = runProgram("/bin/sh", ["-c", "exec '\(bookkeeperBinary)' --store '\(store)' \(quoted) >&-"], in: dir.path)
+            XCTAssertEqual(closed.status, 74, "\(command): \(closed)")
+            XCTAssertEqual(closed.stderr, "bookkeeper: standard output: cannot write (Bad file descriptor)\n", "\(command)")
         }
+        // `-` as a folder for --output-dir made one named `-`.
+        let dash = bk(["report", "--all", "--output-dir", "-"])
+        XCTAssertEqual(dash.status, 64, "\(dash)")
+        XCTAssertEqual(dash.stderr, "bookkeeper: --output-dir takes a folder, and - is standard output (give --output - for one report); "
+                       + "see 'bookkeeper report --help'\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("-")))
     }
 }

@@ -47,6 +47,8 @@ struct ReportCommand: StoreCommand {
         if all && name != nil { throw ValidationError("give a report name or --all, not both") }
         if !all && name == nil { throw ValidationError("name a report (see `bookkeeper reports`), or give --all") }
         if output != nil && outputDirectory != nil { throw ValidationError("give --output or --output-dir, not both") }
+        // `-` is standard output everywhere else; as a folder it made one named `-` (found by the attack on 0.6.0).
+        if outputDirectory == "-" { throw ValidationError("--output-dir takes a folder, and - is standard output (give --output - for one report)") }
         if csvDialect != .standard && format != .csv { throw ValidationError("--csv-dialect applies to --format csv") }
         guard !explain else { return }
         if all, output != nil, format != .xlsx {
