@@ -76,7 +76,7 @@ public struct Bookkeeper: ParsableCommand {
             Foundation.exit(ExitStatus.code(for: error.category))
         }
         let code = exitCode(for: error)
-        guard code != .success else { exit(withError: error) }
+        guard code != .success else { printHelpOrVersion(error) }
         var parts = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if let help = fullMessage(for: error).split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
             .first(where: { $0.hasPrefix("See '") }) {
@@ -167,8 +167,25 @@ public struct Bookkeeper: ParsableCommand {
             }
             Foundation.exit(ExitStatus.dataError)
         } catch {
+            // `help COMMAND` ends its run with argument-parser's clean exit, which prints the help.
+            if exitCode(for: error) == .success { printHelpOrVersion(error) }
             exit(withError: error)
         }
+    }
+
+    /// Help or the version, printed as argument-parser prints them but through write(2), so that output that cannot
+    /// be written (`> /dev/full`, a closed standard output) is a failure (74), as for every other result: they
+    /// exited 0 (found by the attack on 0.6.0).
+    private static func printHelpOrVersion(_ error: Error) -> Never {
+        var out = StandardOutput()
+        do {
+            try out.write(fullMessage(for: error) + "\n")
+            try out.flush()
+        } catch {
+            Log.error("\(error)")
+            Foundation.exit(ExitStatus.ioError)
+        }
+        Foundation.exit(ExitStatus.success)
     }
 }
 

@@ -335,6 +335,15 @@ final class ReliabilityBadFileTests: SampleStoreTestCase {
             XCTAssertEqual(closed.status, 74, "\(command): \(closed)")
             XCTAssertEqual(closed.stderr, "bookkeeper: standard output: cannot write (Bad file descriptor)\n", "\(command)")
         }
+        // Help and the version too: they exited 0 with nothing written.
+        for args in [["--version"], ["--help"], ["help"], ["help", "import"], ["import", "--help"]] {
+            let quoted = args.map { "'\($0)'" }.joined(separator: " ")
+            for (redirect, reason) in [("> /dev/full", "No space left on device"), (">&-", "Bad file descriptor")] {
+                let r = runProgram("/bin/sh", ["-c", "exec '\(bookkeeperBinary)' \(quoted) \(redirect)"], in: dir.path)
+                XCTAssertEqual(r.status, 74, "\(args) \(redirect): \(r)")
+                XCTAssertEqual(r.stderr, "bookkeeper: standard output: cannot write (\(reason))\n", "\(args) \(redirect)")
+            }
+        }
         // `-` as a folder for --output-dir made one named `-`.
         let dash = bk(["report", "--all", "--output-dir", "-"])
         XCTAssertEqual(dash.status, 64, "\(dash)")
