@@ -144,10 +144,20 @@ struct ReportCommand: StoreCommand {
                 let output = try destination(for: report.definition.name)
                 wrote(output, try report.render(from: store, with: renderer, to: output))
             } catch {
+                // Standard output that cannot be written fails every report after this one the same way: said once
+                // (six identical lines before: found by the attack on 0.6.0).
+                if outputDirectory == nil, Self.isStandardOutputFailure(error) { throw error }
                 failures.record(error)
             }
         }
         try failures.finish()
+    }
+
+    static func isStandardOutputFailure(_ error: Error) -> Bool {
+        if error is StandardOutputError { return true }
+        if let e = error as? ReportRenderError, e.file == "-", e.errno != nil { return true }
+        if let e = error as? FileOutputError, e.path == "-", e.kind == .io { return true }
+        return false
     }
 
     /// `wrote out/reports/x.xlsx (8 rows)` on stdout for a file (left out with --quiet); nothing for stdout.
