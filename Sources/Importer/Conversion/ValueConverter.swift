@@ -57,7 +57,11 @@ package struct ValueConverter: Sendable {
             if let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil {
                 throw ConversionError(message: "the value contains a NUL byte, which text in the store cannot hold")
             }
-            return .string(text())
+            let string = text()
+            if let run = TextNormalForm.overlongMarkRun(string) {
+                throw ConversionError(message: "the value " + TextNormalForm.overlongMarkRunReason(run))
+            }
+            return .string(string)
         case .decimal(let scale):
             guard let (units, places) = number(trimmed(bytes), allowFraction: true) else {
                 // A number too long for an Int64 is named as such, not as "not a number".

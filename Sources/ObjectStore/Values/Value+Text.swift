@@ -20,6 +20,7 @@ extension Value {
         func fail(_ reason: String) -> ValueParseError { ValueParseError(text: text, type: type, reason: reason) }
         switch type {
         case .string:
+            if let run = TextNormalForm.overlongMarkRun(text) { throw fail(TextNormalForm.overlongMarkRunReason(run)) }
             return .string(text)
         case .integer:
             guard let i = Int64(text.trimmingCharacters(in: .whitespaces)) else { throw fail("is not an integer") }

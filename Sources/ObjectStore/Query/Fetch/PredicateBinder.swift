@@ -372,6 +372,7 @@ package struct PredicateBinder {
         if s.utf8.contains(0) {
             throw error("\(String(reflecting: s)) contains a NUL character (\\0), which text in the store cannot hold", at: range)
         }
+        if let run = TextNormalForm.overlongMarkRun(s) { throw error("the text " + TextNormalForm.overlongMarkRunReason(run), at: range) }
         return .string(s)
     }
 
