@@ -75,6 +75,12 @@ final class DialectConformanceTests: XCTestCase {
         case .savepoints: try savepoints(c)
         case .locking: try locking(c)
         case .statistics: try statistics(c)
+        case .bulkInsert: try bulkInsert(c)
+        case .parallelSort: try parallelSort(c)
+        case .foreignKeyEnforcement: try foreignKeyEnforcement(c)
+        case .catalog: try catalog(c)
+        case .nullSafeComparison: try nullSafeComparison(c)
+        case .nonASCIIText: try nonASCIIText(c)
         }
     }
 
@@ -526,6 +532,115 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute(d.analyze)
         try c.execute(d.analyze)
         c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = 3")[0] as Int?, 71, "statements answer as before after ANALYZE")
+    }
+
+    private func bulkInsert(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE \(d.quote("a table")) (\(d.quote("id")) INTEGER PRIMARY KEY, \(d.quote("k")) TEXT NOT NULL UNIQUE, \(d.quote("n")) INTEGER)")
+        let three = d.insertRows(into: "a table", columns: ["id", "k", "n"], rows: 3)
+        try c.execute(three, [1, "a", 10, 2, "b", nil, 3, "c", 30])
+        func contents() throws -> [String] {
+            try c.rows("SELECT \(d.quote("id")), \(d.quote("k")), \(d.quote("n")) FROM \(d.quote("a table")) ORDER BY 1")
+                .map { "\($0[0] as Int)\($0[1] as String)\(($0[2] as Int?).map(String.init) ?? "-")" }
+        }
+        c.equal(try contents(), ["1a10", "2b-", "3c30"], "every row in, in placeholder order, none kept as none")
+        // What the batch relies on: a bulk insert that fails is undone by the savepoint around it, the rest kept.
+        var failed = false
+        try c.queue.inDatabase { db in
+            try db.execute(sql: d.savepoint("record"))
+            do {
+                try db.execute(sql: three, arguments: [4, "d", 40, 5, "a", 50, 6, "f", 60])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                failed = true
+            }
+            try db.execute(sql: d.rollbackToSavepoint("record"))
+            try db.execute(sql: d.releaseSavepoint("record"))
+        }
+        c.check(failed, "a row breaking a uniqueness fails the statement")
+        c.equal(try contents(), ["1a10", "2b-", "3c30"], "rolled back to the savepoint, none of the failed statement's rows stay")
+    }
+
+    private func parallelSort(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
+        try c.queue.write { db in
+            for i in 0..<2_000 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, (i * 7919) % 2_000]) }
+        }
+        try c.execute(d.sortHelpers(2))
+        try c.execute("CREATE INDEX t_v ON t (v)")
+        try c.execute(d.sortHelpers(0))
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, Array(0..<2_000), "an index sorted with helpers orders every key")
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v BETWEEN 100 AND 199")[0] as Int?, 100, "and finds them")
+    }
+
+    private func foreignKeyEnforcement(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+        try c.execute("CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id))")
+        try c.execute("INSERT INTO parent (id) VALUES (1)")
+        c.equal(try c.row(d.foreignKeysEnabled)[0] as Int?, 1, "a store's connection checks references")
+        var refused = false
+        do { try c.execute("INSERT INTO child (id, parent_id) VALUES (1, 2)") } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT { refused = true }
+        c.check(refused, "a reference to no row is refused while checks are on")
+        try c.execute(d.foreignKeys(on: false))
+        c.equal(try c.row(d.foreignKeysEnabled)[0] as Int?, 0, "switched off")
+        try c.execute("INSERT INTO child (id, parent_id) VALUES (2, 2)")
+        try c.execute("INSERT INTO child (id, parent_id) VALUES (3, 1)")
+        let broken = try c.rows(d.foreignKeyCheck).map { "\($0[0] as String)/\($0[1] as Int)" }
+        c.equal(broken, ["child/2"], "the check names the table and row of each broken reference, and only those")
+        try c.execute("DELETE FROM child WHERE id = 2")
+        try c.execute(d.foreignKeys(on: true))
+        c.equal(try c.rows(d.foreignKeyCheck).count, 0, "none once it is gone")
+    }
+
+    private func catalog(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE \(d.quote("Order")) (id INTEGER PRIMARY KEY, \(d.quote("number")) TEXT, \(d.quote("date")) TEXT, n INTEGER)")
+        try c.execute("CREATE UNIQUE INDEX \(d.quote("Order_number")) ON \(d.quote("Order")) (\(d.quote("number")))")
+        try c.execute("CREATE INDEX \(d.quote("Order_date_n")) ON \(d.quote("Order")) (\(d.quote("date")), n)")
+        try c.execute("CREATE INDEX \(d.quote("Order_expr")) ON \(d.quote("Order")) (n + 1)")
+        try c.execute("CREATE INDEX \(d.quote("Order_nocase")) ON \(d.quote("Order")) (\(d.quote("number")) COLLATE NOCASE)")
+        try c.execute("CREATE TABLE other (id INTEGER PRIMARY KEY, x TEXT)")
+        try c.execute("CREATE INDEX other_x ON other (x)")
+        let indexes = try c.rows(d.indexesOfTable, ["Order"])
+        c.equal(indexes.map { $0[0] as String }, ["Order_date_n", "Order_expr", "Order_nocase", "Order_number"], "the table's own indexes by name, no other table's")
+        c.equal(indexes.map { $0[2] as Int }, [0, 0, 0, 1], "which are unique")
+        // The definition makes the index again.
+        let definition = indexes.first { ($0[0] as String) == "Order_date_n" }![1] as String
+        try c.execute("DROP INDEX \(d.quote("Order_date_n"))")
+        c.equal(try c.rows(d.indexExists, ["Order_date_n"]).count, 0, "a dropped index does not exist")
+        try c.execute(definition)
+        c.equal(try c.rows(d.indexExists, ["Order_date_n"]).count, 1, "its definition makes it again")
+        func keys(_ index: String) throws -> [String] {
+            try c.rows(d.keyColumnsOfIndex, [index]).map { "\(($0[0] as String?) ?? "(expression)") \(($0[1] as Int) == 1 ? "bytes" : "other")" }
+        }
+        c.equal(try keys("Order_date_n"), ["date bytes", "n bytes"], "key columns in order")
+        c.equal(try keys("Order_expr"), ["(expression) bytes"], "an expression has no column name")
+        c.equal(try keys("Order_nocase"), ["number other"], "an order other than bytes is said")
+        c.equal(try c.rows(d.columnsOfTable, ["Order"]).map { $0[0] as String }.sorted(), ["date", "id", "n", "number"], "a table's columns")
+    }
+
+    private func nullSafeComparison(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (a INTEGER, b INTEGER)")
+        let values: [Int?] = [nil, 1, 2]
+        for a in values { for b in values { try c.execute("INSERT INTO t (a, b) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [a, b]) } }
+        for row in try c.rows("SELECT a, b, CASE WHEN \(d.isDistinct("a", "b")) THEN 1 ELSE 0 END FROM t") {
+            let a = row[0] as Int?, b = row[1] as Int?
+            c.equal(row[2] as Int == 1, a != b, "\(String(describing: a)) against \(String(describing: b))")
+        }
+        try c.execute("UPDATE t SET a = \(d.placeholder(1)) WHERE \(d.isDistinct("a", d.placeholder(2)))", [7, 7])
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE a = 7")[0] as Int?, 9, "with a bound value, none included")
+    }
+
+    private func nonASCIIText(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
+        let texts = ["plain", "", "Müller", "e\u{301}", "日本", "x\u{7F}", "😀"]
+        for (i, t) in texts.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, t]) }
+        try c.execute("INSERT INTO t (id, v) VALUES (100, NULL), (101, 5), (102, X'C3A9')")
+        let found = try c.rows("SELECT id FROM t WHERE \(d.hasNonASCIIText("v")) ORDER BY id").map { $0[0] as Int }
+        c.equal(found, texts.indices.filter { !texts[$0].unicodeScalars.allSatisfy(\.isASCII) }, "texts with a character beyond ASCII, and no other value")
     }
 }
 

@@ -12,18 +12,6 @@ final class SQLBoundaryTests: XCTestCase {
 
     /// Files outside the layer that still build SQL text, by the tranche that moves them (storage-layer.md).
     static let stillBuildingSQL: Set<String> = [
-        // Batch and importer statements.
-        "Sources/ObjectStore/Batch/BatchWriter+Indexes.swift",
-        "Sources/ObjectStore/Batch/BatchWriter+KeyForms.swift",
-        "Sources/ObjectStore/Batch/BatchWriter+Links.swift",
-        "Sources/ObjectStore/Batch/BatchWriter+References.swift",
-        "Sources/ObjectStore/Batch/BatchWriter+Rows.swift",
-        "Sources/ObjectStore/Batch/BatchWriter+Savepoints.swift",
-        "Sources/ObjectStore/Batch/BatchWriter+Validation.swift",
-        "Sources/ObjectStore/Batch/BatchWriter.swift",
-        "Sources/ObjectStore/Batch/EntityLayout.swift",
-        "Sources/ObjectStore/Batch/ImportJournal.swift",
-        "Sources/ObjectStore/Batch/StoreExport.swift",
         // The object context's saves, deletes and reads.
         "Sources/ObjectStore/Context/ObjectContext+Save.swift",
         "Sources/ObjectStore/Context/ObjectContext+Validation.swift",

@@ -107,6 +107,38 @@ package protocol SQLDialect: Sendable {
     var beginWriteTransaction: String { get }
     /// Gathers the statistics the planner reads.
     var analyze: String { get }
+
+    // MARK: Bulk loads (SQLDialectFeature.bulkInsert, .parallelSort, .foreignKeyEnforcement)
+
+    /// One statement inserting `rows` rows of `columns` (unquoted names), all placeholders in row order.
+    func insertRows(into table: String, columns: [String], rows: Int) -> String
+    /// Lets the sorts that build indexes use `count` helper threads (0: none).
+    func sortHelpers(_ count: Int) -> String
+    /// A statement answering one row: whether references are checked on this connection (1 or 0).
+    var foreignKeysEnabled: String { get }
+    /// Switches the checks of references on or off for the connection (outside a transaction).
+    func foreignKeys(on: Bool) -> String
+    /// A statement whose rows are the broken references: the table (column 0), the row ID (column 1).
+    var foreignKeyCheck: String { get }
+
+    // MARK: Catalog (SQLDialectFeature.catalog)
+
+    /// Rows (name, definition, unique 1/0) of the indexes of the table bound as parameter 1, by name.
+    var indexesOfTable: String { get }
+    /// Rows (column name, or NULL for an expression; 1 when the key orders by bytes) of the key columns of the
+    /// index bound as parameter 1, in key order.
+    var keyColumnsOfIndex: String { get }
+    /// A row when the index named by parameter 1 exists.
+    var indexExists: String { get }
+    /// Rows (name) of the columns of the table bound as parameter 1.
+    var columnsOfTable: String { get }
+
+    // MARK: Comparisons (SQLDialectFeature.nullSafeComparison, .nonASCIIText)
+
+    /// `a` differs from `b`, none being equal to none (two SQL terms).
+    func isDistinct(_ a: String, _ b: String) -> String
+    /// The term `column` is text with a character beyond ASCII.
+    func hasNonASCIIText(_ column: String) -> String
 }
 
 extension Store {
@@ -214,4 +246,25 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     case locking
     /// Statistics for the planner. SQLite: `ANALYZE` (sqlite_stat1). PostgreSQL: `ANALYZE`.
     case statistics
+    /// Many rows in one statement, whose failure the batch undoes by its savepoint or transaction. SQLite:
+    /// `INSERT OR FAIL INTO t (…) VALUES (?, …), (…)` (OR FAIL: no statement journal — a copy of every page the
+    /// statement changes — which the batch never needs). PostgreSQL: `INSERT INTO t (…) VALUES ($1, …), (…)` (or `COPY`).
+    case bulkInsert
+    /// Helper threads for the sort that builds an index. SQLite: `PRAGMA threads = n`. PostgreSQL:
+    /// `SET max_parallel_maintenance_workers = n`.
+    case parallelSort
+    /// Reference checks off for a batch that keeps references intact, and the first broken one found afterwards.
+    /// SQLite: `PRAGMA foreign_keys`, `PRAGMA foreign_keys = OFF`, `PRAGMA foreign_key_check` (table, row).
+    /// PostgreSQL: deferrable keys and `SET CONSTRAINTS ALL DEFERRED` (checked at commit).
+    case foreignKeyEnforcement
+    /// A table's indexes (name, definition, unique), an index's key columns in order (a name, none for an
+    /// expression; whether it orders by bytes), whether an index exists, a table's columns. SQLite:
+    /// `pragma_index_list`, `pragma_index_xinfo`, `sqlite_master`, `pragma_table_info`. PostgreSQL: `pg_indexes`,
+    /// `pg_index` with `pg_attribute`, `information_schema.columns`.
+    case catalog
+    /// Different, none being equal to none. SQLite: `a IS NOT b`. PostgreSQL: `a IS DISTINCT FROM b`.
+    case nullSafeComparison
+    /// Text with a character beyond ASCII (keys that may have another normal form). SQLite: `typeof(x) = 'text'
+    /// AND length(CAST(x AS BLOB)) <> length(x)`. PostgreSQL: `octet_length(x) <> char_length(x)`.
+    case nonASCIIText
 }
