@@ -81,6 +81,8 @@ final class DialectConformanceTests: XCTestCase {
         case .catalog: try catalog(c)
         case .nullSafeComparison: try nullSafeComparison(c)
         case .nonASCIIText: try nonASCIIText(c)
+        case .transactions: try transactions(c)
+        case .integrityCheck: try integrityCheck(c)
         }
     }
 
@@ -219,6 +221,18 @@ final class DialectConformanceTests: XCTestCase {
         c.equal(try contents(), ["a=2"], "with nothing to update, the row stays")
         try put("b", 4, update: false)
         c.equal(try contents(), ["a=2", "b=4"], "a new key inserts")
+        // Rows from a query, but none whose key is there.
+        try c.execute("CREATE TABLE source (k TEXT, v INTEGER)")
+        try c.execute("INSERT INTO source (k, v) VALUES ('a', 9), ('c', 5)")
+        try c.execute(d.insertMissing(into: "a table", columns: ["key", "value"], select: "SELECT k, v FROM source", conflict: ["key"]))
+        c.equal(try contents(), ["a=2", "b=4", "c=5"], "insertMissing adds what is missing and keeps what is there")
+        // The greater of two, as the ID marks are raised.
+        let raise = d.upsert(into: "a table", columns: ["key", "value"], values: [d.placeholder(1), d.placeholder(2)], conflict: ["key"], update: [])
+            .replacingOccurrences(of: "DO NOTHING", with: "DO UPDATE SET \(d.quote("value")) = \(d.greater(d.quote("value"), d.placeholder(2)))")
+        try c.execute(raise, ["b", 3])
+        try c.execute(raise, ["c", 8])
+        try c.execute(raise, ["d", -1])
+        c.equal(try contents(), ["a=2", "b=4", "c=8", "d=-1"], "greater never lowers, and raises")
     }
 
     private func returning(_ c: Conformance) throws {
@@ -424,6 +438,7 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("INSERT INTO t (id, v) VALUES (1, 1.5), (2, 2.25)")
         let sum = "SELECT SUM(\(d.finite("v", entity: "It's", attribute: "v", id: "id"))) FROM t"
         c.equal(try c.row(sum)[0] as Double?, 3.75, "finite numbers pass")
+        c.equal(try c.rows("SELECT id FROM t WHERE \(d.isInfinite("v"))").count, 0, "no infinity yet")
         try c.execute("INSERT INTO t (id, v) VALUES (7, \(d.placeholder(1)))", [-Double.infinity])
         do {
             _ = try c.row(sum)
@@ -432,6 +447,8 @@ final class DialectConformanceTests: XCTestCase {
             let named = NonFiniteStoredNumber.fromSQL(error.message)
             c.equal(named.map { "\($0.object.entity) \($0.object.rowID) \($0.attribute) \($0.value)" }, "It's 7 v -inf", "the error names the object")
         }
+        try c.execute("INSERT INTO t (id, v) VALUES (8, \(d.placeholder(1))), (9, \(d.placeholder(2)))", [Double.infinity, Double.greatestFiniteMagnitude])
+        c.equal(try c.rows("SELECT id FROM t WHERE \(d.isInfinite("v")) ORDER BY id").map { $0[0] as Int }, [7, 8], "isInfinite finds both infinities and no finite number")
     }
 
     private func conversion(_ c: Conformance) throws {
@@ -618,6 +635,13 @@ final class DialectConformanceTests: XCTestCase {
         c.equal(try keys("Order_expr"), ["(expression) bytes"], "an expression has no column name")
         c.equal(try keys("Order_nocase"), ["number other"], "an order other than bytes is said")
         c.equal(try c.rows(d.columnsOfTable, ["Order"]).map { $0[0] as String }.sorted(), ["date", "id", "n", "number"], "a table's columns")
+        c.equal(try c.row(d.tableExists, [d.foldName("order") == d.foldName("Order") ? "order" : "Order"])[0] as Int?, 1, "a table exists, its name compared as the dialect folds names")
+        c.equal(try c.row(d.tableExists, ["Order_number"])[0] as Int?, 0, "an index is not a table")
+        c.equal(try c.row(d.tableExists, ["nothing"])[0] as Int?, 0, "no such table")
+        let before = try c.row(d.schemaVersion)[0] as Int
+        c.equal(try c.row(d.schemaVersion)[0] as Int, before, "the schema's version stays while the schema does")
+        try c.execute("CREATE TABLE later (id INTEGER PRIMARY KEY)")
+        c.check(try c.row(d.schemaVersion)[0] as Int != before, "and changes with it")
     }
 
     private func nullSafeComparison(_ c: Conformance) throws {
@@ -641,6 +665,54 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("INSERT INTO t (id, v) VALUES (100, NULL), (101, 5), (102, X'C3A9')")
         let found = try c.rows("SELECT id FROM t WHERE \(d.hasNonASCIIText("v")) ORDER BY id").map { $0[0] as Int }
         c.equal(found, texts.indices.filter { !texts[$0].unicodeScalars.allSatisfy(\.isASCII) }, "texts with a character beyond ASCII, and no other value")
+    }
+
+    private func transactions(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        try c.execute("INSERT INTO t (v) VALUES (1)")
+        let other = try c.implementation.open(c.path)
+        try c.queue.inDatabase { db in
+            try db.execute(sql: d.beginRead)
+            _ = try Int.fetchOne(db, sql: d.readSchema)
+            try other.inDatabase { db in try db.execute(sql: "INSERT INTO t (v) VALUES (2)") }
+            c.equal(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t"), 1, "a read transaction keeps the snapshot its first read took")
+            try db.execute(sql: d.commit)
+            c.equal(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t"), 2, "after it, the other's commit is seen")
+            try db.execute(sql: d.beginRead)
+            try db.execute(sql: "INSERT INTO t (v) VALUES (3)")
+            try db.execute(sql: d.rollback)
+        }
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "a rollback undoes the transaction's write")
+    }
+
+    private func integrityCheck(_ c: Conformance) throws {
+        let d = c.dialect
+        for setting in d.connectionSettings(readOnly: false) { try c.execute(setting) }
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        try c.queue.write { db in
+            for i in 0..<3_000 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, String(repeating: "x", count: i % 50)]) }
+        }
+        c.equal(try c.rows(d.quickCheck).map { $0[0] as String }, ["ok"], "a sound store: quick check")
+        c.equal(try c.rows(d.integrityCheck).map { $0[0] as String }, ["ok"], "a sound store: integrity check")
+        try c.queue.close()
+        // Damage the middle of the file (a table page), as a disk or another program might.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: c.path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 2_000))
+        try handle.close()
+        let damaged = try c.implementation.open(c.path)
+        var found = false
+        do {
+            try damaged.inDatabase { db in
+                try db.execute(sql: d.checkPagesOnRead(false))
+                found = try String.fetchAll(db, sql: d.integrityCheck) != ["ok"]
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+            found = true
+        }
+        c.check(found, "a damaged store is found")
     }
 }
 

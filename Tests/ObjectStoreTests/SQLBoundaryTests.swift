@@ -23,12 +23,7 @@ final class SQLBoundaryTests: XCTestCase {
         "Sources/ObjectStore/Storage/Migration/Store+ReadAsItIs.swift",
         "Sources/ObjectStore/Storage/SchemaComparison.swift",
         // The store: opening, metadata, check, locking, backup, steady reads.
-        "Sources/ObjectStore/Storage/Store+Backup.swift",
         "Sources/ObjectStore/Storage/Store+Check.swift",
-        "Sources/ObjectStore/Storage/Store+NonFinite.swift",
-        "Sources/ObjectStore/Storage/Store+ObjectIDs.swift",
-        "Sources/ObjectStore/Storage/Store+SteadyRead.swift",
-        "Sources/ObjectStore/Storage/Store.swift",
     ]
 
     func testNoFileOutsideTheSQLLayerBuildsSQLButTheListedOnes() throws {

@@ -132,6 +132,37 @@ package protocol SQLDialect: Sendable {
     var indexExists: String { get }
     /// Rows (name) of the columns of the table bound as parameter 1.
     var columnsOfTable: String { get }
+    /// One row, 1 when a table named as parameter 1 exists (names compared as `foldName` compares them), else 0.
+    var tableExists: String { get }
+    /// One row: a number that changes whenever the store's schema changes.
+    var schemaVersion: String { get }
+
+    // MARK: Connections and integrity (SQLDialectFeature.transactions, .integrityCheck)
+
+    /// What a new connection runs first, after the functions (`prepare`): durability and checks of what it reads.
+    func connectionSettings(readOnly: Bool) -> [String]
+    /// Begins a transaction that only reads, its snapshot taken at its first read.
+    var beginRead: String { get }
+    var commit: String { get }
+    var rollback: String { get }
+    /// A statement that reads the store's schema: it takes a read transaction's snapshot, and makes SQLite roll
+    /// back what a killed writer left.
+    var readSchema: String { get }
+    /// Rows of text: exactly one, `ok`, when the store is sound (a quick check: at most one problem named).
+    var quickCheck: String { get }
+    /// Rows of text: `ok`, or each problem of the whole store.
+    var integrityCheck: String { get }
+    /// Checks each page as it is read (on), or leaves a damaged page to the integrity check to describe (off).
+    func checkPagesOnRead(_ on: Bool) -> String
+
+    // MARK: Inserts that keep what is there (SQLDialectFeature.upsert)
+
+    /// Inserts the rows `select` gives into `columns` of `table`, but none whose `conflict` key is there already.
+    func insertMissing(into table: String, columns: [String], select: String, conflict: [String]) -> String
+    /// The greater of two numbers (the scalar, not the aggregate).
+    func greater(_ a: String, _ b: String) -> String
+    /// `term` is a stored infinity (SQLDialectFeature.finiteNumbers).
+    func isInfinite(_ term: String) -> String
 
     // MARK: Comparisons (SQLDialectFeature.nullSafeComparison, .nonASCIIText)
 
@@ -267,4 +298,12 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// Text with a character beyond ASCII (keys that may have another normal form). SQLite: `typeof(x) = 'text'
     /// AND length(CAST(x AS BLOB)) <> length(x)`. PostgreSQL: `octet_length(x) <> char_length(x)`.
     case nonASCIIText
+    /// Read transactions, commit and rollback, a read of the schema. SQLite: `BEGIN DEFERRED`, `COMMIT`,
+    /// `ROLLBACK`, `SELECT count(*) FROM sqlite_master`. PostgreSQL: `BEGIN ISOLATION LEVEL REPEATABLE READ READ
+    /// ONLY`, `COMMIT`, `ROLLBACK`, a read of `pg_class`.
+    case transactions
+    /// A sound store says so; a damaged one is found. SQLite: `PRAGMA quick_check(1)`, `PRAGMA integrity_check`,
+    /// `PRAGMA cell_size_check`, `PRAGMA synchronous = NORMAL` (WAL: durable at checkpoints, never damaged).
+    /// PostgreSQL: the server's own checksums and `amcheck`.
+    case integrityCheck
 }

@@ -105,6 +105,35 @@ package struct SQLiteDialect: SQLDialect {
 
     package var indexExists: String { #"SELECT 1 FROM sqlite_master WHERE "type" = 'index' AND "name" = ?"# }
     package var columnsOfTable: String { #"SELECT "name" FROM pragma_table_info(?)"# }
+    /// (Not GRDB's `tableExists`: GRDB would cache the schema, and a batch changes it through its own handle.)
+    package var tableExists: String {
+        #"SELECT count(*) > 0 FROM sqlite_master WHERE "type" = 'table' AND lower("name") = lower(?)"#
+    }
+    package var schemaVersion: String { "PRAGMA schema_version" }
+
+    package func connectionSettings(readOnly: Bool) -> [String] {
+        // A damaged page's cells are checked as they are read: without it, a join that seeks a damaged table
+        // page by rowid found no row there and dropped the rows that needed it, with no error (order-details
+        // lost 102 of 5,124 rows and exited 0). No measurable cost on the bench's million rows.
+        (readOnly ? [] : ["PRAGMA synchronous = NORMAL"]) + [checkPagesOnRead(true)]
+    }
+
+    package var beginRead: String { "BEGIN DEFERRED" }
+    package var commit: String { "COMMIT" }
+    package var rollback: String { "ROLLBACK" }
+    package var readSchema: String { "SELECT count(*) FROM sqlite_master" }
+    package var quickCheck: String { "PRAGMA quick_check(1)" }
+    package var integrityCheck: String { "PRAGMA integrity_check" }
+    package func checkPagesOnRead(_ on: Bool) -> String { "PRAGMA cell_size_check = \(on ? "ON" : "OFF")" }
+
+    package func insertMissing(into table: String, columns: [String], select: String, conflict: [String]) -> String {
+        // (Not `INSERT … SELECT … ON CONFLICT`: SQLite reads the ON of a SELECT without WHERE as a join's.)
+        "INSERT OR IGNORE INTO \(quote(table)) (\(columns.map(quote).joined(separator: ", "))) \(select)"
+    }
+
+    package func greater(_ a: String, _ b: String) -> String { "max(\(a), \(b))" }
+    /// 9e999 is +∞ to SQLite; a NaN is never stored (SQLite stores NULL).
+    package func isInfinite(_ term: String) -> String { "\(term) IN (9e999, -9e999)" }
 
     package func isDistinct(_ a: String, _ b: String) -> String { "\(a) IS NOT \(b)" }
 
