@@ -83,6 +83,9 @@ final class DialectConformanceTests: XCTestCase {
         case .nonASCIIText: try nonASCIIText(c)
         case .transactions: try transactions(c)
         case .integrityCheck: try integrityCheck(c)
+        case .storageClasses: try storageClasses(c)
+        case .stringAggregate: try stringAggregate(c)
+        case .fileJournal: try fileJournal(c)
         }
     }
 
@@ -603,8 +606,8 @@ final class DialectConformanceTests: XCTestCase {
         c.equal(try c.row(d.foreignKeysEnabled)[0] as Int?, 0, "switched off")
         try c.execute("INSERT INTO child (id, parent_id) VALUES (2, 2)")
         try c.execute("INSERT INTO child (id, parent_id) VALUES (3, 1)")
-        let broken = try c.rows(d.foreignKeyCheck).map { "\($0[0] as String)/\($0[1] as Int)" }
-        c.equal(broken, ["child/2"], "the check names the table and row of each broken reference, and only those")
+        let broken = try c.rows(d.foreignKeyCheck).map { "\($0[0] as String)/\($0[1] as Int) → \($0[2] as String)" }
+        c.equal(broken, ["child/2 → parent"], "the check names the table, row and parent table of each broken reference, and only those")
         try c.execute("DELETE FROM child WHERE id = 2")
         try c.execute(d.foreignKeys(on: true))
         c.equal(try c.rows(d.foreignKeyCheck).count, 0, "none once it is gone")
@@ -713,6 +716,51 @@ final class DialectConformanceTests: XCTestCase {
             found = true
         }
         c.check(found, "a damaged store is found")
+    }
+
+    private func storageClasses(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
+        // (A text with a NUL, as another tool writes it: a bound Swift string ends at the NUL.)
+        try c.execute("INSERT INTO t (id, v) VALUES (1, 5), (2, 2.5), (3, 'text'), (4, X'00FF'), (5, NULL), (6, CAST(X'610062' AS TEXT))")
+        let kinds: [StoredKind] = [.integer, .real, .text, .blob]
+        let expected: [StoredKind: [Int]] = [.integer: [1], .real: [2], .text: [3, 6], .blob: [4]]
+        for kind in kinds {
+            c.equal(try c.rows("SELECT id FROM t WHERE \(d.isStored("v", as: kind)) ORDER BY id").map { $0[0] as Int }, expected[kind]!, "stored as \(kind)")
+            c.equal(try c.rows("SELECT id FROM t WHERE \(d.isStoredOtherwise("v", than: kind)) ORDER BY id").map { $0[0] as Int },
+                    [1, 2, 3, 4, 6].filter { !expected[kind]!.contains($0) }, "stored, but not as \(kind) (none is not)")
+        }
+        let bytes = try c.rows("SELECT \(d.storedBytes("v")) FROM t WHERE id IN (3, 6) ORDER BY id").map { [UInt8](($0[0] as Data?) ?? Data()) }
+        c.equal(bytes, [Array("text".utf8), [0x61, 0, 0x62]], "text as its bytes, past a NUL")
+        c.equal(try c.rows("SELECT id FROM t WHERE \(d.containsNUL(d.storedBytes("v"))) ORDER BY id").map { $0[0] as Int }, [4, 6], "the values holding a NUL byte")
+    }
+
+    private func stringAggregate(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (g INTEGER, v INTEGER)")
+        try c.execute("INSERT INTO t (g, v) VALUES (1, 3), (1, 1), (2, 7)")
+        let rows = try c.rows("SELECT g, (SELECT \(d.joinedWithCommas("v")) FROM (SELECT v FROM t AS o WHERE o.g = t.g ORDER BY v)) FROM t GROUP BY g ORDER BY g")
+        c.equal(rows.map { $0[1] as String }, ["1,3", "7"], "each group's values, in the order read, joined with commas")
+    }
+
+    private func fileJournal(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: d.fileJournal(false))
+        }
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        // A connection without a journal leaves no journal file behind a transaction.
+        try c.queue.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (1)")
+            c.check(!FileManager.default.fileExists(atPath: c.path + "-journal"), "no journal while it writes")
+        }
+        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(true)) }
+        try c.queue.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (2)")
+            c.check(FileManager.default.fileExists(atPath: c.path + "-journal"), "a journal again while it writes")
+        }
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "both writes kept")
     }
 }
 

@@ -22,8 +22,6 @@ final class SQLBoundaryTests: XCTestCase {
         "Sources/ObjectStore/Storage/Migration/Store+Migrate.swift",
         "Sources/ObjectStore/Storage/Migration/Store+ReadAsItIs.swift",
         "Sources/ObjectStore/Storage/SchemaComparison.swift",
-        // The store: opening, metadata, check, locking, backup, steady reads.
-        "Sources/ObjectStore/Storage/Store+Check.swift",
     ]
 
     func testNoFileOutsideTheSQLLayerBuildsSQLButTheListedOnes() throws {

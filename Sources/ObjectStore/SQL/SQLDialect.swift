@@ -164,6 +164,22 @@ package protocol SQLDialect: Sendable {
     /// `term` is a stored infinity (SQLDialectFeature.finiteNumbers).
     func isInfinite(_ term: String) -> String
 
+    // MARK: What is stored (SQLDialectFeature.storageClasses, .stringAggregate, .fileJournal)
+
+    /// `term` is stored as `kind`.
+    func isStored(_ term: String, as kind: StoredKind) -> String
+    /// `term` is stored, but as another kind than `kind` (written by another tool, in a column that allows it).
+    func isStoredOtherwise(_ term: String, than kind: StoredKind) -> String
+    /// The bytes of `term` as stored (text as its encoded bytes, a NUL included).
+    func storedBytes(_ term: String) -> String
+    /// The bytes `bytes` (a `storedBytes` term) hold a NUL.
+    func containsNUL(_ bytes: String) -> String
+    /// The aggregate joining the texts of `term` with commas.
+    func joinedWithCommas(_ term: String) -> String
+    /// The journal of a file that is being assembled: none (`on` false: a copy thrown away whole when it fails),
+    /// or the one a store keeps.
+    func fileJournal(_ on: Bool) -> String
+
     // MARK: Comparisons (SQLDialectFeature.nullSafeComparison, .nonASCIIText)
 
     /// `a` differs from `b`, none being equal to none (two SQL terms).
@@ -306,4 +322,18 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// `PRAGMA cell_size_check`, `PRAGMA synchronous = NORMAL` (WAL: durable at checkpoints, never damaged).
     /// PostgreSQL: the server's own checksums and `amcheck`.
     case integrityCheck
+    /// What kind of value a column holds, which a column's type does not decide everywhere. SQLite: `typeof(x)`
+    /// ('integer', 'real', 'text', 'blob', 'null'), `CAST(x AS BLOB)`, `instr(b, x'00')`. PostgreSQL: the
+    /// column's type decides (every check is false), `convert_to(x, 'UTF8')`, `position('\x00' in b)`.
+    case storageClasses
+    /// Texts joined in a group. SQLite: `group_concat(x, ',')`. PostgreSQL: `string_agg(x::text, ',')`.
+    case stringAggregate
+    /// A file's rollback journal. SQLite: `PRAGMA journal_mode = OFF` for a copy being assembled, `= DELETE`
+    /// before it is kept. PostgreSQL: none (a backup is `pg_dump`).
+    case fileJournal
+}
+
+/// How a value is stored (SQLDialectFeature.storageClasses): SQLite's storage classes.
+package enum StoredKind: String, Sendable {
+    case integer, real, text, blob
 }

@@ -135,6 +135,15 @@ package struct SQLiteDialect: SQLDialect {
     /// 9e999 is +∞ to SQLite; a NaN is never stored (SQLite stores NULL).
     package func isInfinite(_ term: String) -> String { "\(term) IN (9e999, -9e999)" }
 
+    package func isStored(_ term: String, as kind: StoredKind) -> String { "typeof(\(term)) = '\(kind.rawValue)'" }
+    package func isStoredOtherwise(_ term: String, than kind: StoredKind) -> String {
+        "typeof(\(term)) NOT IN ('null', '\(kind.rawValue)')"
+    }
+    package func storedBytes(_ term: String) -> String { "CAST(\(term) AS BLOB)" }
+    package func containsNUL(_ bytes: String) -> String { "instr(\(bytes), x'00') > 0" }
+    package func joinedWithCommas(_ term: String) -> String { "group_concat(\(term), ',')" }
+    package func fileJournal(_ on: Bool) -> String { "PRAGMA journal_mode = \(on ? "DELETE" : "OFF")" }
+
     package func isDistinct(_ a: String, _ b: String) -> String { "\(a) IS NOT \(b)" }
 
     /// A text's length in bytes and in characters differ exactly when it has a byte ≥ 0x80.
