@@ -17,11 +17,6 @@ final class SQLBoundaryTests: XCTestCase {
         "Sources/ObjectStore/Context/ObjectContext+Validation.swift",
         "Sources/ObjectStore/Context/ObjectContext.swift",
         "Sources/ObjectStore/Input/ObjectContext+References.swift",
-        // Schema comparison and migration.
-        "Sources/ObjectStore/Storage/Migration/MigrationPlanner.swift",
-        "Sources/ObjectStore/Storage/Migration/Store+Migrate.swift",
-        "Sources/ObjectStore/Storage/Migration/Store+ReadAsItIs.swift",
-        "Sources/ObjectStore/Storage/SchemaComparison.swift",
     ]
 
     func testNoFileOutsideTheSQLLayerBuildsSQLButTheListedOnes() throws {

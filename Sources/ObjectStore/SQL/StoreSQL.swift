@@ -25,6 +25,11 @@ enum StoreSQL {
         "SELECT \(q("value")) FROM \(q(table)) WHERE \(q("key")) = \(p(1))"
     }
 
+    /// Sets key parameter 1 to parameter 2, adding the key when missing.
+    static func putMeta(_ table: String) -> String {
+        d.upsert(into: table, columns: ["key", "value"], values: [p(1), p(2)], conflict: ["key"], update: ["value"])
+    }
+
     /// The value of key parameter 1, as an integer.
     static func metaInteger(_ table: String) -> String { BatchSQL.metaInteger(table) }
 

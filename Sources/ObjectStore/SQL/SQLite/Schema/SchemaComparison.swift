@@ -1,3 +1,6 @@
+// SQLite's own (SQL/SQLite/Schema): it reads SQLite's catalog and speaks of SQLite's schema (STRICT, WITHOUT ROWID,
+// AUTOINCREMENT, collations); a second store brings its own reader and comparison.
+//
 // The store's schema compared with the schema its model makes (issue 25: `check` sees what another tool did).
 //
 // The expected schema is not written down a second time: it is made by the same statements `Store.create` runs
