@@ -225,4 +225,25 @@ final class FetchCommandTests: StoreCommandTestCase {
         XCTAssertEqual(injection.stdout, "0\n")
         XCTAssertEqual(try dumpStore(store), before)
     }
+
+    /// `'Customer/2' == customer` and `%@ == customer` were refused with `cannot compare "'Customer/2'" (Integer) with
+    /// "customer"`: they are `customer == 'Customer/2'` written the other way round, the same objects and statement.
+    func testAnObjectIDOnTheLeftOfAComparisonSelectsAsOnTheRight() {
+        for id in 1...4 {
+            for op in ["==", "!="] {
+                let expected = ok("fetch", "Order", "--where", "customer \(op) 'Customer/\(id)'", "--columns", "number", "--format", "csv")
+                XCTAssertEqual(ok("fetch", "Order", "--where", "'Customer/\(id)' \(op) customer", "--columns", "number", "--format", "csv"), expected)
+                XCTAssertEqual(ok("fetch", "Order", "--where", "%@ \(op) customer", "--arg", "Customer/\(id)", "--columns", "number", "--format", "csv"), expected)
+                XCTAssertEqual(ok("fetch", "Order", "--where", "%@ \(op) customer", "--arg", "Customer/\(id)", "--explain"),
+                               ok("fetch", "Order", "--where", "customer \(op) %@", "--arg", "Customer/\(id)", "--explain"))
+            }
+        }
+        XCTAssertEqual(ok("fetch", "Order", "--where", "'Customer/2' == customer", "--columns", "number", "--format", "csv"), "number\nA-1\n")
+        XCTAssertEqual(ok("fetch", "Customer", "--where", "'Customer/2' == SELF", "--columns", "name", "--format", "csv"), "name\nAcme Ltd\n")
+        let within = bk("fetch", "Order", "--where", "'Customer/2' IN customer")
+        XCTAssertEqual(within.status, 64)
+        XCTAssertEqual(within.stderr, "bookkeeper: where:1:17: IN needs a list of values on its right, but \"customer\" is a reference to "
+                       + "Customer; write customer == 'Customer/2'\n")
+    }
+
 }

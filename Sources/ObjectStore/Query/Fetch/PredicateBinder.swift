@@ -202,6 +202,14 @@ package struct PredicateBinder {
             right = .list(try items.map { item throws(PredicateBindingError) in
                 try typed(item, as: left.type, against: leftText, at: range)
             })
+        case (.in, .keyPath(let path)) where isLiteral(c.left):
+            // `'Customer/2' IN customer`: a reference is one object, not a list to look in.
+            if case .expression(let bound)? = try? expression(c.right), case .object = bound.type {
+                throw error("IN needs a list of values on its right, but \"\(text(path.range))\" is \(bound.type)",
+                            hint: "write \(text(path.range)) == \(text(c.left.range))", at: c.right.range)
+            }
+            throw error("IN needs a list of values, {a, b, c}", hint: "for a to-many key path write ANY path == value",
+                        at: c.right.range)
         case (.in, _):
             throw error("IN needs a list of values, {a, b, c}", hint: "for a to-many key path write ANY path == value",
                         at: c.right.range)
@@ -218,6 +226,14 @@ package struct PredicateBinder {
         var left = left
         if c.quantifier == nil, isLiteral(c.left), !isLiteral(c.right) {
             left = .literal(try literal(c.left, as: right.type, against: text(c.right.range)))
+            // An object ID on the left (`'Customer/2' == customer`, `%@ == SELF`) is the same comparison written the
+            // other way round: bound as `customer == 'Customer/2'`, so it compiles to the same SQL. (It was refused,
+            // the ID already a row number: `cannot compare "'Customer/2'" (Integer) with "customer"`.)
+            if case .object = right.type {
+                let domain = try self.domain(right, left, op: op, options: c.options, leftText: text(c.right.range),
+                                             rightRange: c.left.range, operatorRange: c.operatorRange)
+                return BoundComparison(left: right, op: op, options: c.options, right: left, domain: domain)
+            }
         }
         let domain = try self.domain(left, right, op: op, options: c.options, leftText: leftText,
                                      rightRange: c.right.range, operatorRange: c.operatorRange)
