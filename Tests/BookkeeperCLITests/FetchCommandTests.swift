@@ -246,4 +246,25 @@ final class FetchCommandTests: StoreCommandTestCase {
                        + "Customer; write customer == 'Customer/2'\n")
     }
 
+    /// `customer == 'customer/2'` said `customer/2 is a customer, but "customer" is a reference to Customer`, and
+    /// `show Customer customer/2` said `customer/2 not found`: the entity is spelt wrong. One line names the value and
+    /// the right spelling, in predicates, `show`, `set`, `delete` and a relationship's value.
+    func testAnObjectIDWithTheEntityMiscasedNamesTheRightSpelling() {
+        let tail = "there is no entity \"customer\" in the object ID customer/2 — did you mean \"Customer/2\"?\n"
+        for (arguments, status, message) in [
+            (["fetch", "Order", "--where", "customer == 'customer/2'"], 64, "where:1:13: " + tail),
+            (["fetch", "Order", "--where", "'customer/2' == customer"], 64, "where:1:1: " + tail),
+            (["fetch", "Order", "--where", "customer IN %@", "--arg", "Customer/1,customer/2"], 64, "where:1:13: " + tail),
+            (["show", "Customer", "customer/2"], 64, tail),
+            (["set", "Customer", "customer/2", "info=x"], 64, tail),
+            (["delete", "Customer", "customer/2"], 64, tail),
+            (["set", "Order", "A-10", "customer=customer/2"], 65, "Order.customer: " + tail),
+        ] as [([String], Int32, String)] {
+            let r = bk(arguments)
+            XCTAssertEqual(r.status, status, "\(arguments): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: " + message, "\(arguments)")
+        }
+        XCTAssertEqual(ok("fetch", "Order", "--where", "customer == nil", "--count"), "1\n", "nothing was changed")
+        XCTAssertEqual(ok("fetch", "Customer", "--count"), "3\n")
+    }
 }

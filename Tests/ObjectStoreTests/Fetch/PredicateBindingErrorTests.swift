@@ -60,6 +60,19 @@ final class PredicateBindingErrorTests: XCTestCase {
                        "where:1:7: IN needs a list of values on its right, but \"SELF\" is a reference to Book; write SELF == %@")
     }
 
+    /// `author == 'author/1'` was `author/1 is a author, but "author" is a reference to Author`: the entity is
+    /// spelt wrong, and the message names the value and the right spelling.
+    func testAnObjectIDWithAMisspeltEntityNamesTheRightSpelling() {
+        XCTAssertEqual(message("Book", "author == 'author/1'"),
+                       "where:1:11: there is no entity \"author\" in the object ID author/1 — did you mean \"Author/1\"?")
+        XCTAssertEqual(message("Book", "'AUTHOR/1' == author"),
+                       "where:1:1: there is no entity \"AUTHOR\" in the object ID AUTHOR/1 — did you mean \"Author/1\"?")
+        XCTAssertEqual(message("Book", "SELF IN %@", arguments: ["Book/1,bok/2"]),
+                       "where:1:9: there is no entity \"bok\" in the object ID bok/2 — did you mean \"Book/2\"?")
+        XCTAssertEqual(message("Book", "author == 'Zebra/1'"),
+                       "where:1:11: there is no entity \"Zebra\" in the object ID Zebra/1, but \"author\" is a reference to Author")
+    }
+
     func testToManyPathsMustBeQuantified() {
         XCTAssertEqual(message("Book", "genres == 'x'"),
                        "where:1:1: \"genres\" is a to-many relationship — write ANY genres.name == …, or genres.@count")

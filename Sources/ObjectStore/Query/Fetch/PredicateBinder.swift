@@ -424,6 +424,10 @@ package struct PredicateBinder {
             throw error("\"\(other)\" is a reference to \(destination), but \(String(reflecting: text)) is not an object ID",
                         hint: "give one such as \(destination)/17, or compare one of its keys, e.g. \(other == "SELF" ? "" : other + ".")name", at: range)
         }
+        if let misspelt = model.misspeltEntity(in: id) { throw error(misspelt, at: range) }
+        guard model.entity(named: id.entity) != nil else {
+            throw error("there is no entity \"\(id.entity)\" in the object ID \(id), but \"\(other)\" is a reference to \(destination)", at: range)
+        }
         guard id.entity == destination else {
             throw error("\(id) is \(article(id.entity)) \(id.entity), but \"\(other)\" is a reference to \(destination)", at: range)
         }
