@@ -28,17 +28,19 @@ public struct PreparedReport: Sendable {
     public init(_ definition: ReportDefinition, model: Model, arguments: ParameterArguments = ParameterArguments(),
                 clock: ReportClock, rejectUnknown: Bool = true) throws {
         let values = try definition.parameterValues(arguments, today: clock.today, rejectUnknown: rejectUnknown)
-        try self.init(definition, model: model, values: values, clock: clock)
+        try self.init(definition, model: model, values: values, given: arguments.values, clock: clock)
     }
 
     /// Checks a definition without running it: parameters take their defaults, or a stand-in value.
     public static func check(_ definition: ReportDefinition, model: Model, clock: ReportClock) throws {
         _ = try PreparedReport(definition, model: model, values: try definition.sampleParameterValues(today: clock.today),
-                               clock: clock)
+                               given: [:], clock: clock)
     }
 
+    /// `given`: the values given with `--param`, by name; a value the predicate cannot take is the user's mistake
+    /// there (64), where a default's is the definition's (78).
     private init(_ definition: ReportDefinition, model: Model, values: [(ParameterDefinition, ParameterValue)],
-                 clock: ReportClock) throws {
+                 given: [String: String], clock: ReportClock) throws {
         self.definition = definition
         let file = definition.file
         func origin(_ place: SourcePlace) -> PredicateSourceOrigin {
@@ -88,6 +90,11 @@ public struct PreparedReport: Sendable {
             plan = try FetchPlan(request, model: model, columns: columnTerms, groupBy: groupTerms)
         } catch let error as DefinitionError {
             throw error
+        } catch let error as PredicateBindingError where error.variable.map({ given[$0] != nil }) ?? false {
+            // `customer == $c` with `--param c=customer/2`: the definition is right, the value given is not (it was
+            // reported at the definition's `$c`, status 78).
+            let name = error.variable!
+            throw ReportUsageError("--param \(name): \(error.message)\(error.hint.map { "; \($0)" } ?? "")")
         } catch let error as CategorizedError where !(error is ReportUsageError) {
             // The binder's, parser's and sort errors already name the file, line and column.
             throw DefinitionError(placed: error.description)

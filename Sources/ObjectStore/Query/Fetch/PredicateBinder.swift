@@ -195,7 +195,7 @@ package struct PredicateBinder {
             guard let value = variableText(name) else { throw unknownVariable(name, path.range) }
             let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             right = .list(try items.map { item throws(PredicateBindingError) in
-                try typed(item, as: left.type, against: leftText, at: path.range)
+                try valueOf(variable: name) { () throws(PredicateBindingError) in try typed(item, as: left.type, against: leftText, at: path.range) }
             })
         case (.in, .commandLineValue(let value, _, let range)):
             let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -376,9 +376,20 @@ package struct PredicateBinder {
                 throw error("expected a value, found the key path \"\(text(path.range))\"; a list holds values and $variables", at: path.range)
             }
             guard let value = variableText(name) else { throw unknownVariable(name, path.range) }
-            return try typed(value, as: type, against: other, at: path.range)
+            return try valueOf(variable: name) { () throws(PredicateBindingError) in try typed(value, as: type, against: other, at: path.range) }
         default:
             throw error("expected a value", at: e.range)
+        }
+    }
+
+    /// `body`'s value of variable `name`; an error in it is marked as the variable's (`PredicateBindingError.variable`).
+    private func valueOf(variable name: String, _ body: () throws(PredicateBindingError) -> Value) throws(PredicateBindingError) -> Value {
+        do {
+            return try body()
+        } catch {
+            var marked = error
+            marked.variable = name
+            throw marked
         }
     }
 
