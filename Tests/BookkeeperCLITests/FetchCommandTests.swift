@@ -179,6 +179,40 @@ final class FetchCommandTests: StoreCommandTestCase {
         XCTAssertEqual(ok("fetch", "Order", "--where", "FALSEPREDICATE", "--format", "json"), "[]\n")
     }
 
+    /// `--group customer.name --columns 'customer.name, count, count' --format json` wrote `{"count": 1, "count": 1}`,
+    /// an object with a key twice (JSON parsers keep one or the other, or fail); ungrouped `number, number` too. A
+    /// column given twice is refused in every format, naming it at its second place; columns written differently
+    /// (`count`, `@count`) are different keys, and every JSON object has one key per column.
+    func testAColumnGivenTwiceIsRefusedSoNoJSONObjectHasADuplicateKey() throws {
+        for (arguments, message) in [
+            (["--columns", "number, number"], "columns:1:9: the column \"number\" is given twice — name each column once"),
+            (["--columns", "number,date,number "], "columns:1:13: the column \"number\" is given twice — name each column once"),
+            (["--group", "customer.name", "--columns", "customer.name, count, count"],
+             "columns:1:23: the column \"count\" is given twice — name each column once"),
+            (["--group", "customer.name", "--columns", "customer.name,customer.name, count"],
+             "columns:1:15: the column \"customer.name\" is given twice — name each column once"),
+            (["--group", "customer.name", "--columns", "customer.name, sum:rows.sum,  sum:rows.sum"],
+             "columns:1:31: the column \"sum:rows.sum\" is given twice — name each column once"),
+        ] {
+            for format in ["json", "csv", "text"] {
+                let r = bk(["fetch", "Order"] + arguments + ["--format", format])
+                XCTAssertEqual(r.status, 64, "\(arguments) \(format): \(r)")
+                XCTAssertEqual(r.stderr, "bookkeeper: \(message)\n", "\(arguments) \(format)")
+                XCTAssertEqual(r.stdout, "")
+            }
+        }
+        for (arguments, keys) in [
+            (["--group", "customer.name", "--columns", "customer.name, count, @count, COUNT, count:rows"], 5),
+            (["--columns", "number, SELF, self, customer, customer.name, rows.@count"], 6),
+        ] as [([String], Int)] {
+            let r = bk(["fetch", "Order"] + arguments + ["--format", "json"])
+            XCTAssertEqual(r.status, 0, "\(arguments): \(r)")
+            let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+            XCTAssertFalse(parsed.isEmpty)
+            for object in parsed { XCTAssertEqual(object.count, keys, "\(arguments): \(r.stdout)") }
+        }
+    }
+
     func testGroupedFetchGivesOneRowPerGroup() {
         XCTAssertEqual(ok("fetch", "Order", "--group", "customer.name", "--columns", "customer.name, count, sum:rows.sum, count:rows",
                           "--sort", "sum:rows.sum desc"), """

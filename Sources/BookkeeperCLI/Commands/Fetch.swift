@@ -74,6 +74,14 @@ struct Fetch: StoreCommand {
         if let columnList, columnList.allSatisfy({ $0.text.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw NoColumns()
         }
+        // A column named twice would key a JSON object twice (`{"count": 3, "count": 3}`, which JSON parsers read
+        // each their own way) and show nothing new in CSV or text: refused in every format, one rule for all.
+        if let columnList {
+            var seen: Set<String> = []
+            for term in columnList where !seen.insert(term.text).inserted {
+                throw term.error("the column \"\(term.text)\" is given twice — name each column once")
+            }
+        }
         let groupList = group.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "group")) } ?? []
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
         let store = try openStore(readOnly: true)

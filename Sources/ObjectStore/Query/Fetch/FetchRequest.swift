@@ -68,7 +68,8 @@ public struct FetchTerm: Sendable, Hashable {
         return terms.filter { !$0.text.isEmpty }
     }
 
-    func error(_ message: String) -> PredicateBindingError {
+    /// An error at this term: `columns:1:9: …`.
+    package func error(_ message: String) -> PredicateBindingError {
         PredicateBindingError(message, at: .start, in: PredicateSourceText(text, origin: origin))
     }
 }
