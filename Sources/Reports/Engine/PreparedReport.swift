@@ -115,17 +115,19 @@ public struct PreparedReport: Sendable {
             var isYear = false
             if case .period(let unit, _) = fetchColumn.expression, unit == .year { isYear = true }
             let format: ColumnFormat
+            // A to-many column's format is its items' (`format: money` on `rows.sum`), each shown as that format shows one.
+            let valueType = fetchColumn.listItemType ?? fetchColumn.type
             if let named = definitionColumn.format {
                 guard let chosen = ColumnFormats.format(named: named.value) else {
                     throw DefinitionError("unknown format \"\(named.value)\"", at: named.place)
                 }
-                guard ColumnFormats.fits(chosen, fetchColumn.type) else {
+                guard ColumnFormats.fits(chosen, valueType) else {
                     throw DefinitionError("format \(chosen.rawValue) needs \(ColumnFormats.needs(chosen)), but "
-                                          + "\"\(fetchColumn.keyPath)\" is \(fetchColumn.type)", at: named.place)
+                                          + "\"\(fetchColumn.keyPath)\" is \(valueType)", at: named.place)
                 }
                 format = chosen
             } else {
-                format = ColumnFormats.defaultFormat(for: fetchColumn.type, isYear: isYear)
+                format = ColumnFormats.defaultFormat(for: valueType, isYear: isYear)
             }
             let isGroupKey = plan.groupKeys.contains(fetchColumn.expression)
             let emptyLabel = definitionColumn.empty?.value ?? (isGroupKey ? PreparedReport.emptyLabel(keyPath: fetchColumn.keyPath) : nil)
@@ -143,8 +145,17 @@ public struct PreparedReport: Sendable {
             throw DefinitionError("\(use) names no column \"\(name.value)\"\(Suggestions.didYouMean(suggestion)) (the columns are "
                                   + columns.map { "\"\($0.title)\"" }.joined(separator: ", ") + ")", at: name.place)
         }
+        // A to-many column (`rows.sum`) has its items' format, but many numbers in a cell: no total, no bar.
+        func listed(_ i: Int, _ use: String, _ place: SourcePlace) throws {
+            guard plan.columns[i].listItemType != nil else { return }
+            let path = plan.columns[i].keyPath
+            let aggregate = path.split(separator: ".").dropLast().joined(separator: ".") + ".@sum." + (path.split(separator: ".").last ?? "")
+            throw DefinitionError("\(use): \"\(columns[i].title)\" lists the values of the to-many path \(path), many numbers in one "
+                                  + "cell — use an aggregate such as \(aggregate)", at: place)
+        }
         for total in definition.totals {
             let i = try columnIndex(total, for: "totals")
+            try listed(i, "totals", total.place)
             guard ColumnFormats.isNumeric(columns[i].format) else {
                 throw DefinitionError("totals: \"\(columns[i].title)\" is a \(columns[i].format.rawValue) column; only numbers add up",
                                       at: total.place)
@@ -157,6 +168,7 @@ public struct PreparedReport: Sendable {
             var valueColumns: [Int] = []
             for value in spec.values {
                 let i = try columnIndex(value, for: "chart values")
+                try listed(i, "chart values", value.place)
                 guard ColumnFormats.isNumeric(columns[i].format) else {
                     throw DefinitionError("chart values: \"\(columns[i].title)\" is a \(columns[i].format.rawValue) column; a chart "
                                           + "draws numbers", at: value.place)
@@ -238,6 +250,7 @@ extension PreparedReport {
     /// what it averages (two decimals for integers; two more for a percentage, so 12.34% keeps its decimals) and
     /// `format: integer` shows a decimal or an average as a whole number, each rounded half away from zero.
     static func decoder(_ column: FetchColumn, format: ColumnFormat) -> CellDecoder {
+        if let item = column.listItemType { return .list(item: item) }
         if format == .integer {
             switch column.type {
             case .decimal(let scale): return .roundedDecimal(scale: scale, shown: 0)
