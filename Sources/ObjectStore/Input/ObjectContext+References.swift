@@ -42,6 +42,7 @@ extension ObjectContext {
             return byKey
         }
         if let byID { return byID }
+        if let misspelt = model.misspeltEntity(in: id) { throw ContextError.misspeltEntity(id, message: misspelt) }
         if id.entity != entity.name, model.entity(named: id.entity) != nil {
             throw ContextError.wrongEntity(id, expected: entity.name)
         }

@@ -85,7 +85,8 @@ package protocol SQLDialect: Sendable {
     func finite(_ value: String, entity: String, attribute: String, id: String) -> String
     /// `value`, stored as `from`, converted exactly to `to` (Value.converted); NULL when it cannot be.
     func convert(_ value: String, from: AttributeType, to: AttributeType) -> String
-    /// The values of `value` (stored as `type`) over a group, each written as export writes it, joined as a list.
+    /// The stored values of `value` (stored as `type`) over a group, in order, NULLs left out, in one text
+    /// (`StoredValue.listText`); NULL when there are none.
     func valueList(_ value: String, _ type: AttributeType) -> String
 
     // MARK: Lists (SQLDialectFeature.longInList)
@@ -283,8 +284,8 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// A column's values converted exactly by a migration. SQLite: `bk_convert(x, 'decimal:2', 'integer')`.
     /// PostgreSQL: a function of ours, or casts with checks.
     case conversion
-    /// A to-many column's values as one listed text. SQLite: `bk_list(x, 'decimal:2')`. PostgreSQL:
-    /// `string_agg` over values formatted by a function of ours.
+    /// A to-many column's stored values in one text (`StoredValue.listText`). SQLite: `bk_list(x, 'decimal:2')`.
+    /// PostgreSQL: `string_agg` over the values written so by a function of ours.
     case valueList
     /// Nested undo points. SQLite: `SAVEPOINT "s"`, `ROLLBACK TO "s"`, `RELEASE "s"`. PostgreSQL: the same.
     case savepoints
