@@ -82,12 +82,14 @@ public struct Zone: Sendable, CustomStringConvertible {
             return
         }
         let path = spec.hasPrefix("/") ? spec : directory + "/" + spec
+        let read: Result<ZoneFile, ZoneFile.ReadError> = Result { () throws(ZoneFile.ReadError) in try ZoneFile.read(path: path) }
         let fileError: ZoneFile.ReadError
-        do {
-            let file = try ZoneFile.read(path: path)
+        switch read {
+        case .success(let file):
             self.init(name: Zone.name(forFile: spec, directory: directory, file), rules: .file(file))
+            try requireWritableOffsets(tz)
             return
-        } catch {
+        case .failure(let error):
             fileError = error
         }
         // No zone file: a POSIX TZ string (as glibc, also after a colon and when a file by the name is not TZif).
@@ -102,6 +104,18 @@ public struct Zone: Sendable, CustomStringConvertible {
             }
             throw ZoneError(tz: tz, reason: fileError.reason)
         }
+        try requireWritableOffsets(tz)
+    }
+
+    /// Refuses a zone 24 hours or more from UTC (POSIX allows hours up to 24, glibc reads them): every date-time
+    /// is written with its offset, and an ISO 8601 offset ends at 23:59:59, so a value shown in such a zone could not
+    /// be given back to any command.
+    private func requireWritableOffsets(_ tz: String?) throws(ZoneError) {
+        let largest = reach - 1
+        guard largest >= 86_400 else { return }
+        let h = largest / 3600, m = largest % 3600 / 60
+        throw ZoneError(tz: tz, reason: "it is \(h):\(m < 10 ? "0" : "")\(m) hours from UTC at some time, and a date-time is written "
+                        + "with an offset of at most 23:59:59 (ISO 8601), so no value shown in it could be read back", unwritable: true)
     }
 
     /// The aliases of UTC, which outputs call `UTC`.
@@ -308,10 +322,18 @@ public struct ZoneError: Error, Sendable, Equatable, CustomStringConvertible {
     /// TZ as given (nil: unset).
     public let tz: String?
     public let reason: String
+    /// The zone was read, but its times cannot be written (see `Zone.requireWritableOffsets`).
+    public var unwritable = false
+
+    public init(tz: String?, reason: String, unwritable: Bool = false) {
+        self.tz = tz
+        self.reason = reason
+        self.unwritable = unwritable
+    }
 
     public var description: String {
         guard let tz else { return ZoneError.oneLine(reason) }
-        return ZoneError.oneLine("TZ \"\(tz)\" names no time zone: \(reason) (write a zone such as Europe/Berlin or "
+        return ZoneError.oneLine("TZ \"\(tz)\" \(unwritable ? "names a zone bookkeeper cannot use" : "names no time zone"): \(reason) (write a zone such as Europe/Berlin or "
             + ":America/New_York, a zoneinfo file's path, or a POSIX TZ string such as EST5EDT,M3.2.0,M11.1.0)")
     }
 

@@ -163,6 +163,27 @@ final class TimeZoneCommandTests: ZonedCommandTestCase {
         XCTAssertEqual(okIn("UTC", "fetch", "Reading", "--count"), "0\n", "nothing was imported or added")
     }
 
+    /// A POSIX TZ 24 hours from UTC (POSIX allows hours up to 24, glibc reads them) was taken: fetch then wrote
+    /// `2024-07-01T12:00:00-24:59`, an offset every input refuses (found by a helper in session 16). Refused at start
+    /// now (78), as an unknown TZ is; 23:59:59 still works and reads back.
+    func testAZone24HoursFromUTCIsRefusedSinceNoTimeShownInItCouldBeReadBack() throws {
+        dir.write("readings.csv", "name,at\na,2024-07-01T12:00:00Z\n")
+        XCTAssertEqual(run("UTC", ["import", "Reading", "readings.csv"]).status, 0)
+        for tz in ["<-2459>24:59", "<+2459>-24:59", "XXX24", "<+14>-14<+24>-24,M3.5.0,M10.5.0"] {
+            for args in [["fetch", "Reading", "--format", "csv"], ["list", "Reading"], ["add", "Reading", "name=x", "at=2024-07-01T12:00:00Z"]] {
+                let r = run(tz, args)
+                XCTAssertEqual(r.status, 78, "TZ=\(tz) \(args): \(r)")
+                XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: TZ \"\(tz)\" names a zone bookkeeper cannot use: it is 24:"), "\(r)")
+                XCTAssertEqual(r.stderr.filter { $0 == "\n" }.count, 1, "one line: \(r)")
+            }
+        }
+        let shown = okIn("<-235959>23:59:59", "fetch", "Reading", "--columns", "at", "--format", "csv")
+        XCTAssertEqual(shown, "at\n2024-06-30T12:00:01-23:59:59\n")
+        XCTAssertEqual(okIn("<-235959>23:59:59", "fetch", "Reading", "--where", "at == '2024-06-30T12:00:01-23:59:59'", "--count"), "1\n",
+                       "the largest offset reads back")
+        XCTAssertEqual(okIn("UTC", "fetch", "Reading", "--count"), "1\n", "nothing was added in the refused zones")
+    }
+
     /// The clocks skip 02:00–03:00 in Berlin on 2024-03-31: such a time is refused with the value and the zone (65);
     /// 02:30 on 2024-10-27 happens twice: the earlier (02:30+02:00) is taken.
     func testANonexistentLocalTimeIsRefusedAndAnAmbiguousOneIsTheEarlier() throws {
