@@ -63,7 +63,8 @@ struct Delete: StoreCommand {
 
     private func deleteWhere() throws {
         let request = BatchDeleteRequest(fetch: try BatchPredicate.request(entity, predicates, parameters, arguments), dryRun: dryRun)
-        let context = try openContext()
+        // (A dry run's store is opened as every dry run's is: not a byte of it changes, its log and header included.)
+        let context = ObjectContext(store: try openStore(dryRun: dryRun))
         let result = try context.execute(request)
         let n = result.requested.count
         let entityName = result.entity

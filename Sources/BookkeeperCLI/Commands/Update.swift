@@ -37,7 +37,8 @@ struct Update: StoreCommand {
         let parsed = try assignments.map { try Assignment(parsing: $0) }
         let request = BatchUpdateRequest(fetch: try BatchPredicate.request(entity, predicates, parameters, arguments),
                                          assignments: parsed, dryRun: dryRun)
-        let context = try openContext()
+        // (A dry run's store is opened as every dry run's is: not a byte of it changes, its log and header included.)
+        let context = ObjectContext(store: try openStore(dryRun: dryRun))
         let result = try context.execute(request)
         let noun = result.updated == 1 ? "\(result.entity) object" : "\(result.entity) objects"
         if dryRun {

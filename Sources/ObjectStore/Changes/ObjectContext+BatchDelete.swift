@@ -139,9 +139,10 @@ extension ObjectContext {
         let blocked = blocking.keys.sorted()
         let labels = try self.labels(Array(blocked.prefix(5)), of: e, db, sql)
         var lines: [String] = []
+        let d = model.entity(named: r.destination)!
         for (k, id) in blocked.prefix(5).enumerated() {
             let referrers = blocking[id]!
-            let shown = referrers.prefix(5).map { "\(r.destination)/\($0)" }.joined(separator: ", ")
+            let shown = try self.labels(Array(referrers.prefix(5)), of: d, db, sql).joined(separator: ", ")
             let more = referrers.count > 5 ? ", …" : ""
             let noun = referrers.count == 1 ? "\(r.destination) object refers" : "\(r.destination) objects refer"
             lines.append("\(labels[k]) cannot be deleted: \(referrers.count) \(noun) to it (\(shown)\(more)) — \(e.name).\(r.name) has delete rule Deny")
