@@ -79,44 +79,39 @@ extension ObjectContext {
 
     private func update(_ entity: Entity, _ plan: FetchPlan, _ assigned: [AssignedColumn], dryRun: Bool,
                         _ db: Database) throws -> BatchUpdateResult {
-        let change = try BatchChange(model: model, db: db)
-        let sql = change.sql
+        let sql = BatchChangeSQL(model: model)
         let (selection, arguments) = plan.sql(.objects, in: db)
+        var result = BatchUpdateResult(entity: entity.name, updated: 0, changes: [], dryRun: dryRun)
+        // One statement when nothing needs the set of changed objects afterwards: no rule reads them, no value is
+        // unique, no behaviour in code, no dry run, and every new value fits (else the objects are named).
+        let behaviour = model.behaviours[entity.name].map { $0.willSave != nil || $0.validate != nil } ?? false
+        let readByRules = !entity.rules.isEmpty || !(model.ruleDependencies[entity.name] ?? []).isEmpty
+        if !dryRun && !behaviour && !readByRules && !assigned.contains(where: { isUnique($0, entity) })
+            && valueProblems(entity, assigned, objects: "").isEmpty {
+            try db.execute(sql: sql.updateMatching(table: entity.name, selection: selection, argumentCount: arguments.count,
+                                                   columns: assigned.map(\.column)),
+                           arguments: StatementArguments(arguments + assigned.map(\.stored)))
+            result.updated = db.changesCount
+            return result
+        }
+
+        let change = try BatchChange(model: model, db: db)
         try db.execute(sql: sql.fillMatched(selection: selection, argumentCount: arguments.count, columns: assigned.map(\.column)),
                        arguments: StatementArguments(arguments + assigned.map(\.stored)))
         let count = try Int.fetchOne(db, sql: sql.matchedCount) ?? 0
-        var result = BatchUpdateResult(entity: entity.name, updated: count, changes: [], dryRun: dryRun)
+        result.updated = count
         guard count > 0 else { return result }
         let first = try Int64.fetchAll(db, sql: sql.firstMatched, arguments: [5]).map { ObjectID(entity: entity.name, rowID: $0) }
         let objects = BatchChange.listed(first, count: count)
 
-        // The new values, each checked once, as a save checks them.
-        var issues: [String] = []
-        for c in assigned {
+        // The new values, each checked once, as a save checks them; then unique values.
+        var issues = valueProblems(entity, assigned, objects: objects)
+        for c in assigned where isUnique(c, entity) && !c.value.isNull && c.value.fits(c.attribute!.type) {
             let name = "\(entity.name).\(c.key)"
-            if let a = c.attribute {
-                if c.value.isNull {
-                    if a.isRequired { issues.append("\(name) is required (\(objects))") }
-                    continue
-                }
-                if !c.value.fits(a.type) {
-                    if case .decimal(let d) = c.value, case .decimal(let scale) = a.type {
-                        issues.append("\(name) \(Value.decimalMisfit(d, scale: scale)) (\(objects))")
-                    } else {
-                        issues.append(c.value.isNonFiniteDouble ? "\(name) \(Value.nonFiniteReason) (\(objects))"
-                                      : "\(name) \"\(c.value)\" is not a \(a.type) (\(objects))")
-                    }
-                    continue
-                }
-                if a.isUnique || a.name == entity.naturalKey {
-                    if count > 1 {
-                        issues.append("\(name) \"\(c.value)\" would be given to \(BatchChange.grouped(count)) objects (\(objects)): it must be unique")
-                    } else if let holder = try uniqueHolder(entity, a, c, db) {
-                        issues.append("\(name) \"\(c.value)\" already exists (\(holder)), so \(first[0]) cannot have it")
-                    }
-                }
-            } else if let r = c.relationship, c.value.isNull, r.isRequired {
-                issues.append("\(name) is required (\(objects))")
+            if count > 1 {
+                issues.append("\(name) \"\(c.value)\" would be given to \(BatchChange.grouped(count)) objects (\(objects)): it must be unique")
+            } else if let holder = try uniqueHolder(entity, c.attribute!, c, db) {
+                issues.append("\(name) \"\(c.value)\" already exists (\(holder)), so \(first[0]) cannot have it")
             }
         }
         if !issues.isEmpty { throw BatchChange.failure(issues) }
@@ -153,6 +148,35 @@ extension ObjectContext {
         if !issues.isEmpty { throw BatchChange.failure(issues) }
         for statement in sql.clearTables { try db.execute(sql: statement) }
         return result
+    }
+
+    private func isUnique(_ c: AssignedColumn, _ entity: Entity) -> Bool {
+        guard let a = c.attribute else { return false }
+        return a.isUnique || a.name == entity.naturalKey
+    }
+
+    /// What is wrong with the new values themselves, as a save words it, each line ending with `objects` (the
+    /// objects it would go to): a required value cleared, a value its attribute cannot hold.
+    private func valueProblems(_ entity: Entity, _ assigned: [AssignedColumn], objects: String) -> [String] {
+        var issues: [String] = []
+        for c in assigned {
+            let name = "\(entity.name).\(c.key)"
+            if let a = c.attribute {
+                if c.value.isNull {
+                    if a.isRequired { issues.append("\(name) is required (\(objects))") }
+                } else if !c.value.fits(a.type) {
+                    if case .decimal(let d) = c.value, case .decimal(let scale) = a.type {
+                        issues.append("\(name) \(Value.decimalMisfit(d, scale: scale)) (\(objects))")
+                    } else {
+                        issues.append(c.value.isNonFiniteDouble ? "\(name) \(Value.nonFiniteReason) (\(objects))"
+                                      : "\(name) \"\(c.value)\" is not a \(a.type) (\(objects))")
+                    }
+                }
+            } else if let r = c.relationship, c.value.isNull, r.isRequired {
+                issues.append("\(name) is required (\(objects))")
+            }
+        }
+        return issues
     }
 
     /// The object of `entity` outside the update that holds `c`'s unique value already (`Customer/4`, or the same

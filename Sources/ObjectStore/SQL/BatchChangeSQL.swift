@@ -54,6 +54,15 @@ package struct BatchChangeSQL {
             + (differs.isEmpty ? "" : " WHERE " + differs.joined(separator: " OR "))
     }
 
+    /// The one statement of an update that needs no set of the changed objects afterwards (no rule reads them, no
+    /// unique value, no dry run): the objects `selection` finds whose `columns` differ from the new values (bound
+    /// after the plan's arguments) get them. The number of rows it changed is the number of objects updated.
+    func updateMatching(table: String, selection: String, argumentCount: Int, columns: [String]) -> String {
+        let sets = columns.enumerated().map { k, c in "\(q(c)) = \(p(argumentCount + k + 1))" }.joined(separator: ", ")
+        let differs = columns.enumerated().map { k, c in "s.\(q(c)) IS NOT \(p(argumentCount + k + 1))" }.joined(separator: " OR ")
+        return "UPDATE \(q(table)) SET \(sets) WHERE \(q("id")) IN (SELECT s.\(q("id")) FROM (\(selection)) AS s WHERE \(differs))"
+    }
+
     /// How many objects `matched` holds.
     var matchedCount: String { "SELECT COUNT(*) FROM \(matched)" }
 
