@@ -88,6 +88,11 @@ extension ObjectContext {
         let readByRules = !entity.rules.isEmpty || !(model.ruleDependencies[entity.name] ?? []).isEmpty
         if !dryRun && !behaviour && !readByRules && !assigned.contains(where: { isUnique($0, entity) })
             && valueProblems(entity, assigned, objects: "").isEmpty {
+            if let direct = plan.directUpdate(columns: assigned.map(\.column), in: db) {
+                try db.execute(sql: direct.sql, arguments: StatementArguments(direct.arguments + assigned.map(\.stored)))
+                result.updated = db.changesCount
+                return result
+            }
             try db.execute(sql: sql.updateMatching(table: entity.name, selection: selection, argumentCount: arguments.count,
                                                    columns: assigned.map(\.column)),
                            arguments: StatementArguments(arguments + assigned.map(\.stored)))
