@@ -207,3 +207,39 @@ final class BatchChangeCommandTests: StoreCommandTestCase {
         XCTAssertEqual(try dumpStore(store), dump)
     }
 }
+
+/// The built-in model, without a model file: no rule reads an order, so an update is one statement (the
+/// predicate's own WHERE, or `WHERE id IN (…)` through a to-one key path); it says and checks the same.
+final class BatchChangeWithoutRulesCommandTests: StoreCommandTestCase {
+    override func setUp() {
+        super.setUp()
+        ok("init")
+        ok("add", "Service", "name=S1")
+        ok("add", "Customer", "name=Acme", "code=A")
+        ok("add", "Customer", "name=Bolt", "code=B")
+        for (n, customer) in [(1, "Acme"), (2, "Bolt"), (3, "Acme"), (4, "Acme")] {
+            ok("add", "Order", "number=O\(n)", "customer=\(customer)", "date=2026-10-0\(n)", "made=\(n % 2 == 1 ? "yes" : "no")")
+        }
+    }
+
+    func testAnUpdateIsOneStatementAndDoesWhatItSays() throws {
+        XCTAssertEqual(ok("update", "Order", "--where", "made == 1 AND date <= '2026-10-03'", "--set", "paid=YES"), "updated 2 Order objects\n")
+        XCTAssertEqual(ok("update", "Order", "--where", "customer.name == 'Acme'", "--set", "paid=YES"), "updated 1 Order object\n")
+        XCTAssertEqual(ok("fetch", "Order", "--columns", "number, paid", "--format", "csv"),
+                       "number,paid\nO1,true\nO2,false\nO3,true\nO4,true\n")
+        XCTAssertEqual(ok("update", "Order", "--where", "customer.name == 'Acme'", "--set", "paid=YES"), "updated 0 Order objects\n")
+        XCTAssertEqual(ok("update", "Order", "--where", "number == 'O2'", "--set", "customer=Acme", "--set", "date=2026-11-30"),
+                       "updated 1 Order object\n")
+        XCTAssertEqual(ok("fetch", "Order", "--where", "number == 'O2'", "--columns", "customer.name, date", "--format", "csv"),
+                       "customer.name,date\nAcme,2026-11-30\n")
+        // A value that cannot be is refused naming the objects, whichever way the update would run.
+        for predicate in ["made == 1", "customer.name == 'Acme'"] {
+            let before = try dumpStore(store)
+            let r = bk("update", "Order", "--where", predicate, "--set", "date=")
+            XCTAssertEqual(r.status, 65, "\(r)")
+            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: Order.date is required (Order/1, "), r.stderr)
+            XCTAssertEqual(try dumpStore(store), before)
+        }
+        XCTAssertEqual(bk("check").status, 0)
+    }
+}
