@@ -242,4 +242,18 @@ final class BatchChangeWithoutRulesCommandTests: StoreCommandTestCase {
         }
         XCTAssertEqual(bk("check").status, 0)
     }
+
+    /// `set OrderRow … sum=` lets the model derive the sum from quantity × price; a batch derives nothing, and says so.
+    func testABatchRunsNoneOfTheModelsDerivations() throws {
+        ok("add", "OrderRow", "order=O1", "service=S1", "quantity=2", "price=3.50")   // sum 7.00, derived
+        let before = try dumpStore(store)
+        let r = bk("update", "OrderRow", "--where", "order.number == 'O1'", "--set", "sum=")
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.stderr, "bookkeeper: OrderRow.sum is required (OrderRow/1) — a batch update runs none of the model's "
+                       + "derivations: give a value, or use set for each object\n")
+        XCTAssertEqual(try dumpStore(store), before)
+        // A new price keeps the sum, as `set` keeps it.
+        XCTAssertEqual(ok("update", "OrderRow", "--where", "order.number == 'O1'", "--set", "price=4"), "updated 1 OrderRow object\n")
+        XCTAssertEqual(ok("fetch", "OrderRow", "--columns", "price, sum", "--format", "csv"), "price,sum\n4.00,7.00\n")
+    }
 }

@@ -168,7 +168,12 @@ extension ObjectContext {
             let name = "\(entity.name).\(c.key)"
             if let a = c.attribute {
                 if c.value.isNull {
-                    if a.isRequired { issues.append("\(name) is required (\(objects))") }
+                    // (`set` would let the domain's code derive it, as a row's sum from quantity × price.)
+                    let derives = model.behaviours[entity.name]?.willSave != nil
+                    if a.isRequired {
+                        issues.append("\(name) is required (\(objects))" + (derives
+                            ? " — a batch update runs none of the model's derivations: give a value, or use set for each object" : ""))
+                    }
                 } else if !c.value.fits(a.type) {
                     if case .decimal(let d) = c.value, case .decimal(let scale) = a.type {
                         issues.append("\(name) \(Value.decimalMisfit(d, scale: scale)) (\(objects))")
