@@ -96,6 +96,7 @@ STRESS = [
     "BookkeeperCLITests.LocalPeriodCommandTests/testADateTimeNearLocalMidnightIsGroupedInTheDayItIsShownIn",
     "BookkeeperCLITests.RoundTripNumbersTests/testAToManyColumnOfDecimalsShowsValuesNotStorageUnits",
     "ObjectStoreTests.TimestampRangeTests/testInstantsAndDaysNearBothEndsConvertOrAreRefusedInEveryZone",
+    "ReportsTests.DateTimeEndsReadBackTests/testEveryInstantNearTheEndsReadsBackAsWrittenInEveryZone",
     "ObjectStoreTests.TimestampOffsetTests/testOffsetsBeyondTwentyThreeHoursOrFiftyNineMinutesAreRefused",
     "ObjectStoreTests.DayComparisonDifferentialTests/testADateTimeComparedWithADateComparesItsLocalDay",
     "ObjectStoreTests.DeepRuleTests/testEverySuccessfulSaveLeavesEveryRuleKept",

@@ -25,6 +25,29 @@ package enum PlainText {
         LocalDateTime(secondsSinceEpoch: secondsSinceEpoch, timeZone: zone).iso8601
     }
 
+    /// Items of a list (a to-many column), each already written, joined with `, `; an item that would not read
+    /// back as itself — empty, holding a comma, a quote or a line break, or beginning or ending with a space — in
+    /// quotes, a quote inside written twice (`"x, y", z`). The rule of ObjectStore's `ListText.join`, which `export`
+    /// writes and `import` reads.
+    package static func list(_ items: [String]) -> String {
+        items.map { item -> String in
+            let scalars = item.unicodeScalars
+            // Unicode's White_Space: what Foundation's whitespacesAndNewlines holds, which ListText trims.
+            func isSpace(_ s: Unicode.Scalar) -> Bool { s.properties.isWhitespace }
+            let needs = scalars.isEmpty || isSpace(scalars.first!) || isSpace(scalars.last!)
+                || scalars.contains { $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "," }
+            guard needs else { return item }
+            var quoted = String.UnicodeScalarView()
+            quoted.append("\"")
+            for scalar in scalars {
+                quoted.append(scalar)
+                if scalar == "\"" { quoted.append("\"") }
+            }
+            quoted.append("\"")
+            return String(quoted)
+        }.joined(separator: ", ")
+    }
+
     package static func bytes(_ bytes: some Sequence<UInt8>) -> String {
         var hex = "0x"
         for byte in bytes { hex += (byte < 16 ? "0" : "") + String(byte, radix: 16) }

@@ -179,6 +179,40 @@ final class FetchCommandTests: StoreCommandTestCase {
         XCTAssertEqual(ok("fetch", "Order", "--where", "FALSEPREDICATE", "--format", "json"), "[]\n")
     }
 
+    /// `--group customer.name --columns 'customer.name, count, count' --format json` wrote `{"count": 1, "count": 1}`,
+    /// an object with a key twice (JSON parsers keep one or the other, or fail); ungrouped `number, number` too. A
+    /// column given twice is refused in every format, naming it at its second place; columns written differently
+    /// (`count`, `@count`) are different keys, and every JSON object has one key per column.
+    func testAColumnGivenTwiceIsRefusedSoNoJSONObjectHasADuplicateKey() throws {
+        for (arguments, message) in [
+            (["--columns", "number, number"], "columns:1:9: the column \"number\" is given twice — name each column once"),
+            (["--columns", "number,date,number "], "columns:1:13: the column \"number\" is given twice — name each column once"),
+            (["--group", "customer.name", "--columns", "customer.name, count, count"],
+             "columns:1:23: the column \"count\" is given twice — name each column once"),
+            (["--group", "customer.name", "--columns", "customer.name,customer.name, count"],
+             "columns:1:15: the column \"customer.name\" is given twice — name each column once"),
+            (["--group", "customer.name", "--columns", "customer.name, sum:rows.sum,  sum:rows.sum"],
+             "columns:1:31: the column \"sum:rows.sum\" is given twice — name each column once"),
+        ] {
+            for format in ["json", "csv", "text"] {
+                let r = bk(["fetch", "Order"] + arguments + ["--format", format])
+                XCTAssertEqual(r.status, 64, "\(arguments) \(format): \(r)")
+                XCTAssertEqual(r.stderr, "bookkeeper: \(message)\n", "\(arguments) \(format)")
+                XCTAssertEqual(r.stdout, "")
+            }
+        }
+        for (arguments, keys) in [
+            (["--group", "customer.name", "--columns", "customer.name, count, @count, COUNT, count:rows"], 5),
+            (["--columns", "number, SELF, self, customer, customer.name, rows.@count"], 6),
+        ] as [([String], Int)] {
+            let r = bk(["fetch", "Order"] + arguments + ["--format", "json"])
+            XCTAssertEqual(r.status, 0, "\(arguments): \(r)")
+            let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+            XCTAssertFalse(parsed.isEmpty)
+            for object in parsed { XCTAssertEqual(object.count, keys, "\(arguments): \(r.stdout)") }
+        }
+    }
+
     func testGroupedFetchGivesOneRowPerGroup() {
         XCTAssertEqual(ok("fetch", "Order", "--group", "customer.name", "--columns", "customer.name, count, sum:rows.sum, count:rows",
                           "--sort", "sum:rows.sum desc"), """
@@ -224,5 +258,47 @@ final class FetchCommandTests: StoreCommandTestCase {
         let injection = runCLI(["--store", store, "fetch", "Customer", "--where", "name == %@", "--arg", "x'; DROP TABLE Customer; --", "--count"], in: dir.path)
         XCTAssertEqual(injection.stdout, "0\n")
         XCTAssertEqual(try dumpStore(store), before)
+    }
+
+    /// `'Customer/2' == customer` and `%@ == customer` were refused with `cannot compare "'Customer/2'" (Integer) with
+    /// "customer"`: they are `customer == 'Customer/2'` written the other way round, the same objects and statement.
+    func testAnObjectIDOnTheLeftOfAComparisonSelectsAsOnTheRight() {
+        for id in 1...4 {
+            for op in ["==", "!="] {
+                let expected = ok("fetch", "Order", "--where", "customer \(op) 'Customer/\(id)'", "--columns", "number", "--format", "csv")
+                XCTAssertEqual(ok("fetch", "Order", "--where", "'Customer/\(id)' \(op) customer", "--columns", "number", "--format", "csv"), expected)
+                XCTAssertEqual(ok("fetch", "Order", "--where", "%@ \(op) customer", "--arg", "Customer/\(id)", "--columns", "number", "--format", "csv"), expected)
+                XCTAssertEqual(ok("fetch", "Order", "--where", "%@ \(op) customer", "--arg", "Customer/\(id)", "--explain"),
+                               ok("fetch", "Order", "--where", "customer \(op) %@", "--arg", "Customer/\(id)", "--explain"))
+            }
+        }
+        XCTAssertEqual(ok("fetch", "Order", "--where", "'Customer/2' == customer", "--columns", "number", "--format", "csv"), "number\nA-1\n")
+        XCTAssertEqual(ok("fetch", "Customer", "--where", "'Customer/2' == SELF", "--columns", "name", "--format", "csv"), "name\nAcme Ltd\n")
+        let within = bk("fetch", "Order", "--where", "'Customer/2' IN customer")
+        XCTAssertEqual(within.status, 64)
+        XCTAssertEqual(within.stderr, "bookkeeper: where:1:17: IN needs a list of values on its right, but \"customer\" is a reference to "
+                       + "Customer; write customer == 'Customer/2'\n")
+    }
+
+    /// `customer == 'customer/2'` said `customer/2 is a customer, but "customer" is a reference to Customer`, and
+    /// `show Customer customer/2` said `customer/2 not found`: the entity is spelt wrong. One line names the value and
+    /// the right spelling, in predicates, `show`, `set`, `delete` and a relationship's value.
+    func testAnObjectIDWithTheEntityMiscasedNamesTheRightSpelling() {
+        let tail = "there is no entity \"customer\" in the object ID customer/2 — did you mean \"Customer/2\"?\n"
+        for (arguments, status, message) in [
+            (["fetch", "Order", "--where", "customer == 'customer/2'"], 64, "where:1:13: " + tail),
+            (["fetch", "Order", "--where", "'customer/2' == customer"], 64, "where:1:1: " + tail),
+            (["fetch", "Order", "--where", "customer IN %@", "--arg", "Customer/1,customer/2"], 64, "where:1:13: " + tail),
+            (["show", "Customer", "customer/2"], 64, tail),
+            (["set", "Customer", "customer/2", "info=x"], 64, tail),
+            (["delete", "Customer", "customer/2"], 64, tail),
+            (["set", "Order", "A-10", "customer=customer/2"], 65, "Order.customer: " + tail),
+        ] as [([String], Int32, String)] {
+            let r = bk(arguments)
+            XCTAssertEqual(r.status, status, "\(arguments): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: " + message, "\(arguments)")
+        }
+        XCTAssertEqual(ok("fetch", "Order", "--where", "customer == nil", "--count"), "1\n", "nothing was changed")
+        XCTAssertEqual(ok("fetch", "Customer", "--count"), "3\n")
     }
 }

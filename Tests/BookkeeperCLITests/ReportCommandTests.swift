@@ -232,6 +232,33 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(missing.status, 66, "\(missing)")
     }
 
+    /// A string parameter compared with a reference (`customer == $c`) given a value that is no ID of its entity was
+    /// reported at the definition's `$c`, status 78, as if the file were wrong: it is the `--param` (64), named with
+    /// its value. A default that is no such ID is still the definition's (78).
+    func testABadObjectIDGivenWithParamIsAUsageErrorNamingTheParam() throws {
+        let mine = TemporaryDirectory()
+        let definition = "title: By customer\nentity: Order\nwhere: customer == $c\nparams:\n  c: { type: string%@ }\nsort: number\ncolumns:\n  - { key: number, title: Order }\n"
+        mine.write("by-customer.yaml", definition.replacingOccurrences(of: "%@", with: ""))
+        let hint = "give one such as Customer/17, or compare one of its keys, e.g. customer.name"
+        for (value, message) in [
+            ("Acme Ltd", #"--param c: "customer" is a reference to Customer, but "Acme Ltd" is not an object ID; "# + hint),
+            ("customer/2", #"--param c: there is no entity "customer" in the object ID customer/2 — did you mean "Customer/2"?"#),
+            ("Order/2", #"--param c: Order/2 is an Order, but "customer" is a reference to Customer"#),
+            ("Customer/1,Customer/2", #"--param c: "customer" is a reference to Customer, but "Customer/1,Customer/2" is not an object ID; "# + hint),
+        ] {
+            let r = bk(["report", "by-customer", "--reports", mine.path, "--param", "c=\(value)", "--format", "csv"])
+            XCTAssertEqual(r.status, 64, "\(value): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(message)\n", value)
+            XCTAssertEqual(r.stdout, "")
+        }
+        XCTAssertEqual(ok("report", "by-customer", "--reports", mine.path, "--param", "c=Customer/1", "--format", "csv"),
+                       "Order\n2026-025\n2026-032\n2026-041\n")
+        mine.write("by-customer.yaml", definition.replacingOccurrences(of: "%@", with: ", default: Acme"))
+        let r = bk(["report", "by-customer", "--reports", mine.path, "--format", "csv"])
+        XCTAssertEqual(r.status, 78, "\(r)")
+        XCTAssertEqual(r.stderr, #"bookkeeper: \#(mine.file("by-customer.yaml")):3:20: "customer" is a reference to Customer, but "Acme" is not an object ID; "# + hint + "\n")
+    }
+
     func testDefinitionErrorsAreBadConfiguration() throws {
         let mine = TemporaryDirectory()
         mine.write("broken.yaml", "title: Broken\nentity: Order\ncolumns:\n  - { key: customer.nmae, title: Customer }\n")

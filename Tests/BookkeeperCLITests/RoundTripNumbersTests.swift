@@ -31,10 +31,11 @@ final class RoundTripNumbersTests: ImportTestCase {
 
     // MARK: To-many columns
 
-    /// The items of a to-many column, for random stores, are each object's own value as `export` writes it (the
-    /// form `import` reads back), in the order of the objects, joined as export joins a list — in `fetch` (text,
-    /// CSV, JSON) and in a report (CSV, JSON). The old SQL listed SQLite's storage: decimal units, 1/0, doubles to
-    /// 15 digits, and did not quote an item holding ", ".
+    /// The items of a to-many column, for random stores, are each object's own value as the same output writes it
+    /// in a column of its own (`fetch Item --columns x` in text, CSV or JSON), in the order of the objects, joined as
+    /// export joins a list in text and CSV and an array in JSON — in `fetch` and in a report (CSV, JSON). The old SQL
+    /// listed SQLite's storage: decimal units, 1/0, doubles to 15 digits, and did not quote an item holding ", "; then
+    /// each item was written as `export` writes it, whatever the format: date-times in UTC, booleans `yes`/`no`.
     func testAToManyColumnOfDecimalsShowsValuesNotStorageUnits() throws {
         let trials = Trials.count("BOOKKEEPER_LIST_TRIALS", quick: 3, stress: 25)
         let seed = Trials.seed(fixed: 25_1)
@@ -64,13 +65,32 @@ final class RoundTripNumbersTests: ImportTestCase {
             XCTAssertEqual(try query("SELECT group_concat(name) FROM (SELECT name FROM Item ORDER BY id)"),
                            [(0..<count).map { "n\($0)" }.joined(separator: ",")], "items numbered in file order")
 
-            // Each item's values as export writes them.
-            let exported = parseCSV(ok("export", "Item"))
-            let header = exported[0]
-            var values: [String: [String: String]] = [:]
-            for row in exported.dropFirst() { values[row[0]] = Dictionary(uniqueKeysWithValues: zip(header, row)) }
-            func expected(_ customer: String, _ attribute: String) -> String {
-                Self.joinList(members[customer]!.map { values["n\($0)"]![attribute]! }.filter { !$0.isEmpty })
+            // Each item's values as the same fetch writes them in a column of their own, in each format.
+            let scalarColumns = (["name"] + Self.listed).joined(separator: ", ")
+            let scalarCSV = parseCSV(ok("fetch", "Item", "--columns", scalarColumns, "--format", "csv"))
+            var csvValues: [String: [String: String]] = [:]
+            for row in scalarCSV.dropFirst() { csvValues[row[0]] = Dictionary(uniqueKeysWithValues: zip(scalarCSV[0], row)) }
+            let scalarJSON = try JSONSerialization.jsonObject(with: Data(ok("fetch", "Item", "--columns", scalarColumns, "--format", "json").utf8),
+                                                              options: .fragmentsAllowed) as! [[String: Any]]
+            var jsonValues: [String: [String: Any]] = [:]
+            for object in scalarJSON { jsonValues[object["name"] as! String] = object }
+            // The text table, cut at its columns (the dashes under the header): booleans and date-times read otherwise there.
+            var textValues = csvValues
+            let table = ok("fetch", "Item", "--columns", "name, b, at").split(separator: "\n").map { Array($0) }
+            let dashes = table[1]
+            var starts: [Int] = [0]
+            for k in 1..<dashes.count where dashes[k] == "-" && dashes[k - 1] == " " { starts.append(k) }
+            for line in table.dropFirst(2).dropLast() {
+                func field(_ n: Int) -> String {
+                    let from = min(starts[n], line.count), to = n + 1 < starts.count ? min(starts[n + 1], line.count) : line.count
+                    return String(line[from..<to]).trimmingCharacters(in: .whitespaces)
+                }
+                textValues[field(0)]!["b"] = field(1)
+                textValues[field(0)]!["at"] = field(2)
+            }
+            func memberNames(_ customer: String) -> [String] { members[customer]!.map { "n\($0)" } }
+            func expected(_ customer: String, _ attribute: String, _ values: [String: [String: String]]) -> String {
+                Self.joinList(memberNames(customer).map { values[$0]![attribute]! }.filter { !$0.isEmpty })
             }
             let what = "trial \(trial), seed \(seed): \(lines.joined(separator: " | "))"
 
@@ -81,13 +101,14 @@ final class RoundTripNumbersTests: ImportTestCase {
                 XCTAssertEqual(table.count, 4, what)
                 for row in table.dropFirst() {
                     for (k, attribute) in Self.listed.enumerated() {
-                        // A report's text cell that a spreadsheet would run as a formula has a quote before it.
-                        let want = expected(row[0], attribute)
+                        // A report's text cell that a spreadsheet would run as a formula has a quote before it; a list is text.
+                        let want = expected(row[0], attribute, csvValues)
                         XCTAssertEqual(row[k + 1], (neutralized && "=+-@".contains(want.first ?? " ") ? "'" : "") + want,
                                        "\(row[0]).items.\(attribute) (CSV), \(what)")
                     }
                 }
             }
+            // JSON: an array of the values the scalar column holds (NULLs left out), empty for none.
             let json = try JSONSerialization.jsonObject(with: Data(ok("fetch", "Customer", "--columns", columns, "--sort", "name",
                                                                       "--format", "json").utf8)) as! [[String: Any]]
             let reportJSON = try JSONSerialization.jsonObject(with: Data(ok("report", "lists.yaml", "--format", "json").utf8)) as! [String: Any]
@@ -96,17 +117,16 @@ final class RoundTripNumbersTests: ImportTestCase {
                 for object in objects {
                     let name = object["name"] as! String
                     for attribute in Self.listed {
-                        let want = expected(name, attribute)
-                        let got = object[prefix + attribute]
-                        if want.isEmpty { XCTAssertTrue(got is NSNull || got as? String == "", "\(name).\(attribute): \(String(describing: got)), \(what)") }
-                        else { XCTAssertEqual(got as? String, want, "\(name).items.\(attribute) (JSON), \(what)") }
+                        let want = memberNames(name).compactMap { jsonValues[$0]![attribute] }.filter { !($0 is NSNull) } as NSArray
+                        let got = object[prefix + attribute] as? NSArray
+                        XCTAssertEqual(got, want, "\(name).items.\(attribute) (JSON), \(what)")
                     }
                 }
             }
             for attribute in Self.listed {
                 let lines = ok("fetch", "Customer", "--columns", "items.\(attribute)", "--sort", "name").split(separator: "\n", omittingEmptySubsequences: false)
                 let rows = lines.dropFirst(2).prefix(3).map { String($0.reversed().drop { $0 == " " }.reversed()).drop { $0 == " " } }
-                XCTAssertEqual(rows.map(String.init), (0..<3).map { expected("c\($0)", attribute) }, "items.\(attribute) (text), \(what)")
+                XCTAssertEqual(rows.map(String.init), (0..<3).map { expected("c\($0)", attribute, textValues) }, "items.\(attribute) (text), \(what)")
             }
         }
         reportTrials("RoundTripNumbersTests.testAToManyColumnOfDecimalsShowsValuesNotStorageUnits", "\(trials) stores, seed \(seed)")

@@ -81,6 +81,36 @@ final class TimeZoneCommandTests: ZonedCommandTestCase {
     }
 
     /// Foundation on Linux read `:America/New_York` as UTC: today, the generation time and date-times were UTC.
+    /// `0001-01-01T00:00:00Z`, the first instant a store holds, is `0000-12-31T19:03:58-04:56:02` in New York (local
+    /// mean time), and the last, `9999-12-31T23:59:59Z`, is `10000-01-01T08:59:59+09:00` in Tokyo: `fetch`, `list` and
+    /// `show` wrote them so, and `set`, `add`, import and `--where` refused that text ("is not a date and time"). What
+    /// is written reads back as the same instant, with its offset or without; a year-0 time before the first instant
+    /// is refused as outside the years the store holds.
+    func testTheFirstAndLastInstantsReadBackAsWrittenWestAndEastOfGreenwich() throws {
+        for (tz, stored, shown) in [("America/New_York", "0001-01-01T00:00:00Z", "0000-12-31T19:03:58-04:56:02"),
+                                    ("<-14>14", "0001-01-01T13:59:59Z", "0000-12-31T23:59:59-14:00"),
+                                    ("Asia/Tokyo", "9999-12-31T23:59:59Z", "10000-01-01T08:59:59+09:00"),
+                                    ("<+14>-14", "9999-12-31T10:00:00Z", "10000-01-01T00:00:00+14:00")] {
+            fresh(tz)
+            okIn(tz, "add", "Reading", "name=r", "at=\(stored)")
+            XCTAssertEqual(okIn(tz, "fetch", "Reading", "--columns", "at", "--format", "csv"), "at\n\(shown)\n", tz)
+            XCTAssertEqual(okIn(tz, "fetch", "Reading", "--columns", "at", "--format", "json"), "[\n  {\"at\": \"\(shown)\"}\n]\n", tz)
+            XCTAssertTrue(okIn(tz, "show", "Reading", "r").contains("\nat    \(shown)\n"), tz)
+            // Given back: as a value, with and without its offset, as a predicate's literal and in an import.
+            let local = String(shown[..<shown.lastIndex(where: { $0 == "+" || $0 == "-" })!])
+            XCTAssertEqual(okIn(tz, "set", "Reading", "r", "at=\(shown)"), "Reading/1 unchanged\n", tz)
+            XCTAssertEqual(okIn(tz, "set", "Reading", "r", "at=\(local)"), "Reading/1 unchanged\n", tz)
+            XCTAssertEqual(okIn(tz, "fetch", "Reading", "--where", "at == %@", "--arg", shown, "--count"), "1\n", tz)
+            XCTAssertEqual(okIn(tz, "fetch", "Reading", "--where", "at == '\(local)'", "--count"), "1\n", tz)
+            dir.write("more.csv", "name,at\ns,\(shown)\n")
+            okIn(tz, "import", "Reading", "more.csv")
+            XCTAssertEqual(okIn("UTC", "export", "Reading"), "name,at\nr,\(stored)\ns,\(stored)\n", tz)
+        }
+        let before = run("America/New_York", ["set", "Reading", "r", "at=0000-12-31T19:03:57"])
+        XCTAssertEqual(before.status, 65, "\(before)")
+        XCTAssertEqual(before.stderr, "bookkeeper: Reading.at: \"0000-12-31T19:03:57\" falls outside the years 1 to 9999 in UTC\n")
+    }
+
     func testTZWithAColonIsHonoured() throws {
         try checkTodayAndHeader(":America/New_York", name: "America/New_York (UTC-05:00)")
     }

@@ -76,6 +76,17 @@ final class DialectConformanceTests: XCTestCase {
         case .savepoints: try savepoints(c)
         case .locking: try locking(c)
         case .statistics: try statistics(c)
+        case .bulkInsert: try bulkInsert(c)
+        case .parallelSort: try parallelSort(c)
+        case .foreignKeyEnforcement: try foreignKeyEnforcement(c)
+        case .catalog: try catalog(c)
+        case .nullSafeComparison: try nullSafeComparison(c)
+        case .nonASCIIText: try nonASCIIText(c)
+        case .transactions: try transactions(c)
+        case .integrityCheck: try integrityCheck(c)
+        case .storageClasses: try storageClasses(c)
+        case .stringAggregate: try stringAggregate(c)
+        case .fileJournal: try fileJournal(c)
         }
     }
 
@@ -214,6 +225,18 @@ final class DialectConformanceTests: XCTestCase {
         c.equal(try contents(), ["a=2"], "with nothing to update, the row stays")
         try put("b", 4, update: false)
         c.equal(try contents(), ["a=2", "b=4"], "a new key inserts")
+        // Rows from a query, but none whose key is there.
+        try c.execute("CREATE TABLE source (k TEXT, v INTEGER)")
+        try c.execute("INSERT INTO source (k, v) VALUES ('a', 9), ('c', 5)")
+        try c.execute(d.insertMissing(into: "a table", columns: ["key", "value"], select: "SELECT k, v FROM source", conflict: ["key"]))
+        c.equal(try contents(), ["a=2", "b=4", "c=5"], "insertMissing adds what is missing and keeps what is there")
+        // The greater of two, as the ID marks are raised.
+        let raise = d.upsert(into: "a table", columns: ["key", "value"], values: [d.placeholder(1), d.placeholder(2)], conflict: ["key"], update: [])
+            .replacingOccurrences(of: "DO NOTHING", with: "DO UPDATE SET \(d.quote("value")) = \(d.greater(d.quote("value"), d.placeholder(2)))")
+        try c.execute(raise, ["b", 3])
+        try c.execute(raise, ["c", 8])
+        try c.execute(raise, ["d", -1])
+        c.equal(try contents(), ["a=2", "b=4", "c=8", "d=-1"], "greater never lowers, and raises")
     }
 
     private func returning(_ c: Conformance) throws {
@@ -419,6 +442,7 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("INSERT INTO t (id, v) VALUES (1, 1.5), (2, 2.25)")
         let sum = "SELECT SUM(\(d.finite("v", entity: "It's", attribute: "v", id: "id"))) FROM t"
         c.equal(try c.row(sum)[0] as Double?, 3.75, "finite numbers pass")
+        c.equal(try c.rows("SELECT id FROM t WHERE \(d.isInfinite("v"))").count, 0, "no infinity yet")
         try c.execute("INSERT INTO t (id, v) VALUES (7, \(d.placeholder(1)))", [-Double.infinity])
         do {
             _ = try c.row(sum)
@@ -427,6 +451,8 @@ final class DialectConformanceTests: XCTestCase {
             let named = NonFiniteStoredNumber.fromSQL(error.message)
             c.equal(named.map { "\($0.object.entity) \($0.object.rowID) \($0.attribute) \($0.value)" }, "It's 7 v -inf", "the error names the object")
         }
+        try c.execute("INSERT INTO t (id, v) VALUES (8, \(d.placeholder(1))), (9, \(d.placeholder(2)))", [Double.infinity, Double.greatestFiniteMagnitude])
+        c.equal(try c.rows("SELECT id FROM t WHERE \(d.isInfinite("v")) ORDER BY id").map { $0[0] as Int }, [7, 8], "isInfinite finds both infinities and no finite number")
     }
 
     private func conversion(_ c: Conformance) throws {
@@ -460,8 +486,10 @@ final class DialectConformanceTests: XCTestCase {
         let row = try c.row("SELECT (SELECT \(d.valueList("v", .string)) FROM (SELECT s AS v FROM t ORDER BY id)), "
                             + "(SELECT \(d.valueList("v", .integer)) FROM (SELECT i AS v FROM t ORDER BY id)), "
                             + "(SELECT \(d.valueList("v", .string)) FROM (SELECT s AS v FROM t WHERE 0))")
-        c.equal(row[0] as String?, ListText.join(strings.compactMap { $0 }), "text values listed in order, NULLs left out")
-        c.equal(row[1] as String?, ListText.join(strings.indices.map { "\($0)" }), "integers listed")
+        // The stored values, in StoredValue.listText's one text (StoredValue+List.swift), which readers decode.
+        c.equal((row[0] as String?).flatMap(StoredValue.listItems), strings.compactMap { $0 }.map { StoredValue.text($0) },
+                "text values listed in order, NULLs left out")
+        c.equal((row[1] as String?).flatMap(StoredValue.listItems), strings.indices.map { StoredValue.integer(Int64($0)) }, "integers listed")
         c.check((row[2] as DatabaseValue).isNull, "no values: NULL")
     }
 
@@ -546,6 +574,215 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute(d.analyze)
         try c.execute(d.analyze)
         c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = 3")[0] as Int?, 71, "statements answer as before after ANALYZE")
+    }
+
+    private func bulkInsert(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE \(d.quote("a table")) (\(d.quote("id")) INTEGER PRIMARY KEY, \(d.quote("k")) TEXT NOT NULL UNIQUE, \(d.quote("n")) INTEGER)")
+        let three = d.insertRows(into: "a table", columns: ["id", "k", "n"], rows: 3)
+        try c.execute(three, [1, "a", 10, 2, "b", nil, 3, "c", 30])
+        func contents() throws -> [String] {
+            try c.rows("SELECT \(d.quote("id")), \(d.quote("k")), \(d.quote("n")) FROM \(d.quote("a table")) ORDER BY 1")
+                .map { "\($0[0] as Int)\($0[1] as String)\(($0[2] as Int?).map(String.init) ?? "-")" }
+        }
+        c.equal(try contents(), ["1a10", "2b-", "3c30"], "every row in, in placeholder order, none kept as none")
+        // What the batch relies on: a bulk insert that fails is undone by the savepoint around it, the rest kept.
+        var failed = false
+        try c.queue.inDatabase { db in
+            try db.execute(sql: d.savepoint("record"))
+            do {
+                try db.execute(sql: three, arguments: [4, "d", 40, 5, "a", 50, 6, "f", 60])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                failed = true
+            }
+            try db.execute(sql: d.rollbackToSavepoint("record"))
+            try db.execute(sql: d.releaseSavepoint("record"))
+        }
+        c.check(failed, "a row breaking a uniqueness fails the statement")
+        c.equal(try contents(), ["1a10", "2b-", "3c30"], "rolled back to the savepoint, none of the failed statement's rows stay")
+    }
+
+    private func parallelSort(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
+        try c.queue.write { db in
+            for i in 0..<2_000 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, (i * 7919) % 2_000]) }
+        }
+        try c.execute(d.sortHelpers(2))
+        try c.execute("CREATE INDEX t_v ON t (v)")
+        try c.execute(d.sortHelpers(0))
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, Array(0..<2_000), "an index sorted with helpers orders every key")
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v BETWEEN 100 AND 199")[0] as Int?, 100, "and finds them")
+    }
+
+    private func foreignKeyEnforcement(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+        try c.execute("CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id))")
+        try c.execute("INSERT INTO parent (id) VALUES (1)")
+        c.equal(try c.row(d.foreignKeysEnabled)[0] as Int?, 1, "a store's connection checks references")
+        var refused = false
+        do { try c.execute("INSERT INTO child (id, parent_id) VALUES (1, 2)") } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT { refused = true }
+        c.check(refused, "a reference to no row is refused while checks are on")
+        try c.execute(d.foreignKeys(on: false))
+        c.equal(try c.row(d.foreignKeysEnabled)[0] as Int?, 0, "switched off")
+        try c.execute("INSERT INTO child (id, parent_id) VALUES (2, 2)")
+        try c.execute("INSERT INTO child (id, parent_id) VALUES (3, 1)")
+        let broken = try c.rows(d.foreignKeyCheck).map { "\($0[0] as String)/\($0[1] as Int) → \($0[2] as String)" }
+        c.equal(broken, ["child/2 → parent"], "the check names the table, row and parent table of each broken reference, and only those")
+        try c.execute("DELETE FROM child WHERE id = 2")
+        try c.execute(d.foreignKeys(on: true))
+        c.equal(try c.rows(d.foreignKeyCheck).count, 0, "none once it is gone")
+    }
+
+    private func catalog(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE \(d.quote("Order")) (id INTEGER PRIMARY KEY, \(d.quote("number")) TEXT, \(d.quote("date")) TEXT, n INTEGER)")
+        try c.execute("CREATE UNIQUE INDEX \(d.quote("Order_number")) ON \(d.quote("Order")) (\(d.quote("number")))")
+        try c.execute("CREATE INDEX \(d.quote("Order_date_n")) ON \(d.quote("Order")) (\(d.quote("date")), n)")
+        try c.execute("CREATE INDEX \(d.quote("Order_expr")) ON \(d.quote("Order")) (n + 1)")
+        try c.execute("CREATE INDEX \(d.quote("Order_nocase")) ON \(d.quote("Order")) (\(d.quote("number")) COLLATE NOCASE)")
+        try c.execute("CREATE TABLE other (id INTEGER PRIMARY KEY, x TEXT)")
+        try c.execute("CREATE INDEX other_x ON other (x)")
+        let indexes = try c.rows(d.indexesOfTable, ["Order"])
+        c.equal(indexes.map { $0[0] as String }, ["Order_date_n", "Order_expr", "Order_nocase", "Order_number"], "the table's own indexes by name, no other table's")
+        c.equal(indexes.map { $0[2] as Int }, [0, 0, 0, 1], "which are unique")
+        // The definition makes the index again.
+        let definition = indexes.first { ($0[0] as String) == "Order_date_n" }![1] as String
+        try c.execute("DROP INDEX \(d.quote("Order_date_n"))")
+        c.equal(try c.rows(d.indexExists, ["Order_date_n"]).count, 0, "a dropped index does not exist")
+        try c.execute(definition)
+        c.equal(try c.rows(d.indexExists, ["Order_date_n"]).count, 1, "its definition makes it again")
+        func keys(_ index: String) throws -> [String] {
+            try c.rows(d.keyColumnsOfIndex, [index]).map { "\(($0[0] as String?) ?? "(expression)") \(($0[1] as Int) == 1 ? "bytes" : "other")" }
+        }
+        c.equal(try keys("Order_date_n"), ["date bytes", "n bytes"], "key columns in order")
+        c.equal(try keys("Order_expr"), ["(expression) bytes"], "an expression has no column name")
+        c.equal(try keys("Order_nocase"), ["number other"], "an order other than bytes is said")
+        c.equal(try c.rows(d.columnsOfTable, ["Order"]).map { $0[0] as String }.sorted(), ["date", "id", "n", "number"], "a table's columns")
+        c.equal(try c.row(d.tableExists, [d.foldName("order") == d.foldName("Order") ? "order" : "Order"])[0] as Int?, 1, "a table exists, its name compared as the dialect folds names")
+        c.equal(try c.row(d.tableExists, ["Order_number"])[0] as Int?, 0, "an index is not a table")
+        c.equal(try c.row(d.tableExists, ["nothing"])[0] as Int?, 0, "no such table")
+        let before = try c.row(d.schemaVersion)[0] as Int
+        c.equal(try c.row(d.schemaVersion)[0] as Int, before, "the schema's version stays while the schema does")
+        try c.execute("CREATE TABLE later (id INTEGER PRIMARY KEY)")
+        c.check(try c.row(d.schemaVersion)[0] as Int != before, "and changes with it")
+    }
+
+    private func nullSafeComparison(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (a INTEGER, b INTEGER)")
+        let values: [Int?] = [nil, 1, 2]
+        for a in values { for b in values { try c.execute("INSERT INTO t (a, b) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [a, b]) } }
+        for row in try c.rows("SELECT a, b, CASE WHEN \(d.isDistinct("a", "b")) THEN 1 ELSE 0 END FROM t") {
+            let a = row[0] as Int?, b = row[1] as Int?
+            c.equal(row[2] as Int == 1, a != b, "\(String(describing: a)) against \(String(describing: b))")
+        }
+        try c.execute("UPDATE t SET a = \(d.placeholder(1)) WHERE \(d.isDistinct("a", d.placeholder(2)))", [7, 7])
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE a = 7")[0] as Int?, 9, "with a bound value, none included")
+    }
+
+    private func nonASCIIText(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
+        let texts = ["plain", "", "Müller", "e\u{301}", "日本", "x\u{7F}", "😀"]
+        for (i, t) in texts.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, t]) }
+        try c.execute("INSERT INTO t (id, v) VALUES (100, NULL), (101, 5), (102, X'C3A9')")
+        let found = try c.rows("SELECT id FROM t WHERE \(d.hasNonASCIIText("v")) ORDER BY id").map { $0[0] as Int }
+        c.equal(found, texts.indices.filter { !texts[$0].unicodeScalars.allSatisfy(\.isASCII) }, "texts with a character beyond ASCII, and no other value")
+    }
+
+    private func transactions(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        try c.execute("INSERT INTO t (v) VALUES (1)")
+        let other = try c.implementation.open(c.path)
+        try c.queue.inDatabase { db in
+            try db.execute(sql: d.beginRead)
+            _ = try Int.fetchOne(db, sql: d.readSchema)
+            try other.inDatabase { db in try db.execute(sql: "INSERT INTO t (v) VALUES (2)") }
+            c.equal(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t"), 1, "a read transaction keeps the snapshot its first read took")
+            try db.execute(sql: d.commit)
+            c.equal(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t"), 2, "after it, the other's commit is seen")
+            try db.execute(sql: d.beginRead)
+            try db.execute(sql: "INSERT INTO t (v) VALUES (3)")
+            try db.execute(sql: d.rollback)
+        }
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "a rollback undoes the transaction's write")
+    }
+
+    private func integrityCheck(_ c: Conformance) throws {
+        let d = c.dialect
+        for setting in d.connectionSettings(readOnly: false) { try c.execute(setting) }
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        try c.queue.write { db in
+            for i in 0..<3_000 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, String(repeating: "x", count: i % 50)]) }
+        }
+        c.equal(try c.rows(d.quickCheck).map { $0[0] as String }, ["ok"], "a sound store: quick check")
+        c.equal(try c.rows(d.integrityCheck).map { $0[0] as String }, ["ok"], "a sound store: integrity check")
+        try c.queue.close()
+        // Damage the middle of the file (a table page), as a disk or another program might.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: c.path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 2_000))
+        try handle.close()
+        let damaged = try c.implementation.open(c.path)
+        var found = false
+        do {
+            try damaged.inDatabase { db in
+                try db.execute(sql: d.checkPagesOnRead(false))
+                found = try String.fetchAll(db, sql: d.integrityCheck) != ["ok"]
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+            found = true
+        }
+        c.check(found, "a damaged store is found")
+    }
+
+    private func storageClasses(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
+        // (A text with a NUL, as another tool writes it: a bound Swift string ends at the NUL.)
+        try c.execute("INSERT INTO t (id, v) VALUES (1, 5), (2, 2.5), (3, 'text'), (4, X'00FF'), (5, NULL), (6, CAST(X'610062' AS TEXT))")
+        let kinds: [StoredKind] = [.integer, .real, .text, .blob]
+        let expected: [StoredKind: [Int]] = [.integer: [1], .real: [2], .text: [3, 6], .blob: [4]]
+        for kind in kinds {
+            c.equal(try c.rows("SELECT id FROM t WHERE \(d.isStored("v", as: kind)) ORDER BY id").map { $0[0] as Int }, expected[kind]!, "stored as \(kind)")
+            c.equal(try c.rows("SELECT id FROM t WHERE \(d.isStoredOtherwise("v", than: kind)) ORDER BY id").map { $0[0] as Int },
+                    [1, 2, 3, 4, 6].filter { !expected[kind]!.contains($0) }, "stored, but not as \(kind) (none is not)")
+        }
+        let bytes = try c.rows("SELECT \(d.storedBytes("v")) FROM t WHERE id IN (3, 6) ORDER BY id").map { [UInt8](($0[0] as Data?) ?? Data()) }
+        c.equal(bytes, [Array("text".utf8), [0x61, 0, 0x62]], "text as its bytes, past a NUL")
+        c.equal(try c.rows("SELECT id FROM t WHERE \(d.containsNUL(d.storedBytes("v"))) ORDER BY id").map { $0[0] as Int }, [4, 6], "the values holding a NUL byte")
+    }
+
+    private func stringAggregate(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (g INTEGER, v INTEGER)")
+        try c.execute("INSERT INTO t (g, v) VALUES (1, 3), (1, 1), (2, 7)")
+        let rows = try c.rows("SELECT g, (SELECT \(d.joinedWithCommas("v")) FROM (SELECT v FROM t AS o WHERE o.g = t.g ORDER BY v)) FROM t GROUP BY g ORDER BY g")
+        c.equal(rows.map { $0[1] as String }, ["1,3", "7"], "each group's values, in the order read, joined with commas")
+    }
+
+    private func fileJournal(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: d.fileJournal(false))
+        }
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        // A connection without a journal leaves no journal file behind a transaction.
+        try c.queue.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (1)")
+            c.check(!FileManager.default.fileExists(atPath: c.path + "-journal"), "no journal while it writes")
+        }
+        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(true)) }
+        try c.queue.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (2)")
+            c.check(FileManager.default.fileExists(atPath: c.path + "-journal"), "a journal again while it writes")
+        }
+        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "both writes kept")
     }
 }
 

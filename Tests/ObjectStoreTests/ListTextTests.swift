@@ -1,6 +1,7 @@
 // A to-many relationship's keys in one cell (ListText.swift): every list of keys written reads back as itself,
 // plain keys are written as they always were, and a quote left open is an error, not a guess.
 
+import Foundation
 import ObjectStore
 import TestSupport
 import XCTest
@@ -47,5 +48,32 @@ final class ListTextTests: XCTestCase {
             }
         }
         reportTrials("list keys", "\(rounds) random lists of keys (seed \(seed)): each read back as written")
+    }
+
+    /// A to-many column's value (`bk_list` and the evaluator: StoredValue+List.swift) gives back every item, of every
+    /// storage class, as stored — text holding the separator, backslashes or controls included — and a list sorts
+    /// before a longer one it begins (`retail` before `retail, slow payer`, a grouped fetch's order of groups).
+    func testAToManyColumnsStoredItemsReadBackAsStored() throws {
+        let pieces = ["a", "Zoë", " ", "\"", ",", "\t", "\n", "\u{1F}", "\u{1}", "\\", "\\u", "u", "😀", "\u{301}", "i1", "r", "x0"]
+        let seed = Trials.seed("BOOKKEEPER_LIST_SEED", fixed: 25)
+        let rounds = Trials.count("BOOKKEEPER_STORED_LIST_ROUNDS", quick: 2_000, stress: 2_000)
+        var random = SeededGenerator(seed: seed)
+        func item() -> StoredValue {
+            switch random.next(upTo: 5) {
+            case 0: return .integer(Int64(bitPattern: random.next()))
+            case 1: return .real(random.pick([0.1, -0.0, 1e308, Double.leastNonzeroMagnitude, 1.7976931348623157e308, Double(Int64(bitPattern: random.next()))]))
+            case 2: return .blob(Data((0..<random.next(upTo: 4)).map { _ in UInt8(random.next(upTo: 256)) }))
+            default: return .text((0..<random.next(upTo: 5)).map { _ in random.pick(pieces) }.joined())
+            }
+        }
+        for round in 0..<rounds {
+            let items = (0..<1 + random.next(upTo: 4)).map { _ in item() }
+            let text = StoredValue.listText(items + [.null])
+            XCTAssertEqual(StoredValue.listItems(text), items, "round \(round) (seed \(seed)): \(text.debugDescription)")
+            XCTAssertLessThan(StoredValue.listText(Array(items.prefix(1))), StoredValue.listText(items.prefix(1) + [.text("")]))
+        }
+        XCTAssertLessThan(StoredValue.listText([.text("retail")]), StoredValue.listText([.text("retail"), .text("slow payer")]))
+        XCTAssertNil(StoredValue.listItems("vip, wholesale"), "the old joined text is no such list")
+        reportTrials("stored list items", "\(rounds) random lists of stored values (seed \(seed)): each read back as stored")
     }
 }

@@ -72,11 +72,11 @@ final class ReportEngineTests: XCTestCase {
         let rows = try report.rows(from: store)
         XCTAssertEqual(rows, [
             [.text("A-1"), .text("=cmd|' /C calc'!A0"), .date(year: 2024, month: 3, day: 1), .boolean(true),
-             .decimal(units: 3000, scale: 2), .decimal(units: 1025, scale: 2), .text("Repair, Refund"), .integer(2024)],
+             .decimal(units: 3000, scale: 2), .decimal(units: 1025, scale: 2), .list([.text("Repair"), .text("Refund")]), .integer(2024)],
             [.text("A-2"), .text("Zoë \"Z\", Inc.\nline two\tand a tab 🧾"), .date(year: 2025, month: 12, day: 31), .boolean(false),
-             .decimal(units: 999_999_999_999, scale: 2), .decimal(units: 999_999_999_999, scale: 2), .text("Repair"), .integer(2025)],
+             .decimal(units: 999_999_999_999, scale: 2), .decimal(units: 999_999_999_999, scale: 2), .list([.text("Repair")]), .integer(2025)],
             [.text("A-3"), .null, .date(year: 2025, month: 1, day: 15), .boolean(false),
-             .decimal(units: 0, scale: 2), .null, .null, .integer(2025)],
+             .decimal(units: 0, scale: 2), .null, .list([]), .integer(2025)],
         ])
     }
 
@@ -289,7 +289,7 @@ final class ReportEngineTests: XCTestCase {
         XCTAssertTrue(try rendered(report, .csv()).contains("\nA-1,'=cmd|' /C calc'!A0,"), "formula neutralised by default")
         XCTAssertTrue(try rendered(report, .csv(.excel)).contains("\r\nA-1,'=cmd|' /C calc'!A0,"), "formula neutralised for Excel")
         let json = try rendered(report, .json())
-        XCTAssertTrue(json.contains(#"{"Number": "A-2", "Customer": "Zoë \"Z\", Inc.\nline two\tand a tab 🧾", "Date": "2025-12-31", "Paid": false, "Total": 9999999999.99, "Avg price": 9999999999.99, "Services": "Repair", "Year": "2025"}"#), json)
+        XCTAssertTrue(json.contains(#"{"Number": "A-2", "Customer": "Zoë \"Z\", Inc.\nline two\tand a tab 🧾", "Date": "2025-12-31", "Paid": false, "Total": 9999999999.99, "Avg price": 9999999999.99, "Services": ["Repair"], "Year": "2025"}"#), json)
         XCTAssertTrue(json.contains(#""totals": {"Total": 10000000029.99}"#), json)
     }
 

@@ -89,6 +89,8 @@ func storedText(_ cell: ReportCell) -> String {
     case .date(let y, let m, let d): return String(format: "%04d-%02d-%02d", y, m, d)
     case .dateTime(let s): return String(s)
     case .boolean(let b): return b ? "1" : "0"
+    // SQL's group_concat(…, ', ') of the items; NULL for none.
+    case .list(let items): return items.isEmpty ? "NULL" : items.map(storedText).joined(separator: ", ")
     }
 }
 

@@ -178,7 +178,8 @@ enum LegacyDecoders {
             case .double: return .double(Double(i))
             case .roundedDecimal(let scale, let shown): return ReportCell.decimal(units: Int128(i), scale: scale).rounded(toScale: shown)
             case .roundedDouble(let shown): return ReportCell.decimal(units: Int128(i), scale: 0).rounded(toScale: shown)
-            case .text, .date, .dateTime, .binary: return .text(String(i))
+            // (A list's decoder is not one of the old ones: the loop above never makes it.)
+            case .text, .date, .dateTime, .binary, .list: return .text(String(i))
             }
         case .real(let d):
             switch decoder {

@@ -74,6 +74,14 @@ struct Fetch: StoreCommand {
         if let columnList, columnList.allSatisfy({ $0.text.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw NoColumns()
         }
+        // A column named twice would key a JSON object twice (`{"count": 3, "count": 3}`, which JSON parsers read
+        // each their own way) and show nothing new in CSV or text: refused in every format, one rule for all.
+        if let columnList {
+            var seen: Set<String> = []
+            for term in columnList where !seen.insert(term.text).inserted {
+                throw term.error("the column \"\(term.text)\" is given twice — name each column once")
+            }
+        }
         let groupList = group.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "group")) } ?? []
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
         let store = try openStore(readOnly: true)
@@ -86,8 +94,13 @@ struct Fetch: StoreCommand {
             return
         }
         let names = plan.columns.map(\.keyPath)
-        // Values are written by the renderers' rules, each column as a report column of its type would be.
-        let formats = plan.columns.map { ColumnFormat(defaultFor: $0.type) }
+        // Values are written by the renderers' rules, each column as a report column of its type would be; a to-many
+        // column's items each as a column of their type (`customers.at` as `at`), in a list (an array in JSON).
+        let formats = plan.columns.map { ColumnFormat(defaultFor: $0.listItemType ?? $0.type) }
+        let listItems = plan.columns.map(\.listItemType)
+        func cell(_ value: Value, _ i: Int) -> ReportCell {
+            listItems[i].map { ReportCell(list: value, itemType: $0) } ?? ReportCell(value)
+        }
         let cells = CellFormatter(timeZone: try Zone.current())
         switch format {
         case .csv:
@@ -99,15 +112,17 @@ struct Fetch: StoreCommand {
             field.reserveCapacity(64)
             try store.fetchRows(plan) { row in
                 for i in 0..<row.count {
-                    // ASCII text straight from the statement, with no String.
-                    if try row.withASCIIText(i, { try writer.writeField(bytes: $0) }) != nil { continue }
+                    if listItems[i] == nil {
+                        // ASCII text straight from the statement, with no String.
+                        if try row.withASCIIText(i, { try writer.writeField(bytes: $0) }) != nil { continue }
+                    }
                     let value = row.value(i)
-                    if case let .string(text) = value {
+                    if case let .string(text) = value, listItems[i] == nil {
                         try writer.writeField(text)
                         continue
                     }
                     field.removeAll(keepingCapacity: true)
-                    cells.appendPlain(ReportCell(value), as: formats[i], to: &field)
+                    cells.appendPlain(cell(value, i), as: formats[i], to: &field)
                     try field.withUnsafeBufferPointer { try writer.writeField(bytes: $0) }
                 }
                 try writer.endRecord()
@@ -120,7 +135,7 @@ struct Fetch: StoreCommand {
             try store.fetchColumns(plan) { values in
                 var fields: [String] = []
                 for (i, value) in values.enumerated() {
-                    fields.append("\(JSONText.string(names[i])): \(cells.json(ReportCell(value), as: formats[i]))")
+                    fields.append("\(JSONText.string(names[i])): \(cells.json(cell(value, i), as: formats[i]))")
                 }
                 try out.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
                 first = false
@@ -133,7 +148,7 @@ struct Fetch: StoreCommand {
             }
             var table = TextTable(headers: names, alignments: numeric)
             try store.fetchColumns(plan) { values in
-                table.append(zip(values, formats).map { cells.display(ReportCell($0), as: $1) })
+                table.append(values.indices.map { cells.display(cell(values[$0], $0), as: formats[$0]) })
             }
             print(table.render())
             let noun = plan.isGrouped ? (table.rows.count == 1 ? "group" : "groups") : (table.rows.count == 1 ? "object" : "objects")

@@ -33,10 +33,7 @@ extension BatchWriter {
     func prepareIndexes(_ layout: EntityLayout) throws(BatchError) {
         layout.deferredIndexes = []
         guard layout.maxIDAtStart == 0 else { return }
-        let list = try statement("""
-            SELECT "name", "sql", "unique" FROM pragma_index_list(?) JOIN sqlite_master USING ("name")
-            WHERE "type" = 'index' AND "sql" IS NOT NULL ORDER BY "name"
-            """)
+        let list = try statement(BatchSQL.indexesOfTable)
         list.bind(1, .text(layout.entity.name))
         var found: [(name: String, sql: String, unique: Bool)] = []
         while try list.step() {
@@ -45,15 +42,15 @@ extension BatchWriter {
             }
         }
         list.reset()
-        let columns = try statement("SELECT \"cid\", \"name\", \"coll\" FROM pragma_index_xinfo(?) WHERE \"key\" = 1 ORDER BY \"seqno\"")
+        let columns = try statement(BatchSQL.keyColumnsOfIndex)
         var dropNow: [(name: String, sql: String)] = []
         for index in found {
             columns.bind(1, .text(index.name))
             var positions: [Int]? = []
             while try columns.step() {
-                // An expression (cid -2), or an order other than bytewise, cannot be followed here.
-                guard columns.int64(0) != -2, case .text("BINARY") = columns.column(2),
-                      case .text(let column) = columns.column(1), let p = layout.rowPosition(ofColumn: column) else {
+                // An expression (no name), or an order other than bytewise, cannot be followed here.
+                guard columns.int64(1) == 1, case .text(let column) = columns.column(0),
+                      let p = layout.rowPosition(ofColumn: column) else {
                     positions = nil
                     continue
                 }
@@ -93,13 +90,13 @@ extension BatchWriter {
     }
 
     private func dropIndex(_ index: (name: String, sql: String), of layout: EntityLayout) throws(BatchError) {
-        try execute("DROP INDEX \(quoted(index.name))")
+        try execute(BatchSQL.dropIndex(index.name))
         layout.deferredIndexes?.append(index)
     }
 
     /// Makes the dropped indexes again: the last step before commit.
     func finishIndexes() throws(BatchError) {
-        let exists = try statement("SELECT 1 FROM sqlite_master WHERE \"type\" = 'index' AND \"name\" = ?")
+        let exists = try statement(BatchSQL.indexExists)
         var missing: [(name: String, sql: String)] = []
         for l in layouts.values.sorted(by: { $0.entity.name < $1.entity.name }) {
             for (name, sql) in l.deferredIndexes ?? [] {
@@ -115,8 +112,8 @@ extension BatchWriter {
         // The load is over and the inserting thread idle: SQLite's sorter may sort on the other cores while
         // this one reads the table (faster at 10M lines: docs/design/import-speed.md).
         let helpers = BackgroundInserter.oneThread ? 0 : max(0, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4))
-        try execute("PRAGMA threads = \(helpers)")
-        defer { try? connection.execute("PRAGMA threads = 0") }
+        try execute(BatchSQL.sortHelpers(helpers))
+        defer { try? connection.execute(BatchSQL.sortHelpers(0)) }
         for index in missing {
             try execute(index.sql)
             BatchTimes.mark("index rebuild: \(index.name)")

@@ -112,7 +112,7 @@ extension BatchWriter {
         if let c = layout.caches[index] { return c }
         let a = layout.entity.attributes[index]
         let empty = layout.maxIDAtStart == 0
-        let cache = KeyCache(attributeIndex: index, column: a.name, table: layout.table, type: a.type, authoritative: empty)
+        let cache = KeyCache(attributeIndex: index, column: a.name, table: layout.entity.name, type: a.type, authoritative: empty)
         if empty {
             // Everything in the table was written by this batch: load it, and the cache knows every row. With
             // nothing written yet, it keeps none while the keys come in order.
@@ -137,7 +137,7 @@ extension BatchWriter {
 
     /// Loads every row of an authoritative cache's table (all written by this batch) into it.
     func fill(_ cache: KeyCache) throws(BatchError) {
-        let s = try statement("SELECT \(quoted(cache.column)), \"id\" FROM \(cache.table) WHERE \(quoted(cache.column)) IS NOT NULL")
+        let s = try statement(BatchSQL.keys(cache.column, in: cache.table))
         defer { s.reset() }
         if !cache.keepsEntries {
             let last = cache.lastKey
@@ -249,7 +249,7 @@ extension BatchWriter {
     /// A stored key close to a misspelt one, when the table is small enough to look through.
     private func nearbyKey(_ text: String, _ layout: EntityLayout, _ a: Attribute) throws(BatchError) -> String? {
         guard a.type == .string else { return nil }
-        let s = try statement("SELECT \(quoted(a.name)) FROM \(layout.table) WHERE \(quoted(a.name)) IS NOT NULL LIMIT 10001")
+        let s = try statement(BatchSQL.values(a.name, in: layout.entity.name, limit: 10001))
         defer { s.reset() }
         var candidates: [String] = []
         while try s.step() {
@@ -307,8 +307,7 @@ extension BatchWriter {
     package func setReference(of entityName: String, rowID: Int64, at index: Int, to target: Int64,
                               wasUnchanged: Bool) throws(BatchError) -> Bool {
         let layout = try layout(named: entityName)
-        let column = quoted(layout.toOne[index].column)
-        let s = try statement("UPDATE \(layout.table) SET \(column) = ? WHERE \"id\" = ? AND \(column) IS NOT ?")
+        let s = try statement(BatchSQL.setReference(layout.entity.name, column: layout.toOne[index].column))
         s.bind(1, target)
         s.bind(2, rowID)
         s.bind(3, target)

@@ -39,7 +39,7 @@ extension BatchWriter {
                     // dropped until the batch ends; see BatchWriter+Indexes).
                     if let id = try cached(keyCache(layout, k), v), id != stored?.id { holder = id }
                 } else {
-                    let s = try statement("SELECT \"id\" FROM \(layout.table) WHERE \(quoted(a.name)) = ? LIMIT 2")
+                    let s = try statement(BatchSQL.ids(from: layout.entity.name, where: a.name, limit: 2))
                     s.bind(1, v)
                     while try s.step() {
                         let id = s.int64(0)!
@@ -116,7 +116,7 @@ extension BatchWriter {
         for rule in entity.rules {
             let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
             let (sql, arguments) = plan.sql(.objects)
-            let s = try statement("SELECT 1 FROM (\(sql)) WHERE \"id\" = ?")
+            let s = try statement(BatchSQL.isAmong(sql))
             for (i, a) in arguments.enumerated() {
                 let value: SQLValue
                 switch a.storage {

@@ -108,12 +108,12 @@ package final class BatchWriter {
         if let l = layouts[entity.name] { return l }
         let l = EntityLayout(entity: entity, model: model)
         layouts[entity.name] = l
-        let s = try statement("SELECT max(\"id\") FROM \(l.table)")
+        let s = try statement(BatchSQL.largestID(in: l.entity.name))
         defer { s.reset() }
         _ = try s.step()
         l.maxIDAtStart = s.int64(0) ?? 0
         // IDs handed out before (and since deleted) are not handed out again (Store+ObjectIDs).
-        let mark = try statement("SELECT CAST(\"value\" AS INTEGER) FROM \(quoted(Store.metaTable)) WHERE \"key\" = ?")
+        let mark = try statement(BatchSQL.metaInteger(Store.metaTable))
         defer { mark.reset() }
         mark.bind(1, .text(Store.idMarkKey(entity.name)))
         let handedOutUpTo = try mark.step() ? mark.int64(0) ?? 0 : 0
@@ -253,16 +253,16 @@ package final class BatchWriter {
         for k in 0..<r.count {
             let v = r.values[k].sqlValue(for: layout.types[k])
             if v != stored.attributes[k] {
-                assignments.append("\(quoted(layout.names[k])) = ?")
+                assignments.append(layout.names[k])
                 values.append(v)
             }
         }
         for (k, fk) in layout.toOne.enumerated() where r.references[k] != stored.references[k] {
-            assignments.append("\(quoted(fk.column)) = ?")
+            assignments.append(fk.column)
             values.append(r.references[k].map(SQLValue.integer) ?? .null)
         }
         if assignments.isEmpty { return false }
-        let s = try statement("UPDATE \(layout.table) SET \(assignments.joined(separator: ", ")) WHERE \"id\" = ?")
+        let s = try statement(BatchSQL.update(layout.entity.name, setting: assignments))
         for (i, v) in values.enumerated() { s.bind(Int32(i + 1), v) }
         s.bind(Int32(values.count + 1), stored.id)
         try s.execute()
@@ -321,14 +321,14 @@ extension Store {
                 // Foreign keys are off for the batch when that is safe (see `batchKeepsReferencesIntact`): every
                 // key the batch writes is a row ID it has just resolved or inserted, and SQLite's checks (a parent
                 // look-up and a statement journal per insert) were a third of the bench's SQLite time.
-                let foreignKeysWereOn = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+                let foreignKeysWereOn = try Bool.fetchOne(db, sql: BatchSQL.foreignKeysEnabled) ?? false
                 // A dry run of a store that needs migrating runs the migration first, as the real run would, with
                 // foreign keys off as a migration has them (a rebuilt table's DROP would act on the rows that refer
                 // to it); the references are then checked once, at the end.
                 let migrating = dryRun ? pendingMigration : nil
                 let switchOff = foreignKeysWereOn && (model.batchKeepsReferencesIntact || migrating != nil)
-                if switchOff { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-                defer { if switchOff { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+                if switchOff { try db.execute(sql: BatchSQL.foreignKeys(on: false)) }
+                defer { if switchOff { try? db.execute(sql: BatchSQL.foreignKeys(on: true)) } }
                 var result: T?
                 var cacheRelease: CheckpointCacheRelease?
                 defer { cacheRelease?.stop() }
@@ -363,7 +363,7 @@ extension Store {
                     if dryRun {
                         try checkRules()
                         if migrating != nil && !model.batchKeepsReferencesIntact,
-                           let first = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
+                           let first = try Row.fetchOne(db, sql: BatchSQL.foreignKeyCheck) {
                             throw BatchError.sqlite("\(path): FOREIGN KEY constraint failed (table \(first[0] as String), row \(first[1] as Int64? ?? 0))")
                         }
                         return .rollback

@@ -24,7 +24,6 @@ final class EntityLayout {
     let manyToManyIndex: [String: Int]
     /// `"id", attributes..., foreign keys...`: the columns `selectSQL` returns, in that order.
     let selectList: String
-    let insertSQL: String
     /// The defaults an inserted object starts with (nil: none).
     let defaults: [DefaultValue?]
     /// Constant defaults, ready to use (nil for none, `today` and `now`).
@@ -94,8 +93,6 @@ final class EntityLayout {
         manyToManyIndex = Dictionary(uniqueKeysWithValues: manyToMany.enumerated().map { ($1.relationship.name, $0) })
         let columns = entity.attributes.map { quoted($0.name) } + toOne.map { quoted($0.column) }
         selectList = (["\"id\""] + columns).joined(separator: ", ")
-        insertSQL = "INSERT INTO \(quoted(entity.name)) (\(columns.joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         defaults = entity.attributes.map(\.defaultValue)
         names = entity.attributes.map(\.name)
         types = entity.attributes.map(\.type)
@@ -114,17 +111,9 @@ final class EntityLayout {
         rangeCheckedByBehaviour = model.behaviours[entity.name]?.rangeCheckedByBehaviour ?? []
     }
 
-    var table: String { quoted(entity.name) }
-
-    /// `INSERT INTO t ("id", columns...) VALUES (?, ...), ...` for `rows` rows.
+    /// The multi-row insert of `rows` rows ("id", the attributes, the foreign keys).
     func insertSQL(rows: Int) -> String {
-        let columns = ["\"id\""] + entity.attributes.map { quoted($0.name) } + toOne.map { quoted($0.column) }
-        let one = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        // OR FAIL, not the default ABORT: an ABORT statement inside a transaction keeps a statement journal
-        // (a copy of every page it changes, to undo itself alone), which on the 1M-line bench was 103,000
-        // writes to a temporary file. The batch never needs that undo: a failed insert fails the whole
-        // transaction, or rolls back to the savepoint of the record (`--on-error skip`).
-        return "INSERT OR FAIL INTO \(table) (\(columns.joined(separator: ", "))) VALUES " + Array(repeating: one, count: rows).joined(separator: ", ")
+        BatchSQL.insertRows(into: entity.name, columns: entity.attributes.map(\.name) + toOne.map(\.column), rows: rows)
     }
 
     @inline(__always)
@@ -133,13 +122,9 @@ final class EntityLayout {
         return nil
     }
 
-    func selectSQL(where column: String) -> String {
-        "SELECT \(selectList) FROM \(table) WHERE \(quoted(column)) = ?"
-    }
+    func selectSQL(where column: String) -> String { BatchSQL.row(selectList, from: entity.name, where: column) }
 
-    func selectSQL(whereID: Void = ()) -> String {
-        "SELECT \(selectList) FROM \(table) WHERE \"id\" = ?"
-    }
+    func selectSQL(whereID: Void = ()) -> String { BatchSQL.row(selectList, from: entity.name, where: "id") }
 }
 
 /// A row table's link to its document: the foreign key's index in `toOne`, the relationship, the document's layout.

@@ -50,16 +50,10 @@ package struct ImportJournalEntry: Sendable, Equatable {
 }
 
 enum ImportJournal {
-    static let table = "_bookkeeper_imports"
-    static let createSQL = """
-        CREATE TABLE IF NOT EXISTS \(quoted(table)) (\
-        "id" INTEGER PRIMARY KEY, "file" TEXT NOT NULL, "sha256" TEXT NOT NULL, "started_at" TEXT NOT NULL, \
-        "seconds" REAL NOT NULL, "entity" TEXT NOT NULL, "records" INTEGER NOT NULL, "inserted" INTEGER NOT NULL, \
-        "updated" INTEGER NOT NULL, "unchanged" INTEGER NOT NULL, "deleted" INTEGER NOT NULL, \
-        "rejected" INTEGER NOT NULL, "counts" TEXT NOT NULL, "encoding" TEXT) STRICT
-        """
+    static let table = BatchSQL.journalTable
+    static var createSQL: String { BatchSQL.createJournal }
     /// Columns added since the table was first made, each nullable (rows from before have no value).
-    static let addedColumns = [("encoding", "TEXT")]
+    static let addedColumns = BatchSQL.journalAddedColumns
 }
 
 extension BatchWriter {
@@ -67,17 +61,15 @@ extension BatchWriter {
     package func recordImport(_ entry: ImportJournalEntry) throws(BatchError) {
         try execute(ImportJournal.createSQL)
         // A table made by an older version: add the newer columns.
-        let info = try statement("SELECT \"name\" FROM pragma_table_info('\(ImportJournal.table)')")
+        let info = try statement(BatchSQL.columnsOfTable)
+        info.bind(1, .text(ImportJournal.table))
         var existing: Set<String> = []
         while try info.step() { if case .text(let n) = info.column(0) { existing.insert(n) } }
         info.reset()
         for (name, type) in ImportJournal.addedColumns where !existing.contains(name) {
-            try execute("ALTER TABLE \(quoted(ImportJournal.table)) ADD COLUMN \(quoted(name)) \(type)")
+            try execute(BatchSQL.addJournalColumn(name, type))
         }
-        let s = try statement("""
-            INSERT INTO \(quoted(ImportJournal.table)) ("file", "sha256", "started_at", "seconds", "entity", "records", \
-            "inserted", "updated", "unchanged", "deleted", "rejected", "counts", "encoding") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let s = try statement(BatchSQL.recordImport)
         let total = entry.total
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -100,11 +92,7 @@ extension Store {
             guard try db.tableExists(ImportJournal.table) else { return [] }
             // A read-only look at an older store: its table may not have the newer column yet.
             let hasEncoding = try db.columns(in: ImportJournal.table).contains { $0.name == "encoding" }
-            return try Row.fetchAll(db, sql: """
-                SELECT "id", "file", "sha256", "started_at", "seconds", "entity", "records", "rejected", "counts", \
-                \(hasEncoding ? "\"encoding\"" : "NULL AS \"encoding\"") \
-                FROM \(quoted(ImportJournal.table)) ORDER BY "id"
-                """).map { row in
+            return try Row.fetchAll(db, sql: BatchSQL.importHistory(hasEncoding: hasEncoding)).map { row in
                 let countsText: String = row["counts"]
                 let counts = (try? JSONDecoder().decode([String: BatchCounts].self, from: Data(countsText.utf8))) ?? [:]
                 let started: String = row["started_at"]

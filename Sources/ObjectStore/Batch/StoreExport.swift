@@ -88,26 +88,18 @@ private struct ObjectQuery {
     init(model: Model, entity: Entity, db: Database, parentColumn: String?) throws {
         self.entity = entity
         let (toOne, manyToMany) = model.exportedRelationships(of: entity)
-        var columns = ["t.\"id\""] + entity.attributes.map { "t.\(quoted($0.name))" }
-        var joins: [String] = []
+        var references: [BatchSQL.ExportedReference] = []
         var refTypes: [(Relationship, AttributeType)] = []
-        for (i, r) in toOne.enumerated() {
+        for r in toOne {
             let d = model.entity(named: r.destination)!
             guard let key = model.referenceKey(of: d), case .foreignKey(let column) = model.storage(of: r, in: entity) else {
                 throw BatchError.usage("\(entity.name).\(r.name): \(d.name) has no natural key or unique attribute to name it by")
             }
-            let alias = "j\(i)"
-            joins.append("LEFT JOIN \(quoted(d.name)) \(alias) ON \(alias).\"id\" = t.\(quoted(column))")
-            columns.append("\(alias).\(quoted(key.name))")
+            references.append(BatchSQL.ExportedReference(table: d.name, keyColumn: key.name, foreignKey: column))
             refTypes.append((r, key.type))
-            // The stored key and whether its row exists, to tell a dangling reference from none.
-            columns.append("t.\(quoted(column))")
-            columns.append("\(alias).\"id\" IS NOT NULL")
         }
-        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(entity.name)) t \(joins.joined(separator: " "))"
-        if let parentColumn { sql += " WHERE t.\(quoted(parentColumn)) = ?" }
-        sql += " ORDER BY t.\"id\""
-        statement = try db.makeStatement(sql: sql)
+        statement = try db.makeStatement(sql: BatchSQL.export(entity.name, attributes: entity.attributes.map(\.name),
+                                                              references: references, parentColumn: parentColumn))
         self.toOne = refTypes
         var links: [(Relationship, Statement, AttributeType)] = []
         for r in manyToMany {
@@ -115,10 +107,7 @@ private struct ObjectQuery {
             guard let key = model.referenceKey(of: d), case .joinTable(let table, let own, let other) = model.storage(of: r, in: entity) else {
                 throw BatchError.usage("\(entity.name).\(r.name): \(d.name) has no natural key or unique attribute to name it by")
             }
-            let s = try db.makeStatement(sql: """
-                SELECT d.\(quoted(key.name)) FROM \(quoted(table)) j JOIN \(quoted(d.name)) d ON d."id" = j.\(quoted(other)) \
-                WHERE j.\(quoted(own)) = ? ORDER BY d."id"
-                """)
+            let s = try db.makeStatement(sql: BatchSQL.exportLinks(table, own: own, other: other, destination: d.name, keyColumn: key.name))
             links.append((r, s, key.type))
         }
         self.links = links

@@ -12,11 +12,13 @@ public enum ContextError: CategorizedError, Equatable {
     case wrongDestination(relationship: String, expected: String, got: String)
     /// A text that is one object's ID and another's natural key.
     case ambiguousReference(String, byID: ObjectID, idObjectKey: String?, byKey: String, key: String)
+    /// An object ID whose entity is not in the model but close to one that is (`customer/2`): the message.
+    case misspeltEntity(ObjectID, message: String)
 
     public var category: ErrorCategory {
         switch self {
         case .objectNotFound, .keyNotFound: .missingInput
-        case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference: .usage
+        case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference, .misspeltEntity: .usage
         }
     }
 
@@ -32,6 +34,8 @@ public enum ContextError: CategorizedError, Equatable {
             "\(entity) objects have no natural key; name one by its object ID (\(entity)/N), not \"\(reference)\""
         case .wrongDestination(let relationship, let expected, let got):
             "\(relationship) takes a \(expected), not a \(got)"
+        case .misspeltEntity(_, let message):
+            message
         case .ambiguousReference(let reference, let byID, let idObjectKey, let byKey, let key):
             "\(byID.entity) \"\(reference)\" is ambiguous: it is the object ID of \(byID) and the \(key) of \(byKey) — "
                 + "name the one you mean otherwise: \(idObjectKey.map { "\"\($0)\"" } ?? "the \(key) of \(byID)") or \(byKey)"

@@ -137,7 +137,7 @@ extension ObjectContext {
                 var handedOutUpTo: [String: Int64] = [:]
                 for o in plan.objects.reversed() {
                     guard let rowID = o.rowID else { continue }
-                    try db.cachedStatement(sql: "DELETE FROM \(quoted(o.entity.name)) WHERE \"id\" = ?")
+                    try db.cachedStatement(sql: ContextSQL.delete(from: o.entity.name))
                         .execute(arguments: [rowID])
                     result.deleted.append(ObjectID(entity: o.entity.name, rowID: rowID))
                     handedOutUpTo[o.entity.name] = max(handedOutUpTo[o.entity.name] ?? 0, rowID)
@@ -201,20 +201,18 @@ extension ObjectContext {
     }
 
     private func insert(_ o: ManagedObject, id: Int64, _ db: Database) throws -> Int64 {
-        var columns = ["\"id\""]
+        var columns: [String] = []
         var arguments: [DatabaseValueConvertible?] = [id]
         for a in o.entity.attributes {
-            columns.append(quoted(a.name))
+            columns.append(a.name)
             arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
         }
         for (column, r) in foreignKeyColumns(o) {
-            columns.append(quoted(column))
+            columns.append(column)
             // A target not stored yet gets its key in the second pass.
             if case .some(.some(let t)) = o.toOne[r.name] { arguments.append(t.rowID) } else { arguments.append(nil) }
         }
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        let sql = "INSERT INTO \(quoted(o.entity.name)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: ContextSQL.insert(into: o.entity.name, columns: columns)).execute(arguments: StatementArguments(arguments))
         return db.lastInsertedRowID
     }
 
@@ -232,7 +230,7 @@ extension ObjectContext {
                 guard !movers.isEmpty else { continue }
                 let leaving = deleted.filter { $0.entity.name == entity.name }
                 guard movers.count + leaving.count >= 2 else { continue }
-                let table = quoted(entity.name), column = quoted(a.name)
+                let table = entity.name, column = a.name
                 for (k, o) in (movers + leaving).enumerated() {
                     let parked: DatabaseValueConvertible?
                     if !a.isRequired {
@@ -241,13 +239,13 @@ extension ObjectContext {
                         switch a.type.columnType {
                         case "TEXT": parked = "\u{7F}bookkeeper-moving-\(UUID().uuidString)"
                         case "INTEGER":
-                            let low = try Int64.fetchOne(db, sql: "SELECT min(\(column)) FROM \(table)") ?? 0
-                            let high = try Int64.fetchOne(db, sql: "SELECT max(\(column)) FROM \(table)") ?? 0
+                            let low = try Int64.fetchOne(db, sql: ContextSQL.extreme(column, in: table, largest: false)) ?? 0
+                            let high = try Int64.fetchOne(db, sql: ContextSQL.extreme(column, in: table, largest: true)) ?? 0
                             if low > Int64.min + 1_000_000 { parked = low - 1 - Int64(k) }
                             else if high < Int64.max - 1_000_000 { parked = high + 1 + Int64(k) }
                             else { continue }   // a column spanning Int64: left to SQLite's check
                         case "REAL":
-                            let low = try Double.fetchOne(db, sql: "SELECT min(\(column)) FROM \(table)") ?? 0
+                            let low = try Double.fetchOne(db, sql: ContextSQL.extreme(column, in: table, largest: false)) ?? 0
                             var next = low
                             for _ in 0...k { next = next.nextDown }
                             guard next.isFinite else { continue }
@@ -256,7 +254,7 @@ extension ObjectContext {
                             parked = Data(UUID().uuidString.utf8)
                         }
                     }
-                    try db.cachedStatement(sql: "UPDATE \(table) SET \(column) = ? WHERE \"id\" = ?")
+                    try db.cachedStatement(sql: ContextSQL.update(table, setting: [column]))
                         .execute(arguments: [parked, o.rowID])
                 }
             }
@@ -268,7 +266,7 @@ extension ObjectContext {
         guard let rowID = o.rowID else { return }
         for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) && !model.inverse(of: r).isToMany {
             guard let stored = o.storedToOne[r.name], case .some(let target) = o.toOne[r.name], target?.rowID != stored else { continue }
-            try db.cachedStatement(sql: "UPDATE \(quoted(o.entity.name)) SET \(quoted(column)) = NULL WHERE \"id\" = ?")
+            try db.cachedStatement(sql: ContextSQL.clear(o.entity.name, column: column))
                 .execute(arguments: [rowID])
         }
     }
@@ -288,7 +286,7 @@ extension ObjectContext {
         var assignments: [String] = []
         var arguments: [DatabaseValueConvertible?] = []
         for a in o.entity.attributes where !deferredOnly && !o.isInserted && o.touched.contains(a.name) && o.attributeChanged(a.name) {
-            assignments.append("\(quoted(a.name)) = ?")
+            assignments.append(a.name)
             arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
         }
         for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) {
@@ -298,7 +296,7 @@ extension ObjectContext {
             if deferredOnly && !(target?.isInserted ?? false) { continue }
             if waitsForInsert || (o.isInserted && newKey == nil) { continue }
             if !o.isInserted && !deferredOnly && newKey == o.storedToOne[r.name] { continue }
-            assignments.append("\(quoted(column)) = ?")
+            assignments.append(column)
             arguments.append(newKey)
         }
         if assignments.isEmpty {
@@ -306,8 +304,7 @@ extension ObjectContext {
             return
         }
         arguments.append(rowID)
-        let sql = "UPDATE \(quoted(o.entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \"id\" = ?"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: ContextSQL.update(o.entity.name, setting: assignments)).execute(arguments: StatementArguments(arguments))
         if !o.isInserted { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
     }
 
@@ -321,10 +318,9 @@ extension ObjectContext {
             guard let a = change.first.rowID, let b = change.second.rowID,
                   !plan.members.contains(ObjectIdentifier(change.first)),
                   !plan.members.contains(ObjectIdentifier(change.second)) else { continue }
-            let table = quoted(change.table), c1 = quoted(change.firstColumn), c2 = quoted(change.secondColumn)
             let sql = change.present
-                ? "INSERT OR IGNORE INTO \(table) (\(c1), \(c2)) VALUES (?, ?)"
-                : "DELETE FROM \(table) WHERE \(c1) = ? AND \(c2) = ?"
+                ? ContextSQL.addLink(change.table, own: change.firstColumn, other: change.secondColumn)
+                : ContextSQL.removeLink(change.table, own: change.firstColumn, other: change.secondColumn)
             try db.cachedStatement(sql: sql).execute(arguments: [a, b])
         }
     }

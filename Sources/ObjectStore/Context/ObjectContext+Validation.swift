@@ -72,7 +72,7 @@ extension ObjectContext {
     private func storedHolder(of a: Attribute, value: Value, in e: Entity, excluding object: ManagedObject,
                               plan: DeletionPlan) throws -> String? {
         let ids = try store.read { db in
-            try Int64.fetchAll(db.cachedStatement(sql: "SELECT \"id\" FROM \(quoted(e.name)) WHERE \(quoted(a.name)) = ?"),
+            try Int64.fetchAll(db.cachedStatement(sql: ContextSQL.ids(in: e.name, where: a.name)),
                                arguments: [value.databaseValue(for: a.type)])
         }
         for id in ids where id != object.rowID {

@@ -92,7 +92,7 @@ public final class ObjectContext {
         if let o = registered[id] { return o }
         let entity = model.entity(named: entityName)!
         let row = try store.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(quoted(entity.name)) WHERE \"id\" = ?"),
+            try Row.fetchOne(db.cachedStatement(sql: ContextSQL.object(in: entity.name)),
                              arguments: [rowID])
         }
         guard let row else { throw ContextError.objectNotFound(id) }
@@ -103,7 +103,7 @@ public final class ObjectContext {
     public func objects(of entityName: String) throws -> [ManagedObject] {
         let entity = try model.entity(entityName)
         let rows = try store.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM \(quoted(entity.name)) ORDER BY \"id\"")
+            try Row.fetchAll(db, sql: ContextSQL.objects(in: entity.name))
         }
         let stored = rows.map { materialize($0, entity) }.filter { !$0.isDeleted }
         return stored + insertedObjects.filter { $0.entity.name == entity.name }
@@ -113,7 +113,7 @@ public final class ObjectContext {
     public func count(of entityName: String) throws -> Int {
         let entity = try model.entity(entityName)
         return try store.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(entity.name))") ?? 0
+            try Int.fetchOne(db, sql: ContextSQL.count(in: entity.name)) ?? 0
         }
     }
 
@@ -130,7 +130,7 @@ public final class ObjectContext {
             return changed
         }
         let rows = try store.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(quoted(entity.name)) WHERE \(quoted(key)) = ? ORDER BY \"id\""),
+            try Row.fetchAll(db.cachedStatement(sql: ContextSQL.objects(in: entity.name, where: key)),
                              arguments: [value.databaseValue(for: attribute.type)])
         }
         for row in rows {
@@ -149,9 +149,7 @@ public final class ObjectContext {
     /// The stored objects whose text attribute `a` has a byte ≥ 0x80 (its length in bytes and in characters
     /// differ), in object ID order: the candidates for a key equal after NFC, by one scan.
     func storedObjects(of entity: Entity, nonASCIIIn a: Attribute) throws -> [ManagedObject] {
-        let column = quoted(a.name)
-        let sql = "SELECT * FROM \(quoted(entity.name)) WHERE typeof(\(column)) = 'text' "
-            + "AND length(CAST(\(column) AS BLOB)) <> length(\(column)) ORDER BY \"id\""
+        let sql = ContextSQL.objects(in: entity.name, nonASCIIIn: a.name)
         let rows = try store.read { db in try Row.fetchAll(db, sql: sql) }
         return rows.map { materialize($0, entity) }
     }
@@ -184,12 +182,9 @@ public final class ObjectContext {
         case .foreignKey:
             return try object.storedToOne[r.name].map { [try existingObject(entity: r.destination, rowID: $0)] } ?? []
         case .inverseForeignKey(let table, let column):
-            sql = "SELECT * FROM \(quoted(table)) WHERE \(quoted(column)) = ? ORDER BY \"id\""
+            sql = ContextSQL.objects(in: table, where: column)
         case .joinTable(let table, let own, let other):
-            sql = """
-                SELECT d.* FROM \(quoted(destination.name)) d JOIN \(quoted(table)) j ON j.\(quoted(other)) = d."id" \
-                WHERE j.\(quoted(own)) = ? ORDER BY d."id"
-                """
+            sql = ContextSQL.linked(destination.name, through: table, own: own, other: other)
         }
         let rows = try store.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [rowID]) }
         return rows.map { materialize($0, destination) }

@@ -94,7 +94,7 @@ extension ObjectContext {
             return try resolve(text, in: r.destination, by: key)
         } catch let error as ContextError {
             switch error {
-            case .objectNotFound, .keyNotFound, .wrongEntity, .noNaturalKey:
+            case .objectNotFound, .keyNotFound, .wrongEntity, .noNaturalKey, .misspeltEntity:
                 throw InputError("\(entity.name).\(r.name): \(error)")
             case .ambiguousReference:
                 throw InputError("\(entity.name).\(r.name): \(error)", category: .usage)

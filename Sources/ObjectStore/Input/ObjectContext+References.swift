@@ -42,6 +42,7 @@ extension ObjectContext {
             return byKey
         }
         if let byID { return byID }
+        if let misspelt = model.misspeltEntity(in: id) { throw ContextError.misspeltEntity(id, message: misspelt) }
         if id.entity != entity.name, model.entity(named: id.entity) != nil {
             throw ContextError.wrongEntity(id, expected: entity.name)
         }
@@ -71,9 +72,9 @@ extension ObjectContext {
     private func nearbyKey(_ text: String, entity: Entity, key: Attribute) throws -> String? {
         guard key.type == .string else { return nil }
         let candidates = try store.read { db -> [String]? in
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(entity.name))") ?? 0
+            let count = try Int.fetchOne(db, sql: ContextSQL.count(in: entity.name)) ?? 0
             guard count <= 10_000 else { return nil }
-            return try String.fetchAll(db, sql: "SELECT \(quoted(key.name)) FROM \(quoted(entity.name)) WHERE \(quoted(key.name)) IS NOT NULL")
+            return try String.fetchAll(db, sql: ContextSQL.values(key.name, in: entity.name))
         }
         return candidates.flatMap { Suggestions.closest(to: text, in: $0) }
     }

@@ -39,3 +39,14 @@ public enum Suggestions {
         suggestion.map { " — did you mean \"\($0)\"?" } ?? ""
     }
 }
+
+extension Model {
+    /// For an object ID whose entity the model has not, but has one spelt close to it (`customer/2`, `Custmer/2`):
+    /// `there is no entity "customer" in the object ID customer/2 — did you mean "Customer/2"?`. Nil when the
+    /// entity exists or nothing is close. One wording for predicates, `show`, `set` and `delete`.
+    public func misspeltEntity(in id: ObjectID) -> String? {
+        guard entity(named: id.entity) == nil, let close = Suggestions.closest(to: id.entity, in: entities.map(\.name)) else { return nil }
+        return "there is no entity \"\(id.entity)\" in the object ID \(id)"
+            + Suggestions.didYouMean(ObjectID(entity: close, rowID: id.rowID).description)
+    }
+}

@@ -96,7 +96,8 @@ package protocol SQLDialect: Sendable {
     func finite(_ value: String, entity: String, attribute: String, id: String) -> String
     /// `value`, stored as `from`, converted exactly to `to` (Value.converted); NULL when it cannot be.
     func convert(_ value: String, from: AttributeType, to: AttributeType) -> String
-    /// The values of `value` (stored as `type`) over a group, each written as export writes it, joined as a list.
+    /// The stored values of `value` (stored as `type`) over a group, in order, NULLs left out, in one text
+    /// (`StoredValue.listText`); NULL when there are none.
     func valueList(_ value: String, _ type: AttributeType) -> String
 
     // MARK: Lists (SQLDialectFeature.longInList)
@@ -118,6 +119,85 @@ package protocol SQLDialect: Sendable {
     var beginWriteTransaction: String { get }
     /// Gathers the statistics the planner reads.
     var analyze: String { get }
+
+    // MARK: Bulk loads (SQLDialectFeature.bulkInsert, .parallelSort, .foreignKeyEnforcement)
+
+    /// One statement inserting `rows` rows of `columns` (unquoted names), all placeholders in row order.
+    func insertRows(into table: String, columns: [String], rows: Int) -> String
+    /// Lets the sorts that build indexes use `count` helper threads (0: none).
+    func sortHelpers(_ count: Int) -> String
+    /// A statement answering one row: whether references are checked on this connection (1 or 0).
+    var foreignKeysEnabled: String { get }
+    /// Switches the checks of references on or off for the connection (outside a transaction).
+    func foreignKeys(on: Bool) -> String
+    /// A statement whose rows are the broken references: the table (column 0), the row ID (column 1).
+    var foreignKeyCheck: String { get }
+
+    // MARK: Catalog (SQLDialectFeature.catalog)
+
+    /// Rows (name, definition, unique 1/0) of the indexes of the table bound as parameter 1, by name.
+    var indexesOfTable: String { get }
+    /// Rows (column name, or NULL for an expression; 1 when the key orders by bytes) of the key columns of the
+    /// index bound as parameter 1, in key order.
+    var keyColumnsOfIndex: String { get }
+    /// A row when the index named by parameter 1 exists.
+    var indexExists: String { get }
+    /// Rows (name) of the columns of the table bound as parameter 1.
+    var columnsOfTable: String { get }
+    /// One row, 1 when a table named as parameter 1 exists (names compared as `foldName` compares them), else 0.
+    var tableExists: String { get }
+    /// One row: a number that changes whenever the store's schema changes.
+    var schemaVersion: String { get }
+
+    // MARK: Connections and integrity (SQLDialectFeature.transactions, .integrityCheck)
+
+    /// What a new connection runs first, after the functions (`prepare`): durability and checks of what it reads.
+    func connectionSettings(readOnly: Bool) -> [String]
+    /// Begins a transaction that only reads, its snapshot taken at its first read.
+    var beginRead: String { get }
+    var commit: String { get }
+    var rollback: String { get }
+    /// A statement that reads the store's schema: it takes a read transaction's snapshot, and makes SQLite roll
+    /// back what a killed writer left.
+    var readSchema: String { get }
+    /// Rows of text: exactly one, `ok`, when the store is sound (a quick check: at most one problem named).
+    var quickCheck: String { get }
+    /// Rows of text: `ok`, or each problem of the whole store.
+    var integrityCheck: String { get }
+    /// Checks each page as it is read (on), or leaves a damaged page to the integrity check to describe (off).
+    func checkPagesOnRead(_ on: Bool) -> String
+
+    // MARK: Inserts that keep what is there (SQLDialectFeature.upsert)
+
+    /// Inserts the rows `select` gives into `columns` of `table`, but none whose `conflict` key is there already.
+    func insertMissing(into table: String, columns: [String], select: String, conflict: [String]) -> String
+    /// The greater of two numbers (the scalar, not the aggregate).
+    func greater(_ a: String, _ b: String) -> String
+    /// `term` is a stored infinity (SQLDialectFeature.finiteNumbers).
+    func isInfinite(_ term: String) -> String
+
+    // MARK: What is stored (SQLDialectFeature.storageClasses, .stringAggregate, .fileJournal)
+
+    /// `term` is stored as `kind`.
+    func isStored(_ term: String, as kind: StoredKind) -> String
+    /// `term` is stored, but as another kind than `kind` (written by another tool, in a column that allows it).
+    func isStoredOtherwise(_ term: String, than kind: StoredKind) -> String
+    /// The bytes of `term` as stored (text as its encoded bytes, a NUL included).
+    func storedBytes(_ term: String) -> String
+    /// The bytes `bytes` (a `storedBytes` term) hold a NUL.
+    func containsNUL(_ bytes: String) -> String
+    /// The aggregate joining the texts of `term` with commas.
+    func joinedWithCommas(_ term: String) -> String
+    /// The journal of a file that is being assembled: none (`on` false: a copy thrown away whole when it fails),
+    /// or the one a store keeps.
+    func fileJournal(_ on: Bool) -> String
+
+    // MARK: Comparisons (SQLDialectFeature.nullSafeComparison, .nonASCIIText)
+
+    /// `a` differs from `b`, none being equal to none (two SQL terms).
+    func isDistinct(_ a: String, _ b: String) -> String
+    /// The term `column` is text with a character beyond ASCII.
+    func hasNonASCIIText(_ column: String) -> String
 }
 
 extension Store {
@@ -215,8 +295,8 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// A column's values converted exactly by a migration. SQLite: `bk_convert(x, 'decimal:2', 'integer')`.
     /// PostgreSQL: a function of ours, or casts with checks.
     case conversion
-    /// A to-many column's values as one listed text. SQLite: `bk_list(x, 'decimal:2')`. PostgreSQL:
-    /// `string_agg` over values formatted by a function of ours.
+    /// A to-many column's stored values in one text (`StoredValue.listText`). SQLite: `bk_list(x, 'decimal:2')`.
+    /// PostgreSQL: `string_agg` over the values written so by a function of ours.
     case valueList
     /// Tables of one connection that other connections never see and that leave the store's file as it is.
     /// SQLite: `CREATE TEMP TABLE IF NOT EXISTS "t" (…)`, named `temp."t"`; `INSERT OR IGNORE`. PostgreSQL:
@@ -229,4 +309,47 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     case locking
     /// Statistics for the planner. SQLite: `ANALYZE` (sqlite_stat1). PostgreSQL: `ANALYZE`.
     case statistics
+    /// Many rows in one statement, whose failure the batch undoes by its savepoint or transaction. SQLite:
+    /// `INSERT OR FAIL INTO t (…) VALUES (?, …), (…)` (OR FAIL: no statement journal — a copy of every page the
+    /// statement changes — which the batch never needs). PostgreSQL: `INSERT INTO t (…) VALUES ($1, …), (…)` (or `COPY`).
+    case bulkInsert
+    /// Helper threads for the sort that builds an index. SQLite: `PRAGMA threads = n`. PostgreSQL:
+    /// `SET max_parallel_maintenance_workers = n`.
+    case parallelSort
+    /// Reference checks off for a batch that keeps references intact, and the first broken one found afterwards.
+    /// SQLite: `PRAGMA foreign_keys`, `PRAGMA foreign_keys = OFF`, `PRAGMA foreign_key_check` (table, row).
+    /// PostgreSQL: deferrable keys and `SET CONSTRAINTS ALL DEFERRED` (checked at commit).
+    case foreignKeyEnforcement
+    /// A table's indexes (name, definition, unique), an index's key columns in order (a name, none for an
+    /// expression; whether it orders by bytes), whether an index exists, a table's columns. SQLite:
+    /// `pragma_index_list`, `pragma_index_xinfo`, `sqlite_master`, `pragma_table_info`. PostgreSQL: `pg_indexes`,
+    /// `pg_index` with `pg_attribute`, `information_schema.columns`.
+    case catalog
+    /// Different, none being equal to none. SQLite: `a IS NOT b`. PostgreSQL: `a IS DISTINCT FROM b`.
+    case nullSafeComparison
+    /// Text with a character beyond ASCII (keys that may have another normal form). SQLite: `typeof(x) = 'text'
+    /// AND length(CAST(x AS BLOB)) <> length(x)`. PostgreSQL: `octet_length(x) <> char_length(x)`.
+    case nonASCIIText
+    /// Read transactions, commit and rollback, a read of the schema. SQLite: `BEGIN DEFERRED`, `COMMIT`,
+    /// `ROLLBACK`, `SELECT count(*) FROM sqlite_master`. PostgreSQL: `BEGIN ISOLATION LEVEL REPEATABLE READ READ
+    /// ONLY`, `COMMIT`, `ROLLBACK`, a read of `pg_class`.
+    case transactions
+    /// A sound store says so; a damaged one is found. SQLite: `PRAGMA quick_check(1)`, `PRAGMA integrity_check`,
+    /// `PRAGMA cell_size_check`, `PRAGMA synchronous = NORMAL` (WAL: durable at checkpoints, never damaged).
+    /// PostgreSQL: the server's own checksums and `amcheck`.
+    case integrityCheck
+    /// What kind of value a column holds, which a column's type does not decide everywhere. SQLite: `typeof(x)`
+    /// ('integer', 'real', 'text', 'blob', 'null'), `CAST(x AS BLOB)`, `instr(b, x'00')`. PostgreSQL: the
+    /// column's type decides (every check is false), `convert_to(x, 'UTF8')`, `position('\x00' in b)`.
+    case storageClasses
+    /// Texts joined in a group. SQLite: `group_concat(x, ',')`. PostgreSQL: `string_agg(x::text, ',')`.
+    case stringAggregate
+    /// A file's rollback journal. SQLite: `PRAGMA journal_mode = OFF` for a copy being assembled, `= DELETE`
+    /// before it is kept. PostgreSQL: none (a backup is `pg_dump`).
+    case fileJournal
+}
+
+/// How a value is stored (SQLDialectFeature.storageClasses): SQLite's storage classes.
+package enum StoredKind: String, Sendable {
+    case integer, real, text, blob
 }

@@ -64,16 +64,16 @@ extension Store {
     }
 
     /// How a value of `type` is stored: SQLite's storage class (`typeof`) and, in words, what a line says.
-    static func storage(of type: AttributeType) -> (typeof: String, words: String) {
+    static func storage(of type: AttributeType) -> (kind: StoredKind, words: String) {
         switch type {
-        case .string: ("text", "a string is stored as text")
-        case .integer: ("integer", "an integer is stored as an integer")
-        case .decimal(let scale): ("integer", "a decimal is stored as an integer (its units at scale \(scale))")
-        case .double: ("real", "a double is stored as a real number")
-        case .boolean: ("integer", "a boolean is stored as the integer 0 or 1")
-        case .date: ("text", "a date is stored as text (YYYY-MM-DD)")
-        case .dateTime: ("text", "a date-time is stored as text (ISO 8601)")
-        case .binary: ("blob", "binary data is stored as a blob")
+        case .string: (.text, "a string is stored as text")
+        case .integer: (.integer, "an integer is stored as an integer")
+        case .decimal(let scale): (.integer, "a decimal is stored as an integer (its units at scale \(scale))")
+        case .double: (.real, "a double is stored as a real number")
+        case .boolean: (.integer, "a boolean is stored as the integer 0 or 1")
+        case .date: (.text, "a date is stored as text (YYYY-MM-DD)")
+        case .dateTime: (.text, "a date-time is stored as text (ISO 8601)")
+        case .binary: (.blob, "binary data is stored as a blob")
         }
     }
 
@@ -106,10 +106,10 @@ extension Store {
             func has(_ table: String, _ column: String) -> Bool { shape.table(named: table)?.column(named: column) != nil }
             /// At most `limit` lines, one a row of `sql` (which must not end in ORDER BY or LIMIT: it is wrapped),
             /// then `… and N more` when there are more.
-            func listed(_ sql: String, order: String = "\"id\"", more: String, _ line: (Row) -> String) throws -> [String] {
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM (\(sql)) ORDER BY \(order) LIMIT ?", arguments: [limit])
+            func listed(_ sql: String, order: String = quoted("id"), more: String, _ line: (Row) -> String) throws -> [String] {
+                let rows = try Row.fetchAll(db, sql: CheckSQL.firstRows(of: sql, order: order), arguments: [limit])
                 var lines = rows.map(line)
-                if rows.count == limit, let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))"), total > limit {
+                if rows.count == limit, let total = try Int.fetchOne(db, sql: CheckSQL.count(of: sql)), total > limit {
                     lines.append("\(more): … and \(total - limit) more")
                 }
                 return lines
@@ -118,7 +118,7 @@ extension Store {
             let joinTables = tables.filter { $0.entity == nil }
             var foreignKeyLines: [String] = []
             do {
-                for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                for row in try Row.fetchAll(db, sql: CheckSQL.foreignKeyCheck) {
                     let table: String = row[0], rowID: Int64? = row[1], parent: String = row[2]
                     // A join table's broken links are listed below, with the objects they link.
                     if joinTables.contains(where: { $0.name.lowercased() == table.lowercased() }) { continue }
@@ -137,11 +137,8 @@ extension Store {
                 let (own, other) = (join.columns[0], join.columns[1])
                 guard case .link(let ownEntity) = own.role, case .link(let otherEntity) = other.role,
                       has(ownEntity, "id"), has(otherEntity, "id") else { continue }
-                let table = quoted(join.name), a = quoted(own.name), b = quoted(other.name)
-                problems += try listed("""
-                    SELECT \(a) AS a, \(b) AS b, ifnull(\(a) IN (SELECT "id" FROM \(quoted(ownEntity))), 0) AS aFound,
-                    ifnull(\(b) IN (SELECT "id" FROM \(quoted(otherEntity))), 0) AS bFound FROM \(table) WHERE NOT aFound OR NOT bFound
-                    """, order: "a, b", more: join.name) { row in
+                problems += try listed(CheckSQL.brokenLinks(join.name, own: own.name, other: other.name, ownEntity: ownEntity, otherEntity: otherEntity),
+                                       order: CheckSQL.linkOrder, more: join.name) { row in
                     let first: DatabaseValue = row[0], second: DatabaseValue = row[1], firstFound: Bool = row[2], secondFound: Bool = row[3]
                     let firstText = "\(ownEntity)/\(first)", secondText = "\(otherEntity)/\(second)"
                     switch (firstFound, secondFound) {
@@ -150,15 +147,14 @@ extension Store {
                     case (false, false): return "\(join.name) links \(firstText) to \(secondText), neither of which exists"
                     }
                 }
-                problems += try listed("""
-                    SELECT \(a) AS a, \(b) AS b, COUNT(*) AS n FROM \(table) GROUP BY \(a), \(b) HAVING COUNT(*) > 1
-                    """, order: "a, b", more: join.name) { row in
+                problems += try listed(CheckSQL.repeatedLinks(join.name, own: own.name, other: other.name),
+                                       order: CheckSQL.linkOrder, more: join.name) { row in
                     "\(join.name) links \(ownEntity)/\(row[0] as DatabaseValue) to \(otherEntity)/\(row[1] as DatabaseValue) "
                         + "\(row[2] as Int) times (a link is kept once; every count of these links is too large)"
                 }
             }
             for entity in model.entities where has(entity.name, "id") {
-                let table = quoted(entity.name)
+                let table = entity.name
                 for r in entity.relationships where !r.isToMany {
                     guard case .foreignKey(let column) = model.storage(of: r, in: entity), has(entity.name, column),
                           has(r.destination, "id"), model.inverse(of: r).deleteRule == .noAction else { continue }
@@ -166,15 +162,14 @@ extension Store {
                     // deleted: what a successful delete leaves, a note. One above it, or below 1, was never handed
                     // out (another tool wrote it): a problem.
                     let highest = try Store.highestHandedOutID(db, entity: r.destination)
-                    let dangling = """
-                        SELECT "id", \(quoted(column)) AS target FROM \(table) WHERE \(quoted(column)) IS NOT NULL
-                        AND \(quoted(column)) NOT IN (SELECT "id" FROM \(quoted(r.destination)))
-                        """
+                    func dangling(handedOut: Bool) -> String {
+                        CheckSQL.danglingReferences(table, column: column, destination: r.destination, highest: highest, handedOut: handedOut)
+                    }
                     let rule = "\(r.destination).\(model.inverse(of: r).name) has delete rule No Action"
-                    kept += try listed("\(dangling) AND target BETWEEN 1 AND \(highest)", more: "\(entity.name).\(r.name)") { row in
+                    kept += try listed(dangling(handedOut: true), more: "\(entity.name).\(r.name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to deleted \(r.destination)/\(row[1] as DatabaseValue) (\(rule))"
                     }
-                    problems += try listed("\(dangling) AND NOT (target BETWEEN 1 AND \(highest))", more: "\(entity.name).\(r.name)") { row in
+                    problems += try listed(dangling(handedOut: false), more: "\(entity.name).\(r.name)") { row in
                         let target: DatabaseValue = row[1]
                         let belowOne = if case .int64(let id) = target.storage { id < 1 } else { false }
                         return "\(entity.name)/\(row[0] as DatabaseValue).\(r.name) refers to \(r.destination)/\(target), "
@@ -191,21 +186,15 @@ extension Store {
                     if case .foreignKey(let column) = model.storage(of: r, in: entity) { stored.append((r.name, column, nil)) }
                 }
                 for (name, column, type) in stored where has(entity.name, column) {
-                    let (storageClass, words) = type.map(Store.storage(of:)) ?? ("integer", "a reference is stored as an integer (an ID)")
-                    let c = quoted(column)
-                    problems += try listed("""
-                        SELECT "id", \(c) AS v, CAST(\(c) AS BLOB) AS bytes FROM \(table) WHERE typeof(\(c)) NOT IN ('null', '\(storageClass)')
-                        """, more: "\(entity.name).\(name)") { row in
+                    let (kind, words) = type.map(Store.storage(of:)) ?? (.integer, "a reference is stored as an integer (an ID)")
+                    problems += try listed(CheckSQL.storedOtherwise(table, column: column, than: kind), more: "\(entity.name).\(name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(name) holds \(Store.describeStored(row[1], bytes: row[2])), where \(words)"
                     }
                 }
                 // Text with a NUL (written by another tool; the importer refuses it): every reader shows it only up to
                 // the NUL, so the rest would be hidden without a word.
                 for a in entity.attributes where a.type == .string && has(entity.name, a.name) {
-                    problems += try listed("""
-                        SELECT "id", CAST(\(quoted(a.name)) AS BLOB) FROM \(table)
-                        WHERE typeof(\(quoted(a.name))) = 'text' AND instr(CAST(\(quoted(a.name)) AS BLOB), x'00') > 0
-                        """, more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.textWithNUL(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let shown = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
                         return "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds text with a NUL character, which is shown only up to it (\(shown.debugDescription))"
@@ -214,10 +203,7 @@ extension Store {
                 // Text that is not UTF-8 (written by another tool; every input is read as text first): each reader
                 // shows it with U+FFFD in place of the bytes it cannot read, and a search or a key lookup misses it.
                 for a in entity.attributes where a.type == .string && has(entity.name, a.name) {
-                    problems += try listed("""
-                        SELECT "id", CAST(\(quoted(a.name)) AS BLOB) FROM \(table)
-                        WHERE typeof(\(quoted(a.name))) = 'text' AND \(Store.dialect.invalidUTF8(quoted(a.name)))
-                        """, more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.textNotUTF8(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let hex = bytes.prefix(32).map { String(format: "%02X", $0) }.joined(separator: " ") + (bytes.count > 32 ? " …" : "")
                         let shown = String(decoding: bytes.prefix(32), as: UTF8.self) + (bytes.count > 32 ? "…" : "")
@@ -227,25 +213,19 @@ extension Store {
                 }
                 // Infinities (written by another tool: `UPDATE … SET x = 9e999`). SQLite stores NaN as NULL.
                 for a in entity.attributes where a.type == .double && has(entity.name, a.name) {
-                    problems += try listed("""
-                        SELECT "id", \(quoted(a.name)) > 0 FROM \(table) WHERE typeof(\(quoted(a.name))) = 'real' AND \(quoted(a.name)) IN (9e999, -9e999)
-                        """, more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.infinities(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds a non-finite number (\(row[1] as Bool ? "inf" : "-inf"))"
                     }
                 }
                 // Booleans other than 0 and 1 (every reader shows them as true).
                 for a in entity.attributes where a.type == .boolean && has(entity.name, a.name) {
-                    problems += try listed("""
-                        SELECT "id", \(quoted(a.name)) FROM \(table) WHERE typeof(\(quoted(a.name))) = 'integer' AND \(quoted(a.name)) NOT IN (0, 1)
-                        """, more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.otherBooleans(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(row[1] as DatabaseValue), which is not a boolean (0 or 1)"
                     }
                 }
                 // Text that is not a date or a date-time (read in Swift, as every reader reads it).
                 for a in entity.attributes where [.date, .dateTime].contains(a.type) && has(entity.name, a.name) {
-                    let cursor = try Row.fetchCursor(db, sql: """
-                        SELECT "id", CAST(\(quoted(a.name)) AS BLOB) FROM \(table) WHERE typeof(\(quoted(a.name))) = 'text' ORDER BY "id"
-                        """)
+                    let cursor = try Row.fetchCursor(db, sql: CheckSQL.texts(table, column: a.name))
                     var found = 0
                     while let row = try cursor.next() {
                         let text = String(decoding: Data.fromDatabaseValue(row[1]) ?? Data(), as: UTF8.self)
@@ -278,22 +258,14 @@ extension Store {
     /// the objects found by it in SQL (a value that is not UTF-8, or holds a NUL, would not survive a round trip).
     private func repeatedValues(_ db: Database, _ entity: Entity, limit: Int, has: (String, String) -> Bool) throws -> [String] {
         var problems: [String] = []
-        let table = quoted(entity.name)
         func repeated(_ column: String, more: String, _ line: (DatabaseValue, Int, String) -> String) throws {
-            let c = quoted(column)
-            let groups = """
-                SELECT \(c) AS v, COUNT(*) AS n, MIN("id") AS first FROM \(table) WHERE \(c) IS NOT NULL GROUP BY \(c) HAVING COUNT(*) > 1
-                """
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT v, n, (SELECT group_concat("id", ',') FROM (SELECT "id" FROM \(table) AS o WHERE o.\(c) = g.v ORDER BY "id" LIMIT 5))
-                FROM (\(groups)) AS g ORDER BY first LIMIT ?
-                """, arguments: [limit])
+            let rows = try Row.fetchAll(db, sql: CheckSQL.repeatedValues(entity.name, column: column), arguments: [limit])
             for row in rows {
                 let count: Int = row[1], ids: String = row[2] ?? ""
                 let names = ids.split(separator: ",").map { "\(entity.name)/\($0)" }.joined(separator: ", ") + (count > 5 ? ", …" : "")
                 problems.append(line(row[0], count, names))
             }
-            if rows.count == limit, let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(groups))"), total > limit {
+            if rows.count == limit, let total = try Int.fetchOne(db, sql: CheckSQL.count(of: CheckSQL.repeatedValueGroups(entity.name, column: column))), total > limit {
                 problems.append("\(more): … and \(total - limit) more")
             }
         }
@@ -324,8 +296,7 @@ extension Store {
                 let (sql, arguments) = plan.sql(.objects)
                 // Named by ID and natural key, as the context names objects (`Order/3 "B-2"`): inside a batch the
                 // ID may be one that is rolled back, the key is what the user wrote.
-                let key = entity.naturalKey.map(quoted) ?? "NULL"
-                let rows = try Row.fetchAll(db, sql: "SELECT \"id\", \(key) FROM (\(sql))", arguments: StatementArguments(arguments))
+                let rows = try Row.fetchAll(db, sql: CheckSQL.objects(of: sql, key: entity.naturalKey), arguments: StatementArguments(arguments))
                 for row in rows {
                     // (Any storage class: in a table another tool rebuilt, "id" may be other than the row ID.)
                     let id: DatabaseValue = row[0]
@@ -337,7 +308,7 @@ extension Store {
                 if counting && rows.count == limit {
                     let all = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
                     let (sql, arguments) = all.sql(.objects)
-                    let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: StatementArguments(arguments)) ?? 0
+                    let total = try Int.fetchOne(db, sql: CheckSQL.count(of: sql), arguments: StatementArguments(arguments)) ?? 0
                     if total > limit { problems.append("\(entity.name): … and \(total - limit) more: \(rule.message)") }
                 }
             }
@@ -362,13 +333,13 @@ extension Store {
             // No rollback journal for a copy that is thrown away whole when it fails: SQLite's journal beside the
             // temporary copy was left behind by every failed or interrupted backup (found by the attack on 0.6.0).
             connection = try destination.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA journal_mode = OFF")
+                try db.execute(sql: CheckSQL.fileJournal(false))
                 return db.sqliteConnection
             }
             try queue.backup(to: destination)
             // SQLite's backup copies pages as they are, a damaged one too: a copy is kept only when it passes
             // SQLite's quick check, so that a backup that exists is one that can be restored.
-            let problem = try destination.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check(1)") }.map {
+            let problem = try destination.read { db in try String.fetchOne(db, sql: StoreSQL.quickCheck) }.map {
                 $0.split(separator: "\n").filter { !$0.hasPrefix("*** in database") }.joined(separator: " ")
             }
             // A copy read without locks while another process wrote is no evidence of damage (see Store+SteadyRead).
@@ -377,7 +348,7 @@ extension Store {
                 try? destination.close()
                 throw StoreError.sqlite(Store.damaged(path, "the copy fails SQLite's integrity check (\(problem))") + ". No copy was kept.")
             }
-            try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+            try destination.writeWithoutTransaction { db in try db.execute(sql: CheckSQL.fileJournal(true)) }
             try destination.close()
             try file.commit()
             if file.isReplacedAtCommit { try Store.verifyCopyInPlace(target) }

@@ -95,10 +95,7 @@ extension Store {
         }
         return try read { db in
             for (entity, a) in candidates {
-                // 9e999 is +∞ to SQLite; a NaN is never stored (SQLite stores NULL).
-                let sql = "SELECT \"id\", \(quoted(a.name)) FROM \(quoted(entity.name)) "
-                    + "WHERE \(quoted(a.name)) IN (9e999, -9e999) ORDER BY \"id\" LIMIT 1"
-                if let row = try Row.fetchOne(db, sql: sql) {
+                if let row = try Row.fetchOne(db, sql: StoreSQL.firstInfinity(entity.name, a.name)) {
                     return NonFiniteStoredNumber(object: ObjectID(entity: entity.name, rowID: row[0]), attribute: a.name, value: row[1])
                 }
             }

@@ -15,14 +15,14 @@ extension Store {
 
     /// The highest ID bookkeeper recorded handing out for `entity`, or 0.
     static func idMark(_ db: Database, entity: String) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT CAST(\"value\" AS INTEGER) FROM \(quoted(metaTable)) WHERE \"key\" = ?",
+        try Int64.fetchOne(db, sql: StoreSQL.metaInteger(metaTable),
                            arguments: [idMarkKey(entity)]) ?? 0
     }
 
     /// The largest ID ever handed out to `entity`: its mark, or its table's largest above it (written by another
     /// tool, or a store without a mark).
     static func highestHandedOutID(_ db: Database, entity: String) throws -> Int64 {
-        let stored = try Int64.fetchOne(db, sql: "SELECT max(\"id\") FROM \(quoted(entity))") ?? 0
+        let stored = try Int64.fetchOne(db, sql: StoreSQL.largestID(in: entity)) ?? 0
         return max(stored, try idMark(db, entity: entity))
     }
 
@@ -38,10 +38,7 @@ extension Store {
     }
 
     /// SQL that raises `entity`'s mark to `?2` (never lowers it); `?1` is the key.
-    static let raiseIDMarkSQL = """
-        INSERT INTO \(quoted(metaTable)) ("key", "value") VALUES (?1, CAST(?2 AS TEXT))
-        ON CONFLICT("key") DO UPDATE SET "value" = CAST(max(CAST("value" AS INTEGER), ?2) AS TEXT)
-        """
+    static var raiseIDMarkSQL: String { StoreSQL.raiseMetaInteger(metaTable) }
 
     /// Records that `entity`'s objects up to ID `id` were handed out (inserted, or deleted).
     static func raiseIDMark(_ db: Database, entity: String, to id: Int64) throws {
@@ -52,16 +49,11 @@ extension Store {
     /// anything is written): a store written before marks existed, or an entity a migration added. One query when
     /// every entity has its mark.
     func recordMissingIDMarks(_ db: Database) throws {
-        let present = Set(try String.fetchAll(db, sql: "SELECT \"key\" FROM \(quoted(Store.metaTable)) WHERE \"key\" LIKE 'ids:%'"))
+        let present = Set(try String.fetchAll(db, sql: StoreSQL.metaKeys(Store.metaTable, prefix: Store.idMarkKey(""))))
         for entity in model.entities where !present.contains(Store.idMarkKey(entity.name)) {
-            // (Not `db.tableExists`: GRDB would cache the schema, and a batch changes it through its own handle.)
-            let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE \"type\" = 'table' AND lower(\"name\") = lower(?)",
-                                           arguments: [entity.name]) ?? false
+            let exists = try Bool.fetchOne(db, sql: StoreSQL.tableExists, arguments: [entity.name]) ?? false
             guard exists else { continue }
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO \(quoted(Store.metaTable)) ("key", "value")
-                SELECT ?, CAST(ifnull(max("id"), 0) AS TEXT) FROM \(quoted(entity.name))
-                """, arguments: [Store.idMarkKey(entity.name)])
+            try db.execute(sql: StoreSQL.insertLargestID(Store.metaTable, of: entity.name), arguments: [Store.idMarkKey(entity.name)])
         }
     }
 }

@@ -73,11 +73,7 @@ public final class Store: @unchecked Sendable {
         config.journalMode = readOnly || !wal ? .default : .wal
         config.label = "bookkeeper"
         config.prepareDatabase { db in
-            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            // A damaged page's cells are checked as they are read: without it, a join that seeks a damaged table
-            // page by rowid found no row there and dropped the rows that needed it, with no error (order-details
-            // lost 102 of 5,124 rows and exited 0). No measurable cost on the bench's million rows.
-            try db.execute(sql: "PRAGMA cell_size_check = ON")
+            for setting in StoreSQL.connectionSettings(readOnly: readOnly) { try db.execute(sql: setting) }
             if !checkpointOnClose, let handle = db.sqliteConnection { _ = bk_set_no_checkpoint_on_close(handle, 1) }
             Store.dialect.prepare(db)
         }
@@ -115,7 +111,7 @@ public final class Store: @unchecked Sendable {
                         ("created_at", Timestamp.now().description),
                     ]
                     for (key, value) in meta {
-                        try db.execute(sql: "INSERT INTO \(quoted(metaTable)) (\"key\", \"value\") VALUES (?, ?)",
+                        try db.execute(sql: StoreSQL.insertMeta(metaTable),
                                        arguments: [key, value])
                     }
                 }
@@ -291,7 +287,7 @@ public final class Store: @unchecked Sendable {
               let queue = try? DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: 0, wal: false))
         else { return }
         // A read opens the log (SQLite opens it at the first read of a store in WAL mode), which the close then ends.
-        _ = try? queue.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+        _ = try? queue.inDatabase { db in try Int.fetchOne(db, sql: StoreSQL.schemaVersion) }
         try? queue.close()
     }
 
@@ -423,7 +419,7 @@ public final class Store: @unchecked Sendable {
     private static func rollBackHotJournal(_ path: String, busyTimeout: TimeInterval) throws {
         let writer = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout, wal: false))
         defer { try? writer.close() }
-        _ = try writer.inDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        _ = try writer.inDatabase { db in try Int.fetchOne(db, sql: StoreSQL.readSchema) }
     }
 
     /// Why SQLite cannot give this (read-only) user a snapshot now, in words.
@@ -471,7 +467,7 @@ public final class Store: @unchecked Sendable {
         try queue.read { db -> [String: String] in
             guard try db.tableExists(metaTable) else { return [:] }
             var meta: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(quoted(metaTable))") {
+            for row in try Row.fetchAll(db, sql: StoreSQL.allMeta(metaTable)) {
                 meta[row[0]] = row[1]
             }
             return meta
@@ -495,10 +491,10 @@ public final class Store: @unchecked Sendable {
                 try beginSnapshot(db)
                 do {
                     let result = try body(db)
-                    try db.execute(sql: "COMMIT")
+                    try db.execute(sql: StoreSQL.commit)
                     return result
                 } catch {
-                    try? db.execute(sql: "ROLLBACK")
+                    try? db.execute(sql: StoreSQL.rollback)
                     throw error
                 }
             }
@@ -513,17 +509,17 @@ public final class Store: @unchecked Sendable {
     private func beginSnapshot(_ db: Database) throws {
         let deadline = Date().addingTimeInterval(snapshotWait)
         while true {
-            try db.execute(sql: "BEGIN DEFERRED")
+            try db.execute(sql: StoreSQL.beginRead)
             do {
-                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+                _ = try Int.fetchOne(db, sql: StoreSQL.readSchema)
                 return
             } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY
                         && [.SQLITE_READONLY_RECOVERY, .SQLITE_READONLY_CANTINIT].contains(error.extendedResultCode)
                         && Date() < deadline {
-                try? db.execute(sql: "ROLLBACK")
+                try? db.execute(sql: StoreSQL.rollback)
                 usleep(20_000)
             } catch {
-                try? db.execute(sql: "ROLLBACK")
+                try? db.execute(sql: StoreSQL.rollback)
                 throw error
             }
         }

@@ -136,12 +136,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// `YYYY-MM-DDTHH:MM:SS` (or a space for `T`), then nothing, `Z`, `±HH:MM` or `±HH:MM:SS`. An offset has hours
     /// 00–23 and minutes and seconds 00–59 (RFC 3339, ISO 8601); seconds are for local mean time (`-00:44:30`,
     /// Monrovia before 1972), which `fetch` writes and so must read back, as Python's fromisoformat and RFC 9557 do.
+    ///
+    /// The local date may be in year 0000 or be 10000-01-01 (as `CalendarText` writes them): a stored instant (years
+    /// 1 to 9999 in UTC) falls there in a zone west or east of Greenwich (`0001-01-01T00:00:00Z` is
+    /// `0000-12-31T19:03:58-04:56:02` in New York), and what `fetch`, `list` and `show` write must read back. Whether
+    /// the instant is one the store holds is for the caller (`Timestamp.range`).
     static func scan(_ text: some StringProtocol) -> Scan {
-        let s = String(text)
-        guard s.utf8.count >= 19, let day = Day(iso: s.prefix(10)) else { return .malformed }
-        let b = Array(s.utf8)
-        guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":") else { return .malformed }
+        let b = Array(String(text).utf8)
         func number(_ r: Range<Int>) -> Int? {
             var n = 0
             for i in r {
@@ -150,19 +151,28 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             }
             return n
         }
-        guard let hh = number(11..<13), let mm = number(14..<16), let ss = number(17..<19),
+        // `w` is how much longer than YYYY-MM-DD the date is: 1 for year 10000.
+        let w = b.count >= 6 && b[5] == UInt8(ascii: "-") && number(0..<5) == 10_000 ? 1 : 0
+        guard b.count >= 19 + w, let year = number(0..<4 + w), b[4 + w] == UInt8(ascii: "-"), b[7 + w] == UInt8(ascii: "-"),
+              let month = number(5 + w..<7 + w), let dayOfMonth = number(8 + w..<10 + w), (1...12).contains(month),
+              dayOfMonth >= 1, dayOfMonth <= Day.daysInMonth(year: year, month: month) else { return .malformed }
+        let days = CivilCalendar.days(year: year, month: month, day: dayOfMonth)
+        guard b[10 + w] == UInt8(ascii: "T") || b[10 + w] == UInt8(ascii: " "),
+              b[13 + w] == UInt8(ascii: ":"), b[16 + w] == UInt8(ascii: ":") else { return .malformed }
+        guard let hh = number(11 + w..<13 + w), let mm = number(14 + w..<16 + w), let ss = number(17 + w..<19 + w),
               hh < 24, mm < 60, ss < 60 else { return .malformed }
         var offset: Int?
-        let rest = b[19...]
+        let rest = b[(19 + w)...]
+        let o = 19 + w
         if rest.isEmpty {
             offset = nil
         } else if Array(rest) == [UInt8(ascii: "Z")] {
             offset = 0
         } else if rest.count == 6 || rest.count == 9, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"),
-                  let oh = number(20..<22), b[22] == UInt8(ascii: ":"), let om = number(23..<25) {
+                  let oh = number(o + 1..<o + 3), b[o + 3] == UInt8(ascii: ":"), let om = number(o + 4..<o + 6) {
             var os = 0
             if rest.count == 9 {
-                guard b[25] == UInt8(ascii: ":"), let seconds = number(26..<28) else { return .malformed }
+                guard b[o + 6] == UInt8(ascii: ":"), let seconds = number(o + 7..<o + 9) else { return .malformed }
                 os = seconds
             }
             guard oh < 24, om < 60, os < 60 else { return .offsetOutOfRange(String(decoding: rest, as: UTF8.self)) }
@@ -170,7 +180,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         } else {
             return .malformed
         }
-        return .parts(local: Int64(day.daysSinceEpoch) * 86400 + Int64(hh * 3600 + mm * 60 + ss), offset: offset)
+        return .parts(local: Int64(days) * 86400 + Int64(hh * 3600 + mm * 60 + ss), offset: offset)
     }
 
     /// The UTC date of the instant; nil outside the years 1 to 9999 (`Timestamp.range`).

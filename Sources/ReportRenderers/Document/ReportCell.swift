@@ -21,6 +21,9 @@ public enum ReportCell: Sendable, Hashable {
     /// An instant, shown in the document's time zone.
     case dateTime(secondsSinceEpoch: Int64)
     case boolean(Bool)
+    /// The items of a to-many column (`tags.name`, `customers.at`), each shown as a cell of its own kind would be in
+    /// the same column: joined as a list in text and CSV (`"x, y", z`: PlainText.list), an array in JSON.
+    case list([ReportCell])
 }
 
 extension ReportCell {

@@ -65,6 +65,7 @@ public struct ReportColumn: Sendable, Hashable {
         switch cell {
         case .null: return emptyLabel
         case .text(let text) where text.isEmpty: return emptyLabel
+        case .list(let items) where items.isEmpty: return emptyLabel
         default: return nil
         }
     }

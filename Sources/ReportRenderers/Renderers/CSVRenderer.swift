@@ -84,6 +84,10 @@ public struct CSVRenderer: ReportRenderer {
             for i in row.indices {
                 if case let .text(text) = row[i] {
                     try writer.writeField(neutralizes ? CSVRenderer.neutralized(text) : text)
+                } else if case .list = row[i] {
+                    // A list is text (`-0.01, 5.00` is no number), neutralized as text is.
+                    let text = cells.plain(row[i], as: formats[i], decimalSeparator: decimalSeparator)
+                    try writer.writeField(neutralizes ? CSVRenderer.neutralized(text) : text)
                 } else {
                     // Numbers and dates as bytes (CellBytes.swift); the rest through their String.
                     scratch.removeAll(keepingCapacity: true)

@@ -110,6 +110,8 @@ public struct JSONRenderer: ReportRenderer {
             return JSONString.quoted(cells.plain(cell, as: format))
         case let .boolean(value):
             return format == .code ? JSONString.quoted(value ? "true" : "false") : (value ? "true" : "false")
+        case let .list(items):
+            return "[" + items.map { value($0, as: format, cells: cells) }.joined(separator: ", ") + "]"
         }
     }
 

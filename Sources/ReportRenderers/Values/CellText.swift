@@ -45,6 +45,8 @@ struct CellText {
             return format == .date ? local.isoDate : local.minutesText
         case let .boolean(value):
             return value ? "yes" : "no"
+        case let .list(items):
+            return PlainText.list(items.map { display($0, as: format) })
         }
     }
 
@@ -77,6 +79,8 @@ struct CellText {
             return PlainText.dateTime(secondsSinceEpoch: seconds, in: timeZone)
         case let .boolean(value):
             return PlainText.boolean(value)
+        case let .list(items):
+            return PlainText.list(items.map { plain($0, as: format, decimalSeparator: decimalSeparator) })
         }
     }
 

@@ -25,6 +25,8 @@ enum CellDecoder: Sendable {
     case roundedDecimal(scale: Int, shown: Int)
     /// An average (a REAL) shown as a decimal rounded to `shown` decimals.
     case roundedDouble(shown: Int)
+    /// A to-many column's items (`tags.name`), each decoded as `item` (`ReportCell(list:itemType:)`).
+    case list(item: AttributeType)
 
     init(_ type: AttributeType) {
         switch type {
@@ -50,7 +52,14 @@ enum CellDecoder: Sendable {
         case .date: .date
         case .dateTime: .dateTime
         case .binary: .binary
+        case .list: .string
         }
+    }
+
+    /// The type of a list column's items; nil for the others.
+    var listItem: AttributeType? {
+        if case .list(let item) = self { return item }
+        return nil
     }
 
     /// The decimals a rounding decoder keeps; nil for the others.
@@ -63,6 +72,7 @@ enum CellDecoder: Sendable {
 
     /// The cell of a stored value (StoreRowSource does the same with `type` and `shown` worked out per column).
     func cell(_ value: StoredValue) -> ReportCell {
+        if let item = listItem { return ReportCell(list: value, itemType: item) }
         let cell: ReportCell = value.decoded(as: type)
         return shown.map { cell.rounded(toScale: $0) } ?? cell
     }

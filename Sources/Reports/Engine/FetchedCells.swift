@@ -22,6 +22,33 @@ extension ReportCell {
     }
 }
 
+extension ReportCell {
+    /// The cell of a to-many column's value (`FetchColumn.listItemType`): its items, each the cell a value of
+    /// `itemType` stored so is (`StoredValue.decoded(as:)`), in a list; no items (NULL) is an empty list. A text
+    /// that is no such list (another tool's) is shown as it is.
+    public init(list value: StoredValue, itemType: AttributeType) {
+        switch value {
+        case .null: self = .list([])
+        case .text(let text):
+            if let items = StoredValue.listItems(text) {
+                self = .list(items.map { $0.decoded(as: itemType) })
+            } else {
+                self = .text(text)
+            }
+        default: self = value.decoded(as: .string)
+        }
+    }
+
+    /// The same from the `Value` a fetch gives (`.string` of the list text, or `.null`).
+    public init(list value: Value, itemType: AttributeType) {
+        switch value {
+        case .null: self.init(list: StoredValue.null, itemType: itemType)
+        case .string(let text): self.init(list: StoredValue.text(text), itemType: itemType)
+        default: self.init(value)
+        }
+    }
+}
+
 extension ColumnFormat {
     /// The format a report column of values of `type` has when its definition names none.
     public init(defaultFor type: AttributeType) {

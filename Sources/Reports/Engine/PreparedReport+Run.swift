@@ -15,14 +15,14 @@ struct StoreRowSource: ReportRowSource {
     let decoders: [CellDecoder]
     /// Each column's decoder as the type its values are decoded as and the decimals a rounding keeps, worked out once
     /// rather than per cell.
-    private let columns: [(type: AttributeType, shown: Int?)]
+    private let columns: [(type: AttributeType, shown: Int?, listItem: AttributeType?)]
     /// The stored values of the row being read, in one array for every row.
     private var row: [StoredValue] = []
 
     init(cursor: StoredRowCursor, decoders: [CellDecoder]) {
         self.cursor = cursor
         self.decoders = decoders
-        columns = decoders.map { ($0.type, $0.shown) }
+        columns = decoders.map { ($0.type, $0.shown, $0.listItem) }
     }
 
     var rowCount: Int? { nil }
@@ -34,7 +34,11 @@ struct StoreRowSource: ReportRowSource {
         for i in columns.indices {
             // An infinity, stored by another tool or summed: no format writes one so that it reads back.
             if case .real(let d) = row[i], !d.isFinite { throw NonFiniteCell(column: i) }
-            let (type, shown) = columns[i]
+            let (type, shown, listItem) = columns[i]
+            if let listItem {
+                cells.append(ReportCell(list: row[i], itemType: listItem))
+                continue
+            }
             let cell: ReportCell = row[i].decoded(as: type)
             cells.append(shown.map { cell.rounded(toScale: $0) } ?? cell)
         }

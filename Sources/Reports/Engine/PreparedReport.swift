@@ -28,17 +28,19 @@ public struct PreparedReport: Sendable {
     public init(_ definition: ReportDefinition, model: Model, arguments: ParameterArguments = ParameterArguments(),
                 clock: ReportClock, rejectUnknown: Bool = true) throws {
         let values = try definition.parameterValues(arguments, today: clock.today, rejectUnknown: rejectUnknown)
-        try self.init(definition, model: model, values: values, clock: clock)
+        try self.init(definition, model: model, values: values, given: arguments.values, clock: clock)
     }
 
     /// Checks a definition without running it: parameters take their defaults, or a stand-in value.
     public static func check(_ definition: ReportDefinition, model: Model, clock: ReportClock) throws {
         _ = try PreparedReport(definition, model: model, values: try definition.sampleParameterValues(today: clock.today),
-                               clock: clock)
+                               given: [:], clock: clock)
     }
 
+    /// `given`: the values given with `--param`, by name; a value the predicate cannot take is the user's mistake
+    /// there (64), where a default's is the definition's (78).
     private init(_ definition: ReportDefinition, model: Model, values: [(ParameterDefinition, ParameterValue)],
-                 clock: ReportClock) throws {
+                 given: [String: String], clock: ReportClock) throws {
         self.definition = definition
         let file = definition.file
         func origin(_ place: SourcePlace) -> PredicateSourceOrigin {
@@ -88,6 +90,11 @@ public struct PreparedReport: Sendable {
             plan = try FetchPlan(request, model: model, columns: columnTerms, groupBy: groupTerms)
         } catch let error as DefinitionError {
             throw error
+        } catch let error as PredicateBindingError where error.variable.map({ given[$0] != nil }) ?? false {
+            // `customer == $c` with `--param c=customer/2`: the definition is right, the value given is not (it was
+            // reported at the definition's `$c`, status 78).
+            let name = error.variable!
+            throw ReportUsageError("--param \(name): \(error.message)\(error.hint.map { "; \($0)" } ?? "")")
         } catch let error as CategorizedError where !(error is ReportUsageError) {
             // The binder's, parser's and sort errors already name the file, line and column.
             throw DefinitionError(placed: error.description)
@@ -108,17 +115,19 @@ public struct PreparedReport: Sendable {
             var isYear = false
             if case .period(let unit, _) = fetchColumn.expression, unit == .year { isYear = true }
             let format: ColumnFormat
+            // A to-many column's format is its items' (`format: money` on `rows.sum`), each shown as that format shows one.
+            let valueType = fetchColumn.listItemType ?? fetchColumn.type
             if let named = definitionColumn.format {
                 guard let chosen = ColumnFormats.format(named: named.value) else {
                     throw DefinitionError("unknown format \"\(named.value)\"", at: named.place)
                 }
-                guard ColumnFormats.fits(chosen, fetchColumn.type) else {
+                guard ColumnFormats.fits(chosen, valueType) else {
                     throw DefinitionError("format \(chosen.rawValue) needs \(ColumnFormats.needs(chosen)), but "
-                                          + "\"\(fetchColumn.keyPath)\" is \(fetchColumn.type)", at: named.place)
+                                          + "\"\(fetchColumn.keyPath)\" is \(valueType)", at: named.place)
                 }
                 format = chosen
             } else {
-                format = ColumnFormats.defaultFormat(for: fetchColumn.type, isYear: isYear)
+                format = ColumnFormats.defaultFormat(for: valueType, isYear: isYear)
             }
             let isGroupKey = plan.groupKeys.contains(fetchColumn.expression)
             let emptyLabel = definitionColumn.empty?.value ?? (isGroupKey ? PreparedReport.emptyLabel(keyPath: fetchColumn.keyPath) : nil)
@@ -136,8 +145,17 @@ public struct PreparedReport: Sendable {
             throw DefinitionError("\(use) names no column \"\(name.value)\"\(Suggestions.didYouMean(suggestion)) (the columns are "
                                   + columns.map { "\"\($0.title)\"" }.joined(separator: ", ") + ")", at: name.place)
         }
+        // A to-many column (`rows.sum`) has its items' format, but many numbers in a cell: no total, no bar.
+        func listed(_ i: Int, _ use: String, _ place: SourcePlace) throws {
+            guard plan.columns[i].listItemType != nil else { return }
+            let path = plan.columns[i].keyPath
+            let aggregate = path.split(separator: ".").dropLast().joined(separator: ".") + ".@sum." + (path.split(separator: ".").last ?? "")
+            throw DefinitionError("\(use): \"\(columns[i].title)\" lists the values of the to-many path \(path), many numbers in one "
+                                  + "cell — use an aggregate such as \(aggregate)", at: place)
+        }
         for total in definition.totals {
             let i = try columnIndex(total, for: "totals")
+            try listed(i, "totals", total.place)
             guard ColumnFormats.isNumeric(columns[i].format) else {
                 throw DefinitionError("totals: \"\(columns[i].title)\" is a \(columns[i].format.rawValue) column; only numbers add up",
                                       at: total.place)
@@ -150,6 +168,7 @@ public struct PreparedReport: Sendable {
             var valueColumns: [Int] = []
             for value in spec.values {
                 let i = try columnIndex(value, for: "chart values")
+                try listed(i, "chart values", value.place)
                 guard ColumnFormats.isNumeric(columns[i].format) else {
                     throw DefinitionError("chart values: \"\(columns[i].title)\" is a \(columns[i].format.rawValue) column; a chart "
                                           + "draws numbers", at: value.place)
@@ -231,6 +250,7 @@ extension PreparedReport {
     /// what it averages (two decimals for integers; two more for a percentage, so 12.34% keeps its decimals) and
     /// `format: integer` shows a decimal or an average as a whole number, each rounded half away from zero.
     static func decoder(_ column: FetchColumn, format: ColumnFormat) -> CellDecoder {
+        if let item = column.listItemType { return .list(item: item) }
         if format == .integer {
             switch column.type {
             case .decimal(let scale): return .roundedDecimal(scale: scale, shown: 0)

@@ -45,6 +45,34 @@ final class PredicateBindingErrorTests: XCTestCase {
         XCTAssertEqual(message("Book", "SELF == 3"), "where:1:9: \"SELF\" is a reference to Book, but 3 is a number")
     }
 
+    /// An object ID on the left binds as on the right; where it cannot, the message is the right side's, not
+    /// `cannot compare "'Author/1'" (Integer) with "author"` (the ID already made a row number).
+    func testAnObjectIDOnTheLeftIsRefusedAsOnTheRight() {
+        XCTAssertEqual(message("Book", "'Author/1' == author"), "no error")
+        XCTAssertEqual(message("Book", "%@ != SELF", arguments: ["Book/1"]), "no error")
+        XCTAssertEqual(message("Book", "'Book/1' == author"), "where:1:1: Book/1 is a Book, but \"author\" is a reference to Author")
+        XCTAssertEqual(message("Book", "'Ann' == author"), "where:1:1: \"author\" is a reference to Author, but \"Ann\" is not an object ID; "
+                       + "give one such as Author/17, or compare one of its keys, e.g. author.name")
+        XCTAssertEqual(message("Book", "'Author/1' < author"), "where:1:12: a relationship or SELF can only be compared with ==, != or IN (object IDs, or NULL)")
+        XCTAssertEqual(message("Book", "'Author/1' IN author"),
+                       "where:1:15: IN needs a list of values on its right, but \"author\" is a reference to Author; write author == 'Author/1'")
+        XCTAssertEqual(message("Book", "%@ IN SELF", arguments: ["Book/1"]),
+                       "where:1:7: IN needs a list of values on its right, but \"SELF\" is a reference to Book; write SELF == %@")
+    }
+
+    /// `author == 'author/1'` was `author/1 is a author, but "author" is a reference to Author`: the entity is
+    /// spelt wrong, and the message names the value and the right spelling.
+    func testAnObjectIDWithAMisspeltEntityNamesTheRightSpelling() {
+        XCTAssertEqual(message("Book", "author == 'author/1'"),
+                       "where:1:11: there is no entity \"author\" in the object ID author/1 — did you mean \"Author/1\"?")
+        XCTAssertEqual(message("Book", "'AUTHOR/1' == author"),
+                       "where:1:1: there is no entity \"AUTHOR\" in the object ID AUTHOR/1 — did you mean \"Author/1\"?")
+        XCTAssertEqual(message("Book", "SELF IN %@", arguments: ["Book/1,bok/2"]),
+                       "where:1:9: there is no entity \"bok\" in the object ID bok/2 — did you mean \"Book/2\"?")
+        XCTAssertEqual(message("Book", "author == 'Zebra/1'"),
+                       "where:1:11: there is no entity \"Zebra\" in the object ID Zebra/1, but \"author\" is a reference to Author")
+    }
+
     func testToManyPathsMustBeQuantified() {
         XCTAssertEqual(message("Book", "genres == 'x'"),
                        "where:1:1: \"genres\" is a to-many relationship — write ANY genres.name == …, or genres.@count")

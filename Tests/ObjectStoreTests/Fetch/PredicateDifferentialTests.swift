@@ -115,6 +115,25 @@ final class PredicateDifferentialTests: XCTestCase {
         }
     }
 
+    /// An object ID on the left of `==` or `!=` is the comparison written the other way round: the same objects and
+    /// the same SQL, its arguments included (it was refused: `cannot compare "'Author/1'" (Integer) with "author"`).
+    func testAnObjectIDOnTheLeftBindsAsOnTheRight() throws {
+        for id in 1...8 {
+            for (path, entity) in [("author", "Author"), ("SELF", "Book"), ("cover", "Cover")] {
+                for op in ["==", "!="] {
+                    let right = "\(path) \(op) '\(entity)/\(id)'", left = "'\(entity)/\(id)' \(op) \(path)"
+                    func explained(_ p: String, _ arguments: [String] = []) throws -> String {
+                        store.explain(try FetchPlan(FetchRequest(entity: "Book", predicate: p, arguments: arguments), model: store.model, columns: []), .objects)
+                    }
+                    XCTAssertEqual(try explained(left), try explained(right), left)
+                    XCTAssertEqual(try explained("%@ \(op) \(path)", ["\(entity)/\(id)"]), try explained(right), left)
+                    XCTAssertEqual(try rowIDs(left), try rowIDs(right), left)
+                    try check("Book", left)
+                }
+            }
+        }
+    }
+
     /// `[c]`, `[d]`, `[cd]` on `<`, `<=`, `>`, `>=` and BETWEEN compare the folded texts in code-point order (the
     /// order of SQLite's BINARY, which the sorts use), computed here in Swift over the fixture's titles.
     func testOrderingOptionsCompareTheFoldedTexts() throws {
@@ -252,10 +271,22 @@ enum Generator {
         }
     }
 
+    /// A reference or SELF compared with object IDs (of the fixture's objects and beyond), the ID on either side.
+    static func objectComparison(_ rng: inout SeededGenerator) -> String {
+        let (path, entity) = rng.pick([("author", "Author"), ("SELF", "Book"), ("cover", "Cover"), ("shelf", "Shelf")])
+        let id = { (rng: inout SeededGenerator) in rng.next(upTo: 12) == 0 ? "nil" : "'\(entity)/\(1 + rng.next(upTo: 9))'" }
+        switch rng.next(upTo: 3) {
+        case 0: return "\(path) IN {\(id(&rng)), \(id(&rng))}"
+        case 1: return "\(id(&rng)) \(rng.pick(["==", "!="])) \(path)"
+        default: return "\(path) \(rng.pick(["==", "!="])) \(id(&rng))"
+        }
+    }
+
     static func predicate(depth: Int, _ rng: inout SeededGenerator) -> String {
         let choice = depth == 0 ? rng.next(upTo: 3) : rng.next(upTo: 8)
         switch choice {
         case 0, 1:
+            if rng.next(upTo: 8) == 0 { return objectComparison(&rng) }
             let (path, kind) = rng.pick(scalars)
             return comparison(path, kind, &rng)
         case 2:

@@ -58,7 +58,8 @@ package indirect enum BoundExpression: Hashable, Sendable {
     case reference(ToOnePath, destination: String)
     /// `rows.@sum.sum`, `tags.@count`, `SUBQUERY(...).@count`.
     case aggregate(AggregateOperator, BoundCollection, value: ToOnePath?, Attribute?)
-    /// `tags.name` as a fetched column: the values of every element, each as export writes it, joined as export joins a list (`ListText`).
+    /// `tags.name` as a fetched column: the stored values of every element in one text (`StoredValue.listText`),
+    /// which `fetch` and reports write each as a value of the attribute, in a list.
     case values(BoundCollection, ToOnePath, Attribute)
     /// `month(date)` (`YYYY-MM` text), `quarter(date)` (`YYYY-Qn`), `week(date)` (ISO 8601: `YYYY-Www`) or
     /// `year(date)` (an integer) of a date or date-time expression.

@@ -44,6 +44,14 @@ public struct FetchColumn: Sendable {
     public let type: AttributeType
     package let expression: BoundExpression
     let term: FetchTerm
+
+    /// For a to-many path listing its values (`tags.name`, `customers.at`), the type of its items: the column's
+    /// values are then `StoredValue.listText` (the stored values in one text, as `.string`), to be decoded by
+    /// `StoredValue.listItems` and each item as this type. Nil for every other column.
+    public var listItemType: AttributeType? {
+        if case .values(_, _, let attribute) = expression { return attribute.type }
+        return nil
+    }
 }
 
 /// A column, group key or sort key as written, with where it was written (for error positions).
@@ -68,7 +76,8 @@ public struct FetchTerm: Sendable, Hashable {
         return terms.filter { !$0.text.isEmpty }
     }
 
-    func error(_ message: String) -> PredicateBindingError {
+    /// An error at this term: `columns:1:9: …`.
+    package func error(_ message: String) -> PredicateBindingError {
         PredicateBindingError(message, at: .start, in: PredicateSourceText(text, origin: origin))
     }
 }

@@ -195,13 +195,21 @@ package struct PredicateBinder {
             guard let value = variableText(name) else { throw unknownVariable(name, path.range) }
             let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             right = .list(try items.map { item throws(PredicateBindingError) in
-                try typed(item, as: left.type, against: leftText, at: path.range)
+                try valueOf(variable: name) { () throws(PredicateBindingError) in try typed(item, as: left.type, against: leftText, at: path.range) }
             })
         case (.in, .commandLineValue(let value, _, let range)):
             let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             right = .list(try items.map { item throws(PredicateBindingError) in
                 try typed(item, as: left.type, against: leftText, at: range)
             })
+        case (.in, .keyPath(let path)) where isLiteral(c.left):
+            // `'Customer/2' IN customer`: a reference is one object, not a list to look in.
+            if case .expression(let bound)? = try? expression(c.right), case .object = bound.type {
+                throw error("IN needs a list of values on its right, but \"\(text(path.range))\" is \(bound.type)",
+                            hint: "write \(text(path.range)) == \(text(c.left.range))", at: c.right.range)
+            }
+            throw error("IN needs a list of values, {a, b, c}", hint: "for a to-many key path write ANY path == value",
+                        at: c.right.range)
         case (.in, _):
             throw error("IN needs a list of values, {a, b, c}", hint: "for a to-many key path write ANY path == value",
                         at: c.right.range)
@@ -218,6 +226,14 @@ package struct PredicateBinder {
         var left = left
         if c.quantifier == nil, isLiteral(c.left), !isLiteral(c.right) {
             left = .literal(try literal(c.left, as: right.type, against: text(c.right.range)))
+            // An object ID on the left (`'Customer/2' == customer`, `%@ == SELF`) is the same comparison written the
+            // other way round: bound as `customer == 'Customer/2'`, so it compiles to the same SQL. (It was refused,
+            // the ID already a row number: `cannot compare "'Customer/2'" (Integer) with "customer"`.)
+            if case .object = right.type {
+                let domain = try self.domain(right, left, op: op, options: c.options, leftText: text(c.right.range),
+                                             rightRange: c.left.range, operatorRange: c.operatorRange)
+                return BoundComparison(left: right, op: op, options: c.options, right: left, domain: domain)
+            }
         }
         let domain = try self.domain(left, right, op: op, options: c.options, leftText: leftText,
                                      rightRange: c.right.range, operatorRange: c.operatorRange)
@@ -360,9 +376,20 @@ package struct PredicateBinder {
                 throw error("expected a value, found the key path \"\(text(path.range))\"; a list holds values and $variables", at: path.range)
             }
             guard let value = variableText(name) else { throw unknownVariable(name, path.range) }
-            return try typed(value, as: type, against: other, at: path.range)
+            return try valueOf(variable: name) { () throws(PredicateBindingError) in try typed(value, as: type, against: other, at: path.range) }
         default:
             throw error("expected a value", at: e.range)
+        }
+    }
+
+    /// `body`'s value of variable `name`; an error in it is marked as the variable's (`PredicateBindingError.variable`).
+    private func valueOf(variable name: String, _ body: () throws(PredicateBindingError) -> Value) throws(PredicateBindingError) -> Value {
+        do {
+            return try body()
+        } catch {
+            var marked = error
+            marked.variable = name
+            throw marked
         }
     }
 
@@ -407,6 +434,10 @@ package struct PredicateBinder {
         guard let id = ObjectID(text) else {
             throw error("\"\(other)\" is a reference to \(destination), but \(String(reflecting: text)) is not an object ID",
                         hint: "give one such as \(destination)/17, or compare one of its keys, e.g. \(other == "SELF" ? "" : other + ".")name", at: range)
+        }
+        if let misspelt = model.misspeltEntity(in: id) { throw error(misspelt, at: range) }
+        guard model.entity(named: id.entity) != nil else {
+            throw error("there is no entity \"\(id.entity)\" in the object ID \(id), but \"\(other)\" is a reference to \(destination)", at: range)
         }
         guard id.entity == destination else {
             throw error("\(id) is \(article(id.entity)) \(id.entity), but \"\(other)\" is a reference to \(destination)", at: range)

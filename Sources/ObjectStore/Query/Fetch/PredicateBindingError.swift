@@ -5,6 +5,9 @@ public struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceE
     public let hint: String?
     package let position: SourcePosition
     package let source: PredicateSourceText
+    /// The `$NAME` whose value (from `--param`, a report's parameter) is wrong, when that is what is wrong: the
+    /// predicate is then as its author meant it, and the value is the mistake.
+    public internal(set) var variable: String?
 
     package init(_ message: String, hint: String? = nil, at position: SourcePosition, in source: PredicateSourceText) {
         self.message = message

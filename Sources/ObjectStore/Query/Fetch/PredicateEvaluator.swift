@@ -151,14 +151,15 @@ package struct PredicateEvaluator {
             // Group aggregates exist only in grouped SQL fetches.
             return .null
         case .values(let c, let valuePath, let a):
-            var parts: [String] = []
+            // As bk_list gives them: the stored values in one text (StoredValue+List.swift).
+            var items: [StoredValue] = []
             for element in try elements(c, env) {
                 var inner = env
                 inner[c.elementScope] = element
                 let v = try value(.attribute(valuePath, a), inner)
-                if !v.isNull { parts.append(v.description) }
+                if !v.isNull { items.append(StoredValue(v.databaseValue(for: a.type))) }
             }
-            return parts.isEmpty ? .null : .string(ListText.join(parts))
+            return items.isEmpty ? .null : .string(StoredValue.listText(items))
         }
     }
 

@@ -14,7 +14,7 @@ enum StoreFunctions {
     /// `bk_finite(x, 'Entity', 'attribute', id)`: x, or an error naming the object when x is a non-finite double
     /// (Store+NonFinite.swift: a sum would add it in, and +∞ + −∞ is a NaN that SQLite turns into NULL).
     static let finite = "bk_finite"
-    /// `bk_list(x, 'decimal:2')`: the values of a to-many column, each written as export writes it, in a list.
+    /// `bk_list(x, 'decimal:2')`: the stored values of a to-many column, in one text (StoredValue+List.swift).
     static let list = "bk_list"
     /// `COLLATE bk_nocase`: TextCollation.nocaseCompare (SQLite's own NOCASE folds only ASCII).
     static let nocase = "bk_nocase"
@@ -167,22 +167,20 @@ extension StoreFunctions {
     }
 }
 
-/// The items of a to-many column (`tags.name`, `rows.sum`): each as `export` writes the attribute (`557.50`,
-/// `yes`, `1.7976931348623157e+308` — not SQLite's storage: units, 1/0, 15 digits), joined as export joins a
-/// list (ListText: an item holding the separator is quoted). NULLs are left out, as group_concat left them.
+/// The items of a to-many column (`tags.name`, `rows.sum`): their stored values in order, NULLs left out, as
+/// `StoredValue.listText` writes them, which each reader decodes by the attribute's type
+/// (StoredValue+List.swift). The second argument names the type; the items need it no more.
 struct ListAggregate: DatabaseAggregate {
-    private var type: AttributeType?
-    private var items: [String] = []
+    private var items: [StoredValue] = []
 
     init() {}
 
     mutating func step(_ values: [DatabaseValue]) throws {
-        if type == nil { type = String.fromDatabaseValue(values[1]).flatMap(AttributeType.init(spec:)) ?? .string }
-        let value = Value(databaseValue: values[0], as: type!)
-        if !value.isNull { items.append(value.description) }
+        let value = StoredValue(values[0])
+        if value != .null { items.append(value) }
     }
 
     func finalize() throws -> (any DatabaseValueConvertible)? {
-        items.isEmpty ? nil : ListText.join(items)
+        items.isEmpty ? nil : StoredValue.listText(items)
     }
 }

@@ -16,7 +16,7 @@ extension Store {
     }
 
     func recordedModel(_ db: Database) throws -> Model {
-        let text = try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(Store.metaTable)) WHERE \"key\" = 'model'")
+        let text = try String.fetchOne(db, sql: StoreSQL.metaValue(Store.metaTable), arguments: ["model"])
         guard let text, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
             throw StoreError.notAStore(path: path, reason: "its recorded model is missing or unreadable")
         }
@@ -31,7 +31,7 @@ extension Store {
 
     /// The hash of the model the store records now.
     static func recordedHash(_ db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT \"value\" FROM \(quoted(metaTable)) WHERE \"key\" = 'model_hash'")
+        try String.fetchOne(db, sql: StoreSQL.metaValue(metaTable), arguments: ["model_hash"])
     }
 
     /// The plan that would bring the store to the current model, made from one state of the store (the recorded
@@ -73,8 +73,8 @@ extension Store {
         var found = plan
         var committing = false
         do { try mapErrors { try queue.inDatabase { db in
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
-            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+            try db.execute(sql: BatchSQL.foreignKeys(on: false))
+            defer { try? db.execute(sql: BatchSQL.foreignKeys(on: true)) }
             defer { if committing { CommitProgress.finish(committed: false) } }
             var migrated: SchemaCheckpoint?
             try db.inTransaction(.immediate) {
@@ -131,8 +131,8 @@ extension Store {
     public func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan? {
         var found: MigrationPlan? = plan
         try mapErrors { try queue.inDatabase { db in
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
-            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+            try db.execute(sql: BatchSQL.foreignKeys(on: false))
+            defer { try? db.execute(sql: BatchSQL.foreignKeys(on: true)) }
             try db.inTransaction(.immediate) {
                 if let expected = plan.recordedHash, let now = try Store.recordedHash(db), now != expected {
                     found = nil
@@ -160,7 +160,7 @@ extension Store {
                 return found
             }
         }
-        let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        let broken = try Row.fetchAll(db, sql: BatchSQL.foreignKeyCheck)
         if let first = broken.first {
             found.blockers.append("the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0))")
         }
@@ -277,7 +277,7 @@ extension Store {
 
     private func recordModel(_ db: Database) throws {
         for (key, value) in [("model_hash", model.versionHash), ("model", model.canonicalJSON), ("migrated_at", Timestamp.now().description)] {
-            try db.execute(sql: "INSERT OR REPLACE INTO \(quoted(Store.metaTable)) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
+            try db.execute(sql: StoreSQL.putMeta(Store.metaTable), arguments: [key, value])
         }
     }
 

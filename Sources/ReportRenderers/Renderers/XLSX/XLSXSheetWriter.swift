@@ -377,6 +377,11 @@ struct XLSXSheetWriter {
         case let .boolean(value):
             try writer.check(worksheet_write_boolean(sheet, lxw_row_t(row), lxw_col_t(c), value ? 1 : 0, nil), "write row \(row)")
             return 5
+        case .list:
+            // One text, as the text report shows it.
+            let text = cells.display(cell, as: columnFormat)
+            try writeText(text, row: row, column: c, format: nil)
+            return min(TerminalText.width(text), XLSXWorkbook.maximumComputedWidth)
         }
     }
 }

@@ -1,3 +1,6 @@
+// SQLite's own (SQL/SQLite/Schema): it reads SQLite's catalog and speaks of SQLite's schema (STRICT, WITHOUT ROWID,
+// AUTOINCREMENT, collations); a second store brings its own reader and comparison.
+//
 // The store's schema compared with the schema its model makes (issue 25: `check` sees what another tool did).
 //
 // The expected schema is not written down a second time: it is made by the same statements `Store.create` runs
@@ -396,7 +399,7 @@ public struct ForeignSchemaError: CategorizedError, Equatable {
 }
 
 extension Store {
-    static let metaTableSQL = "CREATE TABLE \(quoted(metaTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL) STRICT"
+    static var metaTableSQL: String { StoreSQL.createMeta(metaTable) }
 
     /// How the store's schema differs from the one `model` makes.
     static func schemaDifferences(_ db: Database, model: Model) throws -> [SchemaDifference] {
@@ -423,7 +426,7 @@ extension Store {
     }
 
     static func schemaVersion(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        try Int.fetchOne(db, sql: StoreSQL.schemaVersion) ?? 0
     }
 
     /// Called first inside each write transaction (after BEGIN IMMEDIATE, which holds the write lock, so the schema

@@ -1,6 +1,9 @@
 import Foundation
 import GRDB
 
+// SQLite's migration planner (SQL/SQLite/Schema): SQLite alters little in place, so a change rebuilds a table; a
+// second store brings its own planner (PostgreSQL alters a column's type or constraint in place).
+//
 // The migration planner compares the schema the recorded model wants with the schema the current model wants,
 // table by table, and looks at the data where a change could lose it or fail:
 // - additive changes (a new entity, a new optional attribute or one with a default, a new relationship, a new

@@ -1,3 +1,5 @@
+// SQLite's (SQL/SQLite/Schema): it relies on SQLite's TEMP schema, searched before the store's.
+//
 // A reader that cannot write a store the model file has moved ahead of (another user's store, read by cron
 // jobs, after its owner changed the model) reads it as it is.
 //
