@@ -109,6 +109,13 @@ bench-scale: release-bin
 bench-import: release-bin
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/import_bench.py
 
+# A batch update of 200,000 orders (`bookkeeper update`) against the hand-written UPDATE in sqlite3 on the plain
+# store (issue 33; target <= 2x). RUNS=N, LINES=N (the orders file's lines, 5 per order) change it.
+.PHONY: bench-batch
+bench: bench-batch
+bench-batch: release-bin
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/batch_bench.py
+
 # Reports (docs/reports.md): every shipped report on the sample store, text to the terminal, then XLSX into
 # $(REPORTS_OUT) (one file per report, and all-reports.xlsx with a sheet each). SampleData/ runs to November 2026,
 # so the reports read it as of SAMPLE_TODAY: "start of last month" and "today" then fall inside the data.

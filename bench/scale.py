@@ -24,7 +24,8 @@ Method
 
 Paths (the list of issue 27: import with and without line keys and natural keys, documents in file order and in
 random order, upserts into a full store, re-import of an unchanged file, --on-error skip with many rejects, fetch
-with key paths and SUBQUERY, every shipped report, check, export, backup, migrate), plus what the older scale
+with key paths and SUBQUERY, every shipped report, check, export, backup, migrate; issue 33's update and delete by
+predicate), plus what the older scale
 benches measured (bench/import_scale.py, bench/scale_bench.py): a row table with keyed rows spread through it,
 documents read from a named pipe, a decimal mark shown on the last line only, NFD keys of NFC-stored directories,
 an IN list in a report definition, repeated --where and --null options.
@@ -379,6 +380,12 @@ def paths(stores: Stores):
                                       out=WORK / "export.csv"))
     add("backup", lambda n: Run(stores.get("random", n), ["backup", str(WORK / "backup.sqlite")],
                                 out=WORK / "backup.sqlite"), READS)
+    # Batch changes by predicate (issue 33): every unpaid order marked paid; every unpaid order deleted, its rows
+    # cascaded (one order in three, its rows with it).
+    add("update by predicate (every unpaid order paid)",
+        lambda n: Run(stores.get("date", n), ["update", "Order", "--where", "paid == NO", "--set", "paid=YES"], writes=True))
+    add("delete by predicate, rows cascaded (every unpaid order)",
+        lambda n: Run(stores.get("random", n), ["delete", "Order", "--where", "paid == NO"], writes=True))
     add("migrate --allow-data-loss (drop OrderRow.line)",
         lambda n: Run(stores.get("lines", n), ["migrate", "--allow-data-loss"], writes=True))
 

@@ -100,6 +100,8 @@ STRESS = [
     "ObjectStoreTests.TimestampOffsetTests/testOffsetsBeyondTwentyThreeHoursOrFiftyNineMinutesAreRefused",
     "ObjectStoreTests.DayComparisonDifferentialTests/testADateTimeComparedWithADateComparesItsLocalDay",
     "ObjectStoreTests.DeepRuleTests/testEverySuccessfulSaveLeavesEveryRuleKept",
+    "ObjectStoreTests.BatchChangeDifferentialTests/testABatchChangeDoesWhatOneSaveOfEveryMatchingObjectDoes",
+    "ObjectStoreTests.BatchChangeDifferentialTests/testWithoutRulesABatchUpdateIsOneStatementAndStillDoesWhatOneSaveDoes",
     "ObjectStoreTests.ObjectIDTests/testAnObjectIDIsNeverHandedOutTwice",
     "ObjectStoreTests.ObjectIDTests/testAnIDAnotherToolDeletedIsNeverHandedOutAgain",
     "ObjectStoreTests.SharedAggregateDifferentialTests/testFetchesUsingAnAggregateMoreThanOnceAgreeWithTheOldStatementAndTheEvaluator",

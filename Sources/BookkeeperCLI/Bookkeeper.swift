@@ -18,7 +18,7 @@ public struct Bookkeeper: ParsableCommand {
             \(ExitStatus.helpText)
             """,
         version: bookkeeperVersion,
-        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Fetch.self, Migrate.self, Backup.self, Check.self,
+        subcommands: [Init.self, ModelCommand.self, Add.self, SetCommand.self, Show.self, List.self, Delete.self, Update.self, Fetch.self, Migrate.self, Backup.self, Check.self,
                       Import.self, Imports.self, Export.self,
                       ReportsCommand.self, ReportCommand.self]
     )
@@ -202,6 +202,8 @@ private func sayWhatWasCommitted(outputFailed: Bool) {
 enum RepeatedOptions {
     static let bySubcommand: [String: Set<String>] = [
         "fetch": ["--where", "--param", "--arg"],
+        "update": ["--where", "--set", "--param", "--arg"],
+        "delete": ["--where", "--param", "--arg"],
         "report": ["--param", "--reports"],
         "reports": ["--reports"],
         "import": ["--map", "--null"],

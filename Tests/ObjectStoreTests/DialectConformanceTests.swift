@@ -72,6 +72,7 @@ final class DialectConformanceTests: XCTestCase {
         case .finiteNumbers: try finiteNumbers(c)
         case .conversion: try conversion(c)
         case .valueList: try valueList(c)
+        case .temporaryTables: try temporaryTables(c)
         case .savepoints: try savepoints(c)
         case .locking: try locking(c)
         case .statistics: try statistics(c)
@@ -493,6 +494,25 @@ final class DialectConformanceTests: XCTestCase {
     }
 
     // MARK: Transactions
+
+    private func temporaryTables(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: c.path))
+        try c.queue.write { db in
+            for _ in 0..<2 {  // made when missing: a second time is no error
+                try db.execute(sql: d.temporaryTable("pairs", columns: "\(d.quote("a")) INTEGER NOT NULL, \(d.quote("b")) INTEGER NOT NULL", primaryKey: ["a", "b"]))
+                try db.execute(sql: d.temporaryTable("ids", columns: "\(d.quote("id")) INTEGER PRIMARY KEY", primaryKey: nil))
+            }
+            try db.execute(sql: "INSERT INTO \(d.temporary("pairs")) VALUES (1, 2), (1, 3)")
+            try db.execute(sql: d.insertIgnoringDuplicates(into: d.temporary("pairs"), columns: ["a", "b"], select: "SELECT 1, 2 UNION ALL SELECT 2, 2"))
+            try db.execute(sql: d.insertIgnoringDuplicates(into: d.temporary("ids"), columns: ["id"], select: "SELECT 5 UNION ALL SELECT 5"))
+        }
+        c.equal(try c.rows("SELECT a, b FROM \(d.temporary("pairs")) ORDER BY a, b").map { [$0[0] as Int, $0[1] as Int] }, [[1, 2], [1, 3], [2, 2]],
+                "a row whose key is held is skipped, the others inserted")
+        c.equal(try c.rows("SELECT id FROM \(d.temporary("ids"))").map { $0[0] as Int }, [5], "one key inserted once")
+        c.equal(try Data(contentsOf: URL(fileURLWithPath: c.path)), before, "the store's file is as it was")
+    }
 
     private func savepoints(_ c: Conformance) throws {
         let d = c.dialect

@@ -38,6 +38,17 @@ package protocol SQLDialect: Sendable {
     /// The clause after an INSERT, UPDATE or DELETE that gives back `columns` of each row written (leading space).
     func returning(_ columns: [String]) -> String
 
+    // MARK: Temporary tables (SQLDialectFeature.temporaryTables)
+
+    /// `name` (unquoted) as a table of the connection's own temporary schema.
+    func temporary(_ name: String) -> String
+    /// Makes the temporary table `name` (unquoted) when the connection has none: `columns` is SQL, `primaryKey`
+    /// (unquoted names) a key over several columns, or nil.
+    func temporaryTable(_ name: String, columns: String, primaryKey: [String]?) -> String
+    /// `INSERT INTO table (columns) select` that skips each row whose key the table already holds. `table` is
+    /// SQL (quoted), `columns` unquoted names.
+    func insertIgnoringDuplicates(into table: String, columns: [String], select: String) -> String
+
     // MARK: Text (SQLDialectFeature.codePointOrder, .nocaseCollation, .naturalCollation, .textFolding, …)
 
     /// The collation comparing text case-insensitively by Unicode case folding (TextCollation.nocaseCompare).
@@ -287,6 +298,10 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// A to-many column's stored values in one text (`StoredValue.listText`). SQLite: `bk_list(x, 'decimal:2')`.
     /// PostgreSQL: `string_agg` over the values written so by a function of ours.
     case valueList
+    /// Tables of one connection that other connections never see and that leave the store's file as it is.
+    /// SQLite: `CREATE TEMP TABLE IF NOT EXISTS "t" (…)`, named `temp."t"`; `INSERT OR IGNORE`. PostgreSQL:
+    /// `CREATE TEMP TABLE IF NOT EXISTS` (`pg_temp."t"`), `INSERT … ON CONFLICT DO NOTHING`.
+    case temporaryTables
     /// Nested undo points. SQLite: `SAVEPOINT "s"`, `ROLLBACK TO "s"`, `RELEASE "s"`. PostgreSQL: the same.
     case savepoints
     /// A write transaction that holds the write lock from its start. SQLite: `BEGIN IMMEDIATE`. PostgreSQL:

@@ -70,6 +70,15 @@ package struct SQLiteDialect: SQLDialect {
 
     package func valueList(_ value: String, _ type: AttributeType) -> String { "\(StoreFunctions.list)(\(value), '\(type.spec)')" }
 
+    package func temporary(_ name: String) -> String { "temp.\(quote(name))" }
+    package func temporaryTable(_ name: String, columns: String, primaryKey: [String]?) -> String {
+        let key = primaryKey.map { ", PRIMARY KEY (\($0.map(quote).joined(separator: ", ")))" } ?? ""
+        return "CREATE TEMP TABLE IF NOT EXISTS \(quote(name)) (\(columns)\(key))\(primaryKey == nil ? "" : " WITHOUT ROWID")"
+    }
+    package func insertIgnoringDuplicates(into table: String, columns: [String], select: String) -> String {
+        "INSERT OR IGNORE INTO \(table) (\(columns.map(quote).joined(separator: ", "))) \(select)"
+    }
+
     package func savepoint(_ name: String) -> String { "SAVEPOINT \(quote(name))" }
     package func rollbackToSavepoint(_ name: String) -> String { "ROLLBACK TO \(quote(name))" }
     package func releaseSavepoint(_ name: String) -> String { "RELEASE \(quote(name))" }
