@@ -87,7 +87,6 @@ public struct Zone: Sendable, CustomStringConvertible {
         switch read {
         case .success(let file):
             self.init(name: Zone.name(forFile: spec, directory: directory, file), rules: .file(file))
-            try requireWritableOffsets(tz)
             return
         case .failure(let error):
             fileError = error
@@ -104,17 +103,17 @@ public struct Zone: Sendable, CustomStringConvertible {
             }
             throw ZoneError(tz: tz, reason: fileError.reason)
         }
-        try requireWritableOffsets(tz)
     }
 
-    /// Refuses a zone 24 hours or more from UTC (POSIX allows hours up to 24, glibc reads them): every date-time
+    /// Refuses, as the process's zone, one 24 hours or more from UTC (POSIX allows hours up to 24, glibc reads them): every date-time
     /// is written with its offset, and an ISO 8601 offset ends at 23:59:59, so a value shown in such a zone could not
     /// be given back to any command.
-    private func requireWritableOffsets(_ tz: String?) throws(ZoneError) {
+    func requireWritableOffsets(_ tz: String?) throws(ZoneError) {
         let largest = reach - 1
         guard largest >= 86_400 else { return }
         let h = largest / 3600, m = largest % 3600 / 60
-        throw ZoneError(tz: tz, reason: "it is \(h):\(m < 10 ? "0" : "")\(m) hours from UTC at some time, and a date-time is written "
+        throw ZoneError(tz: tz, reason: (tz == nil ? "TZ is unset and the system's zone (\(Zone.localtimePath))" : "it")
+                        + " is \(h):\(m < 10 ? "0" : "")\(m) hours from UTC at some time, and a date-time is written "
                         + "with an offset of at most 23:59:59 (ISO 8601), so no value shown in it could be read back", unwritable: true)
     }
 
@@ -205,7 +204,12 @@ public struct Zone: Sendable, CustomStringConvertible {
     private static let processZone: Result<Zone, ZoneError> = {
         let tz = getenv("TZ").map { String(cString: $0) }
         let directory = getenv("TZDIR").map { String(cString: $0) }
-        return Result { () throws(ZoneError) -> Zone in try Zone(tz: tz, zoneinfoDirectory: directory) }
+        // (LocalTime reads such a zone as glibc does; the process's zone is the one bookkeeper writes times in.)
+        return Result { () throws(ZoneError) -> Zone in
+            let zone = try Zone(tz: tz, zoneinfoDirectory: directory)
+            try zone.requireWritableOffsets(tz)
+            return zone
+        }
     }()
 
     /// The zone of this process ($TZ, $TZDIR), read once; a TZ that names no zone is the error.

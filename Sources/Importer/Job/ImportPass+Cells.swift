@@ -42,8 +42,11 @@ extension ImportPass {
                     let decides = c.index < tallies.count && c.isNumber
                     let value: Value = try record.withBytes(ofField: c.index) { bytes in
                         if cells.isNull(bytes) { return .null }
-                        let converter = decides ? self.converter(for: c, bytes, record) : cells.converter
-                        return try converter.convert(bytes, as: type) { record[c.index] }
+                        switch decides ? self.mark(for: c, bytes, record) : nil {
+                        case .comma: return try cells.commaConverter.convert(bytes, as: type) { record[c.index] }
+                        case .point: return try cells.pointConverter.convert(bytes, as: type) { record[c.index] }
+                        case nil: return try cells.converter.convert(bytes, as: type) { record[c.index] }
+                        }
                     }
                     if value.isNull && c.hasDefault { continue }
                     r.set(value, at: c.attributeIndex)
