@@ -91,6 +91,41 @@ final class ModelEvolutionDryRunTests: StoreCommandTestCase {
         }
     }
 
+    /// A command refused because the model changed in a way that needs `migrate --allow-data-loss` or breaks a rule
+    /// ("nothing was changed"), a read, and a write refused for a bad value: each leaves every byte of the store.
+    /// Seen: each such opening rewrote the file's header (change counter +1, schema cookie +2: GRDB made and dropped
+    /// a table to set WAL mode up whenever no -wal file was there), so sha256 and mtime changed on a read (found by
+    /// the attack on 0.7.0).
+    func testARefusedMigrationLeavesEveryByteOfTheStore() throws {
+        let base = "entities:\n  Customer:\n    attributes:\n      fax: { type: string }\n"
+        dir.write("model.yaml", base)
+        ok("init")
+        ok("add", "Customer", "name=Acme", "fax=12")
+        let pending = [
+            "a retyped attribute": "entities:\n  Customer:\n    attributes:\n      fax: { type: integer }\n",
+            "a rule the data breaks": base + "    rules:\n      - { where: \"fax == nil\", message: no fax }\n",
+        ]
+        let commands: [[String]] = [["check"], ["fetch", "Customer"], ["list", "Customer"], ["show", "Customer", "Acme"],
+                                    ["export", "Customer"], ["imports"], ["migrate"], ["set", "Customer", "Acme", "fax=3"]]
+        for (name, model) in pending.sorted(by: { $0.key < $1.key }) {
+            dir.write("model.yaml", model)
+            for args in commands {
+                let before = try snapshot()
+                let r = bk(args)
+                XCTAssertEqual(r.status, 65, "\(name): \(args): \(r)")
+                XCTAssertEqual(try snapshot(), before, "\(name): \(args): every byte as it was")
+            }
+        }
+        dir.write("model.yaml", base)
+        for args in [["fetch", "Customer"], ["check"], ["set", "Customer", "Acme", "nosuch=1"], ["add", "Customer", "name=Acme"]] {
+            let before = try snapshot()
+            let r = bk(args)
+            XCTAssertNotEqual(r.stdout + r.stderr, "", "\(args)")
+            // (A read may leave SQLite's -wal and -shm beside the store, which the next command removes: the bytes.)
+            XCTAssertEqual(try snapshot().bytes, before.bytes, "unchanged model: \(args): every byte as it was (\(r))")
+        }
+    }
+
     /// Seen: an attribute `NAME` beside `name` passed `migrate --dry-run` (exit 0, `ALTER TABLE … ADD COLUMN NAME`);
     /// then `list`, `check` and every other command failed with 74 "duplicate column name", each run leaving another
     /// full copy of the store. Refused at the model file's line (78) before anything is opened.

@@ -769,7 +769,7 @@ final class DialectConformanceTests: XCTestCase {
         let d = c.dialect
         try c.queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = DELETE")
-            try db.execute(sql: d.fileJournal(false))
+            try db.execute(sql: d.fileJournal(.none))
         }
         try c.execute("CREATE TABLE t (v INTEGER)")
         // A connection without a journal leaves no journal file behind a transaction.
@@ -777,12 +777,22 @@ final class DialectConformanceTests: XCTestCase {
             try db.execute(sql: "INSERT INTO t (v) VALUES (1)")
             c.check(!FileManager.default.fileExists(atPath: c.path + "-journal"), "no journal while it writes")
         }
-        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(true)) }
+        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(.rollback)) }
         try c.queue.write { db in
             try db.execute(sql: "INSERT INTO t (v) VALUES (2)")
             c.check(FileManager.default.fileExists(atPath: c.path + "-journal"), "a journal again while it writes")
         }
         c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "both writes kept")
+        // The write-ahead log: a write goes to the log beside the file, not to a journal.
+        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(.writeAheadLog)) }
+        try c.queue.write { db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (3)")
+            c.check(!FileManager.default.fileExists(atPath: c.path + "-journal"), "no rollback journal in WAL mode")
+        }
+        c.check(FileManager.default.fileExists(atPath: c.path + "-wal"), "the write is in the log")
+        let header = try Data(contentsOf: URL(fileURLWithPath: c.path)).prefix(100)
+        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(.writeAheadLog)) }
+        c.equal(try Data(contentsOf: URL(fileURLWithPath: c.path)).prefix(100), header, "asking again for the mode it is in writes nothing")
     }
 }
 

@@ -97,5 +97,5 @@ enum CheckSQL {
     }
 
     static var foreignKeyCheck: String { d.foreignKeyCheck }
-    static func fileJournal(_ on: Bool) -> String { d.fileJournal(on) }
+    static func fileJournal(_ kind: FileJournal) -> String { d.fileJournal(kind) }
 }

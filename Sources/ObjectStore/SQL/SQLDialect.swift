@@ -188,9 +188,10 @@ package protocol SQLDialect: Sendable {
     func containsNUL(_ bytes: String) -> String
     /// The aggregate joining the texts of `term` with commas.
     func joinedWithCommas(_ term: String) -> String
-    /// The journal of a file that is being assembled: none (`on` false: a copy thrown away whole when it fails),
-    /// or the one a store keeps.
-    func fileJournal(_ on: Bool) -> String
+    /// A file's journal: none (a copy being assembled, thrown away whole when it fails), the rollback journal a
+    /// copy keeps, or the write-ahead log of a store (which lets readers read while a writer writes; a no-op, no
+    /// write, when the store is in that mode already).
+    func fileJournal(_ kind: FileJournal) -> String
 
     // MARK: Comparisons (SQLDialectFeature.nullSafeComparison, .nonASCIIText)
 
@@ -347,6 +348,11 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// A file's rollback journal. SQLite: `PRAGMA journal_mode = OFF` for a copy being assembled, `= DELETE`
     /// before it is kept. PostgreSQL: none (a backup is `pg_dump`).
     case fileJournal
+}
+
+/// A file's journal (SQLDialectFeature.fileJournal).
+package enum FileJournal: Sendable {
+    case none, rollback, writeAheadLog
 }
 
 /// How a value is stored (SQLDialectFeature.storageClasses): SQLite's storage classes.

@@ -70,4 +70,5 @@ enum StoreSQL {
     static var integrityCheck: String { d.integrityCheck }
     static func checkPagesOnRead(_ on: Bool) -> String { d.checkPagesOnRead(on) }
     static func connectionSettings(readOnly: Bool) -> [String] { d.connectionSettings(readOnly: readOnly) }
+    static func fileJournal(_ kind: FileJournal) -> String { d.fileJournal(kind) }
 }

@@ -333,7 +333,7 @@ extension Store {
             // No rollback journal for a copy that is thrown away whole when it fails: SQLite's journal beside the
             // temporary copy was left behind by every failed or interrupted backup (found by the attack on 0.6.0).
             connection = try destination.writeWithoutTransaction { db in
-                try db.execute(sql: CheckSQL.fileJournal(false))
+                try db.execute(sql: CheckSQL.fileJournal(.none))
                 return db.sqliteConnection
             }
             try queue.backup(to: destination)
@@ -348,7 +348,7 @@ extension Store {
                 try? destination.close()
                 throw StoreError.sqlite(Store.damaged(path, "the copy fails SQLite's integrity check (\(problem))") + ". No copy was kept.")
             }
-            try destination.writeWithoutTransaction { db in try db.execute(sql: CheckSQL.fileJournal(true)) }
+            try destination.writeWithoutTransaction { db in try db.execute(sql: CheckSQL.fileJournal(.rollback)) }
             try destination.close()
             try file.commit()
             if file.isReplacedAtCommit { try Store.verifyCopyInPlace(target) }

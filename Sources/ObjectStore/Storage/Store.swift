@@ -70,9 +70,14 @@ public final class Store: @unchecked Sendable {
         config.foreignKeysEnabled = true
         config.readonly = readOnly
         config.busyMode = .timeout(busyTimeout)
-        config.journalMode = readOnly || !wal ? .default : .wal
+        // WAL is set here, not by GRDB's `.wal`: GRDB then makes and drops a table whenever no -wal file is there
+        // (its issue 102, for pools), which committed two schema changes on every opening — the store's bytes
+        // changed (change counter, schema cookie) even for a command that was refused or only read (found by the
+        // attack on 0.7.0). A store already in WAL mode (every store bookkeeper makes) is not written by this.
+        config.journalMode = .default
         config.label = "bookkeeper"
         config.prepareDatabase { db in
+            if !readOnly && wal { try db.execute(sql: StoreSQL.fileJournal(.writeAheadLog)) }
             for setting in StoreSQL.connectionSettings(readOnly: readOnly) { try db.execute(sql: setting) }
             if !checkpointOnClose, let handle = db.sqliteConnection { _ = bk_set_no_checkpoint_on_close(handle, 1) }
             Store.dialect.prepare(db)

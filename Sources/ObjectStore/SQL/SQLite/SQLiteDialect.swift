@@ -151,7 +151,13 @@ package struct SQLiteDialect: SQLDialect {
     package func storedBytes(_ term: String) -> String { "CAST(\(term) AS BLOB)" }
     package func containsNUL(_ bytes: String) -> String { "instr(\(bytes), x'00') > 0" }
     package func joinedWithCommas(_ term: String) -> String { "group_concat(\(term), ',')" }
-    package func fileJournal(_ on: Bool) -> String { "PRAGMA journal_mode = \(on ? "DELETE" : "OFF")" }
+    package func fileJournal(_ kind: FileJournal) -> String {
+        switch kind {
+        case .none: "PRAGMA journal_mode = OFF"
+        case .rollback: "PRAGMA journal_mode = DELETE"
+        case .writeAheadLog: "PRAGMA journal_mode = WAL"
+        }
+    }
 
     package func isDistinct(_ a: String, _ b: String) -> String { "\(a) IS NOT \(b)" }
 
