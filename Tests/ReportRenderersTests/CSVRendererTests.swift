@@ -84,6 +84,26 @@ final class CSVRendererTests: XCTestCase {
         XCTAssertEqual(try rendered(.csv(.excel), titled, [[.decimal(units: -250, scale: 2)]]), "\u{FEFF}'=Total\r\n-2.50\r\n")
     }
 
+    /// A to-many column holding one number, date or Boolean writes it as its own column would; text, and a list of
+    /// several, stay neutralized as text. Seen: `'-5.000` for a one-item list of -5.000 (found by the attack on 0.7.0).
+    func testAListOfNumbersIsNotPrefixedLikeFormulaText() throws {
+        let document = ReportDocument(name: "t", title: "t", generatedAt: ReportFixtures.generatedAt, timeZone: ReportFixtures.utc,
+                                      columns: [ReportColumn(title: "D", format: .number)])
+        let cases: [(ReportCell, String)] = [
+            (.list([.decimal(units: -5000, scale: 3)]), "-5.000"),
+            (.decimal(units: -5000, scale: 3), "-5.000"),
+            (.list([.integer(-7)]), "-7"),
+            (.list([.double(-0.5)]), "-0.5"),
+            (.list([.text("-x")]), "'-x"),
+            (.list([.text("=1+2")]), "'=1+2"),
+            (.list([.decimal(units: -5000, scale: 3), .integer(3)]), "\"'-5.000, 3\""),
+            (.list([.decimal(units: 5000, scale: 3), .integer(-3)]), "\"5.000, -3\""),
+        ]
+        for (cell, expected) in cases {
+            XCTAssertEqual(try rendered(.csv(.standard), document, [[cell]]), "D\n\(expected)\n", "\(cell)")
+        }
+    }
+
     /// What the CSV module's reader gets back is what the plain form says.
     func testReadsBack() throws {
         let text = try rendered(.csv(.excelEU), ReportFixtures.hostile, ReportFixtures.hostileRows)

@@ -27,6 +27,14 @@ public enum ReportCell: Sendable, Hashable {
 }
 
 extension ReportCell {
+    /// Text or a list: what a CSV neutralizes when it begins like a formula.
+    var isTextLike: Bool {
+        switch self {
+        case .text, .list: true
+        default: false
+        }
+    }
+
     /// A number rounded half away from zero to `scale` decimals, as a decimal: a report shows an average at the
     /// scale of what it averages, and `format: integer` as a whole number. A double goes through its shortest
     /// form; one beyond 38 digits, like every other cell, stays as it is.

@@ -82,19 +82,23 @@ public struct CSVRenderer: ReportRenderer {
         while let row = try checked.next(from: &rows) {
             for i in totalled { totals[i].add(row[i]) }
             for i in row.indices {
-                if case let .text(text) = row[i] {
+                var cell = row[i]
+                // A list of one number (or date, or Boolean) is that value, written as in its own column: neutralized
+                // as text, `-5.000` became `'-5.000` (found by the attack on 0.7.0). Text stays a list (`"x, y"`).
+                if case .list(let items) = cell, items.count == 1, !items[0].isTextLike { cell = items[0] }
+                if case let .text(text) = cell {
                     try writer.writeField(neutralizes ? CSVRenderer.neutralized(text) : text)
-                } else if case .list = row[i] {
-                    // A list is text (`-0.01, 5.00` is no number), neutralized as text is.
-                    let text = cells.plain(row[i], as: formats[i], decimalSeparator: decimalSeparator)
+                } else if case .list = cell {
+                    // A list of several is text (`-0.01, 5.00` is no number), neutralized as text is.
+                    let text = cells.plain(cell, as: formats[i], decimalSeparator: decimalSeparator)
                     try writer.writeField(neutralizes ? CSVRenderer.neutralized(text) : text)
                 } else {
                     // Numbers and dates as bytes (CellBytes.swift); the rest through their String.
                     scratch.removeAll(keepingCapacity: true)
-                    if CellBytes.appendPlain(row[i], as: formats[i], decimalSeparator: decimalSeparator, to: &scratch) {
+                    if CellBytes.appendPlain(cell, as: formats[i], decimalSeparator: decimalSeparator, to: &scratch) {
                         try scratch.withUnsafeBufferPointer { try writer.writeField(bytes: $0) }
                     } else {
-                        try writer.writeField(cells.plain(row[i], as: formats[i], decimalSeparator: decimalSeparator))
+                        try writer.writeField(cells.plain(cell, as: formats[i], decimalSeparator: decimalSeparator))
                     }
                 }
             }
