@@ -365,6 +365,27 @@ final class SchemaTamperTests: StoreCommandTestCase {
         ])
     }
 
+    /// Date-times another tool stored as ISO text in another form than bookkeeper's (`…+01:00`, no zone, a space for
+    /// the T, `+00:00`) were shown as their instants, but compared and sorted as stored text: `at == "2024-01-01T00:30:00Z"`
+    /// found none of the four that fetch printed as that instant, and `check` said nothing (found by the attack on
+    /// 0.7.0). Each is named, with the instant it is; the canonical one is not.
+    func testCheckFindsDateTimesNotStoredAsUTCZText() throws {
+        try FileManager.default.removeItem(atPath: store)
+        dir.write("model.yaml", "entities:\n  Reading:\n    kind: directory\n    key: name\n    attributes:\n      name: { type: string, required: true, unique: true }\n      at: { type: datetime }\n      on: { type: date }\n")
+        ok("init")
+        let stored = ["2024-01-01T00:30:00+01:00", "2024-01-01T00:30:00", "2024-01-01 00:30:00Z", "2024-01-01T00:30:00+00:00",
+                      "2024-01-01T00:30:00Z"]
+        for (i, text) in stored.enumerated() {
+            ok("add", "Reading", "name=r\(i + 1)", "on=2024-01-0\(i + 1)")
+            sqlite3("UPDATE Reading SET at = '\(text)' WHERE name = 'r\(i + 1)'")
+        }
+        let canonical = ["2023-12-31T23:30:00Z", "2024-01-01T00:30:00Z", "2024-01-01T00:30:00Z", "2024-01-01T00:30:00Z"]
+        assertCheck(zip(stored, canonical).enumerated().map { i, pair in
+            "Reading/\(i + 1).at holds \"\(pair.0)\", which is \(pair.1) written otherwise than bookkeeper stores a datetime, "
+                + "so comparisons and sorts, which read the stored text, miss or misplace it"
+        })
+    }
+
     func testARemovedJoinTableForeignKeyBlocksWritesAndOrphanLinksAreListed() {
         // With the foreign key gone (writable_schema), `delete Tag` left its links behind, exit 0, and a new tag
         // given the same ID inherited them.

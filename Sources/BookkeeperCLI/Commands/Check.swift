@@ -11,7 +11,8 @@ struct Check: StoreCommand {
             --quiet), not problems. \
             Also named: tables, columns, indexes, triggers and views another tool added, dropped or changed; repeated \
             values of unique attributes; text that is not UTF-8 or holds a NUL; numbers that are not finite; values \
-            that are not of their attribute's type or storage class; links of many-to-many relationships to objects \
+            that are not of their attribute's type or storage class; dates and date-times stored in another form \
+            than bookkeeper's; links of many-to-many relationships to objects \
             that do not exist, or kept twice. Lines that block writes come first; each kind is listed at most 20 \
             times, then "… and N more". A trigger on the model's tables, a unique index of the model (or a join \
             table's primary key) missing or changed, or a model column of another type, collation or foreign key \

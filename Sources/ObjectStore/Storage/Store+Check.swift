@@ -229,10 +229,19 @@ extension Store {
                     var found = 0
                     while let row = try cursor.next() {
                         let text = String(decoding: Data.fromDatabaseValue(row[1]) ?? Data(), as: UTF8.self)
-                        if case .string = Value(databaseValue: text.databaseValue, as: a.type) {
+                        let value = Value(databaseValue: text.databaseValue, as: a.type)
+                        if case .string = value {
                             found += 1
                             if found <= limit {
                                 problems.append("\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(text.debugDescription), which is not a \(a.type.name)")
+                            }
+                        } else if case .text(let stored) = value.sqlValue(for: a.type), stored != text {
+                            // A value in another form (an offset, a space for the T: written by another tool) is shown
+                            // as its instant, but predicates and sorts compare the stored text: found and ordered wrongly.
+                            found += 1
+                            if found <= limit {
+                                problems.append("\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(text.debugDescription), which is \(stored) "
+                                                + "written otherwise than bookkeeper stores a \(a.type.name), so comparisons and sorts, which read the stored text, miss or misplace it")
                             }
                         }
                     }
