@@ -126,6 +126,26 @@ final class ModelEvolutionDryRunTests: StoreCommandTestCase {
         }
     }
 
+    /// Two objects whose texts are equal in another Unicode normal form (café precomposed and decomposed, both
+    /// added by bookkeeper before the attribute was unique): making it unique migrated (0) and `check` said ok,
+    /// though every command takes the two for one key (found by the attack on 0.7.0). Blocked, naming both.
+    func testUniquenessOverValuesEqualInAnotherNormalFormIsRefused() throws {
+        let base = "entities:\n  Tag:\n    attributes:\n      label: { type: string }\n"
+        dir.write("model.yaml", base)
+        ok("init")
+        ok("add", "Tag", "name=x", "label=caf\u{E9}")
+        ok("add", "Tag", "name=y", "label=cafe\u{301}")
+        XCTAssertEqual(try queryStore(store, "SELECT hex(label) FROM Tag ORDER BY id"), ["636166C3A9", "63616665CC81"], "stored as typed")
+        dir.write("model.yaml", base.replacingOccurrences(of: "label: { type: string }", with: "label: { type: string, unique: true }"))
+        let before = try snapshot()
+        for args in [["migrate", "--dry-run"], ["migrate"]] {
+            let r = bk(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r)")
+            XCTAssertTrue(r.stderr.contains("blocked: Tag.label becomes unique, but 2 objects share \"caf\u{E9}\" in different Unicode normal forms, one key to every command (Tag/1, Tag/2)"), "\(args): \(r.stderr)")
+            XCTAssertEqual(try snapshot().bytes, before.bytes, "\(args): not migrated")
+        }
+    }
+
     /// Seen: an attribute `NAME` beside `name` passed `migrate --dry-run` (exit 0, `ALTER TABLE … ADD COLUMN NAME`);
     /// then `list`, `check` and every other command failed with 74 "duplicate column name", each run leaving another
     /// full copy of the store. Refused at the model file's line (78) before anything is opened.

@@ -386,6 +386,16 @@ final class SchemaTamperTests: StoreCommandTestCase {
         })
     }
 
+    /// Another tool stored a customer's name in NFD beside the same name in NFC: the unique index holds their bytes
+    /// apart, but to every command they are one key (`add` refuses the second as the same text in another normal
+    /// form), so imports and links picked one or the other by spelling; `check` said ok (found by the attack on 0.7.0).
+    func testARepeatedKeyInAnotherNormalFormIsReported() {
+        ok("add", "Customer", "name=Caf\u{E9}")
+        sqlite3("INSERT INTO Customer (id, name) VALUES (9, 'Cafe' || char(769))")
+        assertCheck(["Customer.name (the natural key) must be unique, but 2 objects share \"Caf\u{E9}\" in different Unicode normal forms, "
+                     + "one key to every command (Customer/2, Customer/9)"])
+    }
+
     func testARemovedJoinTableForeignKeyBlocksWritesAndOrphanLinksAreListed() {
         // With the foreign key gone (writable_schema), `delete Tag` left its links behind, exit 0, and a new tag
         // given the same ID inherited them.

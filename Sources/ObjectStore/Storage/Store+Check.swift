@@ -283,6 +283,24 @@ extension Store {
                 "\(entity.name).\(a.name)\(a.name == entity.naturalKey ? " (the natural key)" : "") must be unique, "
                     + "but \(count) objects share \"\(Value(databaseValue: value, as: a.type).text(in: .process))\" (\(ids))"
             }
+            // Texts equal in another Unicode normal form are one key to every command (a key matches in any normal
+            // form), but the unique index holds their bytes apart: another tool can store both (found by the attack
+            // on 0.7.0). Grouped by NFC, compared by bytes (Swift's String equality would call them one).
+            guard a.type == .string else { continue }
+            var byForm: [String: [(id: DatabaseValue, bytes: [UInt8])]] = [:]
+            let texts = try Row.fetchCursor(db, sql: BatchSQL.nonASCIIKeys(a.name, in: entity.name))
+            while let row = try texts.next() {
+                guard let text = row[0] as String? else { continue }
+                byForm[TextNormalForm.nfc(text), default: []].append((row[1], Array(text.utf8)))
+            }
+            func order(_ id: DatabaseValue) -> Int64 { Int64.fromDatabaseValue(id) ?? .max }
+            var shared = byForm.filter { Set($0.value.map(\.bytes)).count > 1 }.sorted { order($0.value[0].id) < order($1.value[0].id) }
+            if shared.count > limit { shared = Array(shared.prefix(limit)) }
+            for (text, group) in shared {
+                let ids = group.prefix(5).map { "\(entity.name)/\($0.id)" }.joined(separator: ", ") + (group.count > 5 ? ", …" : "")
+                problems.append("\(entity.name).\(a.name)\(a.name == entity.naturalKey ? " (the natural key)" : "") must be unique, "
+                                + "but \(group.count) objects share \"\(text)\" in different Unicode normal forms, one key to every command (\(ids))")
+            }
         }
         for r in entity.relationships where !r.isToMany && !model.inverse(of: r).isToMany {
             guard case .foreignKey(let column) = model.storage(of: r, in: entity), has(entity.name, column) else { continue }

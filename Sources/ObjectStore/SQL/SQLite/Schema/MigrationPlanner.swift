@@ -471,6 +471,23 @@ private struct Planner {
             let ids = (row[2] as String).split(separator: ",").prefix(5).map { "\(entity)/\($0)" }.joined(separator: ", ")
             plan.blockers.append("\(entity).\(attribute) becomes unique, but \(row[1] as Int) objects share \(value) (\(ids))")
         }
+        // Texts equal in another Unicode normal form (café typed precomposed and decomposed) are one key to every
+        // command (a key matches in any normal form), though their bytes differ: a uniqueness over them would let an
+        // import update one or the other by how the key is spelt (found by the attack on 0.7.0).
+        var byForm: [String: [(id: Int64, text: String)]] = [:]
+        let texts = try Row.fetchCursor(db, sql: BatchSQL.nonASCIIKeys(column, in: table))
+        while let row = try texts.next() {
+            guard let text = row[0] as String? else { continue }
+            byForm[TextNormalForm.nfc(text), default: []].append((row[1], text))
+        }
+        // (By bytes: Swift's String equality is canonical equivalence, under which the two are one.)
+        var shared = byForm.values.filter { Set($0.map { Array($0.text.utf8) }).count > 1 }
+        shared.sort { $0[0].id < $1[0].id }
+        for group in shared.prefix(5) {
+            let ids = group.prefix(5).map { "\(entity)/\($0.id)" }.joined(separator: ", ") + (group.count > 5 ? ", …" : "")
+            plan.blockers.append("\(entity).\(attribute) becomes unique, but \(group.count) objects share \"\(TextNormalForm.nfc(group[0].text))\" "
+                                 + "in different Unicode normal forms, one key to every command (\(ids))")
+        }
     }
 
     func objectIDs(entity: String, where condition: String) throws -> (count: Int, ids: String) {
