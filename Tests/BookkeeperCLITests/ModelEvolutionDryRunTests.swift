@@ -146,6 +146,29 @@ final class ModelEvolutionDryRunTests: StoreCommandTestCase {
         }
     }
 
+    /// A retype with --allow-data-loss converted what no reader shows as stored: text holding a NUL (`1<NUL>2`, read
+    /// up to the NUL, became 1) and a Boolean stored as 2 (became 1), neither listed as blocked (found by the attack
+    /// on 0.7.0). Both block the migration, named with the object; the store stays as it was.
+    func testARetypeOfTextHoldingANulIsBlocked() throws {
+        let base = "entities:\n  Tag:\n    attributes:\n      code: { type: string }\n      flag: { type: boolean }\n"
+        dir.write("model.yaml", base)
+        ok("init")
+        ok("add", "Tag", "name=x", "code=5", "flag=yes")
+        ok("add", "Tag", "name=y", "code=7", "flag=no")
+        let tamper = try runTool(["/usr/bin/sqlite3", store, "UPDATE Tag SET code = CAST(X'3100320A' AS TEXT), flag = 2 WHERE name = 'x'"])
+        XCTAssertEqual(tamper.status, 0, "\(tamper)")
+        dir.write("model.yaml", "entities:\n  Tag:\n    attributes:\n      code: { type: integer }\n      flag: { type: integer }\n")
+        let before = try snapshot()
+        for args in [["migrate", "--dry-run", "--allow-data-loss"], ["migrate", "--allow-data-loss"]] {
+            let r = bk(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r)")
+            XCTAssertTrue(r.stderr.contains(#"blocked: Tag.code: 1 value is not Integer ("1<NUL>2<U+000A>" in Tag/1, which no reader shows as stored)"#),
+                          "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(#"blocked: Tag.flag: 1 value is not Integer ("2" in Tag/1, which no reader shows as stored)"#), "\(args): \(r.stderr)")
+            XCTAssertEqual(try snapshot().bytes, before.bytes, "\(args): not migrated")
+        }
+    }
+
     /// Seen: an attribute `NAME` beside `name` passed `migrate --dry-run` (exit 0, `ALTER TABLE … ADD COLUMN NAME`);
     /// then `list`, `check` and every other command failed with 74 "duplicate column name", each run leaving another
     /// full copy of the store. Refused at the model file's line (78) before anything is opened.
