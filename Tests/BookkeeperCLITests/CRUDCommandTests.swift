@@ -111,6 +111,25 @@ final class CRUDCommandTests: StoreCommandTestCase {
         XCTAssertEqual(try queryStore(store, "SELECT COUNT(*) FROM Customer"), ["1"])
     }
 
+    /// A tag named `a, b` and the two tags `a` and `b` printed the same `show` line (`tags    a, b`), and ` x` lost
+    /// its space (found by the attack on 0.7.0): the keys are joined as `export` and `fetch --format csv` join them.
+    func testToManyItemsAreQuotedAsExportJoinsThem() {
+        ok("init")
+        for name in ["a", "b", "a, b", " x", "say \"hi\""] { ok("add", "Tag", "name=\(name)") }
+        ok("add", "Customer", "name=One", #"tags="a, b""#)
+        ok("add", "Customer", "name=Two", "tags=a,b")
+        ok("add", "Customer", "name=Three", #"tags=" x",b"#)
+        ok("add", "Customer", "name=Four", #"tags="say ""hi""""#)
+        let expected = ["One": #""a, b""#, "Two": "a, b", "Three": #"b, " x""#, "Four": #""say ""hi""""#]
+        for (customer, tags) in expected {
+            let line = ok("show", "Customer", customer).split(separator: "\n").first { $0.hasPrefix("tags") }
+            XCTAssertEqual(line.map(String.init), "tags    \(tags)", customer)
+            // …which reads back as the same tags.
+            ok("set", "Customer", customer, "tags=\(tags)")
+            XCTAssertEqual(ok("show", "Customer", customer).split(separator: "\n").first { $0.hasPrefix("tags") }.map(String.init), "tags    \(tags)")
+        }
+    }
+
     func testModelDescribesEntitiesAttributesAndRelationships() {
         let text = ok("model")
         XCTAssertTrue(text.hasPrefix("Customer (directory, key: name)\n"), text)

@@ -30,7 +30,10 @@ struct Show: StoreCommand {
         for r in object.entity.relationships {
             if r.isToMany {
                 let members = try object.objects(for: r.name)
-                lines.append((r.name, members.map(Show.name).joined(separator: ", ")))
+                // Joined as `export` and `fetch` join a list (a key holding a comma, a quote or an outer space is in
+                // quotes): a tag named `a, b` and the two tags `a` and `b` printed the same line (found by the attack
+                // on 0.7.0).
+                lines.append((r.name, oneLine(ListText.join(members.map(Show.name)))))
             } else {
                 lines.append((r.name, try Show.target(object, r.name)))
             }
