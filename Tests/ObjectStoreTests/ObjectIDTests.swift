@@ -8,6 +8,19 @@ import TestSupport
 @testable import ObjectStore
 
 final class ObjectIDTests: XCTestCase {
+    /// An ID has one spelling, the one it is printed in: `Customer/01`, `Customer/+1` and `Customer/0001` were read
+    /// as Customer/1 (`delete Tag Tag/001` deleted Tag/1; found by the attack on 0.7.0). Every printed ID reads back.
+    func testOnlyTheCanonicalSpellingIsAnObjectID() {
+        for text in ["Customer/01", "Customer/+1", "Customer/0001", "Customer/ 1", "Customer/1 ", "Customer/1.0", "Customer/0",
+                     "Customer/-1", "Customer/١", "Customer/１", "Customer/9223372036854775808", "/1", "Customer/"] {
+            XCTAssertNil(ObjectID(text), text)
+        }
+        for n: Int64 in [1, 9, 10, 1_000_000, Int64.max] {
+            XCTAssertEqual(ObjectID("Customer/\(n)"), ObjectID(entity: "Customer", rowID: n))
+            XCTAssertEqual(ObjectID(ObjectID(entity: "Order_Row2", rowID: n).description)?.rowID, n)
+        }
+    }
+
     func testAnObjectIDIsNeverHandedOutTwice() throws {
         let seed = Trials.seed(fixed: 26_001)
         let steps = Trials.count("OBJECT_ID_STEPS", quick: 300, stress: 3_000)

@@ -8,11 +8,14 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.rowID = rowID
     }
 
-    /// Parses `Entity/N` with N a positive integer; nil for anything else.
+    /// Parses `Entity/N` with N a positive integer written as IDs are printed; nil for anything else. `Customer/01`
+    /// and `Customer/+1` are not IDs (they were Customer/1: `delete Tag Tag/001` deleted Tag/1; found by the attack on
+    /// 0.7.0): an ID has one spelling, so such a text is only ever a key.
     public init?(_ text: String) {
         guard let slash = text.lastIndex(of: "/") else { return nil }
         let name = String(text[..<slash])
-        guard Model.isIdentifier(name), let n = Int64(text[text.index(after: slash)...]), n > 0 else { return nil }
+        let digits = text[text.index(after: slash)...]
+        guard Model.isIdentifier(name), let n = Int64(digits), n > 0, String(n) == digits else { return nil }
         self.init(entity: name, rowID: n)
     }
 
