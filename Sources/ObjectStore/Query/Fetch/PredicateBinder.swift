@@ -241,7 +241,11 @@ package struct PredicateBinder {
             do {
                 try TextRegex.validate(pattern, caseInsensitive: c.options.contains(.caseInsensitive))
             } catch {
-                throw self.error("\(error)", at: c.right.range)
+                // `name MATCHES $re`: the pattern is the variable's value, so the mistake is that value's
+                // (`report --param re='(['` is a usage error naming --param re, as a value of the wrong type is).
+                var invalid = self.error("\(error)", at: c.right.range)
+                if case .keyPath(let path) = c.right, let name = path.bareVariable, !isScopeVariable(name) { invalid.variable = name }
+                throw invalid
             }
         }
         return BoundComparison(left: left, op: op, options: c.options, right: right, domain: domain)
