@@ -316,6 +316,17 @@ final class FetchCommandTests: StoreCommandTestCase {
         }
         XCTAssertEqual(ok("fetch", "Order", "--where", "'Customer/2' == customer", "--columns", "number", "--format", "csv"), "number\nA-1\n")
         XCTAssertEqual(ok("fetch", "Customer", "--where", "'Customer/2' == SELF", "--columns", "name", "--format", "csv"), "name\nAcme Ltd\n")
+        // A $variable on the left, given with --param, the same (it was refused: "$c is a value, not a key path").
+        for (predicate, value) in [("$c == SELF", "Customer/2"), ("$c != SELF", "Customer/2"), ("$n == name", "Acme Ltd"), ("$n <= name", "Acme Ltd")] {
+            let argument = ok("fetch", "Customer", "--where", predicate.replacingOccurrences(of: "$c", with: "%@").replacingOccurrences(of: "$n", with: "%@"),
+                              "--arg", value, "--columns", "name", "--format", "csv")
+            XCTAssertEqual(ok("fetch", "Customer", "--where", predicate, "--param", "c=\(value)", "--param", "n=\(value)", "--columns", "name",
+                              "--format", "csv"), argument, predicate)
+            XCTAssertEqual(ok("fetch", "Customer", "--where", predicate, "--param", "c=\(value)", "--param", "n=\(value)", "--explain"),
+                           ok("fetch", "Customer", "--where", predicate.replacingOccurrences(of: "$c", with: "%@").replacingOccurrences(of: "$n", with: "%@"),
+                              "--arg", value, "--explain"), predicate)
+        }
+        XCTAssertEqual(ok("fetch", "Customer", "--where", "$c == SELF", "--param", "c=Customer/2", "--columns", "name", "--format", "csv"), "name\nAcme Ltd\n")
         let within = bk("fetch", "Order", "--where", "'Customer/2' IN customer")
         XCTAssertEqual(within.status, 64)
         XCTAssertEqual(within.stderr, "bookkeeper: where:1:17: IN needs a list of values on its right, but \"customer\" is a reference to "

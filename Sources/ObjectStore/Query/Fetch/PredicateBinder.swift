@@ -497,6 +497,10 @@ package struct PredicateBinder {
 
     private mutating func expression(_ e: PredicateOperand) throws(PredicateBindingError) -> SideExpression {
         switch e {
+        case .keyPath(let path) where isLiteral(e) && path.bareVariable.flatMap(variableText) != nil:
+            // `$c == SELF`, `$n == name`: a $variable is a value on either side, as a literal or `%@` is (it was
+            // refused on the left: "$c is a value, not a key path"); `comparison` then types it by the other side.
+            return .expression(.literal(try literal(e, as: .null, against: text(e.range))))
         case .keyPath(let path):
             switch try resolve(path) {
             case .scalar(let bound): return .expression(bound)
