@@ -181,8 +181,8 @@ final class FetchCommandTests: StoreCommandTestCase {
 
     /// `--group customer.name --columns 'customer.name, count, count' --format json` wrote `{"count": 1, "count": 1}`,
     /// an object with a key twice (JSON parsers keep one or the other, or fail); ungrouped `number, number` too. A
-    /// column given twice is refused in every format, naming it at its second place; columns written differently
-    /// (`count`, `@count`) are different keys, and every JSON object has one key per column.
+    /// column given twice is refused in every format, naming it at its second place (however it is spelt:
+    /// testAColumnGivenTwiceInAnotherSpellingIsRefused), and every JSON object has one key per column.
     func testAColumnGivenTwiceIsRefusedSoNoJSONObjectHasADuplicateKey() throws {
         for (arguments, message) in [
             (["--columns", "number, number"], "columns:1:9: the column \"number\" is given twice — name each column once"),
@@ -202,8 +202,8 @@ final class FetchCommandTests: StoreCommandTestCase {
             }
         }
         for (arguments, keys) in [
-            (["--group", "customer.name", "--columns", "customer.name, count, @count, COUNT, count:rows"], 5),
-            (["--columns", "number, SELF, self, customer, customer.name, rows.@count"], 6),
+            (["--group", "customer.name", "--columns", "customer.name, count, count:rows, sum:rows.sum, avg:rows.sum"], 5),
+            (["--columns", "number, SELF, customer, customer.name, rows.@count, rows.@sum.sum"], 6),
         ] as [([String], Int)] {
             let r = bk(["fetch", "Order"] + arguments + ["--format", "json"])
             XCTAssertEqual(r.status, 0, "\(arguments): \(r)")
@@ -211,6 +211,48 @@ final class FetchCommandTests: StoreCommandTestCase {
             XCTAssertFalse(parsed.isEmpty)
             for object in parsed { XCTAssertEqual(object.count, keys, "\(arguments): \(r.stdout)") }
         }
+    }
+
+    /// Only a column spelt identically was refused: `name, SELF.name`, `rows.@sum.sum, rows.@SUM.sum`,
+    /// `sum:rows.sum, sum: rows.sum`, `month(date), month( date ), MONTH(date)` printed the same values twice under
+    /// two JSON keys. Columns are compared as bound, and the second is named as written.
+    func testAColumnGivenTwiceInAnotherSpellingIsRefused() throws {
+        for (entity, group, columns, second) in [
+            ("Customer", nil, "name, SELF.name", "SELF.name"),
+            ("Customer", nil, "SELF.name,code, name", "name"),
+            ("Customer", nil, "SELF, self", "self"),
+            ("Order", nil, "rows.@sum.sum, rows.@SUM.sum", "rows.@SUM.sum"),
+            ("Order", nil, "customer.name, customer . name", "customer . name"),
+            ("Customer", nil, "tags.name, SELF.tags.name", "SELF.tags.name"),
+            ("Order", nil, "rows.@count, rows.@COUNT", "rows.@COUNT"),
+            ("Order", "customer.name", "customer.name, sum:rows.sum, sum: rows.sum", "sum: rows.sum"),
+            ("Order", "customer.name", "customer.name, count:rows, count: rows", "count: rows"),
+            ("Order", "customer.name", "customer.name, count, @count", "@count"),
+            ("Order", "customer.name", "customer.name, count, COUNT", "COUNT"),
+            ("Order", "customer.name", "SELF.customer.name, customer.name", "customer.name"),
+            ("Order", "month(date)", "month(date), month( date )", "month( date )"),
+            ("Order", "month(date)", "month(date), MONTH(date)", "MONTH(date)"),
+        ] as [(String, String?, String, String)] {
+            let place = columns.range(of: ", " + second, options: .backwards).map { columns.distance(from: columns.startIndex, to: $0.lowerBound) + 3 }
+                ?? columns.range(of: "," + second, options: .backwards).map { columns.distance(from: columns.startIndex, to: $0.lowerBound) + 2 }!
+            let message = "bookkeeper: columns:1:\(place): the column \"\(second)\" is given twice — name each column once\n"
+            for format in ["json", "csv", "text"] {
+                let r = bk(["fetch", entity] + (group.map { ["--group", $0] } ?? []) + ["--columns", columns, "--format", format])
+                XCTAssertEqual(r.status, 64, "\(columns) \(format): \(r)")
+                XCTAssertEqual(r.stderr, message, "\(columns) \(format)")
+                XCTAssertEqual(r.stdout, "")
+            }
+            // Each spelling alone is a column: the refusal is of the repetition.
+            let alone = bk(["fetch", entity] + (group.map { ["--group", $0] } ?? []) + ["--columns", second, "--format", "json"])
+            XCTAssertEqual(alone.status, 0, "\(second): \(alone)")
+        }
+        // Columns alike in spelling but not in meaning stay: every JSON object has one key per column.
+        let r = bk(["fetch", "Order", "--group", "customer.name", "--columns", "customer.name, count, count:rows, sum:rows.sum, min:rows.sum, max:rows.sum",
+                    "--format", "json"])
+        XCTAssertEqual(r.status, 0, "\(r)")
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        XCTAssertFalse(parsed.isEmpty)
+        for object in parsed { XCTAssertEqual(object.count, 6, r.stdout) }
     }
 
     func testGroupedFetchGivesOneRowPerGroup() {
@@ -274,6 +316,17 @@ final class FetchCommandTests: StoreCommandTestCase {
         }
         XCTAssertEqual(ok("fetch", "Order", "--where", "'Customer/2' == customer", "--columns", "number", "--format", "csv"), "number\nA-1\n")
         XCTAssertEqual(ok("fetch", "Customer", "--where", "'Customer/2' == SELF", "--columns", "name", "--format", "csv"), "name\nAcme Ltd\n")
+        // A $variable on the left, given with --param, the same (it was refused: "$c is a value, not a key path").
+        for (predicate, value) in [("$c == SELF", "Customer/2"), ("$c != SELF", "Customer/2"), ("$n == name", "Acme Ltd"), ("$n <= name", "Acme Ltd")] {
+            let argument = ok("fetch", "Customer", "--where", predicate.replacingOccurrences(of: "$c", with: "%@").replacingOccurrences(of: "$n", with: "%@"),
+                              "--arg", value, "--columns", "name", "--format", "csv")
+            XCTAssertEqual(ok("fetch", "Customer", "--where", predicate, "--param", "c=\(value)", "--param", "n=\(value)", "--columns", "name",
+                              "--format", "csv"), argument, predicate)
+            XCTAssertEqual(ok("fetch", "Customer", "--where", predicate, "--param", "c=\(value)", "--param", "n=\(value)", "--explain"),
+                           ok("fetch", "Customer", "--where", predicate.replacingOccurrences(of: "$c", with: "%@").replacingOccurrences(of: "$n", with: "%@"),
+                              "--arg", value, "--explain"), predicate)
+        }
+        XCTAssertEqual(ok("fetch", "Customer", "--where", "$c == SELF", "--param", "c=Customer/2", "--columns", "name", "--format", "csv"), "name\nAcme Ltd\n")
         let within = bk("fetch", "Order", "--where", "'Customer/2' IN customer")
         XCTAssertEqual(within.status, 64)
         XCTAssertEqual(within.stderr, "bookkeeper: where:1:17: IN needs a list of values on its right, but \"customer\" is a reference to "

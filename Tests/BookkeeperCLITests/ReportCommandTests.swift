@@ -259,6 +259,39 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(r.stderr, #"bookkeeper: \#(mine.file("by-customer.yaml")):3:20: "customer" is a reference to Customer, but "Acme" is not an object ID; "# + hint + "\n")
     }
 
+    /// `where: name MATCHES $re` given `--param 're=(['` exited 78 blaming the definition's line, though the
+    /// definition and its default are sound: the regular expression is the `--param`'s value, a usage error (64)
+    /// naming `--param re`, as `fetch --param` gives 64 for it. An invalid default is still the definition's (78).
+    func testABadRegularExpressionGivenWithParamIsAUsageErrorNamingTheParam() throws {
+        let mine = TemporaryDirectory()
+        let definition = "entity: Customer\nwhere: name MATCHES%@ $re\nparams:\n  re: { type: string, default: \"%D\" }\nsort: name\ncolumns: [name]\n"
+        func write(_ options: String, default value: String) {
+            mine.write("re.yaml", definition.replacingOccurrences(of: "%@", with: options).replacingOccurrences(of: "%D", with: value))
+        }
+        for options in ["", "[c]", "[cd]"] {
+            write(options, default: ".*")
+            XCTAssertEqual(bk(["report", "re", "--reports", mine.path, "--format", "csv"]).status, 0)
+            for pattern in ["([", "a{2,1}", "(?<x"] {
+                let r = bk(["report", "re", "--reports", mine.path, "--param", "re=\(pattern)", "--format", "csv"])
+                XCTAssertEqual(r.status, 64, "\(options) \(pattern): \(r)")
+                XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: --param re: invalid regular expression \(String(reflecting: pattern)): "), r.stderr)
+                XCTAssertFalse(r.stderr.contains("re.yaml"), r.stderr)
+                XCTAssertEqual(r.stdout, "")
+                // fetch says the same of the same value, as a usage error too.
+                let f = bk(["fetch", "Customer", "--where", "name MATCHES\(options) $re", "--param", "re=\(pattern)"])
+                XCTAssertEqual(f.status, 64, "\(f)")
+                XCTAssertEqual(r.stderr.replacingOccurrences(of: "--param re: ", with: ""),
+                               f.stderr.replacing(#/where:1:\d+: /#, with: ""), pattern)
+            }
+            XCTAssertEqual(bk(["report", "re", "--reports", mine.path, "--param", "re=Acme.*", "--format", "csv"]).stdout, "name\nAcme Ltd\n")
+            // The definition's own default, invalid: the file's mistake, at its line.
+            write(options, default: "([")
+            let r = bk(["report", "re", "--reports", mine.path, "--format", "csv"])
+            XCTAssertEqual(r.status, 78, "\(r)")
+            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(mine.file("re.yaml")):2:"), r.stderr)
+        }
+    }
+
     func testDefinitionErrorsAreBadConfiguration() throws {
         let mine = TemporaryDirectory()
         mine.write("broken.yaml", "title: Broken\nentity: Order\ncolumns:\n  - { key: customer.nmae, title: Customer }\n")

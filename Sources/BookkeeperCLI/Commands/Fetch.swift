@@ -84,6 +84,10 @@ struct Fetch: StoreCommand {
         }
         let groupList = group.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "group")) } ?? []
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
+        // The same column spelt another way (`name, SELF.name`; `sum:rows.sum, sum: rows.sum`) is given twice too.
+        if let columnList, let i = plan.repeatedColumn {
+            throw columnList[i].error("the column \"\(columnList[i].text)\" is given twice — name each column once")
+        }
         let store = try openStore(readOnly: true)
         if explain {
             print(store.explain(plan, count ? .count : .columns))

@@ -35,7 +35,7 @@ extension ReportCell {
         }
     }
 
-    /// A number rounded half away from zero to `scale` decimals, as a decimal: a report shows an average at the
+    /// A number rounded half away from zero to `scale` decimals, as a decimal (a list's items each): a report shows an average at the
     /// scale of what it averages, and `format: integer` as a whole number. A double goes through its shortest
     /// form; one beyond 38 digits, like every other cell, stays as it is.
     public func rounded(toScale scale: Int) -> ReportCell {
@@ -52,6 +52,8 @@ extension ReportCell {
         case let .double(value):
             guard let text = DecimalText(double: value)?.rounded(toScale: scale), let units = text.units else { return self }
             return .decimal(units: units, scale: scale)
+        case let .list(items):
+            return .list(items.map { $0.rounded(toScale: scale) })
         default:
             return self
         }

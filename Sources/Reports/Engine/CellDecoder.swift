@@ -25,8 +25,9 @@ enum CellDecoder: Sendable {
     case roundedDecimal(scale: Int, shown: Int)
     /// An average (a REAL) shown as a decimal rounded to `shown` decimals.
     case roundedDouble(shown: Int)
-    /// A to-many column's items (`tags.name`), each decoded as `item` (`ReportCell(list:itemType:)`).
-    case list(item: AttributeType)
+    /// A to-many column's items (`tags.name`), each decoded as `item` (`ReportCell(list:itemType:)`) and rounded to
+    /// `shown` decimals when not nil, as a column of one such value is (`format: integer` on `tags.dec`).
+    case list(item: AttributeType, shown: Int?)
 
     init(_ type: AttributeType) {
         switch type {
@@ -58,7 +59,7 @@ enum CellDecoder: Sendable {
 
     /// The type of a list column's items; nil for the others.
     var listItem: AttributeType? {
-        if case .list(let item) = self { return item }
+        if case .list(let item, _) = self { return item }
         return nil
     }
 
@@ -66,14 +67,14 @@ enum CellDecoder: Sendable {
     var shown: Int? {
         switch self {
         case .roundedDecimal(_, let shown), .roundedDouble(let shown): shown
+        case .list(_, let shown): shown
         default: nil
         }
     }
 
     /// The cell of a stored value (StoreRowSource does the same with `type` and `shown` worked out per column).
     func cell(_ value: StoredValue) -> ReportCell {
-        if let item = listItem { return ReportCell(list: value, itemType: item) }
-        let cell: ReportCell = value.decoded(as: type)
+        let cell = listItem.map { ReportCell(list: value, itemType: $0) } ?? value.decoded(as: type)
         return shown.map { cell.rounded(toScale: $0) } ?? cell
     }
 }

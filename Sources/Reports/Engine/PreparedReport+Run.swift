@@ -35,11 +35,7 @@ struct StoreRowSource: ReportRowSource {
             // An infinity, stored by another tool or summed: no format writes one so that it reads back.
             if case .real(let d) = row[i], !d.isFinite { throw NonFiniteCell(column: i) }
             let (type, shown, listItem) = columns[i]
-            if let listItem {
-                cells.append(ReportCell(list: row[i], itemType: listItem))
-                continue
-            }
-            let cell: ReportCell = row[i].decoded(as: type)
+            let cell = listItem.map { ReportCell(list: row[i], itemType: $0) } ?? row[i].decoded(as: type)
             cells.append(shown.map { cell.rounded(toScale: $0) } ?? cell)
         }
         return cells

@@ -73,6 +73,46 @@ final class PredicateBindingErrorTests: XCTestCase {
                        "where:1:11: there is no entity \"Zebra\" in the object ID Zebra/1, but \"author\" is a reference to Author")
     }
 
+    /// `$c == SELF` and `$n == title` were refused ("$c is a value, not a key path") where `%@ == SELF` and
+    /// `'Book/1' == SELF` bind: a `$variable` on the left is a value as on the right, the same statement as `%@` there
+    /// (an object ID's the same SQL as the comparison written the other way round), its mistakes the same.
+    func testAVariableOnTheLeftIsTheSameStatement() throws {
+        func statement(_ predicate: String, variables: [String: String] = [:], arguments: [String] = []) throws -> String {
+            let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: predicate, variables: variables, arguments: arguments),
+                                     model: TestModel.model, columns: [])
+            let (sql, values) = plan.sql(.objects)
+            return sql + " -- " + values.map { "\($0)" }.joined(separator: ", ")
+        }
+        for (path, value) in [("SELF", "Book/1"), ("author", "Author/2"), ("cover", "Cover/3"), ("shelf", "Shelf/9")] {
+            for op in ["==", "!="] {
+                let left = try statement("$v \(op) \(path)", variables: ["v": value])
+                XCTAssertEqual(left, try statement("\(path) \(op) $v", variables: ["v": value]), "\(path) \(op)")
+                XCTAssertEqual(left, try statement("%@ \(op) \(path)", arguments: [value]), "\(path) \(op)")
+                XCTAssertEqual(left, try statement("'\(value)' \(op) \(path)"), "\(path) \(op)")
+            }
+        }
+        for (path, value, ops) in [("title", "Dune", ["==", "!=", "<", ">=", "BEGINSWITH", "CONTAINS[cd]", "LIKE"]),
+                                    ("pages", "300", ["==", "!=", "<", ">="]), ("price", "9.5", ["==", "<=", ">"]),
+                                    ("rating", "0.25", ["==", ">"]), ("inPrint", "1", ["==", "!="]), ("added", "2024-03-01", ["==", "<"])] {
+            for op in ops {
+                XCTAssertEqual(try statement("$v \(op) \(path)", variables: ["v": value]), try statement("%@ \(op) \(path)", arguments: [value]),
+                               "\(path) \(op)")
+            }
+        }
+        // Two values: each keeps its own type, as two literals do.
+        XCTAssertEqual(try statement("$a == $b", variables: ["a": "x", "b": "x"]), try statement("'x' == 'x'"))
+        // Its mistakes are the value's, as `%@`'s are; an unknown one is still unknown.
+        XCTAssertEqual(message("Book", "$v == author", variables: ["v": "Ann"]), message("Book", "%@ == author", arguments: ["Ann"]))
+        XCTAssertEqual(message("Book", "$v == author", variables: ["v": "Book/1"]), "where:1:1: Book/1 is a Book, but \"author\" is a reference to Author")
+        XCTAssertEqual(message("Book", "$v < author", variables: ["v": "Author/1"]),
+                       "where:1:4: a relationship or SELF can only be compared with ==, != or IN (object IDs, or NULL)")
+        XCTAssertEqual(message("Book", "$v == pages", variables: ["v": "ten"]), message("Book", "%@ == pages", arguments: ["ten"]))
+        XCTAssertEqual(message("Book", "$w == pages", variables: ["v": "1"]), "where:1:1: unknown variable $w; give it with --param w=VALUE")
+        // A SUBQUERY's own variable is still a key path.
+        XCTAssertEqual(message("Book", "SUBQUERY(chapters, $c, $c.title == 'x').@count > 0"), "no error")
+        XCTAssertEqual(message("Book", "SUBQUERY(chapters, $c, 'x' == $c.title).@count > 0"), "no error")
+    }
+
     func testToManyPathsMustBeQuantified() {
         XCTAssertEqual(message("Book", "genres == 'x'"),
                        "where:1:1: \"genres\" is a to-many relationship — write ANY genres.name == …, or genres.@count")

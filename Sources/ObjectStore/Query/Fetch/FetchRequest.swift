@@ -239,3 +239,21 @@ extension FetchColumn {
         }
     }
 }
+
+extension FetchPlan {
+    /// The index of the first column that shows what an earlier one does, however it is spelt (`name` and `SELF.name`,
+    /// `rows.@sum.sum` and `rows.@SUM.sum`, `sum:rows.sum` and `sum: rows.sum`, `month(date)` and `MONTH( date )`);
+    /// nil when each column is its own. Columns are compared as bound, each from the same binder state: every binding
+    /// of a to-many path makes scopes of its own, so two bindings in turn would differ in them.
+    public var repeatedColumn: Int? {
+        let binder = PredicateBinder(model: model, entity: entity, source: PredicateSourceText("", origin: request.predicateOrigin),
+                                     variables: request.variables)
+        var seen: Set<BoundExpression> = []
+        for (i, column) in columns.enumerated() {
+            var fresh = binder
+            guard let e = try? fresh.bindColumn(column.term.text, origin: column.term.origin) else { continue }
+            if !seen.insert(e).inserted { return i }
+        }
+        return nil
+    }
+}

@@ -241,7 +241,11 @@ package struct PredicateBinder {
             do {
                 try TextRegex.validate(pattern, caseInsensitive: c.options.contains(.caseInsensitive))
             } catch {
-                throw self.error("\(error)", at: c.right.range)
+                // `name MATCHES $re`: the pattern is the variable's value, so the mistake is that value's
+                // (`report --param re='(['` is a usage error naming --param re, as a value of the wrong type is).
+                var invalid = self.error("\(error)", at: c.right.range)
+                if case .keyPath(let path) = c.right, let name = path.bareVariable, !isScopeVariable(name) { invalid.variable = name }
+                throw invalid
             }
         }
         return BoundComparison(left: left, op: op, options: c.options, right: right, domain: domain)
@@ -493,6 +497,10 @@ package struct PredicateBinder {
 
     private mutating func expression(_ e: PredicateOperand) throws(PredicateBindingError) -> SideExpression {
         switch e {
+        case .keyPath(let path) where isLiteral(e) && path.bareVariable.flatMap(variableText) != nil:
+            // `$c == SELF`, `$n == name`: a $variable is a value on either side, as a literal or `%@` is (it was
+            // refused on the left: "$c is a value, not a key path"); `comparison` then types it by the other side.
+            return .expression(.literal(try literal(e, as: .null, against: text(e.range))))
         case .keyPath(let path):
             switch try resolve(path) {
             case .scalar(let bound): return .expression(bound)
