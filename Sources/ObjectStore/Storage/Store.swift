@@ -55,9 +55,9 @@ public final class Store: @unchecked Sendable {
         if unlockedSince != nil { Store.registerUnlocked(self) }
     }
 
-    /// `wal` false for a dry run's writer: a store is in WAL mode already (the mode is kept in the file), and
-    /// GRDB's set-up of it commits a table made and dropped when no -wal file is there (its issue 102), which
-    /// changed the store's bytes (its schema cookie) on every dry run.
+    /// `wal` false for a dry run's writer, and for the connections that only roll back a killed writer's journal:
+    /// they leave the journal mode as the file has it (asking for WAL would switch a store another tool left in
+    /// another mode, a write).
     ///
     /// `checkpointOnClose` false for a dry run's writer when a -wal was beside the store as it opened (see
     /// `openUnchecked`): SQLite's last connection to close copies the log's committed frames into the store file and
