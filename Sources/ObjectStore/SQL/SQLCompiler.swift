@@ -387,6 +387,8 @@ package final class SQLCompiler {
             preconditionFailure("a list is not a scalar")
         case .attribute(let path, let a):
             let column = "\(alias(of: path, in: q)).\(quoted(a.name))"
+            // A Boolean means one thing for its whole column: what the decoder reads (nonzero is yes).
+            if a.type == .boolean { return dialect.storedBoolean(column) }
             return numeric(column, a.type, domain, wide: false)
         case .reference(let path, _):
             return "\(alias(of: path, in: q)).\"id\""

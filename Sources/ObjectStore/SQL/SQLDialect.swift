@@ -28,6 +28,10 @@ package protocol SQLDialect: Sendable {
 
     /// The column type that stores an attribute's values (as Value+Database binds and reads them).
     func columnType(_ type: AttributeType) -> String
+    /// A stored Boolean column as the decoder reads it (StoredValue.decoded: nonzero is yes), 1, 0 or NULL, so
+    /// that predicates, sort keys and group keys give the value `fetch` and `show` print: a 2 that another tool
+    /// stored is yes to each (`check` names it).
+    func storedBoolean(_ column: String) -> String
 
     // MARK: Writes (SQLDialectFeature.upsert, .returning)
 

@@ -30,6 +30,8 @@ package struct SQLiteDialect: SQLDialect {
         }
     }
 
+    package func storedBoolean(_ column: String) -> String { "(\(column) <> 0)" }
+
     package func upsert(into table: String, columns: [String], values: [String], conflict: [String], update: [String]) -> String {
         let insert = "INSERT INTO \(quote(table)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         let target = "ON CONFLICT (\(conflict.map(quote).joined(separator: ", ")))"
