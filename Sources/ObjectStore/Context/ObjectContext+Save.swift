@@ -285,7 +285,8 @@ extension ObjectContext {
         guard let rowID = o.rowID else { return }
         var assignments: [String] = []
         var arguments: [DatabaseValueConvertible?] = []
-        for a in o.entity.attributes where !deferredOnly && !o.isInserted && o.touched.contains(a.name) && o.attributeChanged(a.name) {
+        for a in o.entity.attributes where !deferredOnly && !o.isInserted && o.touched.contains(a.name) {
+            guard try o.attributeChanged(a.name) || storedDiffers(o, a, rowID, db) else { continue }
             assignments.append(a.name)
             arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
         }
@@ -306,6 +307,15 @@ extension ObjectContext {
         arguments.append(rowID)
         try db.cachedStatement(sql: ContextSQL.update(o.entity.name, setting: assignments)).execute(arguments: StatementArguments(arguments))
         if !o.isInserted { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
+    }
+
+    /// Whether the stored value of `a` is not what the value set, equal to the one read, stores: text another tool
+    /// wrote with a NUL or bytes that are not UTF-8 reads as the text before the NUL or repaired, a Boolean stored
+    /// as 2 reads as yes (`check` names each). Setting the value it reads as writes it, and the object changed.
+    private func storedDiffers(_ o: ManagedObject, _ a: Attribute, _ rowID: Int64, _ db: Database) throws -> Bool {
+        let value = (o.values[a.name] ?? .null).databaseValue(for: a.type)
+        let same = try Bool.fetchOne(db.cachedStatement(sql: ContextSQL.stored(o.entity.name, column: a.name)), arguments: [value, rowID])
+        return same == false
     }
 
     /// Whether a many-to-many relationship of the object gained or lost a link.

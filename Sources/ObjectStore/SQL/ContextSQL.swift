@@ -39,6 +39,11 @@ enum ContextSQL {
     /// The object whose ID is parameter 1, every column.
     static func object(in table: String) -> String { "SELECT * FROM \(q(table)) WHERE \(q("id")) = \(p(1))" }
 
+    /// Whether `column` of the object whose ID is parameter 2 holds exactly parameter 1 (its stored bytes).
+    static func stored(_ table: String, column: String) -> String {
+        "SELECT \(q(column)) IS \(p(1)) FROM \(q(table)) WHERE \(q("id")) = \(p(2))"
+    }
+
     /// Every object, every column, by ID.
     static func objects(in table: String) -> String { "SELECT * FROM \(q(table)) ORDER BY \(q("id"))" }
 
