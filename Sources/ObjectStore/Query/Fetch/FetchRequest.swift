@@ -152,6 +152,13 @@ public struct FetchPlan: Sendable {
             if e.isGroupAggregate {
                 throw term.error("group keys are key paths or periods such as month(date), not aggregates like \"\(term.text)\"")
             }
+            // A list (a to-many key path's items) has no order of its own as a group: grouped as its text, numbers
+            // came as `-1, 10, 100, 9`, and it cannot be sorted. Refused as a sort key is, and as Core Data's
+            // propertiesToGroupBy refuses a to-many key path (found by the attack on 0.7.0).
+            if case .values(let c, _, _) = e {
+                let r = c.hops.first { $0.isToMany }!
+                throw term.error("\"\(r.name)\" is a to-many relationship — group by an aggregate such as \(r.name).@count")
+            }
             groupKeys.append(e)
         }
         // A term that names a group key again (`--group orders.@count --columns orders.@count`) binds with scopes of
