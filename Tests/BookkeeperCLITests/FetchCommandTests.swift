@@ -270,6 +270,45 @@ final class FetchCommandTests: StoreCommandTestCase {
                        "month(date),count\n2024-02,2\n2024-03,1\n")
     }
 
+    /// `fetch --group` on a to-many key path grouped by its list's text, so numbers came as `-1, 10, 100, 9`, and the
+    /// groups could not be sorted (found by the attack on 0.7.0). Refused as a sort key on it is (64, one line, at
+    /// the key), in every format and however deep the to-many hop; its aggregates still group.
+    func testGroupingByAToManyKeyPathIsRefusedAsSortingByItIs() throws {
+        let before = try dumpStore(store)
+        let cases: [([String], String)] = [
+            (["Customer", "--group", "orders.number", "--columns", "orders.number, count"], "group:1:1: \"orders\" is a to-many relationship — group by an aggregate such as orders.@count"),
+            (["Customer", "--group", "name, tags.name", "--columns", "count"], "group:1:7: \"tags\" is a to-many relationship — group by an aggregate such as tags.@count"),
+            (["Order", "--group", "customer.orders.rows.sum", "--columns", "count", "--format", "json"], "group:1:1: \"orders\" is a to-many relationship — group by an aggregate such as orders.@count"),
+            (["Order", "--group", "rows.sum", "--columns", "rows.sum, count", "--format", "csv"], "group:1:1: \"rows\" is a to-many relationship — group by an aggregate such as rows.@count"),
+        ]
+        for (args, message) in cases {
+            let r = bk(["fetch"] + args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(message)\n", "\(args)")
+            XCTAssertEqual(r.stdout, "", "\(args)")
+        }
+        XCTAssertEqual(ok("fetch", "Customer", "--group", "tags.@count", "--columns", "tags.@count, count", "--format", "csv"),
+                       "tags.@count,count\n0,1\n1,1\n2,1\n")
+        XCTAssertEqual(try dumpStore(store), before)
+    }
+
+    /// `fetch --group` without `--columns` named the entity's first attribute, a column the user never wrote
+    /// (`columns:1:1: "number" is neither a group key nor an aggregate`). It now names the group key as written and
+    /// says that `--columns` is needed (found by the attack on 0.7.0).
+    func testAGroupWithoutColumnsSaysColumnsAreNeededAtTheGroupKey() {
+        let cases: [([String], String)] = [
+            (["Order", "--group", "customer.name"], "group:1:1: --group needs --columns naming the group keys and aggregates to show, such as --columns 'customer.name, count'"),
+            (["Order", "--group", "month(date), made", "--format", "json"], "group:1:1: --group needs --columns naming the group keys and aggregates to show, such as --columns 'month(date), count'"),
+            (["Customer", "--group", "tags.@count", "--sort", "tags.@count"], "group:1:1: --group needs --columns naming the group keys and aggregates to show, such as --columns 'tags.@count, count'"),
+        ]
+        for (args, message) in cases {
+            let r = bk(["fetch"] + args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(message)\n", "\(args)")
+            XCTAssertEqual(r.stdout, "", "\(args)")
+        }
+    }
+
     func testExplainShowsOneStatementWithBoundArguments() {
         XCTAssertEqual(ok("fetch", "Order", "--where", "rows.@sum.sum > 1000 AND customer.name BEGINSWITH[c] 'a'", "--columns", "number", "--explain"), """
             SELECT t0."number" FROM "Order" t0 LEFT JOIN "Customer" t2 ON t2."id" = t0."customer_id" WHERE (COALESCE((SELECT bk_sum_comparable(t1."sum") FROM "OrderRow" t1 WHERE t1."order_id" = t0."id"), 0) > ?1 AND bk_beginswith(t2."name", ?2, 1)) ORDER BY t0."id" ASC

@@ -83,6 +83,11 @@ struct Fetch: StoreCommand {
             }
         }
         let groupList = group.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "group")) } ?? []
+        // Without --columns a fetch shows the entity's attributes, which a grouped one cannot: the error named the
+        // first of them, a column the user never wrote (found by the attack on 0.7.0).
+        if columnList == nil, let key = groupList.first(where: { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw key.error("--group needs --columns naming the group keys and aggregates to show, such as --columns '\(key.text.trimmingCharacters(in: .whitespaces)), count'")
+        }
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
         // The same column spelt another way (`name, SELF.name`; `sum:rows.sum, sum: rows.sum`) is given twice too.
         if let columnList, let i = plan.repeatedColumn {
