@@ -394,7 +394,7 @@ final class ReportCommandTests: XCTestCase {
 
     func testExplainPrintsTheSQL() {
         XCTAssertEqual(ok("report", "unpaid-orders", "--explain", "--param", "until=2026-01-31"), """
-            SELECT t0."date", t1."name", t0."number", COALESCE((SELECT bk_sum(t2."sum") FROM "OrderRow" t2 WHERE t2."order_id" = t0."id"), 0) FROM "Order" t0 LEFT JOIN "Customer" t1 ON t1."id" = t0."customer_id" WHERE (t0."made" IS ?1 AND t0."paid" IS ?2 AND t0."date" <= ?3) ORDER BY +t0."date" ASC, +t1."name" ASC, t0."id" ASC
+            SELECT t0."date", t1."name", t0."number", COALESCE((SELECT bk_sum(t2."sum") FROM "OrderRow" t2 WHERE t2."order_id" = t0."id"), 0) FROM "Order" t0 LEFT JOIN "Customer" t1 ON t1."id" = t0."customer_id" WHERE ((t0."made" <> 0) IS ?1 AND (t0."paid" <> 0) IS ?2 AND t0."date" <= ?3) ORDER BY +t0."date" ASC, +t1."name" ASC, t0."id" ASC
               ?1 = 1
               ?2 = 0
               ?3 = "2026-01-31"
