@@ -256,7 +256,33 @@ final class ReportCommandTests: XCTestCase {
         mine.write("by-customer.yaml", definition.replacingOccurrences(of: "%@", with: ", default: Acme"))
         let r = bk(["report", "by-customer", "--reports", mine.path, "--format", "csv"])
         XCTAssertEqual(r.status, 78, "\(r)")
-        XCTAssertEqual(r.stderr, #"bookkeeper: \#(mine.file("by-customer.yaml")):3:20: "customer" is a reference to Customer, but "Acme" is not an object ID; "# + hint + "\n")
+        // At the default, not at the `$c` that uses it (found by the attack on 0.7.0).
+        XCTAssertEqual(r.stderr, #"bookkeeper: \#(mine.file("by-customer.yaml")):5:31: "customer" is a reference to Customer, but "Acme" is not an object ID; "# + hint + "\n")
+    }
+
+    /// A bad object-ID default of a report parameter was placed at the parameter's use in `where:` (line 3), not at
+    /// the default, though the use is sound and the default is what to change (found by the attack on 0.7.0). In
+    /// `report` and in the `reports` check, flow and block style, plain and quoted; a `--param` still overrides it.
+    func testABadObjectIDDefaultIsPlacedAtTheDefaultNotAtItsUse() throws {
+        let mine = TemporaryDirectory()
+        let head = "title: By customer\nentity: Order\nwhere: customer == $c\nparams:\n"
+        let tail = "sort: number\ncolumns:\n  - { key: number, title: Order }\n"
+        let message = #"there is no entity "customer" in the object ID customer/2 — did you mean "Customer/2"?"#
+        for (params, place) in [("  c: { type: string, default: customer/2 }\n", "5:31"),
+                                ("  c: { type: string, default: \"customer/2\" }\n", "5:31"),
+                                ("  c:\n    type: string\n    default: customer/2\n", "7:14"),
+                                ("  c:\n    type: string\n    default: 'customer/2'\n", "7:14")] {
+            let file = mine.write("by-customer.yaml", head + params + tail)
+            let r = bk(["report", "by-customer", "--reports", mine.path, "--format", "csv"])
+            XCTAssertEqual(r.status, 78, "\(params): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(file):\(place): \(message)\n", params)
+            XCTAssertEqual(r.stdout, "")
+            let listed = bk(["reports", "--reports", mine.path])
+            XCTAssertEqual(listed.status, 78, "\(listed)")
+            XCTAssertTrue(listed.stderr.contains("bookkeeper: \(file):\(place): \(message)\n"), listed.stderr)
+            XCTAssertEqual(ok("report", "by-customer", "--reports", mine.path, "--param", "c=Customer/1", "--format", "csv"),
+                           "Order\n2026-025\n2026-032\n2026-041\n")
+        }
     }
 
     /// `where: name MATCHES $re` given `--param 're=(['` exited 78 blaming the definition's line, though the
@@ -288,7 +314,7 @@ final class ReportCommandTests: XCTestCase {
             write(options, default: "([")
             let r = bk(["report", "re", "--reports", mine.path, "--format", "csv"])
             XCTAssertEqual(r.status, 78, "\(r)")
-            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(mine.file("re.yaml")):2:"), r.stderr)
+            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(mine.file("re.yaml")):4:"), r.stderr)
         }
     }
 

@@ -52,6 +52,12 @@ public struct PreparedReport: Sendable {
             return PredicateSourceOrigin(name: file, map: map)
         }
 
+        // Where the default of parameter `name` is written, when the run takes it (no --param gave the value).
+        func defaultPlace(of name: String) -> SourcePlace? {
+            guard given[name] == nil else { return nil }
+            return definition.parameters.first { $0.name.value == name }?.defaultValue?.place
+        }
+
         // Entity.
         let entity: Entity
         do {
@@ -95,6 +101,10 @@ public struct PreparedReport: Sendable {
             // reported at the definition's `$c`, status 78).
             let name = error.variable!
             throw ReportUsageError("--param \(name): \(error.message)\(error.hint.map { "; \($0)" } ?? "")")
+        } catch let error as PredicateBindingError where error.variable.flatMap({ defaultPlace(of: $0) }) != nil {
+            // The same with the parameter's default (`c: { type: string, default: customer/2 }`): the default is wrong,
+            // so it is placed there, not at the `$c` that uses it (found by the attack on 0.7.0).
+            throw DefinitionError("\(error.message)\(error.hint.map { "; \($0)" } ?? "")", at: defaultPlace(of: error.variable!)!)
         } catch let error as CategorizedError where !(error is ReportUsageError) {
             // The binder's, parser's and sort errors already name the file, line and column.
             throw DefinitionError(placed: error.description)
