@@ -128,4 +128,27 @@ final class ReportListColumnTests: ZonedCommandTestCase {
         XCTAssertEqual(run("UTC", ["report", "own.yaml"]).status, 78)
         XCTAssertEqual(run("UTC", ["report", "list.yaml"]).status, 78)
     }
+
+    /// `format: integer` on a double attribute's own column showed each value as stored (`-2.5`, `1234.5`), where an
+    /// average under it, and the same doubles as list items, were rounded: the format now applies to every value of
+    /// the column (found by the attack on 0.7.0). Each row's value, its average over one reading and its one-item
+    /// list agree, rounded half away from zero, in every streamed format.
+    func testIntegerFormatRoundsEveryValueOfADoubleColumnAsItRoundsItsAverage() throws {
+        dir.write("own.yaml", "entity: Reading\nsort: name\ncolumns:\n  - { key: name, title: N }\n"
+                  + "  - { key: dbl, title: V, format: integer }\n")
+        dir.write("avg.yaml", "entity: Sensor\nsort: name\ncolumns:\n  - { key: name, title: N }\n"
+                  + "  - { key: readings.@avg.dbl, title: V, format: integer }\n")
+        dir.write("list.yaml", "entity: Sensor\nsort: name\ncolumns:\n  - { key: name, title: N }\n"
+                  + "  - { key: readings.dbl, title: V, format: integer }\n")
+        let expected = ["1": "-3", "2": "0", "3": "100000000000000000000", "4": "1235"]
+        for output in ["text", "csv", "json"] {
+            let own = rows(okIn("UTC", "report", "own.yaml", "--format", output), format: output, titles: ["V"])
+            let average = rows(okIn("UTC", "report", "avg.yaml", "--format", output), format: output, titles: ["V"])
+            let list = rows(okIn("UTC", "report", "list.yaml", "--format", output), format: output, titles: ["V"])
+            XCTAssertEqual(own.mapValues { $0.first ?? "" }, expected, output)
+            XCTAssertEqual(average.mapValues { $0.first ?? "" }, expected, output)
+            XCTAssertEqual(list.mapValues { ($0.first ?? "").replacingOccurrences(of: "'", with: "") },
+                           expected.mapValues { output == "json" ? "[\($0)]" : $0 }, output)
+        }
+    }
 }

@@ -258,17 +258,21 @@ public struct PreparedReport: Sendable {
 extension PreparedReport {
     /// How a column's stored values become cells: as stored, except that an average is shown at the scale of
     /// what it averages (two decimals for integers; two more for a percentage, so 12.34% keeps its decimals) and
-    /// `format: integer` shows a decimal or an average as a whole number, each rounded half away from zero. A to-many
-    /// column's items are each shown as a column of one of them would be (`format: integer` rounds decimal items).
+    /// `format: integer` shows a decimal or a double (an average, or a double attribute) as a whole number, each
+    /// rounded half away from zero: every value of the column, as the format says (a double attribute's were shown
+    /// as stored, found by the attack on 0.7.0). A to-many column's items are each shown as a column of one of them
+    /// would be (`format: integer` rounds decimal and double items).
     static func decoder(_ column: FetchColumn, format: ColumnFormat) -> CellDecoder {
         if let item = column.listItemType {
-            if format == .integer, case .decimal = item { return .list(item: item, shown: 0) }
-            return .list(item: item, shown: nil)
+            switch (format, item) {
+            case (.integer, .decimal), (.integer, .double): return .list(item: item, shown: 0)
+            default: return .list(item: item, shown: nil)
+            }
         }
         if format == .integer {
             switch column.type {
             case .decimal(let scale): return .roundedDecimal(scale: scale, shown: 0)
-            case .double where column.averagedType != nil: return .roundedDouble(shown: 0)
+            case .double: return .roundedDouble(shown: 0)
             default: break
             }
         }
