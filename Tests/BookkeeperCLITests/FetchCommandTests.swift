@@ -300,6 +300,9 @@ final class FetchCommandTests: StoreCommandTestCase {
             (["Order", "--group", "customer.name"], "group:1:1: --group needs --columns naming the group keys and aggregates to show, such as --columns 'customer.name, count'"),
             (["Order", "--group", "month(date), made", "--format", "json"], "group:1:1: --group needs --columns naming the group keys and aggregates to show, such as --columns 'month(date), count'"),
             (["Customer", "--group", "tags.@count", "--sort", "tags.@count"], "group:1:1: --group needs --columns naming the group keys and aggregates to show, such as --columns 'tags.@count, count'"),
+            // A mistake in the group key is named first, as itself.
+            (["Order", "--group", "custmer.name"], "group:1:1: unknown key \"custmer\" on Order — did you mean \"customer\"?"),
+            (["Order", "--group", "name) --"], "group:1:5: expected end of key path after \"name\", found \")\"; a key path is keys joined by dots, as in customer.name"),
         ]
         for (args, message) in cases {
             let r = bk(["fetch"] + args)

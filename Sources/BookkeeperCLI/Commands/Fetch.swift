@@ -86,6 +86,10 @@ struct Fetch: StoreCommand {
         // Without --columns a fetch shows the entity's attributes, which a grouped one cannot: the error named the
         // first of them, a column the user never wrote (found by the attack on 0.7.0).
         if columnList == nil, let key = groupList.first(where: { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            // The group keys bound first, so that a mistake in one is named as itself.
+            var keysOnly = request
+            keysOnly.sortDescriptors = []
+            _ = try FetchPlan(keysOnly, model: model, columns: [], groupBy: groupList)
             throw key.error("--group needs --columns naming the group keys and aggregates to show, such as --columns '\(key.text.trimmingCharacters(in: .whitespaces)), count'")
         }
         let plan = try FetchPlan(request, model: model, columns: columnList, groupBy: groupList)
