@@ -138,10 +138,8 @@ public struct FetchedRow {
     /// string column, all ASCII and without NUL (GRDB reads text up to a NUL and repairs what is not UTF-8, so
     /// other text goes through `value(i)`); else nil, and `body` is not called.
     public func withASCIIText<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
-        guard types[i] == .string else { return nil }
-        return try statement.withText(Int32(i)) { bytes -> R? in
-            for byte in bytes where byte == 0 || byte >= 0x80 { return nil }
-            return try body(bytes)
-        } ?? nil
+        guard types[i] == .string, let bytes = statement.text(Int32(i)) else { return nil }
+        for byte in bytes where byte == 0 || byte >= 0x80 { return nil }
+        return try body(bytes)
     }
 }

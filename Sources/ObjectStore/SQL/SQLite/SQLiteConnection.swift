@@ -205,9 +205,9 @@ package final class SQLiteStatement: StorageStatement {
         sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
     }
 
-    package func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+    package func text(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let text = sqlite3_column_text(handle, index) else { return nil }
-        return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))))
+        return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index)))
     }
 
     package func exactColumn(_ index: Int32) -> StoredValue {
