@@ -26,8 +26,8 @@ final class BatchChangeStatementTests: XCTestCase {
     /// SQLite's, inside the one statement).
     func statements(_ store: Store, _ body: () throws -> Void) throws -> [String] {
         nonisolated(unsafe) var seen: [String] = []
-        try store.read { db in db.trace(options: .profile) { event in if case .profile(let s, _) = event { seen.append(s.sql) } } }
-        defer { try? store.read { db in db.trace(options: [], nil) } }
+        try store.readSQLite { db in db.trace(options: .profile) { event in if case .profile(let s, _) = event { seen.append(s.sql) } } }
+        defer { try? store.readSQLite { db in db.trace(options: [], nil) } }
         try body()
         return seen
     }

@@ -365,7 +365,7 @@ final class DialectConformanceTests: XCTestCase {
         }
         func count(_ values: [DatabaseValue]) throws -> (rows: Int, parameters: Int) {
             var arguments: [DatabaseValue] = []
-            let sql = d.inList("v", values) { arguments.append($0); return d.placeholder(arguments.count) }
+            let sql = d.inList("v", values.map { StoredValue($0) }) { arguments.append($0.databaseValue); return d.placeholder(arguments.count) }
             return (try c.row("SELECT COUNT(*) FROM t WHERE \(sql)", StatementArguments(arguments))[0] as Int, arguments.count)
         }
         let thirds = (0..<100_000).map { ($0 * 3).databaseValue }
@@ -400,7 +400,7 @@ final class DialectConformanceTests: XCTestCase {
                 c.check((row[0] as DatabaseValue).isNull && (row[3] as DatabaseValue).isNull, "the sum of no rows is NULL")
                 continue
             }
-            c.equal(row[0], d.wideValue(sum), "exact sum of \(values)")
+            c.equal(row[0] as DatabaseValue, d.wide(sum), "exact sum of \(values)")
             c.equal(row[1] as Bool?, sum > Int128(Int64.max), "comparable sum of \(values) against Int64.max")
             c.equal(row[2] as Bool?, sum < Int128(Int64.min), "comparable sum of \(values) against Int64.min")
             c.equal(row[3] as Double?, Double(sum), "real sum of \(values)")
@@ -415,24 +415,24 @@ final class DialectConformanceTests: XCTestCase {
         var values = near
         for _ in 0..<30 { values.append(Int128(Int64(bitPattern: rng.next())) * Int128(rng.next(upTo: 5) + 1)) }
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
-        for (i, v) in values.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, d.wideValue(v)]) }
+        for (i, v) in values.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, d.wide(v)]) }
         let ordered = try c.rows("SELECT v FROM t ORDER BY \(d.wideOrderKey("v")), id").map { $0[0] as DatabaseValue }
-        c.equal(ordered, values.sorted().map(d.wideValue), "wide numbers order by value")
+        c.equal(ordered, values.sorted().map(d.wide), "wide numbers order by value")
         for _ in 0..<60 {
             let a = rng.pick(values), b = rng.pick(values)
             let row = try c.row("SELECT \(d.wideComparison(d.placeholder(1), "<", d.placeholder(2))), \(d.wideComparison(d.placeholder(1), "=", d.placeholder(2))), "
-                                + "\(d.wideComparison(d.placeholder(1), ">=", d.placeholder(2)))", [d.wideValue(a), d.wideValue(b)])
+                                + "\(d.wideComparison(d.placeholder(1), ">=", d.placeholder(2)))", [d.wide(a), d.wide(b)])
             c.equal([row[0] as Bool?, row[1] as Bool?, row[2] as Bool?], [a < b, a == b, a >= b], "\(a) against \(b)")
         }
         for v in near where v.magnitude < UInt128(Int128.max) / 1000 {
-            c.equal(try c.row("SELECT \(d.wideScaled(d.placeholder(1), by: 2))", [d.wideValue(v)])[0], d.wideValue(v * 100), "\(v) × 100 exactly")
-            c.equal(try c.row("SELECT \(d.wideReal(d.placeholder(1)))", [d.wideValue(v)])[0] as Double?, Double(v), "\(v) as a REAL")
+            c.equal(try c.row("SELECT \(d.wideScaled(d.placeholder(1), by: 2))", [d.wide(v)])[0], d.wide(v * 100), "\(v) × 100 exactly")
+            c.equal(try c.row("SELECT \(d.wideReal(d.placeholder(1)))", [d.wide(v)])[0] as Double?, Double(v), "\(v) as a REAL")
         }
         let row = try c.row("SELECT \(d.wideSum("v")), \(d.wideExtreme(true, "v")), \(d.wideExtreme(false, "v")) FROM t")
-        c.equal(row[0], d.wideValue(values.reduce(0, +)), "the exact total of wide values")
-        c.equal(row[1], d.wideValue(values.min()!), "their minimum")
-        c.equal(row[2], d.wideValue(values.max()!), "their maximum")
-        let comparable = try c.row("SELECT \(d.wideComparable(d.placeholder(1))) > \(d.placeholder(2))", [d.wideValue(Int128(Int64.max) + 1), Int64.max])
+        c.equal(row[0], d.wide(values.reduce(0, +)), "the exact total of wide values")
+        c.equal(row[1], d.wide(values.min()!), "their minimum")
+        c.equal(row[2], d.wide(values.max()!), "their maximum")
+        let comparable = try c.row("SELECT \(d.wideComparable(d.placeholder(1))) > \(d.placeholder(2))", [d.wide(Int128(Int64.max) + 1), Int64.max])
         c.equal(comparable[0] as Bool?, true, "the comparable form stays above Int64.max")
     }
 
@@ -834,4 +834,9 @@ final class Conformance {
         assertions += 1
         XCTAssertEqual(a, b, "\(implementation.name), \(feature): \(message())", file: file, line: line)
     }
+}
+
+extension SQLDialect {
+    /// A wide value as GRDB binds and reads it.
+    func wide(_ value: Int128) -> DatabaseValue { wideValue(value).databaseValue }
 }

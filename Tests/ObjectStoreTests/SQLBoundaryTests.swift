@@ -32,6 +32,31 @@ final class SQLBoundaryTests: XCTestCase {
         }
     }
 
+    /// The SQLite implementation of the storage protocol: where SQLite (through GRDB or its C API) may be named.
+    static let sqliteImplementation = ["Sources/ObjectStore/SQL/SQLite/", "Sources/ObjectStore/Storage/SQLite/"]
+
+    /// "One storage protocol" (issue 28): the engine talks to the database through `StorageConnection`
+    /// (Storage/Connection/); only the SQLite implementation imports GRDB or calls SQLite's C API, so no engine
+    /// signature can take GRDB's `Database`, `Row` or `DatabaseValue`, and a second store is a second
+    /// implementation beside it.
+    func testOnlyTheSQLiteImplementationTalksToSQLite() throws {
+        let pattern = try NSRegularExpression(pattern: #"^\s*(@testable\s+)?import\s+(GRDB|GRDBSQLite|CSQLiteConfig)\b|\bsqlite3_[a-z0-9_]+\s*\("#,
+                                              options: .anchorsMatchLines)
+        let sources = packageRoot.appendingPathComponent("Sources")
+        var talking: [String] = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)!
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let relative = "Sources/" + url.path.dropFirst(sources.path.count + 1)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            guard let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { continue }
+            let line = text[..<Range(match.range, in: text)!.lowerBound].filter { $0 == "\n" }.count + 1
+            if Self.sqliteImplementation.contains(where: relative.hasPrefix) { talking.append(relative); continue }
+            XCTFail("\(relative):\(line) talks to SQLite (\(text[Range(match.range, in: text)!].trimmingCharacters(in: .whitespaces))): "
+                    + "go through the storage protocol (StorageConnection), or move it into the SQLite implementation")
+        }
+        XCTAssertTrue(talking.contains("Sources/ObjectStore/SQL/SQLite/SQLiteConnection.swift"), "the scan finds the implementation: \(talking)")
+    }
+
     /// The scan itself: which literals it takes for SQL, and which it does not.
     func testTheScanFindsSQLInLiteralsOnly() {
         func sql(_ source: String) -> [String] { Self.sqlLiterals(in: source).map(\.text) }

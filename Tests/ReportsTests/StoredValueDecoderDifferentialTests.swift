@@ -1,4 +1,4 @@
-// One decoder from storage (issue 28): the object context (`Value(databaseValue:as:)` over GRDB's reading), `fetch`
+// One decoder from storage (issue 28): the object context (`Value(stored:as:)` over the storage protocol's reading, as GRDB's), `fetch`
 // (`FetchedRow.value`, read in place, and its ASCII text fast path), reports (`CellDecoder` over `StoredRowCursor`'s
 // reading) all come from `Value(stored:as:)`, and the text `list`, `show` and messages write (`Value.text(in:)`) is
 // the text `fetch --format csv` writes (CellFormatter, from bytes or from a String). Here each
@@ -61,7 +61,7 @@ final class StoredValueDecoderDifferentialTests: XCTestCase {
         case 7:
             // 16 bytes: a sum beyond an Int64 (WideInteger.swift), or any blob of that length.
             let wide = Int128(Int64(bitPattern: g.next())) * Int128(Int64(bitPattern: g.next()))
-            return g.next(upTo: 2) == 0 ? Sample(sql: "SELECT ?", argument: WideInteger.encode(wide))
+            return g.next(upTo: 2) == 0 ? Sample(sql: "SELECT ?", argument: WideInteger.encode(wide).databaseValue)
                 : value(Data((0..<16).map { _ in UInt8(g.next(upTo: 256)) }))
         default:
             return value(Data((0..<g.pick([0, 1, 2, 15, 17, 40])).map { _ in UInt8(g.next(upTo: 256)) }))
@@ -78,10 +78,12 @@ final class StoredValueDecoderDifferentialTests: XCTestCase {
         try db.read { db in
             for _ in 0..<3000 {
                 let sample = Self.sample(&g)
-                let statement = try db.makeStatement(sql: sample.sql)
-                let cursor = try Row.fetchCursor(statement, arguments: StatementArguments([sample.argument]))
-                let row = try XCTUnwrap(try cursor.next())
-                let stored = StoredValue(statement: statement.sqliteStatement, index: 0)
+                // GRDB's reading of the column, and the storage protocol's (SQLiteConnection).
+                let row = try XCTUnwrap(try Row.fetchOne(db, sql: sample.sql, arguments: StatementArguments([sample.argument])))
+                let statement = try db.storage.prepare(sample.sql)
+                statement.bind([StoredValue(sample.argument)])
+                XCTAssertTrue(try statement.step())
+                let stored = statement.column(0)
                 XCTAssertEqual(stored, StoredValue(row[0] as DatabaseValue), "\(sample): the two readers of a column, seed \(seed)")
                 for type in Self.types {
                     let value = Value(stored: stored, as: type)
@@ -89,7 +91,7 @@ final class StoredValueDecoderDifferentialTests: XCTestCase {
                     XCTAssertEqual(Value(databaseValue: row[0], as: type), value, "\(sample) as \(type), seed \(seed)")
                     XCTAssertEqual(LegacyDecoders.value(row[0], as: type), value, "\(sample) as \(type): as before, seed \(seed)")
                     // fetch: the row read in place, and its text fast path.
-                    let fetched = FetchedRow(statement: statement.sqliteStatement, types: [type])
+                    let fetched = FetchedRow(statement: statement, types: [type])
                     XCTAssertEqual(fetched.value(0), value, "\(sample) as \(type), seed \(seed)")
                     if let fast = fetched.withASCIIText(0, { String(decoding: $0, as: UTF8.self) }) {
                         XCTAssertEqual(Value.string(fast), value, "\(sample) as \(type): the fast path, seed \(seed)")

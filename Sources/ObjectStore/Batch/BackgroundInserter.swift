@@ -16,21 +16,20 @@ import Foundation
 final class BackgroundInserter: @unchecked Sendable {
     struct Job {
         let layout: EntityLayout
-        var values: [SQLValue]
+        var values: [StoredValue]
         let rows: Int
     }
 
-    private let connection: SQLConnection
+    private let connection: any StorageConnection
+    private unowned let store: Store
     private let condition = NSCondition()
     private var jobs: [Job] = []
-    private var spares: [[SQLValue]] = []
+    private var spares: [[StoredValue]] = []
     private var busy = false
     private var stopping = false
     private var failure: BatchError?
     private var thread: Thread?
     private var exited = false
-    /// Statements by layout and row count; used on the worker thread only.
-    private var statements: [ObjectIdentifier: [Int: SQLStatement]] = [:]
 
     /// Jobs waiting at most: bounds the memory of rows handed over but not yet written.
     static let queueLimit = 64
@@ -38,12 +37,13 @@ final class BackgroundInserter: @unchecked Sendable {
     /// Whether batches write on one thread (`BOOKKEEPER_IMPORT_THREADS=1`; see the header).
     static let oneThread = ProcessInfo.processInfo.environment["BOOKKEEPER_IMPORT_THREADS"] == "1"
 
-    init(connection: SQLConnection) {
+    init(connection: any StorageConnection, store: Store) {
         self.connection = connection
+        self.store = store
     }
 
     /// An empty array to fill with the next rows (one the worker has finished with, when there is one).
-    func spareBuffer() -> [SQLValue] {
+    func spareBuffer() -> [StoredValue] {
         condition.lock()
         defer { condition.unlock() }
         return spares.popLast() ?? []
@@ -85,7 +85,7 @@ final class BackgroundInserter: @unchecked Sendable {
     /// Stops the thread after the job it is doing; queued jobs are dropped.
     func stop() {
         condition.lock()
-        guard thread != nil else { statements = [:]; condition.unlock(); return }
+        guard thread != nil else { condition.unlock(); return }
         stopping = true
         jobs.removeAll()
         condition.broadcast()
@@ -106,7 +106,6 @@ final class BackgroundInserter: @unchecked Sendable {
             condition.lock()
             while jobs.isEmpty && !stopping { condition.wait() }
             if stopping {
-                statements = [:]
                 BatchTimes.inserterExiting()
                 exited = true
                 condition.broadcast()
@@ -131,19 +130,10 @@ final class BackgroundInserter: @unchecked Sendable {
     }
 
     private func insert(_ job: Job) throws(BatchError) {
-        let key = ObjectIdentifier(job.layout)
-        let s: SQLStatement
-        if let known = statements[key]?[job.rows] {
-            s = known
-        } else {
-            s = try SQLStatement(connection, sql: job.layout.insertSQL(rows: job.rows))
-            statements[key, default: [:]][job.rows] = s
+        do {
+            try connection.bulkInsert(into: job.layout.entity.name, columns: job.layout.insertColumns, values: job.values, rows: job.rows)
+        } catch {
+            throw store.batchError(error)
         }
-        var i: Int32 = 1
-        for v in job.values {
-            s.bind(i, v)
-            i += 1
-        }
-        try s.execute()
     }
 }

@@ -24,7 +24,7 @@ extension EntityLayout {
         /// foreign keys).
         let positions: [Int]
         /// The key of the last row inserted (empty before the first).
-        var last: [SQLValue] = []
+        var last: [StoredValue] = []
     }
 }
 
@@ -143,7 +143,7 @@ extension EntityLayout {
             return true
         }
         for (c, p) in positions.enumerated() {
-            let order = SQLValue.indexOrder(pending[base + p], liveIndexes[i].last[c])
+            let order = StoredValue.indexOrder(pending[base + p], liveIndexes[i].last[c])
             if order < 0 { return false }
             if order > 0 { break }
         }
@@ -152,10 +152,10 @@ extension EntityLayout {
     }
 }
 
-extension SQLValue {
+extension StoredValue {
     /// -1, 0 or 1 as `a` sorts before, with or after `b` in an index with the BINARY collation: NULL, then
     /// numbers by value, then text by its UTF-8 bytes, then blobs by their bytes.
-    static func indexOrder(_ a: SQLValue, _ b: SQLValue) -> Int {
+    static func indexOrder(_ a: StoredValue, _ b: StoredValue) -> Int {
         switch (a, b) {
         case (.null, .null): return 0
         case (.null, _): return -1
@@ -169,7 +169,8 @@ extension SQLValue {
         case (.text(var x), .text(var y)): return x.withUTF8 { a in y.withUTF8 { b in bytewise(a, b) } }
         case (.text, .blob): return -1
         case (.blob, .text): return 1
-        case (.blob(let x), .blob(let y)): return x.withUnsafeBufferPointer { a in y.withUnsafeBufferPointer { b in bytewise(a, b) } }
+        case (.blob(let x), .blob(let y)):
+            return x.withUnsafeBytes { a in y.withUnsafeBytes { b in bytewise(a.bindMemory(to: UInt8.self), b.bindMemory(to: UInt8.self)) } }
         }
     }
 

@@ -11,7 +11,7 @@
 extension BatchWriter {
     /// The row ID of the row whose key in `cache`'s column is `key`, byte for byte (the cache, then SQLite for a
     /// cache that does not know every row).
-    func exactID(_ key: SQLValue, _ cache: KeyCache, _ layout: EntityLayout) throws(BatchError) -> Int64? {
+    func exactID(_ key: StoredValue, _ cache: KeyCache, _ layout: EntityLayout) throws(BatchError) -> Int64? {
         if let id = try cached(cache, key) { return id }
         guard !cache.authoritative else { return nil }
         let s = try statement(BatchSQL.ids(from: layout.entity.name, where: cache.column))
@@ -58,7 +58,7 @@ extension BatchWriter {
     }
 
     /// Keeps `cache.nonNFC` up to date for a key the batch wrote (`id`) or took away (nil; only if it was `was`'s).
-    func noteNonNFC(_ cache: KeyCache, _ key: SQLValue, _ id: Int64?, was: Int64? = nil) {
+    func noteNonNFC(_ cache: KeyCache, _ key: StoredValue, _ id: Int64?, was: Int64? = nil) {
         guard case .text(let t) = key, !TextNormalForm.isSurelyNFC(t) else { return }
         let composed = TextNormalForm.nfc(t)
         if TextNormalForm.sameBytes(composed, t) { return }

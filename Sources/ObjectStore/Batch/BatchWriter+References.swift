@@ -19,11 +19,11 @@ final class KeyCache {
     let authoritative: Bool
     /// Text keys (the usual case) are kept by String: hashing an enum around the String costs more.
     let isText: Bool
-    private var ids: [SQLValue: Int64] = [:]
+    private var ids: [StoredValue: Int64] = [:]
     private var texts = ByteKeyTable()
     /// False while the keys have arrived in increasing order (see above): then only the last is kept.
     private(set) var keepsEntries: Bool
-    private(set) var lastKey: SQLValue = .null
+    private(set) var lastKey: StoredValue = .null
     /// The column's stored text keys that are not in NFC, by their NFC form (see BatchWriter+KeyForms): nil until
     /// a non-ASCII key first misses.
     var nonNFC: [String: Int64]?
@@ -43,7 +43,7 @@ final class KeyCache {
     /// The cached row ID of `key`. (Through `BatchWriter.cached(_:_:)`, which also answers for a cache that
     /// keeps no entries.)
     @inline(__always)
-    subscript(key: SQLValue) -> Int64? {
+    subscript(key: StoredValue) -> Int64? {
         get {
             if isText, case .text(let s) = key { return texts.get(s) }
             return ids[key]
@@ -60,11 +60,11 @@ final class KeyCache {
 
     /// Whether `key` sorts after every key written so far (in the order of SQLite's BINARY indexes).
     @inline(__always)
-    func isPastLast(_ key: SQLValue) -> Bool {
-        !released && (lastKey == .null || SQLValue.indexOrder(key, lastKey) > 0)
+    func isPastLast(_ key: StoredValue) -> Bool {
+        !released && (lastKey == .null || StoredValue.indexOrder(key, lastKey) > 0)
     }
 
-    func noteInOrder(_ key: SQLValue) {
+    func noteInOrder(_ key: StoredValue) {
         lastKey = key
     }
 
@@ -89,7 +89,7 @@ final class KeyCache {
     }
 
     /// Back to keeping no entries, after `last` (undoing a fill inside a record that was rolled back).
-    func stopKeepingEntries(last: SQLValue) {
+    func stopKeepingEntries(last: StoredValue) {
         ids = [:]
         texts = ByteKeyTable()
         keepsEntries = false
@@ -127,7 +127,7 @@ extension BatchWriter {
     /// The row ID `cache` has for `key`. A cache that keeps no entries answers "none" for a key past its last
     /// one; for any other key it is filled from its table first.
     @inline(__always)
-    func cached(_ cache: KeyCache, _ key: SQLValue) throws(BatchError) -> Int64? {
+    func cached(_ cache: KeyCache, _ key: StoredValue) throws(BatchError) -> Int64? {
         if !cache.keepsEntries {
             if cache.isPastLast(key) { return nil }
             try fill(cache)
@@ -148,7 +148,7 @@ extension BatchWriter {
         while try s.step() { cache[s.column(0)] = s.int64(1)! }
     }
 
-    func cacheSet(_ cache: KeyCache, _ key: SQLValue, _ id: Int64?) throws(BatchError) {
+    func cacheSet(_ cache: KeyCache, _ key: StoredValue, _ id: Int64?) throws(BatchError) {
         if !cache.keepsEntries {
             // Nothing is kept, so there is nothing to remove; a key past the last is only noted. (A rolled-back
             // record leaves its key as the last: later keys must then sort after it, which is only stricter.)
@@ -168,7 +168,7 @@ extension BatchWriter {
         for cache in layout.cacheList {
             let v = r.values[cache.attributeIndex]
             if v.isNull { continue }
-            let key = v.sqlValue(for: cache.type)
+            let key = v.storedValue(for: cache.type)
             try cacheSet(cache, key, id)
             if cache.nonNFC != nil { noteNonNFC(cache, key, id) }
         }
@@ -177,7 +177,7 @@ extension BatchWriter {
     /// Moves the cache entries of an updated row whose cached attributes changed.
     func cacheUpdated(_ r: BatchRecord, _ stored: StoredRow) throws(BatchError) {
         for cache in r.layout.caches.values {
-            let new = r.values[cache.attributeIndex].sqlValue(for: cache.type)
+            let new = r.values[cache.attributeIndex].storedValue(for: cache.type)
             let old = stored.attributes[cache.attributeIndex]
             guard new != old else { continue }
             if old != .null, try cached(cache, old) == stored.id { try cacheSet(cache, old, nil) }
@@ -219,7 +219,7 @@ extension BatchWriter {
         let e = layout.entity
         let a = e.attributes[index]
         let keyName = a.name
-        let sqlKey = value.sqlValue(for: a.type)
+        let sqlKey = value.storedValue(for: a.type)
         if let id = try exactID(sqlKey, cache, layout) { return id }
         if case .text(let text) = sqlKey, !TextFolding.isASCII(text), let id = try canonicalMatch(text, cache, layout) {
             return id
@@ -278,14 +278,14 @@ package final class ReferenceResolver {
     /// The row ID of the object whose key is `value` (created when missing, if asked).
     @inline(__always)
     package func id(for value: Value) throws(BatchError) -> Int64 {
-        if let id = cache[value.sqlValue(for: cache.type)] { return id }
+        if let id = cache[value.storedValue(for: cache.type)] { return id }
         return try writer.resolve(value, layout, keyIndex, cache, createMissing: createMissing)
     }
 
     /// The row ID of the object whose key is `value`, or nil when there is none yet: nothing is created and no near
     /// key is looked for (an import asks this of a key its own file may give on a later line).
     package func existingID(for value: Value) throws(BatchError) -> Int64? {
-        let key = value.sqlValue(for: cache.type)
+        let key = value.storedValue(for: cache.type)
         if let id = try writer.exactID(key, cache, layout) { return id }
         if case .text(let text) = key, !TextFolding.isASCII(text) { return try writer.canonicalMatch(text, cache, layout) }
         return nil

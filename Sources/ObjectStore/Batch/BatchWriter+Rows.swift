@@ -124,7 +124,7 @@ extension BatchWriter {
         guard let willSave = layout.willSave else { return }
         let probe = BatchRecord(layout: layout)
         for k in 0..<row.count where !row.given[k] && !row.values[k].isNull {
-            for j in 0..<row.count { probe.values[j] = stored.attributes[j].value(as: layout.types[j]) }
+            for j in 0..<row.count { probe.values[j] = Value(stored: stored.attributes[j], as: layout.types[j]) }
             probe.values[k] = .null
             willSave(probe)
             if probe.values[k] == row.values[k] { row.values[k] = .null }
@@ -136,7 +136,7 @@ extension BatchWriter {
                              link: ParentLink) throws(BatchError) -> WriteOutcome {
         let e = layout.entity
         let a = e.attributes[k]
-        let value = row.values[k].sqlValue(for: a.type)
+        let value = row.values[k].storedValue(for: a.type)
         var found: StoredRow?
         if layout.maxIDAtStart == 0 {
             // The table was empty: the key cache knows every row (the unique index may be dropped until the end).
@@ -156,7 +156,7 @@ extension BatchWriter {
            let id = try canonicalMatch(text, keyCache(layout, k), layout), let stored = try loadRow(layout, id: id) {
             // The same line key in another normal form: this row, keeping the key's first spelling.
             found = stored
-            row.values[k] = stored.attributes[k].value(as: a.type)
+            row.values[k] = Value(stored: stored.attributes[k], as: a.type)
         }
         noteKeyedParent(e.name, parent)
         guard let stored = found else {

@@ -1,8 +1,6 @@
 // Per-record rollback, for imports that skip bad records: a savepoint around each record (or document
 // with its rows) in SQLite, and an undo log for what the writer keeps in memory (caches, counts, cursors).
 
-import GRDBSQLite
-
 struct SavepointState {
     var counts: [String: BatchCounts]
     var undo: [() -> Void] = []
@@ -36,8 +34,4 @@ extension BatchWriter {
     func logUndo(_ undo: @escaping () -> Void) {
         savepoint?.undo.append(undo)
     }
-}
-
-extension SQLConnection {
-    var changes: Int32 { sqlite3_changes(handle) }
 }

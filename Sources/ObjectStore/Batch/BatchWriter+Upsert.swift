@@ -19,7 +19,7 @@ extension BatchWriter {
         guard r.values[ki].fits(a.type) else {
             throw .invalid([BatchIssue(key: key, message: "\(e.name).\(key) \"\(r.values[ki])\" is not a \(a.type)")])
         }
-        let keyValue = r.values[ki].sqlValue(for: a.type)
+        let keyValue = r.values[ki].storedValue(for: a.type)
         let cache = try keyCache(layout, ki)
         var stored: StoredRow?
         if let id = try cached(cache, keyValue) {
@@ -32,7 +32,7 @@ extension BatchWriter {
            let id = try canonicalMatch(text, cache, layout), let found = try loadRow(layout, id: id) {
             // The same key in another normal form: this row, whose key keeps the spelling it was first given.
             stored = found
-            r.values[ki] = found.attributes[ki].value(as: a.type)
+            r.values[ki] = Value(stored: found.attributes[ki], as: a.type)
         }
 
         guard let stored else {
@@ -102,7 +102,7 @@ extension BatchWriter {
     /// The attributes and to-one relationships where the record differs from the stored row.
     func differences(_ r: BatchRecord, _ layout: EntityLayout, _ stored: StoredRow) -> [String] {
         var names: [String] = []
-        for (k, a) in layout.entity.attributes.enumerated() where r.values[k].sqlValue(for: a.type) != stored.attributes[k] {
+        for (k, a) in layout.entity.attributes.enumerated() where r.values[k].storedValue(for: a.type) != stored.attributes[k] {
             names.append(a.name)
         }
         for (k, fk) in layout.toOne.enumerated() where r.references[k] != stored.references[k] {

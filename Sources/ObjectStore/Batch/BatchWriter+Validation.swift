@@ -1,4 +1,3 @@
-import GRDB
 // Validation of one record before it is written, worded as ObjectContext's save words it: required
 // values, types and scales, uniqueness against the store (which, inside the batch's transaction, also
 // holds what the batch wrote before; for a table that was empty, against the key caches, which know every
@@ -31,7 +30,7 @@ extension BatchWriter {
             }
             if layout.checksUniqueness[k] && k != knownAbsent {
                 let a = e.attributes[k]
-                let v = value.sqlValue(for: a.type)
+                let v = value.storedValue(for: a.type)
                 if let stored, stored.attributes[k] == v { continue }
                 var holder: Int64?
                 if layout.maxIDAtStart == 0 {
@@ -117,17 +116,7 @@ extension BatchWriter {
             let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
             let (sql, arguments) = plan.sql(.objects)
             let s = try statement(BatchSQL.isAmong(sql))
-            for (i, a) in arguments.enumerated() {
-                let value: SQLValue
-                switch a.storage {
-                case .null: value = .null
-                case .int64(let n): value = .integer(n)
-                case .double(let d): value = .real(d)
-                case .string(let t): value = .text(t)
-                case .blob(let b): value = .blob(Array(b))
-                }
-                s.bind(Int32(i + 1), value)
-            }
+            for (i, a) in arguments.enumerated() { s.bind(Int32(i + 1), a) }
             s.bind(Int32(arguments.count + 1), id)
             defer { s.reset() }
             if try s.step() { messages.append(rule.message) }

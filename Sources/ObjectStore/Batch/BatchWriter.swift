@@ -12,7 +12,6 @@
 // +Validation, +Savepoints (per-record rollback for imports that skip bad records).
 
 import Foundation
-import GRDB
 
 /// What a batch did to one entity.
 package struct BatchCounts: Sendable, Equatable, Codable {
@@ -56,14 +55,14 @@ package enum RepeatPolicy: String, Sendable, CaseIterable {
 /// The values a stored row has: attributes in model order, then foreign keys.
 struct StoredRow {
     var id: Int64
-    var attributes: [SQLValue]
+    var attributes: [StoredValue]
     var references: [Int64?]
 }
 
 package final class BatchWriter {
     package let store: Store
     package var model: Model { store.model }
-    let connection: SQLConnection
+    let connection: any StorageConnection
 
     @exclusivity(unchecked) var layouts: [String: EntityLayout] = [:]
     /// Rows buffered for multi-row inserts, over all entities.
@@ -92,10 +91,10 @@ package final class BatchWriter {
 
     let inserter: BackgroundInserter
 
-    init(store: Store, connection: SQLConnection) {
+    init(store: Store, connection: any StorageConnection) {
         self.store = store
         self.connection = connection
-        inserter = BackgroundInserter(connection: connection)
+        inserter = BackgroundInserter(connection: connection, store: store)
     }
 
     /// A fresh record of `entityName` to fill and write (reuse it with `reset()`).
@@ -156,22 +155,22 @@ package final class BatchWriter {
         return try readRow(s, layout)
     }
 
-    func loadRow(_ layout: EntityLayout, where column: String, equals value: SQLValue) throws(BatchError) -> StoredRow? {
+    func loadRow(_ layout: EntityLayout, where column: String, equals value: StoredValue) throws(BatchError) -> StoredRow? {
         let s = try statement(layout.selectSQL(where: column))
         s.bind(1, value)
         return try readRow(s, layout)
     }
 
     /// Reads the first row `s` returns (columns as `EntityLayout.selectList`) and resets it.
-    private func readRow(_ s: SQLStatement, _ layout: EntityLayout) throws(BatchError) -> StoredRow? {
+    private func readRow(_ s: BatchStatement, _ layout: EntityLayout) throws(BatchError) -> StoredRow? {
         defer { s.reset() }
         guard try s.step() else { return nil }
         return row(from: s, layout)
     }
 
-    func row(from s: SQLStatement, _ layout: EntityLayout) -> StoredRow {
+    func row(from s: BatchStatement, _ layout: EntityLayout) -> StoredRow {
         let n = layout.entity.attributes.count
-        var attributes: [SQLValue] = []
+        var attributes: [StoredValue] = []
         attributes.reserveCapacity(n)
         for i in 0..<n { attributes.append(s.column(Int32(i + 1))) }
         var references: [Int64?] = []
@@ -196,15 +195,15 @@ package final class BatchWriter {
         if savepoint != nil { logUndo { layout.nextID = id } }
         // The buffer is moved into a local while the row is appended: one access to the class's property
         // instead of one per value (each is a runtime exclusivity check).
-        var pending: [SQLValue] = []
+        var pending: [StoredValue] = []
         swap(&pending, &layout.pending)
         pending.append(.integer(id))
         let types = layout.types
         for k in 0..<r.count {
-            pending.append(r.values[k].sqlValue(for: types[k]))
+            pending.append(r.values[k].storedValue(for: types[k]))
         }
         for k in 0..<r.referenceCount {
-            pending.append(r.references[k].map(SQLValue.integer) ?? .null)
+            pending.append(r.references[k].map(StoredValue.integer) ?? .null)
         }
         swap(&pending, &layout.pending)
         layout.pendingRows += 1
@@ -218,7 +217,7 @@ package final class BatchWriter {
     func flush(_ layout: EntityLayout) throws(BatchError) {
         let n = layout.pendingRows
         guard n > 0 else { return }
-        var values: [SQLValue] = inserter.spareBuffer()
+        var values: [StoredValue] = inserter.spareBuffer()
         swap(&values, &layout.pending)
         layout.pendingRows = 0
         pendingRows -= n
@@ -235,23 +234,23 @@ package final class BatchWriter {
 
     /// A prepared statement, after writing out the buffered rows. (Every use of the connection outside the
     /// background inserter goes through here or `execute(_:)`, so the two never use it at once.)
-    func statement(_ sql: String) throws(BatchError) -> SQLStatement {
+    func statement(_ sql: String) throws(BatchError) -> BatchStatement {
         try flushAll()
-        return try connection.statement(sql)
+        do { return BatchStatement(statement: try connection.statement(sql), store: store) } catch { throw store.batchError(error) }
     }
 
     /// Runs SQL text, after writing out the buffered rows.
     func execute(_ sql: String) throws(BatchError) {
         try flushAll()
-        try connection.execute(sql)
+        do { try connection.execute(sql) } catch { throw store.batchError(error) }
     }
 
     /// Writes the columns where the record differs from `stored`; returns whether anything changed.
     func updateRow(_ r: BatchRecord, _ layout: EntityLayout, stored: StoredRow) throws(BatchError) -> Bool {
         var assignments: [String] = []
-        var values: [SQLValue] = []
+        var values: [StoredValue] = []
         for k in 0..<r.count {
-            let v = r.values[k].sqlValue(for: layout.types[k])
+            let v = r.values[k].storedValue(for: layout.types[k])
             if v != stored.attributes[k] {
                 assignments.append(layout.names[k])
                 values.append(v)
@@ -259,7 +258,7 @@ package final class BatchWriter {
         }
         for (k, fk) in layout.toOne.enumerated() where r.references[k] != stored.references[k] {
             assignments.append(fk.column)
-            values.append(r.references[k].map(SQLValue.integer) ?? .null)
+            values.append(r.references[k].map(StoredValue.integer) ?? .null)
         }
         if assignments.isEmpty { return false }
         let s = try statement(BatchSQL.update(layout.entity.name, setting: assignments))
@@ -286,7 +285,7 @@ package final class BatchWriter {
     /// Gives the attributes and references the record does not give their stored values (an update).
     func applyStored(_ r: BatchRecord, _ layout: EntityLayout, _ stored: StoredRow) {
         for k in 0..<r.count where !r.given[k] {
-            r.values[k] = stored.attributes[k].value(as: layout.types[k])
+            r.values[k] = Value(stored: stored.attributes[k], as: layout.types[k])
         }
         for k in 0..<layout.toOne.count where !r.referenceGiven[k] {
             r.references[k] = stored.references[k]
@@ -295,7 +294,7 @@ package final class BatchWriter {
 
     /// Records, for each entity the batch inserted or deleted rows of, that no ID it handed out or found is handed
     /// out again: one statement per entity, at the end of the batch.
-    func markHandedOutIDs(_ db: Database) throws {
+    func markHandedOutIDs(_ db: any StorageConnection) throws {
         for l in layouts.values where l.deletedRows || l.nextID > l.firstNewID {
             try Store.raiseIDMark(db, entity: l.entity.name, to: l.nextID - 1)
         }
@@ -305,108 +304,6 @@ package final class BatchWriter {
     /// the statements, before the transaction ends.
     func close() {
         inserter.stop()
-        connection.finalizeAll()
-    }
-}
-
-extension Store {
-    /// Runs `body` with a `BatchWriter` inside one immediate write transaction: committed when `body` returns,
-    /// rolled back when it throws — or always rolled back when `dryRun`, so a dry run validates and counts
-    /// everything and writes nothing.
-    package func batch<T>(dryRun: Bool = false, _ body: (BatchWriter) throws -> T) throws -> T {
-        if isReadOnly { throw StoreError.readOnly(path: path) }
-        return try mapErrors {
-            try queue.inDatabase { db in
-                guard let handle = db.sqliteConnection else { throw BatchError.sqlite("\(path): the connection is closed") }
-                // Foreign keys are off for the batch when that is safe (see `batchKeepsReferencesIntact`): every
-                // key the batch writes is a row ID it has just resolved or inserted, and SQLite's checks (a parent
-                // look-up and a statement journal per insert) were a third of the bench's SQLite time.
-                let foreignKeysWereOn = try Bool.fetchOne(db, sql: BatchSQL.foreignKeysEnabled) ?? false
-                // A dry run of a store that needs migrating runs the migration first, as the real run would, with
-                // foreign keys off as a migration has them (a rebuilt table's DROP would act on the rows that refer
-                // to it); the references are then checked once, at the end.
-                let migrating = dryRun ? pendingMigration : nil
-                let switchOff = foreignKeysWereOn && (model.batchKeepsReferencesIntact || migrating != nil)
-                if switchOff { try db.execute(sql: BatchSQL.foreignKeys(on: false)) }
-                defer { if switchOff { try? db.execute(sql: BatchSQL.foreignKeys(on: true)) } }
-                var result: T?
-                var cacheRelease: CheckpointCacheRelease?
-                defer { cacheRelease?.stop() }
-                var committing = false
-                defer { if committing { CommitProgress.finish(committed: false) } }
-                try db.inTransaction(.immediate) {
-                    try confirmSchemaUnchanged(db)
-                    beginActivity()
-                    defer { endActivity() }
-                    // (Decided again under the lock: another process may have migrated the store since it opened.)
-                    if migrating != nil, let migrating = try pendingMigrationNow(db) {
-                        for step in migrating.steps { try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments)) }
-                    }
-                    try recordMissingIDMarks(db)
-                    let writer = BatchWriter(store: self, connection: SQLConnection(handle: handle, path: path))
-                    BatchTimes.begin()
-                    // (SQLite's default page cache measured fastest here: docs/design/import-speed.md.)
-                    defer { writer.close() }
-                    result = try body(writer)
-                    BatchTimes.mark("load: reading the records")
-                    try writer.flushAll()
-                    BatchTimes.mark("load: last inserts")
-                    try writer.markHandedOutIDs(db)
-                    // The model's rules hold for every object the batch may have changed, documents whose rows it
-                    // replaced included: a store that imports must pass `check`.
-                    // (After the deferred indexes are back, which the rules' look-ups use.)
-                    func checkRules() throws {
-                        guard model.entities.contains(where: { !$0.rules.isEmpty }) else { return }
-                        let broken = try ruleViolations(db, limit: 20)
-                        if !broken.isEmpty { throw BatchError.ruleViolations(broken) }
-                    }
-                    if dryRun {
-                        try checkRules()
-                        if migrating != nil && !model.batchKeepsReferencesIntact,
-                           let first = try Row.fetchOne(db, sql: BatchSQL.foreignKeyCheck) {
-                            throw BatchError.sqlite("\(path): FOREIGN KEY constraint failed (table \(first[0] as String), row \(first[1] as Int64? ?? 0))")
-                        }
-                        return .rollback
-                    }
-                    writer.releaseKeyCaches()
-                    try writer.finishIndexes()
-                    BatchTimes.mark("index rebuild done")
-                    try checkRules()
-                    BatchTimes.mark("rules")
-                    // The commit checkpoints the write-ahead log into the store; give its copied pages back
-                    // as it goes (see CheckpointCacheRelease).
-                    cacheRelease = CheckpointCacheRelease(storePath: path)
-                    cacheRelease?.start()
-                    CommitProgress.beginCommit()
-                    committing = true
-                    return .commit
-                }
-                if committing {
-                    committing = false
-                    CommitProgress.finish(committed: true)
-                }
-                BatchTimes.mark("end of the transaction (commit)")
-                BatchTimes.report()
-                return result!
-            }
-        }
-    }
-}
-
-extension Model {
-    /// Whether a batch keeps every foreign key valid without SQLite's checks: it writes only row IDs it resolved
-    /// or inserted, and the only rows it deletes (a document's rows) are no foreign key's target, so no
-    /// ON DELETE action is needed either.
-    var batchKeepsReferencesIntact: Bool {
-        for e in entities {
-            for r in e.relationships {
-                guard let d = entity(named: r.destination), d.kind == .rows else { continue }
-                switch storage(of: r, in: e) {
-                case .foreignKey, .joinTable: return false
-                case .inverseForeignKey: continue
-                }
-            }
-        }
-        return true
+        connection.finalizeStatements()
     }
 }

@@ -49,7 +49,7 @@ final class EntityLayout {
     // access checks on them were 9% of that thread's time on the 1M-line bench (docs/design/import-speed.md).
     /// The row ID the next insert gets, and the rows buffered for a multi-row INSERT (row ID first).
     @exclusivity(unchecked) var nextID: Int64 = 1
-    @exclusivity(unchecked) var pending: [SQLValue] = []
+    @exclusivity(unchecked) var pending: [StoredValue] = []
     @exclusivity(unchecked) var pendingRows = 0
     /// Rows per multi-row INSERT: up to 256, within SQLite's limit of bound values per statement.
     lazy var chunkRows: Int = max(1, min(256, 30_000 / (1 + entity.attributes.count + toOne.count)))
@@ -112,9 +112,8 @@ final class EntityLayout {
     }
 
     /// The multi-row insert of `rows` rows ("id", the attributes, the foreign keys).
-    func insertSQL(rows: Int) -> String {
-        BatchSQL.insertRows(into: entity.name, columns: entity.attributes.map(\.name) + toOne.map(\.column), rows: rows)
-    }
+    /// The columns of a new row, in the order the batch buffers its values: the ID, attributes, foreign keys.
+    var insertColumns: [String] { ["id"] + entity.attributes.map(\.name) + toOne.map(\.column) }
 
     @inline(__always)
     func index(of name: String) -> Int? {

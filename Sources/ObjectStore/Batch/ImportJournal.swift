@@ -5,7 +5,6 @@
 // import that writes one (an additive ALTER TABLE, in the same transaction); rows from before have none.
 
 import Foundation
-import GRDB
 
 /// One import, as recorded.
 package struct ImportJournalEntry: Sendable, Equatable {
@@ -74,7 +73,7 @@ extension BatchWriter {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let counts = String(decoding: (try? encoder.encode(entry.counts)) ?? Data("{}".utf8), as: UTF8.self)
-        let values: [SQLValue] = [
+        let values: [StoredValue] = [
             .text(entry.file), .text(entry.sha256), .text(entry.startedAt.description), .real(entry.seconds),
             .text(entry.entity), .integer(Int64(entry.records)), .integer(Int64(total.inserted)),
             .integer(Int64(total.updated)), .integer(Int64(total.unchanged)), .integer(Int64(total.deleted)),
@@ -91,15 +90,15 @@ extension Store {
         try read { db in
             guard try db.tableExists(ImportJournal.table) else { return [] }
             // A read-only look at an older store: its table may not have the newer column yet.
-            let hasEncoding = try db.columns(in: ImportJournal.table).contains { $0.name == "encoding" }
-            return try Row.fetchAll(db, sql: BatchSQL.importHistory(hasEncoding: hasEncoding)).map { row in
-                let countsText: String = row["counts"]
-                let counts = (try? JSONDecoder().decode([String: BatchCounts].self, from: Data(countsText.utf8))) ?? [:]
-                let started: String = row["started_at"]
-                return ImportJournalEntry(id: row["id"], file: row["file"], sha256: row["sha256"],
-                                          startedAt: Timestamp(iso: started) ?? Timestamp(secondsSinceEpoch: 0),
-                                          seconds: row["seconds"], entity: row["entity"], records: row["records"],
-                                          rejected: row["rejected"], counts: counts, encoding: row["encoding"])
+            let hasEncoding = try db.columns(of: ImportJournal.table).contains("encoding")
+            return try db.rows(BatchSQL.importHistory(hasEncoding: hasEncoding)).map { row in
+                func text(_ name: String) -> String { row[name]?.string ?? "" }
+                func number(_ name: String) -> Int { row[name]?.int64.map { Int($0) } ?? 0 }
+                let counts = (try? JSONDecoder().decode([String: BatchCounts].self, from: Data(text("counts").utf8))) ?? [:]
+                return ImportJournalEntry(id: row["id"]?.int64, file: text("file"), sha256: text("sha256"),
+                                          startedAt: Timestamp(iso: text("started_at")) ?? Timestamp(secondsSinceEpoch: 0),
+                                          seconds: row["seconds"]?.double ?? 0, entity: text("entity"), records: number("records"),
+                                          rejected: number("rejected"), counts: counts, encoding: row["encoding"]?.string)
             }
         }
     }

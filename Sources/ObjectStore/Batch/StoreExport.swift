@@ -3,7 +3,6 @@
 // document, its rows. One query per entity plus one per document for its rows and per object for links:
 // an export streams; it never holds more than one document.
 
-import GRDB
 
 /// One object as an export sees it.
 package struct ExportedObject: Sendable {
@@ -66,11 +65,12 @@ extension Store {
                case .inverseForeignKey(_, let column) = model.storage(of: r, in: entity) {
                 rowsQuery = try ObjectQuery(model: model, entity: d, db: db, parentColumn: column)
             }
-            let cursor = try Row.fetchCursor(main.statement)
+            var cursor = StorageCursor(statement: main.statement)
             while let row = try cursor.next() {
-                var object = try main.object(row, db)
+                var object = try main.object(row)
                 if let rowsQuery {
-                    object.rows = try Row.fetchAll(rowsQuery.statement, arguments: [object.rowID]).map { try rowsQuery.object($0, db) }
+                    rowsQuery.statement.bind([.integer(object.rowID)])
+                    object.rows = try rowsQuery.statement.allRows().map { try rowsQuery.object($0) }
                 }
                 try body(object)
             }
@@ -81,11 +81,11 @@ extension Store {
 /// The SELECT for one entity's objects with their references' keys, and the link queries.
 private struct ObjectQuery {
     let entity: Entity
-    let statement: Statement
+    let statement: any StorageStatement
     let toOne: [(Relationship, AttributeType)]
-    let links: [(Relationship, Statement, AttributeType)]
+    let links: [(Relationship, any StorageStatement, AttributeType)]
 
-    init(model: Model, entity: Entity, db: Database, parentColumn: String?) throws {
+    init(model: Model, entity: Entity, db: any StorageConnection, parentColumn: String?) throws {
         self.entity = entity
         let (toOne, manyToMany) = model.exportedRelationships(of: entity)
         var references: [BatchSQL.ExportedReference] = []
@@ -98,39 +98,40 @@ private struct ObjectQuery {
             references.append(BatchSQL.ExportedReference(table: d.name, keyColumn: key.name, foreignKey: column))
             refTypes.append((r, key.type))
         }
-        statement = try db.makeStatement(sql: BatchSQL.export(entity.name, attributes: entity.attributes.map(\.name),
+        statement = try db.prepare(BatchSQL.export(entity.name, attributes: entity.attributes.map(\.name),
                                                               references: references, parentColumn: parentColumn))
         self.toOne = refTypes
-        var links: [(Relationship, Statement, AttributeType)] = []
+        var links: [(Relationship, any StorageStatement, AttributeType)] = []
         for r in manyToMany {
             let d = model.entity(named: r.destination)!
             guard let key = model.referenceKey(of: d), case .joinTable(let table, let own, let other) = model.storage(of: r, in: entity) else {
                 throw BatchError.usage("\(entity.name).\(r.name): \(d.name) has no natural key or unique attribute to name it by")
             }
-            let s = try db.makeStatement(sql: BatchSQL.exportLinks(table, own: own, other: other, destination: d.name, keyColumn: key.name))
+            let s = try db.prepare(BatchSQL.exportLinks(table, own: own, other: other, destination: d.name, keyColumn: key.name))
             links.append((r, s, key.type))
         }
         self.links = links
     }
 
-    func object(_ row: Row, _ db: Database) throws -> ExportedObject {
-        let id: Int64 = row[0]
+    func object(_ row: StorageRow) throws -> ExportedObject {
+        let id = row.int64(0) ?? 0
         var attributes: [Value] = []
         for (i, a) in entity.attributes.enumerated() {
-            attributes.append(Value(databaseValue: row[i + 1], as: a.type))
+            attributes.append(Value(stored: row[i + 1], as: a.type))
         }
         var references: [String: Value] = [:]
         let base = entity.attributes.count + 1
         var dangling: [String: ObjectID] = [:]
         for (k, (r, type)) in toOne.enumerated() {
-            references[r.name] = Value(databaseValue: row[base + 3 * k], as: type)
-            let stored: Int64? = row[base + 3 * k + 1]
-            let exists: Bool = row[base + 3 * k + 2]
+            references[r.name] = Value(stored: row[base + 3 * k], as: type)
+            let stored = row.int64(base + 3 * k + 1)
+            let exists = row[base + 3 * k + 2].bool ?? false
             if let stored, !exists { dangling[r.name] = ObjectID(entity: r.destination, rowID: stored) }
         }
         var links: [String: [Value]] = [:]
         for (r, s, type) in self.links {
-            links[r.name] = try DatabaseValue.fetchAll(s, arguments: [id]).map { Value(databaseValue: $0, as: type) }
+            s.bind([.integer(id)])
+            links[r.name] = try s.allRows().map { Value(stored: $0[0], as: type) }
         }
         return ExportedObject(rowID: id, attributes: attributes, references: references, dangling: dangling, links: links, rows: [])
     }

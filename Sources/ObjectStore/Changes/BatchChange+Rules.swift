@@ -1,5 +1,3 @@
-import GRDB
-
 // What batch updates and deletes share: the objects whose model rules a change reaches, found as a save finds
 // them (`Model.ruleDependencies`: each rule's key paths followed backwards from a changed object, at any depth)
 // but for a whole set of objects in one statement per way back; the rules checked on those objects only, in SQL
@@ -9,14 +7,14 @@ import GRDB
 /// A batch change in progress inside one write transaction.
 struct BatchChange {
     let model: Model
-    let db: Database
+    let db: any StorageConnection
     let sql: BatchChangeSQL
 
-    init(model: Model, db: Database) throws {
+    init(model: Model, db: any StorageConnection) throws {
         self.model = model
         self.db = db
         sql = BatchChangeSQL(model: model)
-        for statement in sql.prepareTables { try db.execute(sql: statement) }
+        for statement in sql.prepareTables { try db.execute(statement) }
     }
 
     var hasRules: Bool { model.entities.contains { !$0.rules.isEmpty } }
@@ -34,11 +32,11 @@ struct BatchChange {
     /// Adds to `touched` the objects of `entity` that `ids` selects (one column `v`) when their entity has rules,
     /// and every object whose rules read them through relationships. `arguments` are those of `ids`; the
     /// statements bind the destination's name after them.
-    func touchWithDependents(of entity: Entity, ids: String, arguments: [DatabaseValue]) throws {
+    func touchWithDependents(of entity: Entity, ids: String, arguments: [StoredValue]) throws {
         guard hasRules else { return }
         let n = arguments.count + 1
         if !entity.rules.isEmpty {
-            try db.execute(sql: sql.touch(ids, entityArgument: n), arguments: StatementArguments(arguments + [entity.name.databaseValue]))
+            try db.execute(sql.touch(ids, entityArgument: n), arguments + [.text(entity.name)])
         }
         for back in model.ruleDependencies[entity.name] ?? [] {
             var selection = ids
@@ -47,7 +45,7 @@ struct BatchChange {
                 selection = sql.follow(r, of: at, from: selection)
                 at = model.entity(named: r.destination)!
             }
-            try db.execute(sql: sql.touch(selection, entityArgument: n), arguments: StatementArguments(arguments + [at.name.databaseValue]))
+            try db.execute(sql.touch(selection, entityArgument: n), arguments + [.text(at.name)])
         }
     }
 
@@ -55,25 +53,25 @@ struct BatchChange {
     /// more: message`), as `check` words them. Deleted objects are taken out first.
     func brokenRules() throws -> [String] {
         guard hasRules else { return [] }
-        try db.execute(sql: sql.untouchDeleted)
+        try db.execute(sql.untouchDeleted)
         var problems: [String] = []
-        let entities = Set(try String.fetchAll(db, sql: sql.touchedEntities))
+        let entities = Set(try db.column(sql.touchedEntities).compactMap(\.string))
         for entity in model.entities where entities.contains(entity.name) {
             for rule in entity.rules {
                 let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
                 let (breakers, arguments) = plan.sql(.objects, in: db)
                 let key = entity.naturalKey.flatMap(entity.attribute(named:))
-                let rows = try Row.fetchAll(db, sql: sql.brokenRule(ruleBreakers: breakers, argumentCount: arguments.count, naturalKey: key?.name),
-                                            arguments: StatementArguments(arguments + [entity.name.databaseValue, 5.databaseValue]))
+                let rows = try db.rows(sql.brokenRule(ruleBreakers: breakers, argumentCount: arguments.count, naturalKey: key?.name),
+                                       arguments + [.text(entity.name), .integer(5)])
                 for row in rows {
-                    let id: Int64 = row[0]
-                    let stored: DatabaseValue = row[1]
-                    let keyText = stored.isNull ? "" : key.map { " \"\(Value(databaseValue: stored, as: $0.type).text(in: .process))\"" } ?? ""
+                    let id = row.int64(0) ?? 0
+                    let stored = row[1]
+                    let keyText = stored == .null ? "" : key.map { " \"\(Value(stored: stored, as: $0.type).text(in: .process))\"" } ?? ""
                     problems.append("\(entity.name)/\(id)\(keyText): \(rule.message)")
                 }
                 if rows.count == 5 {
-                    let total = try Int.fetchOne(db, sql: sql.brokenRuleCount(ruleBreakers: breakers, argumentCount: arguments.count),
-                                                 arguments: StatementArguments(arguments + [entity.name.databaseValue])) ?? 0
+                    let total = try db.int(sql.brokenRuleCount(ruleBreakers: breakers, argumentCount: arguments.count),
+                                           arguments + [.text(entity.name)]) ?? 0
                     if total > 5 { problems.append("\(entity.name): … and \(total - 5) more: \(rule.message)") }
                 }
             }

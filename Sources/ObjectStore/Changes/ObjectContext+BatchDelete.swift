@@ -1,4 +1,3 @@
-import GRDB
 
 // A batch delete: every object a predicate finds, with the model's delete rules applied as a save applies them —
 // Cascade (to any depth: one statement per relationship and round, until a round finds nothing new), Deny (the
@@ -28,29 +27,28 @@ extension ObjectContext {
         }
     }
 
-    private func delete(_ entity: Entity, _ plan: FetchPlan, dryRun: Bool, _ db: Database) throws -> BatchDeleteResult {
+    private func delete(_ entity: Entity, _ plan: FetchPlan, dryRun: Bool, _ db: any StorageConnection) throws -> BatchDeleteResult {
         let change = try BatchChange(model: model, db: db)
         let sql = change.sql
         let (selection, arguments) = plan.sql(.objects, in: db)
-        try db.execute(sql: sql.seedDeleted(selection: selection, argumentCount: arguments.count),
-                       arguments: StatementArguments(arguments + [entity.name.databaseValue]))
+        try db.execute(sql.seedDeleted(selection: selection, argumentCount: arguments.count), arguments + [.text(entity.name)])
         // Cascade, round by round.
         var round = 1
         while true {
             var added = 0
             for e in model.entities {
                 for r in e.relationships where r.deleteRule == .cascade {
-                    try db.execute(sql: sql.cascade(r, of: e), arguments: [r.destination, e.name, round])
-                    added += db.changesCount
+                    try db.execute(sql.cascade(r, of: e), [.text(r.destination), .text(e.name), .integer(Int64(round))])
+                    added += db.changes
                 }
             }
             if added == 0 { break }
             round += 1
         }
         var requested: [ObjectID] = [], cascaded: [ObjectID] = []
-        for row in try Row.fetchAll(db, sql: sql.deletedObjects) {
-            let id = ObjectID(entity: row[0], rowID: row[1])
-            if id.entity == entity.name && (row[2] as Int) == 0 { requested.append(id) } else { cascaded.append(id) }
+        for row in try db.rows(sql.deletedObjects) {
+            let id = ObjectID(entity: row.string(0) ?? "", rowID: row.int64(1) ?? 0)
+            if id.entity == entity.name && row.int(2) == 0 { requested.append(id) } else { cascaded.append(id) }
         }
         var result = BatchDeleteResult(entity: entity.name, requested: requested, cascaded: cascaded, nullified: [],
                                        keptReferences: [], dryRun: dryRun)
@@ -58,7 +56,7 @@ extension ObjectContext {
 
         var issues: [String] = []
         var nullifications: [(table: String, column: String, from: String)] = []
-        var cleared: [(Entity, String, [DatabaseValue])] = []
+        var cleared: [(Entity, String, [StoredValue])] = []
         for e in model.entities {
             for r in e.relationships {
                 let inverse = model.inverse(of: r)
@@ -82,7 +80,7 @@ extension ObjectContext {
                     }
                     // Their own rules, and those that read them, are checked after the change (found now, while
                     // the references are there).
-                    cleared.append((d, sql.surviving(r, of: e), [e.name.databaseValue, d.name.databaseValue]))
+                    cleared.append((d, sql.surviving(r, of: e), [.text(e.name), .text(d.name)]))
                     if case .foreignKey(let column) = model.storage(of: inverse, in: d) {
                         nullifications.append((d.name, column, e.name))
                     }
@@ -103,35 +101,35 @@ extension ObjectContext {
         result.nullified.sort { ($0.object, $0.relationship) < ($1.object, $1.relationship) }
 
         // Whose rules read what goes: found before the deletion, while the links are there.
-        let byEntity = try Row.fetchAll(db, sql: sql.deletedByEntity).map { (entity: $0[0] as String, highest: $0[2] as Int64, round: $0[3] as Int) }
+        let byEntity = try db.rows(sql.deletedByEntity).map { (entity: $0.string(0) ?? "", highest: $0.int64(2) ?? 0, round: $0.int(3) ?? 0) }
         for (name, _, _) in byEntity {
-            try change.touchWithDependents(of: model.entity(named: name)!, ids: sql.deletedIDs(1), arguments: [name.databaseValue])
+            try change.touchWithDependents(of: model.entity(named: name)!, ids: sql.deletedIDs(1), arguments: [.text(name)])
         }
         for (d, ids, arguments) in cleared { try change.touchWithDependents(of: d, ids: ids, arguments: arguments) }
         for (table, column, from) in nullifications {
-            try db.execute(sql: sql.nullify(table: table, column: column), arguments: [from, table])
+            try db.execute(sql.nullify(table: table, column: column), [.text(from), .text(table)])
         }
         // Dependants first (the latest round), so that no foreign key ever points at a deleted row.
         for (name, highest, _) in byEntity.sorted(by: { ($0.round, $0.entity) > ($1.round, $1.entity) }) {
-            try db.execute(sql: sql.delete(model.entity(named: name)!), arguments: [name])
+            try db.execute(sql.delete(model.entity(named: name)!), [.text(name)])
             // An ID is never handed out again (Store+ObjectIDs).
             try Store.raiseIDMark(db, entity: name, to: highest)
         }
         issues += try change.brokenRules()
         if !issues.isEmpty { throw BatchChange.failure(issues) }
-        for statement in sql.clearTables { try db.execute(sql: statement) }
+        for statement in sql.clearTables { try db.execute(statement) }
         return result
     }
 
     /// (deleted object of `e`, object of `r.destination` that it reaches through `r` and that stays).
-    private func referring(_ r: Relationship, of e: Entity, _ db: Database, _ sql: BatchChangeSQL) throws -> [(Int64, Int64)] {
-        try Row.fetchAll(db, sql: sql.pairs(r, of: e, from: sql.deletedIDs(1), excluding: sql.deletedIDs(2)),
-                         arguments: [e.name, r.destination]).map { ($0[0], $0[1]) }
+    private func referring(_ r: Relationship, of e: Entity, _ db: any StorageConnection, _ sql: BatchChangeSQL) throws -> [(Int64, Int64)] {
+        try db.rows(sql.pairs(r, of: e, from: sql.deletedIDs(1), excluding: sql.deletedIDs(2)),
+                    [.text(e.name), .text(r.destination)]).map { ($0.int64(0) ?? 0, $0.int64(1) ?? 0) }
     }
 
     /// Deny: one line per deleted object that others still refer to, worded as `delete` words one (at most five
     /// objects, then how many more).
-    private func denials(_ pairs: [(Int64, Int64)], _ r: Relationship, of e: Entity, _ db: Database,
+    private func denials(_ pairs: [(Int64, Int64)], _ r: Relationship, of e: Entity, _ db: any StorageConnection,
                          _ sql: BatchChangeSQL) throws -> [String] {
         guard !pairs.isEmpty else { return [] }
         var blocking: [Int64: [Int64]] = [:]
@@ -154,14 +152,14 @@ extension ObjectContext {
     }
 
     /// `Customer/1 "Acme Ltd"` (or `OrderRow/3`) for each ID, as messages name objects.
-    private func labels(_ ids: [Int64], of e: Entity, _ db: Database, _ sql: BatchChangeSQL) throws -> [String] {
+    private func labels(_ ids: [Int64], of e: Entity, _ db: any StorageConnection, _ sql: BatchChangeSQL) throws -> [String] {
         guard !ids.isEmpty, let key = e.naturalKey.flatMap(e.attribute(named:)), let statement = sql.keys(of: e, count: ids.count) else {
             return ids.map { "\(e.name)/\($0)" }
         }
         var keys: [Int64: String] = [:]
-        for row in try Row.fetchAll(db, sql: statement, arguments: StatementArguments(ids)) {
-            let stored: DatabaseValue = row[1]
-            if !stored.isNull { keys[row[0]] = Value(databaseValue: stored, as: key.type).text(in: .process) }
+        for row in try db.rows(statement, ids.map(StoredValue.integer)) {
+            let stored = row[1]
+            if stored != .null, let id = row.int64(0) { keys[id] = Value(stored: stored, as: key.type).text(in: .process) }
         }
         return ids.map { id in keys[id].map { "\(e.name)/\(id) \"\($0)\"" } ?? "\(e.name)/\(id)" }
     }

@@ -1,4 +1,3 @@
-import GRDB
 
 // A batch update: the same new values for every object a predicate finds, validated as a save validates, in a few
 // set-based statements — the matching objects' IDs into a temporary table, the checks of the new values (once
@@ -33,7 +32,7 @@ extension ObjectContext {
     struct AssignedColumn {
         let key: String
         let column: String
-        let stored: DatabaseValue
+        let stored: StoredValue
         let value: Value
         let attribute: Attribute?
         let relationship: Relationship?
@@ -65,12 +64,12 @@ extension ObjectContext {
                 let value = probe[attribute.name]
                 // (A value that does not fit is reported with the objects it would go to.)
                 columns.append(AssignedColumn(key: attribute.name, column: attribute.name,
-                                              stored: value.fits(attribute.type) ? value.databaseValue(for: attribute.type) : .null,
+                                              stored: value.fits(attribute.type) ? value.storedValue(for: attribute.type) : .null,
                                               value: value, attribute: attribute, relationship: nil))
             case .relationship(let r):
                 guard case .foreignKey(let column) = model.storage(of: r, in: entity) else { continue }
                 let target = try probe.currentTarget(r)
-                columns.append(AssignedColumn(key: r.name, column: column, stored: target?.rowID?.databaseValue ?? .null,
+                columns.append(AssignedColumn(key: r.name, column: column, stored: target?.rowID.map(StoredValue.integer) ?? .null,
                                               value: target.map { .string($0.displayID) } ?? .null, attribute: nil, relationship: r))
             }
         }
@@ -78,7 +77,7 @@ extension ObjectContext {
     }
 
     private func update(_ entity: Entity, _ plan: FetchPlan, _ assigned: [AssignedColumn], dryRun: Bool,
-                        _ db: Database) throws -> BatchUpdateResult {
+                        _ db: any StorageConnection) throws -> BatchUpdateResult {
         let sql = BatchChangeSQL(model: model)
         let (selection, arguments) = plan.sql(.objects, in: db)
         var result = BatchUpdateResult(entity: entity.name, updated: 0, changes: [], dryRun: dryRun)
@@ -89,24 +88,24 @@ extension ObjectContext {
         if !dryRun && !behaviour && !readByRules && !assigned.contains(where: { isUnique($0, entity) })
             && valueProblems(entity, assigned, objects: "").isEmpty {
             if let direct = plan.directUpdate(columns: assigned.map(\.column), in: db) {
-                try db.execute(sql: direct.sql, arguments: StatementArguments(direct.arguments + assigned.map(\.stored)))
-                result.updated = db.changesCount
+                try db.execute(direct.sql, direct.arguments + assigned.map(\.stored))
+                result.updated = db.changes
                 return result
             }
-            try db.execute(sql: sql.updateMatching(table: entity.name, selection: selection, argumentCount: arguments.count,
-                                                   columns: assigned.map(\.column)),
-                           arguments: StatementArguments(arguments + assigned.map(\.stored)))
-            result.updated = db.changesCount
+            try db.execute(sql.updateMatching(table: entity.name, selection: selection, argumentCount: arguments.count,
+                                              columns: assigned.map(\.column)),
+                           arguments + assigned.map(\.stored))
+            result.updated = db.changes
             return result
         }
 
         let change = try BatchChange(model: model, db: db)
-        try db.execute(sql: sql.fillMatched(selection: selection, argumentCount: arguments.count, columns: assigned.map(\.column)),
-                       arguments: StatementArguments(arguments + assigned.map(\.stored)))
-        let count = try Int.fetchOne(db, sql: sql.matchedCount) ?? 0
+        try db.execute(sql.fillMatched(selection: selection, argumentCount: arguments.count, columns: assigned.map(\.column)),
+                       arguments + assigned.map(\.stored))
+        let count = try db.int(sql.matchedCount) ?? 0
         result.updated = count
         guard count > 0 else { return result }
-        let first = try Int64.fetchAll(db, sql: sql.firstMatched, arguments: [5]).map { ObjectID(entity: entity.name, rowID: $0) }
+        let first = try db.rows(sql.firstMatched, [.integer(5)]).map { ObjectID(entity: entity.name, rowID: $0.int64(0) ?? 0) }
         let objects = BatchChange.listed(first, count: count)
 
         // The new values, each checked once, as a save checks them; then unique values.
@@ -123,18 +122,18 @@ extension ObjectContext {
 
         if dryRun {
             let types = assigned.map { $0.attribute?.type }
-            let rows = try Row.fetchAll(db, sql: sql.matchedValues(table: entity.name, columns: assigned.map(\.column)))
+            let rows = try db.rows(sql.matchedValues(table: entity.name, columns: assigned.map(\.column)))
             result.changes = rows.map { row in
-                let id: Int64 = row[0]
+                let id = row.int64(0) ?? 0
                 var values: [(key: String, old: String, new: String)] = []
                 for (k, c) in assigned.enumerated() {
-                    let stored: DatabaseValue = row[k + 1]
+                    let stored = row[k + 1]
                     guard stored != c.stored else { continue }
                     let old: String
                     if let type = types[k] {
-                        old = stored.isNull ? "" : Value(databaseValue: stored, as: type).text(in: .process)
+                        old = stored == .null ? "" : Value(stored: stored, as: type).text(in: .process)
                     } else {
-                        old = stored.isNull ? "" : "\(c.relationship!.destination)/\(stored)"
+                        old = stored == .null ? "" : "\(c.relationship!.destination)/\(stored)"
                     }
                     values.append((c.key, old, c.value.isNull ? "" : c.value.text(in: .process)))
                 }
@@ -145,13 +144,12 @@ extension ObjectContext {
         // The objects whose rules read the changed ones, through what their relationships hold before the update
         // (a former customer) and after it (the new one).
         try change.touchWithDependents(of: entity, ids: sql.matchedIDs, arguments: [])
-        try db.execute(sql: sql.update(table: entity.name, columns: assigned.map(\.column)),
-                       arguments: StatementArguments(assigned.map(\.stored)))
+        try db.execute(sql.update(table: entity.name, columns: assigned.map(\.column)), assigned.map(\.stored))
         try change.touchWithDependents(of: entity, ids: sql.matchedIDs, arguments: [])
         issues += try behaviourProblems(entity, sql, db)
         issues += try change.brokenRules()
         if !issues.isEmpty { throw BatchChange.failure(issues) }
-        for statement in sql.clearTables { try db.execute(sql: statement) }
+        for statement in sql.clearTables { try db.execute(statement) }
         return result
     }
 
@@ -191,16 +189,16 @@ extension ObjectContext {
 
     /// The object of `entity` outside the update that holds `c`'s unique value already (`Customer/4`, or the same
     /// text in another Unicode normal form), if any.
-    private func uniqueHolder(_ entity: Entity, _ a: Attribute, _ c: AssignedColumn, _ db: Database) throws -> String? {
+    private func uniqueHolder(_ entity: Entity, _ a: Attribute, _ c: AssignedColumn, _ db: any StorageConnection) throws -> String? {
         let sql = BatchChangeSQL(model: model)
-        if let id = try Int64.fetchOne(db, sql: sql.holders(table: entity.name, column: a.name), arguments: [c.stored]) {
+        if let id = try db.int64(sql.holders(table: entity.name, column: a.name), [c.stored]) {
             return "\(entity.name)/\(id)"
         }
         guard case .string(let text) = c.value, !TextFolding.isASCII(text) else { return nil }
-        let rows = try Row.fetchAll(db, sql: sql.otherValues(table: entity.name, column: a.name))
+        let rows = try db.rows(sql.otherValues(table: entity.name, column: a.name))
         for row in rows {
-            guard let stored = String.fromDatabaseValue(row[1]), TextNormalForm.equivalent(stored, text) else { continue }
-            let id: Int64 = row[0]
+            guard case .text(let stored) = row[1], TextNormalForm.equivalent(stored, text) else { continue }
+            let id = row.int64(0) ?? 0
             return "\(entity.name)/\(id), as \"\(stored)\", the same text in another Unicode normal form"
         }
         return nil
@@ -208,15 +206,15 @@ extension ObjectContext {
 
     /// What the domain's behaviours in code say of the updated objects: its `validate` messages, and a refusal
     /// where its `willSave` would derive a value (a batch update writes the values it is given, and derives none).
-    private func behaviourProblems(_ entity: Entity, _ sql: BatchChangeSQL, _ db: Database) throws -> [String] {
+    private func behaviourProblems(_ entity: Entity, _ sql: BatchChangeSQL, _ db: any StorageConnection) throws -> [String] {
         guard let behaviour = model.behaviours[entity.name], behaviour.willSave != nil || behaviour.validate != nil else { return [] }
         var problems: [String] = []
         var derived: [ObjectID] = [], derivedKeys: Set<String> = [], derivedCount = 0
-        let rows = try Row.fetchCursor(db, sql: sql.matchedRows(table: entity.name))
+        var rows = try db.cursor(sql.matchedRows(table: entity.name))
         while let row = try rows.next() {
-            let id = ObjectID(entity: entity.name, rowID: row["id"])
+            let id = ObjectID(entity: entity.name, rowID: row["id"]?.int64 ?? 0)
             var values: [String: Value] = [:]
-            for a in entity.attributes { values[a.name] = Value(databaseValue: row[a.name], as: a.type) }
+            for a in entity.attributes { values[a.name] = Value(stored: row[a.name] ?? .null, as: a.type) }
             let object = RowValues(entity: entity, values: values)
             if let willSave = behaviour.willSave {
                 willSave(object)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What a save did: the IDs it inserted, updated and deleted (cascaded deletions included).
 public struct SaveResult: Sendable, Equatable {
@@ -137,8 +136,7 @@ extension ObjectContext {
                 var handedOutUpTo: [String: Int64] = [:]
                 for o in plan.objects.reversed() {
                     guard let rowID = o.rowID else { continue }
-                    try db.cachedStatement(sql: ContextSQL.delete(from: o.entity.name))
-                        .execute(arguments: [rowID])
+                    try db.execute(cached: ContextSQL.delete(from: o.entity.name), [.integer(rowID)])
                     result.deleted.append(ObjectID(entity: o.entity.name, rowID: rowID))
                     handedOutUpTo[o.entity.name] = max(handedOutUpTo[o.entity.name] ?? 0, rowID)
                 }
@@ -200,20 +198,20 @@ extension ObjectContext {
         }
     }
 
-    private func insert(_ o: ManagedObject, id: Int64, _ db: Database) throws -> Int64 {
+    private func insert(_ o: ManagedObject, id: Int64, _ db: any StorageConnection) throws -> Int64 {
         var columns: [String] = []
-        var arguments: [DatabaseValueConvertible?] = [id]
+        var arguments: [StoredValue] = [.integer(id)]
         for a in o.entity.attributes {
             columns.append(a.name)
-            arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
+            arguments.append((o.values[a.name] ?? .null).storedValue(for: a.type))
         }
         for (column, r) in foreignKeyColumns(o) {
             columns.append(column)
             // A target not stored yet gets its key in the second pass.
-            if case .some(.some(let t)) = o.toOne[r.name] { arguments.append(t.rowID) } else { arguments.append(nil) }
+            if case .some(.some(let t)) = o.toOne[r.name] { arguments.append(t.rowID.map(StoredValue.integer) ?? .null) } else { arguments.append(.null) }
         }
-        try db.cachedStatement(sql: ContextSQL.insert(into: o.entity.name, columns: columns)).execute(arguments: StatementArguments(arguments))
-        return db.lastInsertedRowID
+        try db.execute(cached: ContextSQL.insert(into: o.entity.name, columns: columns), arguments)
+        return db.lastInsertedID
     }
 
     /// Before the updates, parks the unique values that this save moves between objects of one entity: for each
@@ -221,7 +219,7 @@ extension ObjectContext {
     /// objects' value is set to one no other row holds — NULL where the column allows it, else a value beside the
     /// column's range — so that the updates may write the final values in any order. (A swap of two authors'
     /// names failed with SQLite's "UNIQUE constraint failed"; found by DeepRuleTests' stress form.)
-    private func parkMovingUniqueValues(_ updates: [ManagedObject], _ plan: DeletionPlan, _ db: Database) throws {
+    private func parkMovingUniqueValues(_ updates: [ManagedObject], _ plan: DeletionPlan, _ db: any StorageConnection) throws {
         let deleted = plan.objects.filter { $0.rowID != nil }
         for entity in model.entities {
             for a in entity.attributes where a.isUnique || a.name == entity.naturalKey {
@@ -232,42 +230,40 @@ extension ObjectContext {
                 guard movers.count + leaving.count >= 2 else { continue }
                 let table = entity.name, column = a.name
                 for (k, o) in (movers + leaving).enumerated() {
-                    let parked: DatabaseValueConvertible?
+                    let parked: StoredValue
                     if !a.isRequired {
-                        parked = nil
+                        parked = .null
                     } else {
                         switch a.type.columnType {
-                        case "TEXT": parked = "\u{7F}bookkeeper-moving-\(UUID().uuidString)"
+                        case "TEXT": parked = .text("\u{7F}bookkeeper-moving-\(UUID().uuidString)")
                         case "INTEGER":
-                            let low = try Int64.fetchOne(db, sql: ContextSQL.extreme(column, in: table, largest: false)) ?? 0
-                            let high = try Int64.fetchOne(db, sql: ContextSQL.extreme(column, in: table, largest: true)) ?? 0
-                            if low > Int64.min + 1_000_000 { parked = low - 1 - Int64(k) }
-                            else if high < Int64.max - 1_000_000 { parked = high + 1 + Int64(k) }
+                            let low = try db.int64(ContextSQL.extreme(column, in: table, largest: false)) ?? 0
+                            let high = try db.int64(ContextSQL.extreme(column, in: table, largest: true)) ?? 0
+                            if low > Int64.min + 1_000_000 { parked = .integer(low - 1 - Int64(k)) }
+                            else if high < Int64.max - 1_000_000 { parked = .integer(high + 1 + Int64(k)) }
                             else { continue }   // a column spanning Int64: left to SQLite's check
                         case "REAL":
-                            let low = try Double.fetchOne(db, sql: ContextSQL.extreme(column, in: table, largest: false)) ?? 0
+                            let low = try db.double(ContextSQL.extreme(column, in: table, largest: false)) ?? 0
                             var next = low
                             for _ in 0...k { next = next.nextDown }
                             guard next.isFinite else { continue }
-                            parked = next
+                            parked = .real(next)
                         default:
-                            parked = Data(UUID().uuidString.utf8)
+                            parked = .blob(Data(UUID().uuidString.utf8))
                         }
                     }
-                    try db.cachedStatement(sql: ContextSQL.update(table, setting: [column]))
-                        .execute(arguments: [parked, o.rowID])
+                    try db.execute(cached: ContextSQL.update(table, setting: [column]), [parked, o.rowID.map(StoredValue.integer) ?? .null])
                 }
             }
         }
     }
 
     /// Sets to NULL each stored one-to-one key of `o` that this save changes (`update` then writes the new one).
-    private func clearMovingOneToOneKeys(_ o: ManagedObject, _ db: Database) throws {
+    private func clearMovingOneToOneKeys(_ o: ManagedObject, _ db: any StorageConnection) throws {
         guard let rowID = o.rowID else { return }
         for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) && !model.inverse(of: r).isToMany {
             guard let stored = o.storedToOne[r.name], case .some(let target) = o.toOne[r.name], target?.rowID != stored else { continue }
-            try db.cachedStatement(sql: ContextSQL.clear(o.entity.name, column: column))
-                .execute(arguments: [rowID])
+            try db.execute(cached: ContextSQL.clear(o.entity.name, column: column), [.integer(rowID)])
         }
     }
 
@@ -281,14 +277,14 @@ extension ObjectContext {
 
     /// Writes an object's changed columns; calls `didUpdate` when a stored object really changed. A foreign key
     /// to an object not inserted yet is left for the pass after the inserts (`deferredOnly` writes just those).
-    private func update(_ o: ManagedObject, _ db: Database, deferredOnly: Bool = false, didUpdate: (ObjectID) -> Void) throws {
+    private func update(_ o: ManagedObject, _ db: any StorageConnection, deferredOnly: Bool = false, didUpdate: (ObjectID) -> Void) throws {
         guard let rowID = o.rowID else { return }
         var assignments: [String] = []
-        var arguments: [DatabaseValueConvertible?] = []
+        var arguments: [StoredValue] = []
         for a in o.entity.attributes where !deferredOnly && !o.isInserted && o.touched.contains(a.name) {
             guard try o.attributeChanged(a.name) || storedDiffers(o, a, rowID, db) else { continue }
             assignments.append(a.name)
-            arguments.append((o.values[a.name] ?? .null).databaseValue(for: a.type))
+            arguments.append((o.values[a.name] ?? .null).storedValue(for: a.type))
         }
         for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) {
             guard case .some(let target) = o.toOne[r.name] else { continue }
@@ -298,23 +294,23 @@ extension ObjectContext {
             if waitsForInsert || (o.isInserted && newKey == nil) { continue }
             if !o.isInserted && !deferredOnly && newKey == o.storedToOne[r.name] { continue }
             assignments.append(column)
-            arguments.append(newKey)
+            arguments.append(newKey.map(StoredValue.integer) ?? .null)
         }
         if assignments.isEmpty {
             if !o.isInserted && linksChanged(o) { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
             return
         }
-        arguments.append(rowID)
-        try db.cachedStatement(sql: ContextSQL.update(o.entity.name, setting: assignments)).execute(arguments: StatementArguments(arguments))
+        arguments.append(.integer(rowID))
+        try db.execute(cached: ContextSQL.update(o.entity.name, setting: assignments), arguments)
         if !o.isInserted { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
     }
 
     /// Whether the stored value of `a` is not what the value set, equal to the one read, stores: text another tool
     /// wrote with a NUL or bytes that are not UTF-8 reads as the text before the NUL or repaired, a Boolean stored
     /// as 2 reads as yes (`check` names each). Setting the value it reads as writes it, and the object changed.
-    private func storedDiffers(_ o: ManagedObject, _ a: Attribute, _ rowID: Int64, _ db: Database) throws -> Bool {
-        let value = (o.values[a.name] ?? .null).databaseValue(for: a.type)
-        let same = try Bool.fetchOne(db.cachedStatement(sql: ContextSQL.stored(o.entity.name, column: a.name)), arguments: [value, rowID])
+    private func storedDiffers(_ o: ManagedObject, _ a: Attribute, _ rowID: Int64, _ db: any StorageConnection) throws -> Bool {
+        let value = (o.values[a.name] ?? .null).storedValue(for: a.type)
+        let same = try db.cachedRows(ContextSQL.stored(o.entity.name, column: a.name), [value, .integer(rowID)]).first?[0].bool
         return same == false
     }
 
@@ -323,7 +319,7 @@ extension ObjectContext {
         linkChanges.values.contains { ($0.first === o || $0.second === o) }
     }
 
-    private func writeLinks(_ db: Database, _ plan: DeletionPlan) throws {
+    private func writeLinks(_ db: any StorageConnection, _ plan: DeletionPlan) throws {
         for change in linkChanges.values {
             guard let a = change.first.rowID, let b = change.second.rowID,
                   !plan.members.contains(ObjectIdentifier(change.first)),
@@ -331,7 +327,7 @@ extension ObjectContext {
             let sql = change.present
                 ? ContextSQL.addLink(change.table, own: change.firstColumn, other: change.secondColumn)
                 : ContextSQL.removeLink(change.table, own: change.firstColumn, other: change.secondColumn)
-            try db.cachedStatement(sql: sql).execute(arguments: [a, b])
+            try db.execute(cached: sql, [.integer(a), .integer(b)])
         }
     }
 

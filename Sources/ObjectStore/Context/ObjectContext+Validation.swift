@@ -1,4 +1,3 @@
-import GRDB
 
 // Validation before every save: required values, types and scales, uniqueness (against the store and
 // within the save), and the rules the domain adds per entity. Every problem is collected; none is written.
@@ -36,7 +35,7 @@ extension ObjectContext {
                 }
                 if a.isUnique && (o.isInserted || o.attributeChanged(a.name)) {
                     // (By NFC: two objects given the same text in two normal forms are one value given twice.)
-                    let key = "\(name)\u{0}\(value.normalizedForKeys.databaseValue(for: a.type))"
+                    let key = "\(name)\u{0}\(value.normalizedForKeys.storedValue(for: a.type))"
                     if let other = uniqueSeen[key] {
                         issue(o, a.name, "\(name) \"\(value)\" is given to two objects (\(other.displayID) and \(o.displayID))")
                     } else {
@@ -72,8 +71,7 @@ extension ObjectContext {
     private func storedHolder(of a: Attribute, value: Value, in e: Entity, excluding object: ManagedObject,
                               plan: DeletionPlan) throws -> String? {
         let ids = try store.read { db in
-            try Int64.fetchAll(db.cachedStatement(sql: ContextSQL.ids(in: e.name, where: a.name)),
-                               arguments: [value.databaseValue(for: a.type)])
+            try db.cachedRows(ContextSQL.ids(in: e.name, where: a.name), [value.storedValue(for: a.type)]).compactMap { $0.int64(0) }
         }
         for id in ids where id != object.rowID {
             if let other = registered[ObjectID(entity: e.name, rowID: id)] {

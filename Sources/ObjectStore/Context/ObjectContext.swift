@@ -1,4 +1,3 @@
-import GRDB
 
 /// A unit of work over a store: objects are fetched into it, inserted, changed and deleted in memory,
 /// then `save()` validates everything and writes it in one transaction — or writes nothing and reports
@@ -92,8 +91,7 @@ public final class ObjectContext {
         if let o = registered[id] { return o }
         let entity = model.entity(named: entityName)!
         let row = try store.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: ContextSQL.object(in: entity.name)),
-                             arguments: [rowID])
+            try db.cachedRows(ContextSQL.object(in: entity.name), [.integer(rowID)]).first
         }
         guard let row else { throw ContextError.objectNotFound(id) }
         return materialize(row, entity)
@@ -103,7 +101,7 @@ public final class ObjectContext {
     public func objects(of entityName: String) throws -> [ManagedObject] {
         let entity = try model.entity(entityName)
         let rows = try store.read { db in
-            try Row.fetchAll(db, sql: ContextSQL.objects(in: entity.name))
+            try db.rows(ContextSQL.objects(in: entity.name))
         }
         let stored = rows.map { materialize($0, entity) }.filter { !$0.isDeleted }
         return stored + insertedObjects.filter { $0.entity.name == entity.name }
@@ -113,7 +111,7 @@ public final class ObjectContext {
     public func count(of entityName: String) throws -> Int {
         let entity = try model.entity(entityName)
         return try store.read { db in
-            try Int.fetchOne(db, sql: ContextSQL.count(in: entity.name)) ?? 0
+            try db.int(ContextSQL.count(in: entity.name)) ?? 0
         }
     }
 
@@ -130,8 +128,7 @@ public final class ObjectContext {
             return changed
         }
         let rows = try store.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: ContextSQL.objects(in: entity.name, where: key)),
-                             arguments: [value.databaseValue(for: attribute.type)])
+            try db.cachedRows(ContextSQL.objects(in: entity.name, where: key), [value.storedValue(for: attribute.type)])
         }
         for row in rows {
             let o = materialize(row, entity)
@@ -150,22 +147,22 @@ public final class ObjectContext {
     /// differ), in object ID order: the candidates for a key equal after NFC, by one scan.
     func storedObjects(of entity: Entity, nonASCIIIn a: Attribute) throws -> [ManagedObject] {
         let sql = ContextSQL.objects(in: entity.name, nonASCIIIn: a.name)
-        let rows = try store.read { db in try Row.fetchAll(db, sql: sql) }
+        let rows = try store.read { db in try db.rows(sql) }
         return rows.map { materialize($0, entity) }
     }
 
     /// The registered object for a row, or a new one made from it.
-    func materialize(_ row: Row, _ entity: Entity) -> ManagedObject {
-        let rowID: Int64 = row["id"]
+    func materialize(_ row: StorageRow, _ entity: Entity) -> ManagedObject {
+        let rowID = row["id"]!.int64!
         let id = ObjectID(entity: entity.name, rowID: rowID)
         if let o = registered[id] { return o }
         var values: [String: Value] = [:]
         for a in entity.attributes {
-            values[a.name] = Value(databaseValue: row[a.name] ?? .null, as: a.type)
+            values[a.name] = Value(stored: row[a.name] ?? .null, as: a.type)
         }
         var storedToOne: [String: Int64] = [:]
         for r in entity.relationships where !r.isToMany {
-            if case .foreignKey(let column) = model.storage(of: r, in: entity), let fk: Int64 = row[column] {
+            if case .foreignKey(let column) = model.storage(of: r, in: entity), let fk = row[column]?.int64 {
                 storedToOne[r.name] = fk
             }
         }
@@ -186,7 +183,7 @@ public final class ObjectContext {
         case .joinTable(let table, let own, let other):
             sql = ContextSQL.linked(destination.name, through: table, own: own, other: other)
         }
-        let rows = try store.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [rowID]) }
+        let rows = try store.read { db in try db.cachedRows(sql, [.integer(rowID)]) }
         return rows.map { materialize($0, destination) }
     }
 

@@ -1,4 +1,3 @@
-import GRDB
 
 // How people name objects: by object ID (`Customer/17`), by natural key (`Acme Ltd`, `A-1`),
 // or by any other unique attribute (`code=C042` on the command line, `customer.code` in a mapping).
@@ -72,9 +71,9 @@ extension ObjectContext {
     private func nearbyKey(_ text: String, entity: Entity, key: Attribute) throws -> String? {
         guard key.type == .string else { return nil }
         let candidates = try store.read { db -> [String]? in
-            let count = try Int.fetchOne(db, sql: ContextSQL.count(in: entity.name)) ?? 0
+            let count = try db.int(ContextSQL.count(in: entity.name)) ?? 0
             guard count <= 10_000 else { return nil }
-            return try String.fetchAll(db, sql: ContextSQL.values(key.name, in: entity.name))
+            return try db.column(ContextSQL.values(key.name, in: entity.name)).compactMap(\.string)
         }
         return candidates.flatMap { Suggestions.closest(to: text, in: $0) }
     }

@@ -1,5 +1,3 @@
-import GRDB
-
 // The statements of a batch update and a batch delete by predicate (Changes/ObjectContext+BatchUpdate.swift,
 // +BatchDelete.swift): set-based, over temporary tables that hold the objects a change reaches —
 //

@@ -11,9 +11,9 @@ enum BatchSQL {
 
     // MARK: Rows
 
-    /// Inserts `rows` rows: "id", then `columns` (the attributes, then the foreign keys), row after row.
+    /// Inserts `rows` rows of `columns` ("id", the attributes, then the foreign keys), row after row.
     static func insertRows(into table: String, columns: [String], rows: Int) -> String {
-        d.insertRows(into: table, columns: ["id"] + columns, rows: rows)
+        d.insertRows(into: table, columns: columns, rows: rows)
     }
 
     /// The row whose `column` is parameter 1 (the first one found, with `limit`); `select` is a quoted column list.

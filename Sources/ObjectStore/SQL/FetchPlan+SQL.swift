@@ -1,5 +1,3 @@
-import GRDB
-
 // A fetch plan as SQL: one statement per selection (objects, columns, count), built by the SQLCompiler with the
 // derived tables of FetchPlan+SharedAggregates and FetchPlan+GroupedAggregates.
 
@@ -14,11 +12,11 @@ extension FetchPlan {
     }
 
     /// The statement and its arguments.
-    public func sql(_ selection: Selection) -> (sql: String, arguments: [DatabaseValue]) { sql(selection, coverage: nil) }
+    public func sql(_ selection: Selection) -> (sql: String, arguments: [StoredValue]) { sql(selection, coverage: nil) }
 
     /// The statement as run on a store: `db` tells which ranges cover so much of their table that its index would
     /// only slow the read (`Store.rangeCoverage`).
-    public func sql(_ selection: Selection, in db: Database) -> (sql: String, arguments: [DatabaseValue]) {
+    package func sql(_ selection: Selection, in db: any StorageConnection) -> (sql: String, arguments: [StoredValue]) {
         sql(selection, coverage: Store.rangeCoverage(db))
     }
 
@@ -26,17 +24,17 @@ extension FetchPlan {
     /// 27's derived table), for the tests that compare the two.
     /// `groupAggregates: false` keeps every to-many aggregate a correlated subquery (no grouped derived table,
     /// FetchPlan+GroupedAggregates), for the tests that compare the two.
-    func sql(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?,
-             shareAggregates: Bool = true, groupAggregates: Bool = true) -> (sql: String, arguments: [DatabaseValue]) {
+    func sql(_ selection: Selection, coverage: ((Entity, Attribute, StoredValue?, StoredValue?) -> Double?)?,
+             shareAggregates: Bool = true, groupAggregates: Bool = true) -> (sql: String, arguments: [StoredValue]) {
         let s = statement(selection, coverage: coverage, shareAggregates: shareAggregates, groupAggregates: groupAggregates)
         return (s.sql, s.arguments)
     }
 
     /// The statement; `marked` writes each aggregate subquery with its number (`SQLCompiler.marking`), `marks`
     /// giving each aggregate's number by its key.
-    func statement(_ selection: Selection, coverage: ((Entity, Attribute, DatabaseValue?, DatabaseValue?) -> Double?)?,
+    func statement(_ selection: Selection, coverage: ((Entity, Attribute, StoredValue?, StoredValue?) -> Double?)?,
                    shareAggregates: Bool = true, groupAggregates: Bool = false, marked: Bool = false)
-        -> (sql: String, arguments: [DatabaseValue], marks: [String: Int]) {
+        -> (sql: String, arguments: [StoredValue], marks: [String: Int]) {
         let compiler = SQLCompiler(model: model, scopes: scopes, coverage: coverage)
         compiler.marking = marked
         var q = compiler.rootQuery()
@@ -87,7 +85,7 @@ extension FetchPlan {
             select = columns.map { column in
                 let value = compiler.scalar(column.expression, .stored, in: q)
                 // The object ID's text (NULL stays NULL): the entity's name is bound, not written into the SQL.
-                if case .object(let destination) = column.expression.type { return "(\(compiler.bind((destination + "/").databaseValue)) || \(value))" }
+                if case .object(let destination) = column.expression.type { return "(\(compiler.bind(.text(destination + "/"))) || \(value))" }
                 return value
             }.joined(separator: ", ")
         case .count: select = (limited || isGrouped) && !(isGrouped && groupKeys.isEmpty) ? "1" : "COUNT(*)"
@@ -116,8 +114,8 @@ extension FetchPlan {
         if !groupTerms.isEmpty { sql += " GROUP BY " + groupTerms.joined(separator: ", ") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         if limited {
-            sql += " LIMIT \(compiler.bind((request.limit ?? -1).databaseValue))"
-            if let offset = request.offset { sql += " OFFSET \(compiler.bind(offset.databaseValue))" }
+            sql += " LIMIT \(compiler.bind(.integer(Int64(request.limit ?? -1))))"
+            if let offset = request.offset { sql += " OFFSET \(compiler.bind(.integer(Int64(offset))))" }
         }
         if selection == .count && (limited || isGrouped) { sql = "SELECT COUNT(*) FROM (\(sql))" }
         return (sql, compiler.arguments, compiler.markIDs)

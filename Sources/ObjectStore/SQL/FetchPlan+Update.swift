@@ -1,5 +1,3 @@
-import GRDB
-
 // A fetch plan as the WHERE of an UPDATE: for a batch update (Changes/ObjectContext+BatchUpdate.swift) whose
 // predicate reads its entity's table alone, the statement a user would write by hand —
 // `UPDATE "Order" AS t0 SET "paid" = ?5 WHERE (…the plan's conditions…) AND (t0."paid" IS NOT ?5)` — instead of
@@ -10,7 +8,7 @@ extension FetchPlan {
     /// arguments (in `columns`' order), where one differs; nil when the plan's statement needs a join (a to-one key
     /// path), which an UPDATE cannot hold. `db` tells which ranges are better read without their index, as for a
     /// fetch.
-    package func directUpdate(columns: [String], in db: Database) -> (sql: String, arguments: [DatabaseValue])? {
+    package func directUpdate(columns: [String], in db: any StorageConnection) -> (sql: String, arguments: [StoredValue])? {
         let compiler = SQLCompiler(model: model, scopes: scopes, coverage: Store.rangeCoverage(db))
         let q = compiler.rootQuery()
         if let predicate { q.conditions.append(compiler.compile(predicate, negated: false, in: q)) }

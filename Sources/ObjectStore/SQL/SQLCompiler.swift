@@ -1,4 +1,3 @@
-import GRDB
 
 // The predicate compiler: a bound predicate becomes SQL text and its arguments. Values are always bound
 // parameters (`?N`), identifiers come only from the model and are quoted — nothing a user typed is ever
@@ -48,14 +47,14 @@ package final class SQLCompiler {
     let dialect: any SQLDialect = Store.dialect
     /// The form the sum being compiled takes beyond an Int64 (see `ordering`).
     private var sumForm: WideForm = .exact
-    private(set) var arguments: [DatabaseValue] = []
+    private(set) var arguments: [StoredValue] = []
     private var aliasCount = 0
     /// The share of the fetched entity's rows (0...1) a range on one of its indexed attributes covers, when the
     /// statement is compiled against a store (`RangeCoverage`); nil compiles without it.
-    let coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: DatabaseValue?, _ high: DatabaseValue?) -> Double?)?
+    let coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)?
 
     init(model: Model, scopes: [Entity],
-         coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: DatabaseValue?, _ high: DatabaseValue?) -> Double?)? = nil) {
+         coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)? = nil) {
         self.model = model
         self.scopes = scopes
         self.coverage = coverage
@@ -70,7 +69,7 @@ package final class SQLCompiler {
     /// `order-details` and `sales-by-service` reports over OrderRow): SQLite led its join with the date index and
     /// read `"Order"` through it at random, where the plain statement scans `"order"`; the share is that of the
     /// object's own table.
-    private func unindexed(_ column: String, _ c: BoundComparison, low: DatabaseValue?, high: DatabaseValue?, in q: SQLQuery) -> String {
+    private func unindexed(_ column: String, _ c: BoundComparison, low: StoredValue?, high: StoredValue?, in q: SQLQuery) -> String {
         guard let coverage, q.parent == nil, case .attribute(let path, let a) = c.left, path.scope == 0,
               a.isIndexed || a.isUnique, c.options.isEmpty,
               let entity = path.hops.last.map({ model.entity(named: $0.destination) }) ?? scopes[0],
@@ -79,7 +78,7 @@ package final class SQLCompiler {
     }
 
     /// Binds a value and returns its placeholder. Numbered, so the order of compilation does not matter.
-    func bind(_ value: DatabaseValue) -> String {
+    func bind(_ value: StoredValue) -> String {
         arguments.append(value)
         return dialect.placeholder(arguments.count)
     }
@@ -316,7 +315,8 @@ package final class SQLCompiler {
         switch e {
         case .literal(let v):
             guard case .exact = domain else { return false }
-            return literal(v, domain, fold: []).storage.isBlob
+            if case .blob = literal(v, domain, fold: []) { return true }
+            return false
         case .list, .reference, .values, .period:
             return false
         case .attribute(_, let a):
@@ -360,7 +360,7 @@ package final class SQLCompiler {
     // MARK: Expressions
 
     /// A literal as stored for a comparison domain: exact numbers as integer units at the domain's scale.
-    func literal(_ v: Value, _ domain: ComparisonDomain, fold: PredicateStringOptions) -> DatabaseValue {
+    func literal(_ v: Value, _ domain: ComparisonDomain, fold: PredicateStringOptions) -> StoredValue {
         switch (v, domain) {
         case (.null, _): return .null
         case (.integer(let i), .exact(let s)):
@@ -368,13 +368,13 @@ package final class SQLCompiler {
         case (.decimal(let d), .exact(let s)):
             // Beyond an Int128 at the domain's scale, a literal is beyond every sum of stored values too.
             return dialect.wideValue(d.widened(to: max(s, d.scale))?.units ?? (d.units > 0 ? Int128.max : Int128.min))
-        case (.integer(let i), .real): return Double(i).databaseValue
-        case (.decimal(let d), .real): return (Double(d.units) / pow10(d.scale)).databaseValue
+        case (.integer(let i), .real): return .real(Double(i))
+        case (.decimal(let d), .real): return .real(Double(d.units) / pow10(d.scale))
         case (.string(let s), _) where !fold.isEmpty:
-            return TextFolding.fold(s, caseInsensitive: fold.contains(.caseInsensitive),
-                                    diacriticInsensitive: fold.contains(.diacriticInsensitive)).databaseValue
+            return .text(TextFolding.fold(s, caseInsensitive: fold.contains(.caseInsensitive),
+                                    diacriticInsensitive: fold.contains(.diacriticInsensitive)))
         default:
-            return v.databaseValue(for: v.attributeType ?? .string)
+            return v.storedValue(for: v.attributeType ?? .string)
         }
     }
 

@@ -1,4 +1,3 @@
-import GRDB
 
 // What differs between SQL databases, in one place: the compiler asks the dialect for every spelling that is not
 // standard SQL or whose meaning differs between engines — placeholders, quoted names, column types, upsert,
@@ -8,12 +7,6 @@ import GRDB
 // what SQLite writes and what PostgreSQL would, and DialectConformanceTests runs every feature against every
 // implementation, so a second store is a new conformance plus a new row in that test.
 package protocol SQLDialect: Sendable {
-    // MARK: Connection
-
-    /// Makes a fresh connection able to run the dialect's SQL: registers the functions and collations it names.
-    /// (PostgreSQL: the functions and ICU collations are created once in the schema, nothing per connection.)
-    func prepare(_ db: Database)
-
     // MARK: Placeholders and names (SQLDialectFeature.placeholders, .identifierQuoting, .identifierCase)
 
     /// The placeholder of the `position`th bound argument (1-based); a position may be named more than once.
@@ -94,7 +87,7 @@ package protocol SQLDialect: Sendable {
     /// A wide number in its comparable form (WideForm.comparable).
     func wideComparable(_ value: String) -> String
     /// The value that stands for a number beyond an Int64 when bound (see WideInteger.swift).
-    func wideValue(_ value: Int128) -> DatabaseValue
+    func wideValue(_ value: Int128) -> StoredValue
     /// `value`, or an error naming the object (`entity`, `attribute`, the id SQL `id`) when it is a stored
     /// non-finite double. `entity` and `attribute` are names, written as SQL literals here.
     func finite(_ value: String, entity: String, attribute: String, id: String) -> String
@@ -108,7 +101,7 @@ package protocol SQLDialect: Sendable {
 
     /// `lhs IN (values)` with the values bound through `bind`: a few as placeholders, many as one bound array,
     /// so a list of 100,000 values is one parameter, not 100,000.
-    func inList(_ lhs: String, _ values: [DatabaseValue], bind: (DatabaseValue) -> String) -> String
+    func inList(_ lhs: String, _ values: [StoredValue], bind: (StoredValue) -> String) -> String
 
     // MARK: Transactions (SQLDialectFeature.savepoints, .locking, .statistics)
 

@@ -8,8 +8,6 @@
 // all. An output finds a non-finite value as it reads (one comparison a value); `nonFiniteError` then says where
 // it came from.
 
-import GRDB
-
 /// A double the store holds that is not finite: `Item/3.weight: the store holds a non-finite number (inf) …`.
 public struct NonFiniteStoredNumber: CategorizedError, Equatable {
     public let object: ObjectID
@@ -95,8 +93,9 @@ extension Store {
         }
         return try read { db in
             for (entity, a) in candidates {
-                if let row = try Row.fetchOne(db, sql: StoreSQL.firstInfinity(entity.name, a.name)) {
-                    return NonFiniteStoredNumber(object: ObjectID(entity: entity.name, rowID: row[0]), attribute: a.name, value: row[1])
+                if let row = try db.rows(StoreSQL.firstInfinity(entity.name, a.name)).first {
+                    return NonFiniteStoredNumber(object: ObjectID(entity: entity.name, rowID: row.int64(0) ?? 0), attribute: a.name,
+                                                 value: row[1].double ?? 0)
                 }
             }
             return nil

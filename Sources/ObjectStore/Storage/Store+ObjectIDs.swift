@@ -1,5 +1,3 @@
-import GRDB
-
 // An object ID is never handed out twice in a store. SQLite gives a new row the ID after the largest its table
 // holds, so deleting the newest object let the next one take its ID — and a reference that a No Action delete left
 // then pointed, without a word, at the new object (issue 26). Each entity has a mark (`ids:<Entity>` in the metadata
@@ -14,20 +12,19 @@ extension Store {
     static func idMarkKey(_ entity: String) -> String { "ids:\(entity)" }
 
     /// The highest ID bookkeeper recorded handing out for `entity`, or 0.
-    static func idMark(_ db: Database, entity: String) throws -> Int64 {
-        try Int64.fetchOne(db, sql: StoreSQL.metaInteger(metaTable),
-                           arguments: [idMarkKey(entity)]) ?? 0
+    static func idMark(_ db: any StorageConnection, entity: String) throws -> Int64 {
+        try db.int64(StoreSQL.metaInteger(metaTable), [.text(idMarkKey(entity))]) ?? 0
     }
 
     /// The largest ID ever handed out to `entity`: its mark, or its table's largest above it (written by another
     /// tool, or a store without a mark).
-    static func highestHandedOutID(_ db: Database, entity: String) throws -> Int64 {
-        let stored = try Int64.fetchOne(db, sql: StoreSQL.largestID(in: entity)) ?? 0
+    static func highestHandedOutID(_ db: any StorageConnection, entity: String) throws -> Int64 {
+        let stored = try db.int64(StoreSQL.largestID(in: entity)) ?? 0
         return max(stored, try idMark(db, entity: entity))
     }
 
     /// The ID the next new object of `entity` gets.
-    func nextObjectID(_ db: Database, entity: String) throws -> Int64 {
+    func nextObjectID(_ db: any StorageConnection, entity: String) throws -> Int64 {
         try nextObjectID(after: Store.highestHandedOutID(db, entity: entity), entity: entity)
     }
 
@@ -41,19 +38,18 @@ extension Store {
     static var raiseIDMarkSQL: String { StoreSQL.raiseMetaInteger(metaTable) }
 
     /// Records that `entity`'s objects up to ID `id` were handed out (inserted, or deleted).
-    static func raiseIDMark(_ db: Database, entity: String, to id: Int64) throws {
-        try db.cachedStatement(sql: raiseIDMarkSQL).execute(arguments: [idMarkKey(entity), id])
+    static func raiseIDMark(_ db: any StorageConnection, entity: String, to id: Int64) throws {
+        try db.execute(cached: raiseIDMarkSQL, [.text(idMarkKey(entity)), .integer(id)])
     }
 
     /// Gives every entity of the model without a mark its table's largest ID (in the write transaction, before
     /// anything is written): a store written before marks existed, or an entity a migration added. One query when
     /// every entity has its mark.
-    func recordMissingIDMarks(_ db: Database) throws {
-        let present = Set(try String.fetchAll(db, sql: StoreSQL.metaKeys(Store.metaTable, prefix: Store.idMarkKey(""))))
+    func recordMissingIDMarks(_ db: any StorageConnection) throws {
+        let present = Set(try db.column(StoreSQL.metaKeys(Store.metaTable, prefix: Store.idMarkKey(""))).compactMap(\.string))
         for entity in model.entities where !present.contains(Store.idMarkKey(entity.name)) {
-            let exists = try Bool.fetchOne(db, sql: StoreSQL.tableExists, arguments: [entity.name]) ?? false
-            guard exists else { continue }
-            try db.execute(sql: StoreSQL.insertLargestID(Store.metaTable, of: entity.name), arguments: [Store.idMarkKey(entity.name)])
+            guard try db.tableExists(entity.name) else { continue }
+            try db.execute(StoreSQL.insertLargestID(Store.metaTable, of: entity.name), [.text(Store.idMarkKey(entity.name))])
         }
     }
 }

@@ -1,52 +1,13 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
-/// A value as SQLite stores it, before it is decoded as an attribute type: decimals are integer units at their
-/// attribute's scale, booleans 0/1, dates and date-times ISO text (docs/model.md "How the store keeps it").
-/// Every stored value the engine reads becomes a `Value` through one decoder, `Value(stored:as:)`
-/// (Value+Database.swift): the object context, `fetch` and reports alike.
-public enum StoredValue: Sendable, Equatable {
+/// A value as the store keeps it (SQLite's storage classes), before it is decoded as an attribute type: decimals are
+/// integer units at their attribute's scale, booleans 0/1, dates and date-times ISO text (docs/model.md "How the store
+/// keeps it"). What the storage protocol binds and reads. Every stored value the engine reads becomes a `Value`
+/// through one decoder, `Value(stored:as:)` (Value+Stored.swift): the object context, `fetch` and reports alike.
+public enum StoredValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
     case blob(Data)
-}
-
-extension StoredValue {
-    /// Column `index` of the row `statement` has just stepped to, read in place (no `Row`, no `DatabaseValue`:
-    /// going through them instantiated generic metadata for every value, which a 100,000-row report showed).
-    /// Text is read up to a NUL, and bytes that are not UTF-8 are repaired (U+FFFD), as GRDB reads text
-    /// (`DatabaseValue` below): the importer refuses NUL, so only another tool can have written one, and
-    /// `check` names such values.
-    @inline(__always)
-    package init(statement: OpaquePointer, index: Int32) {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, index))
-        case SQLITE_FLOAT: self = .real(sqlite3_column_double(statement, index))
-        case SQLITE_TEXT:
-            let bytes = sqlite3_column_text(statement, index)
-            let stored = Int(sqlite3_column_bytes(statement, index))
-            let count = bytes.map { strnlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), stored) } ?? 0
-            self = .text(bytes.map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? "")
-        case SQLITE_BLOB:
-            let bytes = sqlite3_column_blob(statement, index)
-            let count = Int(sqlite3_column_bytes(statement, index))
-            self = .blob(bytes.map { Data(bytes: $0, count: count) } ?? Data())
-        default:
-            self = .null
-        }
-    }
-
-    /// The stored value GRDB has read (a `Row`'s column, a function's argument).
-    package init(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null: self = .null
-        case .int64(let i): self = .integer(i)
-        case .double(let d): self = .real(d)
-        case .string(let s): self = .text(s)
-        case .blob(let data): self = .blob(data)
-        }
-    }
 }

@@ -1,4 +1,3 @@
-import GRDB
 
 // An exact decimal: an integer count of units at a decimal scale (12550 at scale 2 is 125.50).
 // Money never passes through floating point: parsing, arithmetic, rounding and storage all work
@@ -47,7 +46,7 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     public var storedUnits: Int64? { Int64(exactly: units) }
 
     /// The value in SQL: an INTEGER, or beyond an Int64 the wide form of WideInteger.swift.
-    package var wideDatabaseValue: DatabaseValue { WideInteger.encode(units) }
+    package var wideStoredValue: StoredValue { WideInteger.encode(units) }
 
     /// The largest value an attribute of `scale` can hold, as text: `92233720368547758.07` at scale 2.
     public static func storedMaximum(scale: Int) -> DecimalNumber {

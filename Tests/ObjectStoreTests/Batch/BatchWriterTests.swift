@@ -480,14 +480,14 @@ final class BatchWriterTests: XCTestCase {
     func testIndexOrderIsSQLitesOrder() throws {
         var rng = SystemRandomNumberGenerator()
         let texts = ["", "a", "A", "ab", "a b", "é", "e\u{301}", "Z", "zz", "ß", "日本", "😀", "10", "9"]
-        var values: [SQLValue] = [.null]
+        var values: [StoredValue] = [.null]
         for _ in 0..<300 {
             switch Int.random(in: 0..<5, using: &rng) {
             case 0: values.append(.integer(Int64.random(in: -5...5, using: &rng)))
             case 1: values.append(.integer(Int64.random(in: Int64.min...Int64.max, using: &rng)))
             case 2: values.append(.real([-0.5, 0, 2.5, 1e300, -1e300, 3][Int.random(in: 0..<6, using: &rng)]))
             case 3: values.append(.text(texts.randomElement(using: &rng)! + texts.randomElement(using: &rng)!))
-            default: values.append(.blob((0..<Int.random(in: 0..<4, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+            default: values.append(.blob(Data((0..<Int.random(in: 0..<4, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })))
             }
         }
         let db = try DatabaseQueue()
@@ -499,7 +499,7 @@ final class BatchWriterTests: XCTestCase {
                 case .integer(let x): x
                 case .real(let x): x
                 case .text(let x): x
-                case .blob(let x): Data(x)
+                case .blob(let x): x
                 }
                 try db.execute(sql: "INSERT INTO t(rowid, v) VALUES (?, ?)", arguments: [i + 1, dbValue])
             }
@@ -507,7 +507,7 @@ final class BatchWriterTests: XCTestCase {
             return try Int.fetchAll(db, sql: "SELECT rowid - 1 FROM t INDEXED BY t_v ORDER BY v, rowid")
         }
         let ours = values.indices.sorted { a, b in
-            let o = SQLValue.indexOrder(values[a], values[b])
+            let o = StoredValue.indexOrder(values[a], values[b])
             return o != 0 ? o < 0 : a < b
         }
         XCTAssertEqual(ours, sqliteOrder)

@@ -15,8 +15,8 @@ final class FetchExecutionTests: XCTestCase {
     /// The statements SQLite ran while `body` fetched.
     func statements(_ body: () throws -> Void) throws -> [String] {
         nonisolated(unsafe) var seen: [String] = []
-        try store.read { db in db.trace { event in if case .statement(let s) = event { seen.append(s.sql) } } }
-        defer { try? store.read { db in db.trace(options: [], nil) } }
+        try store.readSQLite { db in db.trace { event in if case .statement(let s) = event { seen.append(s.sql) } } }
+        defer { try? store.readSQLite { db in db.trace(options: [], nil) } }
         try body()
         return seen
     }
@@ -36,8 +36,8 @@ final class FetchExecutionTests: XCTestCase {
 
     func queryPlan(_ request: ObjectStore.FetchRequest, columns: [String]) throws -> String {
         let (sql, arguments) = try FetchPlan(request, model: store.model, columns: columns).sql(.columns)
-        return try store.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
+        return try store.readSQLite { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
                 .map { $0["detail"] as String }.joined(separator: "\n")
         }
     }

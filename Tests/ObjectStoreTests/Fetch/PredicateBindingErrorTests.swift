@@ -172,7 +172,7 @@ final class PredicateInjectionTests: XCTestCase {
                 XCTAssertEqual(try context.fetch(request).count, 0, "\(predicate) with \(attack)")
                 let (sql, arguments) = try FetchPlan(request, model: store.model, columns: []).sql(.objects)
                 XCTAssertFalse(sql.contains(attack), sql)
-                XCTAssertTrue(arguments.contains { String.fromDatabaseValue($0)?.contains(attack.prefix(5)) ?? false }, "\(arguments)")
+                XCTAssertTrue(arguments.contains { $0.string?.contains(attack.prefix(5)) ?? false }, "\(arguments)")
             }
             let viaVariable = FetchRequest(entity: "Book", predicate: "title == $q", variables: ["q": attack])
             XCTAssertEqual(try context.fetch(viaVariable).count, 0)

@@ -93,9 +93,9 @@ final class SharedAggregateDifferentialTests: XCTestCase {
     }
 
     /// The rows of a statement, each value as SQLite gave it.
-    static func rows(_ store: Store, _ statement: (sql: String, arguments: [DatabaseValue])) throws -> [[DatabaseValue]] {
-        try store.read { db in
-            try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments)).map { Array($0.databaseValues) }
+    static func rows(_ store: Store, _ statement: (sql: String, arguments: [StoredValue])) throws -> [[DatabaseValue]] {
+        try store.readSQLite { db in
+            try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue))).map { Array($0.databaseValues) }
         }
     }
 
@@ -179,8 +179,8 @@ final class SharedAggregateDifferentialTests: XCTestCase {
         let plan = try FetchPlan(request, model: store.model, columns: ["inPrint", "count", "sum:chapters.@count"], groupBy: ["inPrint"])
         let statement = plan.sql(.columns, coverage: nil)
         XCTAssertTrue(statement.sql.contains("LIMIT -1 OFFSET 0) t0"), statement.sql)
-        try store.read { db in
-            let rows = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: StatementArguments(statement.arguments))
+        try store.readSQLite { db in
+            let rows = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
             let parents = Dictionary(rows.map { ($0["id"] as Int, ($0["parent"] as Int, $0["detail"] as String)) }, uniquingKeysWith: { a, _ in a })
             let subquery = try XCTUnwrap(rows.first { ($0["detail"] as String).hasPrefix("CORRELATED SCALAR SUBQUERY") }, "\(rows)")
             var id = subquery["parent"] as Int
@@ -205,8 +205,8 @@ final class SharedAggregateDifferentialTests: XCTestCase {
         XCTAssertTrue(sql.contains("LIMIT -1 OFFSET 0) t0"), sql)
         // The plain conjunct filters inside, before the sum; the one reading the sum outside.
         XCTAssertTrue(sql.contains(#"WHERE t0."name" IS NOT ?"#) || sql.contains(#"WHERE (t0."name" IS NOT ?"#), sql)
-        try store.read { db in
-            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(plan.sql(.columns, coverage: nil).arguments))
+        try store.readSQLite { db in
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(plan.sql(.columns, coverage: nil).arguments.map(\.databaseValue)))
                 .map { $0["detail"] as String }
             XCTAssertTrue(plan.contains { $0.hasPrefix("CO-ROUTINE") }, "the derived table runs as a co-routine: \(plan)")
             XCTAssertFalse(plan.contains { $0.hasPrefix("MATERIALIZE") }, "\(plan)")

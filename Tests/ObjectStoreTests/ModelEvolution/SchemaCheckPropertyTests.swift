@@ -67,7 +67,7 @@ final class SchemaCheckPropertyTests: XCTestCase {
         }
         let (ratio, small, large) = doublingRatio(size: 60, repeats: 3) { n in
             let (store, m) = stores[n]!
-            _ = try? store.read { db in try Store.schemaDifferences(db, model: m) }
+            _ = try? store.readSQLite { db in try Store.schemaDifferences(db, model: m) }
         }
         XCTAssertLessThan(ratio, 3.0, "comparing the schema of 60 entities took \(small) s, of 120 \(large) s")
         for (store, _) in stores.values { try store.close() }
@@ -137,7 +137,7 @@ final class SchemaCheckPropertyTests: XCTestCase {
 }
 
 extension Store {
-    func close() throws { try queue.close() }
+    func close() throws { try closeQueue() }
 }
 
 /// Generated models and their changes. Names are never reused (a counter), so a change never clashes by accident.

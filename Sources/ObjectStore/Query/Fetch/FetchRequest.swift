@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What to fetch: an entity, a predicate, sort descriptors, a limit and an offset (Core Data's fetch request),
 /// with the values for the predicate's `$NAME` variables and `%@`/`%K` placeholders.

@@ -1,6 +1,3 @@
-import GRDB
-import GRDBSQLite
-
 extension ObjectContext {
     /// The objects matching a fetch request, in its order: one SQL statement.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
@@ -10,7 +7,7 @@ extension ObjectContext {
     public func fetch(_ plan: FetchPlan) throws -> [ManagedObject] {
         let (sql, arguments) = plan.sql(.objects)
         let rows = try store.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            try db.rows(sql, arguments)
         }
         return rows.map { materialize($0, plan.entity) }
     }
@@ -18,7 +15,7 @@ extension ObjectContext {
     /// The number of objects matching a fetch request.
     public func count(_ request: FetchRequest) throws -> Int {
         let (sql, arguments) = try FetchPlan(request, model: model, columns: []).sql(.count)
-        return try store.read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+        return try store.read { db in try db.int(sql, arguments) ?? 0 }
     }
 
     /// The same fetch computed in memory, object by object, with the evaluator and the in-memory sorter:
@@ -68,13 +65,12 @@ extension Store {
     public func fetchRows(_ plan: FetchPlan, _ body: (FetchedRow) throws -> Void) throws {
         let nonFinite: Int? = try read { db in
             let (sql, arguments) = plan.sql(.columns, in: db)
-            let statement = try db.makeStatement(sql: sql)
-            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+            var cursor = try db.cursor(sql, arguments)
             // Each value read in place from the statement the cursor has just stepped: `row[i]` went through GRDB's
             // generic decoding for every value (issue 27: 5% of the fetch bench).
-            let row = FetchedRow(statement: statement.sqliteStatement, types: plan.columns.map(\.type))
+            let row = FetchedRow(statement: cursor.statement, types: plan.columns.map(\.type))
             let doubles = row.types.indices.filter { row.types[$0] == .double }
-            while try cursor.next() != nil {
+            while try cursor.step() {
                 for i in doubles where row.value(i).isNonFiniteDouble { return i }
                 try body(row)
             }
@@ -90,7 +86,7 @@ extension Store {
     public func count(_ plan: FetchPlan) throws -> Int {
         return try read { db in
             let (sql, arguments) = plan.sql(.count, in: db)
-            return try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+            return try db.int(sql, arguments) ?? 0
         }
     }
 
@@ -101,7 +97,7 @@ extension Store {
         var lines = [sql]
         for (i, a) in arguments.enumerated() {
             // A number beyond an Int64 is bound as 16 bytes (WideInteger.swift): show the number it stands for.
-            if case .blob(let data) = a.storage, let wide = WideInteger.decode(blob: data) {
+            if case .blob(let data) = a, let wide = WideInteger.decode(blob: data) {
                 lines.append("  ?\(i + 1) = \(wide) (beyond an Int64: bound as 16 bytes)")
             } else {
                 lines.append("  ?\(i + 1) = \(a)")
@@ -128,24 +124,21 @@ enum SortOrder {
 /// One row of a plan's columns, as the statement has just been stepped (`Store.fetchRows`): valid only inside the
 /// call that hands it over.
 public struct FetchedRow {
-    let statement: OpaquePointer
+    let statement: any StorageStatement
     let types: [AttributeType]
 
     public var count: Int { types.count }
 
     /// Column `i`'s value, as `fetchColumns` gives it: its stored value read in place, through the one decoder.
     public func value(_ i: Int) -> Value {
-        Value(stored: StoredValue(statement: statement, index: Int32(i)), as: types[i])
+        Value(stored: statement.column(Int32(i)), as: types[i])
     }
 
     /// Column `i`'s UTF-8, read in place, when `value(i)` is `.string` of exactly those bytes: text stored in a
     /// string column, all ASCII and without NUL (GRDB reads text up to a NUL and repairs what is not UTF-8, so
     /// other text goes through `value(i)`); else nil, and `body` is not called.
     public func withASCIIText<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
-        let column = Int32(i)
-        guard types[i] == .string, sqlite3_column_type(statement, column) == SQLITE_TEXT,
-              let text = sqlite3_column_text(statement, column) else { return nil }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column)))
+        guard types[i] == .string, let bytes = statement.text(Int32(i)) else { return nil }
         for byte in bytes where byte == 0 || byte >= 0x80 { return nil }
         return try body(bytes)
     }

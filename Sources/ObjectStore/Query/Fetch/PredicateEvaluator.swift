@@ -157,7 +157,7 @@ package struct PredicateEvaluator {
                 var inner = env
                 inner[c.elementScope] = element
                 let v = try value(.attribute(valuePath, a), inner)
-                if !v.isNull { items.append(StoredValue(v.databaseValue(for: a.type))) }
+                if !v.isNull { items.append(v.storedValue(for: a.type)) }
             }
             return items.isEmpty ? .null : .string(StoredValue.listText(items))
         }

@@ -1,12 +1,9 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 /// The rows of a fetch plan's columns, read one at a time from an open cursor.
 public struct StoredRowCursor {
-    /// The statement the cursor steps (its values are read in place).
-    let statement: Statement
-    let cursor: GRDB.RowCursor
+    /// The storage's cursor (its statement's values are read in place).
+    var cursor: StorageCursor
     public let columnCount: Int
 
     /// The next row's stored values, in column order; nil after the last row.
@@ -18,12 +15,12 @@ public struct StoredRowCursor {
     /// The next row's stored values into `values` (replacing what it held, keeping its storage: a report reads
     /// every row through one array); false after the last row.
     public mutating func next(into values: inout [StoredValue]) throws -> Bool {
-        guard try cursor.next() != nil else { return false }
-        // Read in place from the statement GRDB has just stepped (StoredValue.swift).
-        let statement = self.statement.sqliteStatement
+        guard try cursor.step() else { return false }
+        // Read in place from the statement just stepped.
+        let statement = cursor.statement
         values.removeAll(keepingCapacity: true)
         values.reserveCapacity(columnCount)
-        for i in 0..<Int32(columnCount) { values.append(StoredValue(statement: statement, index: i)) }
+        for i in 0..<Int32(columnCount) { values.append(statement.column(i)) }
         return true
     }
 }
@@ -39,18 +36,15 @@ extension Store {
             // One transaction for the count and the rows (a read-only store's `read` has begun it already).
             func inOneTransaction(_ work: () throws -> Void) throws {
                 if db.isInsideTransaction { return try work() }
-                try db.inTransaction(.deferred) { try work(); return .commit }
+                try db.transaction(.deferred) { try work(); return .commit }
             }
             try inOneTransaction {
                 var count: Int?
                 if counted {
                     let (countSQL, countArguments) = plan.sql(.count, in: db)
-                    count = try Int.fetchOne(db, sql: countSQL, arguments: StatementArguments(countArguments)) ?? 0
+                    count = try db.int(countSQL, countArguments) ?? 0
                 }
-                let statement = try db.makeStatement(sql: sql)
-                var cursor = StoredRowCursor(statement: statement,
-                                             cursor: try Row.fetchCursor(statement, arguments: StatementArguments(arguments)),
-                                             columnCount: plan.columns.count)
+                var cursor = StoredRowCursor(cursor: try db.cursor(sql, arguments), columnCount: plan.columns.count)
                 result = try body(count, &cursor)
             }
             return result!

@@ -9,7 +9,8 @@ package struct SQLiteDialect: SQLDialect {
 
     package init() {}
 
-    package func prepare(_ db: Database) { StoreFunctions.register(in: db) }
+    /// Makes a fresh connection able to run the dialect's SQL: registers the functions and collations it names.
+    func prepare(_ db: Database) { StoreFunctions.register(in: db) }
 
     package func placeholder(_ position: Int) -> String { "?\(position)" }
 
@@ -198,9 +199,9 @@ package struct SQLiteDialect: SQLDialect {
 
     package func wideOrderKey(_ value: String) -> String { "\(WideInteger.orderFunction)(\(value))" }
 
-    package func wideValue(_ value: Int128) -> DatabaseValue { WideInteger.encode(value) }
+    package func wideValue(_ value: Int128) -> StoredValue { WideInteger.encode(value) }
 
-    package func inList(_ lhs: String, _ values: [DatabaseValue], bind: (DatabaseValue) -> String) -> String {
+    package func inList(_ lhs: String, _ values: [StoredValue], bind: (StoredValue) -> String) -> String {
         if values.count <= SQLiteDialect.placeholderListLimit {
             return "\(lhs) IN (\(values.map(bind).joined(separator: ", ")))"
         }
@@ -208,14 +209,14 @@ package struct SQLiteDialect: SQLDialect {
         // JSON form, so those few stay placeholders beside the array.
         var json = "["
         json.reserveCapacity(values.count * 8)
-        var others: [DatabaseValue] = []
+        var others: [StoredValue] = []
         var first = true
         for value in values {
             let item: String
-            switch value.storage {
-            case .int64(let i): item = String(i)
-            case .double(let d) where d.isFinite: item = "\(d)"
-            case .string(let s): item = SQLiteDialect.jsonString(s)
+            switch value {
+            case .integer(let i): item = String(i)
+            case .real(let d) where d.isFinite: item = "\(d)"
+            case .text(let s): item = SQLiteDialect.jsonString(s)
             default: others.append(value); continue
             }
             if !first { json += "," }
@@ -223,7 +224,7 @@ package struct SQLiteDialect: SQLDialect {
             first = false
         }
         json += "]"
-        var sql = "\(lhs) IN (SELECT value FROM json_each(\(bind(json.databaseValue))))"
+        var sql = "\(lhs) IN (SELECT value FROM json_each(\(bind(.text(json)))))"
         if !others.isEmpty { sql = "(\(sql) OR \(lhs) IN (\(others.map(bind).joined(separator: ", "))))" }
         return sql
     }

@@ -26,9 +26,9 @@ public enum WideInteger {
     static let orderFunction = "bk_wide_order"
 
     /// The SQL value of `value`: an INTEGER when it fits, else the 16-byte encoding.
-    public static func encode(_ value: Int128) -> DatabaseValue {
-        if let small = Int64(exactly: value) { return small.databaseValue }
-        return orderKey(value).databaseValue
+    public static func encode(_ value: Int128) -> StoredValue {
+        if let small = Int64(exactly: value) { return .integer(small) }
+        return .blob(orderKey(value))
     }
 
     /// An INTEGER when it fits, else a REAL on the same side of every Int64 (-2^63 - 1 would round to -2^63).
@@ -84,7 +84,7 @@ public enum WideInteger {
             guard let x = decode(values[0]), let k = Int.fromDatabaseValue(values[1]) else { return nil }
             let (product, overflow) = x.multipliedReportingOverflow(by: DecimalNumber.powerOfTen(k))
             if overflow { throw WideIntegerError(message: "a number beyond 38 digits cannot be compared") }
-            return encode(product)
+            return encode(product).databaseValue
         })
         // The number as a REAL (a sum compared with a Double or an average).
         db.add(function: DatabaseFunction(realFunction, argumentCount: 1, pure: true) { values in
@@ -109,7 +109,7 @@ struct WideMinimum: DatabaseAggregate {
         guard let x = WideInteger.decode(values[0]) else { return }
         value = Swift.min(value ?? x, x)
     }
-    func finalize() -> (any DatabaseValueConvertible)? { value.map(WideInteger.encode) }
+    func finalize() -> (any DatabaseValueConvertible)? { value.map { WideInteger.encode($0).databaseValue } }
 }
 
 struct WideMaximum: DatabaseAggregate {
@@ -118,7 +118,7 @@ struct WideMaximum: DatabaseAggregate {
         guard let x = WideInteger.decode(values[0]) else { return }
         value = Swift.max(value ?? x, x)
     }
-    func finalize() -> (any DatabaseValueConvertible)? { value.map(WideInteger.encode) }
+    func finalize() -> (any DatabaseValueConvertible)? { value.map { WideInteger.encode($0).databaseValue } }
 }
 
 extension DatabaseValue.Storage {

@@ -1,4 +1,3 @@
-import GRDB
 
 /// What the user says about a migration: names that changed, values for attributes that become required,
 /// and whether changes that lose data are accepted.
@@ -26,7 +25,7 @@ public struct MigrationPlan: Sendable {
     /// One statement of the plan, with its bound arguments.
     public struct Step: Sendable, CustomStringConvertible {
         public let sql: String
-        public let arguments: [DatabaseValue]
+        public let arguments: [StoredValue]
 
         public var description: String {
             arguments.isEmpty ? sql + ";" : sql + ";  -- " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", ")

@@ -117,7 +117,7 @@ private struct Planner {
     }
 
     mutating func step(_ sql: String, _ arguments: [DatabaseValue] = []) {
-        plan.steps.append(MigrationPlan.Step(sql: sql, arguments: arguments))
+        plan.steps.append(MigrationPlan.Step(sql: sql, arguments: arguments.map { StoredValue($0) }))
     }
 
     /// Tables the plan drops: removed, or rebuilt (dropped and replaced by a new table of the same name).
@@ -392,7 +392,7 @@ private struct Planner {
     /// cleared: a blocker naming it. (An ID never handed out was written by another tool: the key check blocks.)
     mutating func clearDeletedReferences(_ entity: String, _ r: Relationship, column: String, table: String,
                                          oldDestination: String, required: Bool) throws {
-        let highest = try Store.highestHandedOutID(db, entity: oldDestination)
+        let highest = try Store.highestHandedOutID(db.storage, entity: oldDestination)
         func deleted(_ destination: String) -> String {
             "\(quoted(column)) BETWEEN 1 AND \(highest) AND \(quoted(column)) NOT IN (SELECT \"id\" FROM \(quoted(destination)))"
         }

@@ -33,7 +33,7 @@ extension Store {
         guard !writing, plan.isAutomatic, plan.unknownNames.isEmpty else {
             throw StoreError.needsMigratingReadOnly(path: path)
         }
-        if !plan.steps.isEmpty { try read { db in try overlayModel(db) } }
+        if !plan.steps.isEmpty { try readSQLite { db in try overlayModel(db) } }
         readAsItIs = plan
     }
 

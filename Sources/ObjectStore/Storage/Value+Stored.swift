@@ -1,36 +1,49 @@
 import Foundation
-import GRDB
 
-// The one place where values cross into and out of SQLite's storage classes.
+// The one place where values cross into and out of storage classes (StoredValue).
 
 extension Value {
-    /// The value as stored in a column of `type`: decimals as integer units at the attribute's scale,
-    /// booleans as 0/1, dates and date-times as ISO text. The value must fit the type.
-    func databaseValue(for type: AttributeType) -> DatabaseValue {
+    /// The value as stored in a column of `type`: decimals as integer units at the attribute's scale (beyond an
+    /// Int64 only in a predicate's constants, as WideInteger.swift encodes them), booleans as 0/1, dates and
+    /// date-times as ISO text. The value must fit the type.
+    @inline(__always)
+    func storedValue(for type: AttributeType) -> StoredValue {
         switch (self, type) {
         case (.null, _): return .null
-        case (.string(let s), _): return s.databaseValue
-        case (.integer(let i), _): return i.databaseValue
+        case (.string(let s), _): return .text(s)
+        case (.integer(let i), _): return .integer(i)
         case (.decimal(let d), .decimal(let scale)):
-            return (d.exactly(atScale: scale) ?? d.rounded(toScale: scale)!).wideDatabaseValue
-        case (.decimal(let d), _): return d.wideDatabaseValue
-        case (.double(let d), _): return d.databaseValue
-        case (.boolean(let b), _): return (b ? 1 : 0).databaseValue
-        case (.date(let d), _): return d.description.databaseValue
-        case (.dateTime(let t), _): return t.description.databaseValue
-        case (.binary(let data), _): return data.databaseValue
+            if d.scale == scale, let units = d.storedUnits { return .integer(units) }
+            return (d.exactly(atScale: scale) ?? d.rounded(toScale: scale)!).wideStoredValue
+        case (.decimal(let d), _): return d.wideStoredValue
+        case (.double(let d), _): return .real(d)
+        case (.boolean(let b), _): return .integer(b ? 1 : 0)
+        case (.date(let d), _): return .text(StoredValue.iso(d))
+        case (.dateTime(let t), _): return .text(t.description)
+        case (.binary(let data), _): return .blob(data)
         }
-    }
-
-    /// Reads a stored value back as `type`: `Value(stored:as:)`, from what GRDB has read.
-    init(databaseValue dbValue: DatabaseValue, as type: AttributeType) {
-        self.init(stored: StoredValue(dbValue), as: type)
     }
 
     /// The one decoder from storage, to a `Value` (`StoredValue.decoded(as:)` has the rules).
     @inlinable
     public init(stored: StoredValue, as type: AttributeType) {
         self = stored.decoded(as: type)
+    }
+}
+
+extension StoredValue {
+    /// `YYYY-MM-DD` without the several small strings `Day.description` makes.
+    static func iso(_ d: Day) -> String {
+        guard (1...9999).contains(d.year) else { return d.description }
+        return String(unsafeUninitializedCapacity: 10) { out in
+            var y = d.year
+            for i in (0..<4).reversed() { out[i] = UInt8(48 + y % 10); y /= 10 }
+            out[4] = UInt8(ascii: "-")
+            out[5] = UInt8(48 + d.month / 10); out[6] = UInt8(48 + d.month % 10)
+            out[7] = UInt8(ascii: "-")
+            out[8] = UInt8(48 + d.day / 10); out[9] = UInt8(48 + d.day % 10)
+            return 10
+        }
     }
 }
 

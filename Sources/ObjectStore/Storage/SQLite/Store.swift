@@ -44,13 +44,17 @@ public final class Store: @unchecked Sendable {
     var snapshotWait: TimeInterval = 30
     /// The SQLite connection behind `queue`, for what a failed call leaves on it (`sqlite3_system_errno`).
     private let connection: OpaquePointer?
+    /// The same connection as the storage protocol, which the engine's statements run on (`read`, `write`).
+    let storage: SQLiteConnection
 
     private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
         self.model = model
         self.isReadOnly = readOnly
         self.queue = queue
-        self.connection = queue.inDatabase { $0.sqliteConnection }
+        let handle = queue.inDatabase { $0.sqliteConnection }
+        self.connection = handle
+        self.storage = SQLiteConnection(handle: handle!)
         self.unlockedSince = unlockedSince
         if unlockedSince != nil { Store.registerUnlocked(self) }
     }
@@ -80,7 +84,7 @@ public final class Store: @unchecked Sendable {
             if !readOnly && wal { try db.execute(sql: StoreSQL.fileJournal(.writeAheadLog)) }
             for setting in StoreSQL.connectionSettings(readOnly: readOnly) { try db.execute(sql: setting) }
             if !checkpointOnClose, let handle = db.sqliteConnection { _ = bk_set_no_checkpoint_on_close(handle, 1) }
-            Store.dialect.prepare(db)
+            SQLiteDialect().prepare(db)
         }
         return config
     }
@@ -212,10 +216,10 @@ public final class Store: @unchecked Sendable {
                 if store.isReadOnly && readOnly && format <= formatVersion && FileManager.default.isWritableFile(atPath: path)
                     && folderIsWritable(path) && migrate {
                     // (This reader's connection closed first: the writer's, closed last, removes the -wal and -shm.)
-                    try? store.queue.close()
+                    try? store.closeQueue()
                     let writer = try open(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, migrate: true)
                     let migration = writer.migration
-                    try writer.queue.close()
+                    try writer.closeQueue()
                     let reader = try open(at: path, model: model, readOnly: true, busyTimeout: busyTimeout, migrate: false)
                     reader.migration = migration
                     return reader
@@ -231,7 +235,7 @@ public final class Store: @unchecked Sendable {
         } catch {
             // Closed at once: a connection left to the end of the process left the -wal and -shm files beside the
             // store of a command (a dry run too) that was refused.
-            try? store.queue.close()
+            try? store.closeQueue()
             throw error
         }
         return store
@@ -244,9 +248,9 @@ public final class Store: @unchecked Sendable {
         let recorded: Model
         do {
             recorded = try store.recordedModel()
-            try store.queue.close()
+            try store.closeQueue()
         } catch {
-            try? store.queue.close()
+            try? store.closeQueue()
             throw error
         }
         return try open(at: path, model: recorded, readOnly: true, busyTimeout: busyTimeout, migrate: false)
@@ -488,7 +492,13 @@ public final class Store: @unchecked Sendable {
 
     /// Runs `body` on the connection (for reads that see committed data): a store opened read-only in one read
     /// transaction, whose snapshot is taken first (`beginSnapshot`); a writable one outside any transaction.
-    package func read<T>(_ body: (Database) throws -> T) throws -> T {
+    package func read<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
+        try readSQLite { _ in try body(storage) }
+    }
+
+    /// `read`, with GRDB's connection: for the parts of the store that are SQLite's own (opening, migrating,
+    /// checking and copying a store file).
+    func readSQLite<T>(_ body: (Database) throws -> T) throws -> T {
         guard isReadOnly else { return try mapErrors(writes: false) { try queue.inDatabase(body) } }
         return try mapErrors(writes: false) {
             try queue.inDatabase { db in
@@ -531,7 +541,12 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Runs `body` in one immediate write transaction: all of it is committed, or none of it.
-    package func write<T>(_ body: (Database) throws -> T) throws -> T {
+    package func write<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
+        try writeSQLite { _ in try body(storage) }
+    }
+
+    /// `write`, with GRDB's connection (see `readSQLite`).
+    func writeSQLite<T>(_ body: (Database) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.readOnly(path: path) }
         return try mapErrors {
             try queue.inDatabase { db in
@@ -542,7 +557,7 @@ public final class Store: @unchecked Sendable {
                     try confirmSchemaUnchanged(db)
                     beginActivity()
                     defer { endActivity() }
-                    try recordMissingIDMarks(db)
+                    try recordMissingIDMarks(storage)
                     result = try body(db)
                     CommitProgress.beginCommit()
                     committing = true
@@ -581,6 +596,11 @@ public final class Store: @unchecked Sendable {
     func mapErrors<T>(writes: Bool = true, _ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch let error as StorageError {
+            // A statement of the storage protocol (SQLiteConnection): the same failure as GRDB's, worded alike.
+            return try mapErrors(writes: writes) {
+                throw DatabaseError(resultCode: ResultCode(rawValue: error.code), message: error.message, sql: error.sql)
+            }
         } catch let error as DatabaseError {
             // A temporary file SQLite could not open for want of descriptors.
             if [.SQLITE_CANTOPEN, .SQLITE_IOERR].contains(error.resultCode), let exhausted = OpenFiles.exhausted() {
@@ -621,9 +641,12 @@ public final class Store: @unchecked Sendable {
     /// aggregate or a large sort writes, rather than the store. `writes` false for a read, which writes only those.
     /// Nil for every other failure.
     static func fileSizeLimitReached(_ code: Int32, connection: OpaquePointer?, path: String, writes: Bool) -> String? {
-        let primary = code & 0xFF
         guard let connection else { return nil }
-        let system = sqlite3_system_errno(connection)
+        return fileSizeLimitReached(code, systemErrno: sqlite3_system_errno(connection), path: path, writes: writes)
+    }
+
+    static func fileSizeLimitReached(_ code: Int32, systemErrno system: Int32, path: String, writes: Bool) -> String? {
+        let primary = code & 0xFF
         // A read writes only SQLite's temporary files, so a full disk or a folder it cannot use is theirs, not the
         // store's (`database or disk is full`, `unable to open database file` blamed the store: found by the attack
         // on 0.6.0 before it landed).
@@ -651,5 +674,22 @@ public final class Store: @unchecked Sendable {
             if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(folder, W_OK | X_OK) == 0 { return folder }
         }
         return "."
+    }
+}
+
+extension Store {
+    /// A failure of a batch's statement, in the batch's words (as its statements on SQLite's C API worded them).
+    func batchError(_ error: StorageError) -> BatchError {
+        switch error.kind {
+        case .busy: return .busy(path: path)
+        case .readOnly: return .readOnly(path: path)
+        case .constraint: return .constraint(error.description)
+        case .damaged: return .sqlite(Store.damaged(path, error.message))
+        case .other:
+            if let detail = Store.fileSizeLimitReached(error.code, systemErrno: error.systemErrno, path: path, writes: true) {
+                return .sqlite("\(path): \(error.message): \(detail)")
+            }
+            return .sqlite("\(path): \(error.description)")
+        }
     }
 }

@@ -12,7 +12,7 @@ public struct MigrationResult: Sendable {
 extension Store {
     /// The model the store was written with, as recorded in its metadata.
     public func recordedModel() throws -> Model {
-        try read { db in try recordedModel(db) }
+        try readSQLite { db in try recordedModel(db) }
     }
 
     func recordedModel(_ db: Database) throws -> Model {
@@ -26,7 +26,13 @@ extension Store {
     /// Closes the connection now: at the end of a command that failed, one left open left the -wal and -shm files
     /// beside the store.
     public func closeConnection() {
-        try? queue.close()
+        try? closeQueue()
+    }
+
+    /// Closes the connection, after the statements kept on it (SQLite will not close a connection that has some).
+    func closeQueue() throws {
+        storage.finalizeStatements()
+        try queue.close()
     }
 
     /// The hash of the model the store records now.
@@ -37,7 +43,7 @@ extension Store {
     /// The plan that would bring the store to the current model, made from one state of the store (the recorded
     /// model and the schema read in one transaction).
     public func migrationPlan(_ options: MigrationOptions = MigrationOptions()) throws -> MigrationPlan {
-        try read { db in
+        try readSQLite { db in
             func plan() throws -> MigrationPlan {
                 var plan = try MigrationPlanner.plan(from: try recordedModel(db), to: model, in: db, options: options)
                 plan.recordedHash = try Store.recordedHash(db)
@@ -154,7 +160,7 @@ extension Store {
         var found = plan
         for step in plan.steps {
             do {
-                try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments))
+                try db.execute(sql: step.sql, arguments: StatementArguments(step.arguments.map(\.databaseValue)))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR || error.resultCode == .SQLITE_CONSTRAINT {
                 found.blockers.append("SQLite refuses the step \(step.sql): \(error.message ?? "\(error.resultCode)")")
                 return found
@@ -170,7 +176,7 @@ extension Store {
             return entity
         }
         if !ruled.isEmpty {
-            found.brokenRules = try ruleViolations(db, limit: 5, entities: ruled, counting: true)
+            found.brokenRules = try ruleViolations(storage, limit: 5, entities: ruled, counting: true)
         }
         return found
     }
@@ -239,14 +245,14 @@ extension Store {
             let plan = try migrationPlan()
             if plan.recordedHash == model.versionHash {
                 // Migrated by another process since this one read the metadata.
-                if let checkpoint = try read({ db in try checkpointAtModel(db) }) { schemaCheckpoint = checkpoint }
+                if let checkpoint = try readSQLite({ db in try checkpointAtModel(db) }) { schemaCheckpoint = checkpoint }
                 return
             }
             if plan.steps.isEmpty && plan.isAutomatic && (isReadOnly || plan.newRules.isEmpty) {
                 // Nothing in the schema changed (sorts, defaults, delete rules), and no rule was added that existing
                 // objects must be checked against: just record the model.
                 if isReadOnly { return }
-                let recorded = try write { db -> Bool in
+                let recorded = try writeSQLite { db -> Bool in
                     guard try Store.recordedHash(db) == plan.recordedHash else { return false }
                     try recordModel(db)
                     // Said on stderr as any migration opening the store makes (attack 27, finding 11: a reading

@@ -19,7 +19,7 @@ extension Store {
     public func check(limit: Int = 20, notes: inout [String]) throws -> [String] {
         // SQLite's integrity check gives one row of text per damaged b-tree, several problems a line each; it may
         // also stop at a page it cannot read, which is damage to list too, not a reason to stop.
-        let integrity = try read { db in try Store.integrityLines(db, limit: limit) }
+        let integrity = try readSQLite { db in try Store.integrityLines(db, limit: limit) }
         try confirmSteadyRead()
         if integrity.isEmpty {
             return try modelChecks(limit: limit, notes: &notes)
@@ -97,7 +97,7 @@ extension Store {
         var kept: [String] = []
         var shape = SchemaShape()
         var schemaDiffers = false
-        try read { db in
+        try readSQLite { db in
             shape = try SchemaShape.read(db)
             let differences = shape.differences(from: try SchemaShape.expected(for: model))
             schemaDiffers = !differences.isEmpty
@@ -161,7 +161,7 @@ extension Store {
                     // An ID from 1 up to the largest bookkeeper ever handed out belonged to an object that was
                     // deleted: what a successful delete leaves, a note. One above it, or below 1, was never handed
                     // out (another tool wrote it): a problem.
-                    let highest = try Store.highestHandedOutID(db, entity: r.destination)
+                    let highest = try Store.highestHandedOutID(storage, entity: r.destination)
                     func dangling(handedOut: Bool) -> String {
                         CheckSQL.danglingReferences(table, column: column, destination: r.destination, highest: highest, handedOut: handedOut)
                     }
@@ -235,7 +235,7 @@ extension Store {
                             if found <= limit {
                                 problems.append("\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(text.debugDescription), which is not a \(a.type.name)")
                             }
-                        } else if case .text(let stored) = value.sqlValue(for: a.type), stored != text {
+                        } else if case .text(let stored) = value.storedValue(for: a.type), stored != text {
                             // A value in another form (an offset, a space for the T: written by another tool) is shown
                             // as its instant, but predicates and sorts compare the stored text: found and ordered wrongly.
                             found += 1
@@ -311,37 +311,6 @@ extension Store {
         return problems
     }
 
-    /// The objects that break the model's rules, `Entity/ID: message` each, at most `limit` per rule; used by
-    /// `check` and by every batch before it commits.
-    /// With `counting`, a rule broken more than `limit` times ends with `… and N more`.
-    func ruleViolations(_ db: Database, limit: Int, entities: [Entity]? = nil, counting: Bool = false) throws -> [String] {
-        var problems: [String] = []
-        for entity in entities ?? model.entities {
-            for rule in entity.rules {
-                let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))", limit: limit),
-                                         model: model, columns: [])
-                let (sql, arguments) = plan.sql(.objects)
-                // Named by ID and natural key, as the context names objects (`Order/3 "B-2"`): inside a batch the
-                // ID may be one that is rolled back, the key is what the user wrote.
-                let rows = try Row.fetchAll(db, sql: CheckSQL.objects(of: sql, key: entity.naturalKey), arguments: StatementArguments(arguments))
-                for row in rows {
-                    // (Any storage class: in a table another tool rebuilt, "id" may be other than the row ID.)
-                    let id: DatabaseValue = row[0]
-                    let stored: DatabaseValue = row[1]
-                    let keyText = stored.isNull ? "" : entity.naturalKey.flatMap(entity.attribute(named:))
-                        .map { " \"\(Value(databaseValue: stored, as: $0.type).text(in: .process))\"" } ?? ""
-                    problems.append("\(entity.name)/\(id)\(keyText): \(rule.message)")
-                }
-                if counting && rows.count == limit {
-                    let all = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
-                    let (sql, arguments) = all.sql(.objects)
-                    let total = try Int.fetchOne(db, sql: CheckSQL.count(of: sql), arguments: StatementArguments(arguments)) ?? 0
-                    if total > limit { problems.append("\(entity.name): … and \(total - limit) more: \(rule.message)") }
-                }
-            }
-        }
-        return problems
-    }
 
     /// A consistent copy of the store at `target` (SQLite's online backup API), assembled through the one output
     /// module: beside the target under a temporary name and renamed when complete (no half copy is ever left at
