@@ -19,7 +19,7 @@ package protocol SQLDialect: Sendable {
 
     // MARK: Types (SQLDialectFeature.exactDecimals, .dates, .dateTimes, .booleans, .blobs)
 
-    /// The column type that stores an attribute's values (as Value+Database binds and reads them).
+    /// The column type that stores an attribute's values (as Value+Stored binds and reads them).
     func columnType(_ type: AttributeType) -> String
     /// A stored Boolean column as the decoder reads it (StoredValue.decoded: nonzero is yes), 1, 0 or NULL, so
     /// that predicates, sort keys and group keys give the value `fetch` and `show` print: a 2 that another tool

@@ -41,7 +41,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One attribute value. Typed: the store converts to and from SQLite's storage classes in one place
-/// (`Value+Database.swift`), and text input in one other (`Value+Text.swift`).
+/// (`Value+Stored.swift`), and text input in one other (`Value+Text.swift`).
 public enum Value: Sendable, Hashable, CustomStringConvertible {
     case null
     case string(String)
