@@ -46,7 +46,7 @@ let package = Package(
                 "ValueText",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
-                // The batch writer binds values through the SQLite C API (see Batch/SQLStatement.swift).
+                // The storage protocol's SQLite implementation binds and reads through the C API (SQL/SQLite/SQLiteConnection.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
             ]
@@ -81,7 +81,7 @@ let package = Package(
             name: "BookkeeperCLI",
             dependencies: [
                 "ObjectStore", "Bookkeeping", "Importer", "Exporter", "CSV", "FileOutput", "LocalTime",
-                "Reports", "ReportRenderers",
+                "Reports", "ReportRenderers", "ValueText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

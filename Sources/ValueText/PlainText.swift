@@ -25,27 +25,43 @@ package enum PlainText {
         LocalDateTime(secondsSinceEpoch: secondsSinceEpoch, timeZone: zone).iso8601
     }
 
+    /// `1,234`: a count in a message (never negative), its digits grouped by threes.
+    package static func groupedDigits(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return out
+    }
+
     /// Items of a list (a to-many column), each already written, joined with `, `; an item that would not read
-    /// back as itself — empty, holding a comma, a quote or a line break, or beginning or ending with a space — in
-    /// quotes, a quote inside written twice (`"x, y", z`). The rule of ObjectStore's `ListText.join`, which `export`
-    /// writes and `import` reads.
+    /// back as itself in quotes (`listItem`): `"x, y", z`. The rule `export` writes and `import` reads
+    /// (ObjectStore's `ListText`).
     package static func list(_ items: [String]) -> String {
-        items.map { item -> String in
-            let scalars = item.unicodeScalars
-            // Unicode's White_Space: what Foundation's whitespacesAndNewlines holds, which ListText trims.
-            func isSpace(_ s: Unicode.Scalar) -> Bool { s.properties.isWhitespace }
-            let needs = scalars.isEmpty || isSpace(scalars.first!) || isSpace(scalars.last!)
-                || scalars.contains { $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "," }
-            guard needs else { return item }
-            var quoted = String.UnicodeScalarView()
-            quoted.append("\"")
-            for scalar in scalars {
-                quoted.append(scalar)
-                if scalar == "\"" { quoted.append("\"") }
-            }
-            quoted.append("\"")
-            return String(quoted)
-        }.joined(separator: ", ")
+        items.map { listItem($0) }.joined(separator: ", ")
+    }
+
+    /// `item` as written in a list separated by `separator`: as it is, or in quotes when it would not read back as
+    /// itself — empty, holding the separator, a quote or a line break, or beginning or ending with a space (Unicode's
+    /// White_Space, which Foundation's `whitespacesAndNewlines` holds and a list's reader trims) — a quote inside
+    /// written twice. Scalar by scalar: a quote followed by a combining accent is one Character, which String's own
+    /// replacing would not see as a quote.
+    package static func listItem(_ item: String, separator: Unicode.Scalar = ",") -> String {
+        let scalars = item.unicodeScalars
+        func isSpace(_ s: Unicode.Scalar) -> Bool { s.properties.isWhitespace }
+        let needs = scalars.isEmpty || isSpace(scalars.first!) || isSpace(scalars.last!)
+            || scalars.contains { $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == separator }
+        guard needs else { return item }
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in scalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append("\"") }
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     package static func bytes(_ bytes: some Sequence<UInt8>) -> String {

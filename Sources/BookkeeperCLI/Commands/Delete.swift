@@ -1,5 +1,6 @@
 import ArgumentParser
 import ObjectStore
+import ValueText
 
 struct Delete: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -68,14 +69,14 @@ struct Delete: StoreCommand {
         let result = try context.execute(request)
         let n = result.requested.count
         let entityName = result.entity
-        var line = "\(BatchPredicate.grouped(n)) \(entityName) object\(n == 1 ? "" : "s")"
+        var line = "\(PlainText.groupedDigits(n)) \(entityName) object\(n == 1 ? "" : "s")"
         if !result.cascaded.isEmpty {
             var byEntity: [(String, Int)] = []
             for id in result.cascaded {
                 if let k = byEntity.firstIndex(where: { $0.0 == id.entity }) { byEntity[k].1 += 1 } else { byEntity.append((id.entity, 1)) }
             }
             let c = result.cascaded.count
-            line += " and \(BatchPredicate.grouped(c)) dependant\(c == 1 ? "" : "s") (\(byEntity.map { "\(BatchPredicate.grouped($0.1)) \($0.0)" }.joined(separator: ", ")))"
+            line += " and \(PlainText.groupedDigits(c)) dependant\(c == 1 ? "" : "s") (\(byEntity.map { "\(PlainText.groupedDigits($0.1)) \($0.0)" }.joined(separator: ", ")))"
         }
         if dryRun {
             for id in result.requested { print("delete \(id)") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ObjectStore
+import ValueText
 
 struct Update: StoreCommand {
     static let configuration = CommandConfiguration(
@@ -45,9 +46,9 @@ struct Update: StoreCommand {
             for change in result.changes {
                 print("\(change.object): " + change.values.map { "\($0.key) \(shown($0.old)) → \(shown($0.new))" }.joined(separator: ", "))
             }
-            confirm("would update \(BatchPredicate.grouped(result.updated)) \(noun) (dry run: nothing changed)")
+            confirm("would update \(PlainText.groupedDigits(result.updated)) \(noun) (dry run: nothing changed)")
         } else {
-            confirm("updated \(BatchPredicate.grouped(result.updated)) \(noun)")
+            confirm("updated \(PlainText.groupedDigits(result.updated)) \(noun)")
         }
     }
 
@@ -78,16 +79,5 @@ enum BatchPredicate {
         var request = FetchRequest(entity: entity, predicate: predicates.first, variables: variables, arguments: arguments)
         request.morePredicates = Array(predicates.dropFirst())
         return request
-    }
-
-    /// `1,234`.
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return out
     }
 }

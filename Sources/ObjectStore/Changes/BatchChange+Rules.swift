@@ -4,6 +4,8 @@
 // (`NOT (rule)` restricted to them), worded as `check` and every import word a broken rule; and objects named in
 // messages, at most five and a count of the rest.
 
+import ValueText
+
 /// A batch change in progress inside one write transaction.
 struct BatchChange {
     let model: Model
@@ -82,18 +84,7 @@ struct BatchChange {
     /// `Order/1, Order/2, Order/3, Order/4, Order/5 and 1,229 more`: the first five of `count` objects.
     static func listed(_ first: [ObjectID], count: Int) -> String {
         let shown = first.prefix(5).map(\.description).joined(separator: ", ")
-        return count > 5 ? "\(shown) and \(grouped(count - 5)) more" : shown
-    }
-
-    /// `1,234`.
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return out
+        return count > 5 ? "\(shown) and \(PlainText.groupedDigits(count - 5)) more" : shown
     }
 }
 

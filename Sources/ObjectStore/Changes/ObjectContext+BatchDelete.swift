@@ -1,9 +1,10 @@
-
 // A batch delete: every object a predicate finds, with the model's delete rules applied as a save applies them —
 // Cascade (to any depth: one statement per relationship and round, until a round finds nothing new), Deny (the
 // whole batch refused, naming the objects and what refers to them), Nullify (one UPDATE per relationship; a
 // required reference refused), No Action (references kept, and counted) — then the model's rules on every object
 // whose rules read a deleted or cleared one. Any problem rolls everything back.
+
+import ValueText
 
 extension ObjectContext {
     /// Runs a batch delete (see `BatchDeleteRequest`). Every problem is reported together as a `ValidationError`
@@ -75,7 +76,7 @@ extension ObjectContext {
                     if inverse.isRequired {
                         let objects = Array(Set(pairs.map(\.1))).sorted()
                         let labels = try self.labels(objects.prefix(5).map { $0 }, of: d, db, sql)
-                        let more = objects.count > 5 ? " and \(BatchChange.grouped(objects.count - 5)) more" : ""
+                        let more = objects.count > 5 ? " and \(PlainText.groupedDigits(objects.count - 5)) more" : ""
                         issues.append("\(d.name).\(inverse.name) is required, but the deletion would clear it on \(labels.joined(separator: ", "))\(more)")
                     }
                     // Their own rules, and those that read them, are checked after the change (found now, while
@@ -146,7 +147,7 @@ extension ObjectContext {
             lines.append("\(labels[k]) cannot be deleted: \(referrers.count) \(noun) to it (\(shown)\(more)) — \(e.name).\(r.name) has delete rule Deny")
         }
         if blocked.count > 5 {
-            lines.append("… and \(BatchChange.grouped(blocked.count - 5)) more \(e.name) objects cannot be deleted — \(e.name).\(r.name) has delete rule Deny")
+            lines.append("… and \(PlainText.groupedDigits(blocked.count - 5)) more \(e.name) objects cannot be deleted — \(e.name).\(r.name) has delete rule Deny")
         }
         return lines
     }

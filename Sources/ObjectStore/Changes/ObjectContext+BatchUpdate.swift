@@ -1,8 +1,9 @@
-
 // A batch update: the same new values for every object a predicate finds, validated as a save validates, in a few
 // set-based statements — the matching objects' IDs into a temporary table, the checks of the new values (once
 // each: they are the same for every object), the unique values, one UPDATE, then the model's rules on the changed
 // objects and on every object whose rules read them. Any problem rolls everything back.
+
+import ValueText
 
 extension ObjectContext {
     /// Runs a batch update (see `BatchUpdateRequest`). Every problem is reported together as a `ValidationError`
@@ -113,7 +114,7 @@ extension ObjectContext {
         for c in assigned where isUnique(c, entity) && !c.value.isNull && c.value.fits(c.attribute!.type) {
             let name = "\(entity.name).\(c.key)"
             if count > 1 {
-                issues.append("\(name) \"\(c.value)\" would be given to \(BatchChange.grouped(count)) objects (\(objects)): it must be unique")
+                issues.append("\(name) \"\(c.value)\" would be given to \(PlainText.groupedDigits(count)) objects (\(objects)): it must be unique")
             } else if let holder = try uniqueHolder(entity, c.attribute!, c, db) {
                 issues.append("\(name) \"\(c.value)\" already exists (\(holder)), so \(first[0]) cannot have it")
             }

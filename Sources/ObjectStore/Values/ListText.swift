@@ -9,6 +9,7 @@
 // runs to its closing quote, and only spaces may follow it before the separator.
 
 import Foundation
+import ValueText
 
 public enum ListText {
     /// Why a list cannot be read: an item's quote is not closed, or text follows a closing quote.
@@ -34,21 +35,9 @@ public enum ListText {
     /// `item` as written in a list: as it is, or in quotes when it is empty, holds the separator, a quote or a line
     /// break, or begins or ends with a space.
     public static func quotedIfNeeded(_ item: String, separator: Character = ",") -> String {
-        let scalars = item.unicodeScalars
-        let separatorScalars = Array(separator.unicodeScalars)
-        let needs = scalars.isEmpty || isSpace(scalars.first!) || isSpace(scalars.last!)
-            || scalars.contains { $0 == "\"" || $0 == "\n" || $0 == "\r" || separatorScalars.contains($0) }
-        guard needs else { return item }
-        // Scalar by scalar: a quote followed by a combining accent is one Character, which String's own
-        // replacing would not see as a quote.
-        var quoted = String.UnicodeScalarView()
-        quoted.append("\"")
-        for scalar in scalars {
-            quoted.append(scalar)
-            if scalar == "\"" { quoted.append("\"") }
-        }
-        quoted.append("\"")
-        return String(quoted)
+        // One rule for every list bookkeeper writes (ValueText's PlainText.listItem: `fetch`, reports, `show`).
+        precondition(separator.unicodeScalars.count == 1, "a list separator is one character")
+        return PlainText.listItem(item, separator: separator.unicodeScalars.first!)
     }
 
     /// The items of `text`, in order. Empty plain items (`a,,b`, a separator at the end) are left out; a quoted
