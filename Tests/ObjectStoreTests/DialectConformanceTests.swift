@@ -752,6 +752,20 @@ final class DialectConformanceTests: XCTestCase {
             try connection.execute(d.rollback)
         }
         c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 2], "a rollback undoes the transaction's write")
+        // The connection's own transaction ends as its body says, and a body that throws rolls back.
+        try c.transaction(.immediate) {
+            try c.execute("INSERT INTO t (v) VALUES (4)")
+            return .rollback
+        }
+        struct Refused: Error {}
+        do {
+            try c.transaction(.deferred) {
+                try c.execute("INSERT INTO t (v) VALUES (5)")
+                throw Refused()
+            }
+        } catch is Refused {}
+        c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 2], "the connection's transaction rolled back when its body said so or threw")
+        c.check(try !c.run { $0.isInsideTransaction }, "and none is left open")
         try other.close()
     }
 
