@@ -11,7 +11,25 @@ struct DialectImplementation: Sendable {
     let name: String
     let dialect: any SQLDialect
     /// A connection to the database file at `path` (made when missing), refusing at once what another holds.
-    let open: @Sendable (_ path: String) throws -> DatabaseQueue
+    let open: @Sendable (_ path: String) throws -> OpenedConnection
+}
+
+/// A connection the conformance test opened through the storage protocol, and how to use and close it (what owns
+/// the connection stays alive as long as this does).
+struct OpenedConnection {
+    let connection: any StorageConnection
+    /// Runs `body`, which uses the connection, where the implementation lets it be used (as the store runs its
+    /// statements inside `Store.read` and `write`). Calls may nest.
+    let access: (_ body: () throws -> Void) throws -> Void
+    /// Closes the connection; nothing may use it after.
+    let close: () throws -> Void
+
+    /// What `body` gives, run on the connection.
+    func run<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
+        var result: T?
+        try access { result = try body(connection) }
+        return result!
+    }
 }
 
 /// Every `SQLDialectFeature` run against a real connection of every implementation, its meaning checked against the
@@ -21,7 +39,17 @@ struct DialectImplementation: Sendable {
 final class DialectConformanceTests: XCTestCase {
     static let implementations: [DialectImplementation] = [
         DialectImplementation(name: "SQLite", dialect: SQLiteDialect()) { path in
-            try DatabaseQueue(path: path, configuration: Store.configuration(readOnly: false, busyTimeout: 0))
+            // GRDB opens the file as the store does (Store.configuration: settings, busy handling, functions); a
+            // PostgreSQL row opens its own connection here.
+            let queue = try DatabaseQueue(path: path, configuration: Store.configuration(readOnly: false, busyTimeout: 0))
+            let connection = queue.inDatabase { $0.storage }
+            return OpenedConnection(connection: connection, access: { body in
+                // GRDB's commit hook expects to run on the queue's own thread, as the store's statements do.
+                try queue.unsafeReentrantWrite { _ in try body() }
+            }, close: {
+                connection.finalizeStatements()
+                try queue.close()
+            })
         },
     ]
 
@@ -99,10 +127,10 @@ final class DialectConformanceTests: XCTestCase {
 
     private func placeholders(_ c: Conformance) throws {
         let d = c.dialect
-        let row = try c.row("SELECT \(d.placeholder(2)), \(d.placeholder(1)), \(d.placeholder(2))", ["first", 7])
-        c.equal(row[0] as Int?, 7, "the second argument, by number")
-        c.equal(row[1] as String?, "first", "the first argument, after the second")
-        c.equal(row[2] as Int?, 7, "a number named twice is one argument")
+        let row = try c.row("SELECT \(d.placeholder(2)), \(d.placeholder(1)), \(d.placeholder(2))", [.text("first"), .int(7)])
+        c.equal(row[0], .integer(7), "the second argument, by number")
+        c.equal(row[1], .text("first"), "the first argument, after the second")
+        c.equal(row[2], .integer(7), "a number named twice is one argument")
     }
 
     private func identifierQuoting(_ c: Conformance) throws {
@@ -110,8 +138,8 @@ final class DialectConformanceTests: XCTestCase {
         for (i, name) in names.enumerated() {
             let table = c.dialect.quote(name), column = c.dialect.quote(name + " col")
             try c.execute("CREATE TABLE \(table) (\(column) TEXT)")
-            try c.execute("INSERT INTO \(table) (\(column)) VALUES (\(c.dialect.placeholder(1)))", [name + "\(i)"])
-            c.equal(try c.row("SELECT \(column) FROM \(table)")[0] as String?, name + "\(i)", "round trip through \(table).\(column)")
+            try c.execute("INSERT INTO \(table) (\(column)) VALUES (\(c.dialect.placeholder(1)))", [.text(name + "\(i)")])
+            c.equal(try c.row("SELECT \(column) FROM \(table)").string(0), name + "\(i)", "round trip through \(table).\(column)")
         }
     }
 
@@ -127,7 +155,7 @@ final class DialectConformanceTests: XCTestCase {
             try c.execute("CREATE TABLE \(c.dialect.quote(a)) (v INTEGER)")
             let created = (try? c.execute("CREATE TABLE \(c.dialect.quote(b)) (v INTEGER)")) != nil
             c.equal(created, c.dialect.foldName(a) != c.dialect.foldName(b), "\(a) beside \(b)")
-            if !created { c.equal(try c.row("SELECT COUNT(*) FROM \(c.dialect.quote(b))")[0] as Int?, 0, "\(b) reads \(a)") }
+            if !created { c.equal(try c.row("SELECT COUNT(*) FROM \(c.dialect.quote(b))").int(0), 0, "\(b) reads \(a)") }
             try c.execute("DROP TABLE \(c.dialect.quote(a))")
             if created { try c.execute("DROP TABLE \(c.dialect.quote(b))") }
         }
@@ -141,10 +169,10 @@ final class DialectConformanceTests: XCTestCase {
         let d = c.dialect
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v \(d.columnType(type)))")
         for (i, v) in values.enumerated() {
-            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, v.databaseValue(for: type)])
+            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), v.storedValue(for: type)])
         }
         let rows = try c.rows("SELECT id, v FROM t ORDER BY v, id")
-        let read = rows.map { Value(databaseValue: $0[1], as: type) }
+        let read = rows.map { Value(stored: $0[1], as: type) }
         c.equal(Set(read), Set(values), "\(type) values round-trip")
         let ordered = values.enumerated().sorted { before($0.1, $1.1) || (!before($1.1, $0.1) && $0.0 < $1.0) }.map(\.1)
         c.equal(read, ordered, "\(type) values order as their Swift values")
@@ -160,8 +188,8 @@ final class DialectConformanceTests: XCTestCase {
         }
         // Equal values are equal in SQL, exactly at the extremes (no REAL in between).
         let d = c.dialect
-        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = \(d.placeholder(1))", [Int64.max - 1])[0] as Int?, 0, "Int64.max − 1 units is not Int64.max")
-        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = \(d.placeholder(1))", [Int64.max])[0] as Int?, 1, "Int64.max units found exactly")
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = \(d.placeholder(1))", [.integer(Int64.max - 1)]).int(0), 0, "Int64.max − 1 units is not Int64.max")
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = \(d.placeholder(1))", [.integer(Int64.max)]).int(0), 1, "Int64.max units found exactly")
     }
 
     private func dates(_ c: Conformance) throws {
@@ -190,7 +218,7 @@ final class DialectConformanceTests: XCTestCase {
             guard case .boolean(let a) = $0, case .boolean(let b) = $1 else { return false }
             return !a && b
         }
-        let truths = try c.rows("SELECT id FROM t WHERE v ORDER BY id").map { $0[0] as Int }
+        let truths = try c.ints("SELECT id FROM t WHERE v ORDER BY id")
         c.equal(truths, values.indices.filter { values[$0] }, "a boolean column is a condition")
     }
 
@@ -212,10 +240,10 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE TABLE \(d.quote("a table")) (\(d.quote("key")) TEXT NOT NULL UNIQUE, \(d.quote("value")) INTEGER)")
         func put(_ key: String, _ value: Int, update: Bool) throws {
             try c.execute(d.upsert(into: "a table", columns: ["key", "value"], values: [d.placeholder(1), d.placeholder(2)],
-                                   conflict: ["key"], update: update ? ["value"] : []), [key, value])
+                                   conflict: ["key"], update: update ? ["value"] : []), [.text(key), .int(value)])
         }
         func contents() throws -> [String] {
-            try c.rows("SELECT \(d.quote("key")), \(d.quote("value")) FROM \(d.quote("a table")) ORDER BY 1").map { "\($0[0] as String)=\($0[1] as Int)" }
+            try c.rows("SELECT \(d.quote("key")), \(d.quote("value")) FROM \(d.quote("a table")) ORDER BY 1").map { "\($0.string(0) ?? "NULL")=\($0.string(1) ?? "NULL")" }
         }
         try put("a", 1, update: true)
         c.equal(try contents(), ["a=1"], "the first upsert inserts")
@@ -233,25 +261,25 @@ final class DialectConformanceTests: XCTestCase {
         // The greater of two, as the ID marks are raised.
         let raise = d.upsert(into: "a table", columns: ["key", "value"], values: [d.placeholder(1), d.placeholder(2)], conflict: ["key"], update: [])
             .replacingOccurrences(of: "DO NOTHING", with: "DO UPDATE SET \(d.quote("value")) = \(d.greater(d.quote("value"), d.placeholder(2)))")
-        try c.execute(raise, ["b", 3])
-        try c.execute(raise, ["c", 8])
-        try c.execute(raise, ["d", -1])
+        try c.execute(raise, [.text("b"), .int(3)])
+        try c.execute(raise, [.text("c"), .int(8)])
+        try c.execute(raise, [.text("d"), .int(-1)])
         c.equal(try contents(), ["a=2", "b=4", "c=8", "d=-1"], "greater never lowers, and raises")
     }
 
     private func returning(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
-        var ids: [Int64] = []
+        var ids: [StoredValue] = []
         for v in ["x", "y", "z"] {
-            let row = try c.row("INSERT INTO t (v) VALUES (\(d.placeholder(1)))" + d.returning(["id", "v"]), [v])
-            c.equal(row[1] as String?, v, "RETURNING gives the row written")
-            let id: Int64 = row[0]
-            c.equal(try c.row("SELECT v FROM t WHERE id = \(d.placeholder(1))", [id])[0] as String?, v, "RETURNING gives the id")
+            let row = try c.row("INSERT INTO t (v) VALUES (\(d.placeholder(1)))" + d.returning(["id", "v"]), [.text(v)])
+            c.equal(row.string(1), v, "RETURNING gives the row written")
+            let id = row[0]
+            c.equal(try c.row("SELECT v FROM t WHERE id = \(d.placeholder(1))", [id]).string(0), v, "RETURNING gives the id")
             ids.append(id)
         }
         c.equal(Set(ids).count, 3, "each insert its own id")
-        let deleted = try c.rows("DELETE FROM t WHERE v <> \(d.placeholder(1))" + d.returning(["id"]), ["x"]).map { $0[0] as Int64 }
+        let deleted = try c.rows("DELETE FROM t WHERE v <> \(d.placeholder(1))" + d.returning(["id"]), [.text("x")]).map { $0[0] }
         c.equal(Set(deleted), Set(ids.dropFirst()), "a DELETE returns the rows it removed")
     }
 
@@ -272,9 +300,9 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
         let strings = generatedStrings(2806)
         for (i, s) in strings.enumerated() {
-            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, s])
+            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), .text(s)])
         }
-        let read = try c.rows("SELECT v FROM t ORDER BY \(d.collate("v", comparison)), id").map { $0[0] as String }
+        let read = try c.rows("SELECT v FROM t ORDER BY \(d.collate("v", comparison)), id").compactMap { $0.string(0) }
         c.equal(read.count, strings.count, "\(comparison): every string")
         var wrong: [String] = []
         for (a, b) in zip(read, read.dropFirst()) where compare(a, b) == .orderedDescending { wrong.append("\(a.debugDescription) before \(b.debugDescription)") }
@@ -284,7 +312,7 @@ final class DialectConformanceTests: XCTestCase {
     private func textFolding(_ c: Conformance) throws {
         for s in generatedStrings(2807) {
             for options in [PredicateStringOptions.caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]] {
-                let folded = try c.row("SELECT \(c.dialect.fold(c.dialect.placeholder(1), options))", [s])[0] as String?
+                let folded = try c.row("SELECT \(c.dialect.fold(c.dialect.placeholder(1), options))", [.text(s)]).string(0)
                 c.equal(folded, TextFolding.fold(s, caseInsensitive: options.contains(.caseInsensitive),
                                                  diacriticInsensitive: options.contains(.diacriticInsensitive)), "fold \(s.debugDescription) \(options)")
             }
@@ -314,7 +342,7 @@ final class DialectConformanceTests: XCTestCase {
                         let expected: Bool?
                         do { expected = try StringOperators.apply(op, text, needle, options) } catch { expected = nil }
                         let got: Bool?
-                        do { got = try c.row(sql, [text, needle, Int(options.rawValue)])[0] as Bool? } catch { got = nil }
+                        do { got = try c.row(sql, [.text(text), .text(needle), .int(Int(options.rawValue))])[0].bool } catch { got = nil }
                         c.equal(got, expected, "\(text.debugDescription) \(op.rawValue)\(options) \(needle.debugDescription) (nil: refused)")
                     }
                 }
@@ -326,17 +354,17 @@ final class DialectConformanceTests: XCTestCase {
         let d = c.dialect
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
         for (i, s) in ["abc", "é", "帳簿😀", ""].enumerated() {
-            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, s])
+            try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), .text(s)])
         }
         // An engine that refuses text that is not UTF-8 keeps none to find.
         let bad = [Data([0xFF, 0x41]), Data([0xC3]), Data([0xED, 0xA0, 0x80]), Data([0xC0, 0xAF])]
         var stored: [Int] = []
         for (i, bytes) in bad.enumerated() {
-            if (try? c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), CAST(\(d.placeholder(2)) AS TEXT))", [10 + i, bytes])) != nil {
+            if (try? c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), CAST(\(d.placeholder(2)) AS TEXT))", [.int(10 + i), .blob(bytes)])) != nil {
                 stored.append(10 + i)
             }
         }
-        let flagged = try c.rows("SELECT id FROM t WHERE \(d.invalidUTF8("v")) = 1 ORDER BY id").map { $0[0] as Int }
+        let flagged = try c.ints("SELECT id FROM t WHERE \(d.invalidUTF8("v")) = 1 ORDER BY id")
         c.equal(flagged, stored, "exactly the text that is not UTF-8 is found")
     }
 
@@ -345,10 +373,10 @@ final class DialectConformanceTests: XCTestCase {
         let zone = Zone.process
         for _ in 0..<200 {
             let t = Timestamp(secondsSinceEpoch: Int64(rng.next(upTo: 4_102_444_800)))
-            let day = try c.row("SELECT \(c.dialect.localDay(c.dialect.placeholder(1)))", [Value.dateTime(t).databaseValue(for: .dateTime)])[0] as String?
+            let day = try c.row("SELECT \(c.dialect.localDay(c.dialect.placeholder(1)))", [Value.dateTime(t).storedValue(for: .dateTime)]).string(0)
             c.equal(day, t.day(in: zone)?.description, "local day of \(t)")
         }
-        c.equal(try c.row("SELECT \(c.dialect.localDay(c.dialect.placeholder(1)))", ["not a time"])[0] as String?, nil, "NULL for other text")
+        c.equal(try c.row("SELECT \(c.dialect.localDay(c.dialect.placeholder(1)))", [.text("not a time")]).string(0), nil, "NULL for other text")
     }
 
     // MARK: Lists
@@ -356,28 +384,33 @@ final class DialectConformanceTests: XCTestCase {
     private func longInList(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (v)")
-        try c.queue.write { db in
-            let insert = try db.makeStatement(sql: "INSERT INTO t (v) VALUES (\(d.placeholder(1)))")
-            for v in 0..<3000 { try insert.execute(arguments: [v]) }
-            for s in ["quote\"d", "back\\slash", "line\nfeed", "tab\t", "nul\u{1}", "é", "😀"] { try insert.execute(arguments: [s]) }
-            try insert.execute(arguments: [Data([1, 2])])
-            try insert.execute(arguments: [2.5])
+        try c.transaction(.immediate) {
+            let insert = try c.connection.prepare("INSERT INTO t (v) VALUES (\(d.placeholder(1)))")
+            func put(_ value: StoredValue) throws {
+                insert.bind([value])
+                try insert.execute()
+            }
+            for v in 0..<3000 { try put(.int(v)) }
+            for s in ["quote\"d", "back\\slash", "line\nfeed", "tab\t", "nul\u{1}", "é", "😀"] { try put(.text(s)) }
+            try put(.blob(Data([1, 2])))
+            try put(.real(2.5))
+            return .commit
         }
-        func count(_ values: [DatabaseValue]) throws -> (rows: Int, parameters: Int) {
-            var arguments: [DatabaseValue] = []
-            let sql = d.inList("v", values.map { StoredValue($0) }) { arguments.append($0.databaseValue); return d.placeholder(arguments.count) }
-            return (try c.row("SELECT COUNT(*) FROM t WHERE \(sql)", StatementArguments(arguments))[0] as Int, arguments.count)
+        func count(_ values: [StoredValue]) throws -> (rows: Int?, parameters: Int) {
+            var arguments: [StoredValue] = []
+            let sql = d.inList("v", values) { arguments.append($0); return d.placeholder(arguments.count) }
+            return (try c.row("SELECT COUNT(*) FROM t WHERE \(sql)", arguments).int(0), arguments.count)
         }
-        let thirds = (0..<100_000).map { ($0 * 3).databaseValue }
+        let thirds = (0..<100_000).map { StoredValue.int($0 * 3) }
         let long = try count(thirds)
         c.equal(long.parameters, 1, "100,000 integers are one parameter")
         c.equal(long.rows, 1000, "and find every row they name")
         let texts = ["quote\"d", "back\\slash", "line\nfeed", "tab\t", "nul\u{1}", "é", "😀"] + (0..<100).map { "absent \($0)" }
-        let textList = try count(texts.map(\.databaseValue))
+        let textList = try count(texts.map(StoredValue.text))
         c.equal(textList.rows, 7, "text with quotes, backslashes and control characters is found in a long list")
-        let mixed = try count([Data([1, 2]).databaseValue, 2.5.databaseValue] + (0..<100).map { $0.databaseValue })
+        let mixed = try count([.blob(Data([1, 2])), .real(2.5)] + (0..<100).map(StoredValue.int))
         c.equal(mixed.rows, 102, "blobs and reals beside a long list")
-        c.equal(try count([1.databaseValue, 5.databaseValue, "é".databaseValue]).rows, 3, "a short list")
+        c.equal(try count([.int(1), .int(5), .text("é")]).rows, 3, "a short list")
     }
 
     // MARK: Numbers
@@ -392,18 +425,18 @@ final class DialectConformanceTests: XCTestCase {
         for values in sets {
             try c.execute("DROP TABLE IF EXISTS t")
             try c.execute("CREATE TABLE t (v INTEGER)")
-            for v in values { try c.execute("INSERT INTO t (v) VALUES (\(d.placeholder(1)))", [v]) }
+            for v in values { try c.execute("INSERT INTO t (v) VALUES (\(d.placeholder(1)))", [.integer(v)]) }
             let sum = values.reduce(Int128(0)) { $0 + Int128($1) }
             let row = try c.row("SELECT \(d.exactSum("v", beyond: .exact)), \(d.exactSum("v", beyond: .comparable)) > \(d.placeholder(1)), "
-                                + "\(d.exactSum("v", beyond: .comparable)) < \(d.placeholder(2)), \(d.exactSum("v", beyond: .real)) FROM t", [Int64.max, Int64.min])
+                                + "\(d.exactSum("v", beyond: .comparable)) < \(d.placeholder(2)), \(d.exactSum("v", beyond: .real)) FROM t", [.integer(.max), .integer(.min)])
             if values.isEmpty {
-                c.check((row[0] as DatabaseValue).isNull && (row[3] as DatabaseValue).isNull, "the sum of no rows is NULL")
+                c.check(row[0] == .null && row[3] == .null, "the sum of no rows is NULL")
                 continue
             }
-            c.equal(row[0] as DatabaseValue, d.wide(sum), "exact sum of \(values)")
-            c.equal(row[1] as Bool?, sum > Int128(Int64.max), "comparable sum of \(values) against Int64.max")
-            c.equal(row[2] as Bool?, sum < Int128(Int64.min), "comparable sum of \(values) against Int64.min")
-            c.equal(row[3] as Double?, Double(sum), "real sum of \(values)")
+            c.equal(row[0], d.wideValue(sum), "exact sum of \(values)")
+            c.equal(row[1].bool, sum > Int128(Int64.max), "comparable sum of \(values) against Int64.max")
+            c.equal(row[2].bool, sum < Int128(Int64.min), "comparable sum of \(values) against Int64.min")
+            c.equal(row[3].double, Double(sum), "real sum of \(values)")
         }
     }
 
@@ -415,25 +448,25 @@ final class DialectConformanceTests: XCTestCase {
         var values = near
         for _ in 0..<30 { values.append(Int128(Int64(bitPattern: rng.next())) * Int128(rng.next(upTo: 5) + 1)) }
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
-        for (i, v) in values.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, d.wide(v)]) }
-        let ordered = try c.rows("SELECT v FROM t ORDER BY \(d.wideOrderKey("v")), id").map { $0[0] as DatabaseValue }
-        c.equal(ordered, values.sorted().map(d.wide), "wide numbers order by value")
+        for (i, v) in values.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), d.wideValue(v)]) }
+        let ordered = try c.rows("SELECT v FROM t ORDER BY \(d.wideOrderKey("v")), id").map { $0[0] }
+        c.equal(ordered, values.sorted().map(d.wideValue), "wide numbers order by value")
         for _ in 0..<60 {
             let a = rng.pick(values), b = rng.pick(values)
             let row = try c.row("SELECT \(d.wideComparison(d.placeholder(1), "<", d.placeholder(2))), \(d.wideComparison(d.placeholder(1), "=", d.placeholder(2))), "
-                                + "\(d.wideComparison(d.placeholder(1), ">=", d.placeholder(2)))", [d.wide(a), d.wide(b)])
-            c.equal([row[0] as Bool?, row[1] as Bool?, row[2] as Bool?], [a < b, a == b, a >= b], "\(a) against \(b)")
+                                + "\(d.wideComparison(d.placeholder(1), ">=", d.placeholder(2)))", [d.wideValue(a), d.wideValue(b)])
+            c.equal([row[0].bool, row[1].bool, row[2].bool], [a < b, a == b, a >= b], "\(a) against \(b)")
         }
         for v in near where v.magnitude < UInt128(Int128.max) / 1000 {
-            c.equal(try c.row("SELECT \(d.wideScaled(d.placeholder(1), by: 2))", [d.wide(v)])[0], d.wide(v * 100), "\(v) × 100 exactly")
-            c.equal(try c.row("SELECT \(d.wideReal(d.placeholder(1)))", [d.wide(v)])[0] as Double?, Double(v), "\(v) as a REAL")
+            c.equal(try c.row("SELECT \(d.wideScaled(d.placeholder(1), by: 2))", [d.wideValue(v)])[0], d.wideValue(v * 100), "\(v) × 100 exactly")
+            c.equal(try c.row("SELECT \(d.wideReal(d.placeholder(1)))", [d.wideValue(v)])[0].double, Double(v), "\(v) as a REAL")
         }
         let row = try c.row("SELECT \(d.wideSum("v")), \(d.wideExtreme(true, "v")), \(d.wideExtreme(false, "v")) FROM t")
-        c.equal(row[0], d.wide(values.reduce(0, +)), "the exact total of wide values")
-        c.equal(row[1], d.wide(values.min()!), "their minimum")
-        c.equal(row[2], d.wide(values.max()!), "their maximum")
-        let comparable = try c.row("SELECT \(d.wideComparable(d.placeholder(1))) > \(d.placeholder(2))", [d.wide(Int128(Int64.max) + 1), Int64.max])
-        c.equal(comparable[0] as Bool?, true, "the comparable form stays above Int64.max")
+        c.equal(row[0], d.wideValue(values.reduce(0, +)), "the exact total of wide values")
+        c.equal(row[1], d.wideValue(values.min()!), "their minimum")
+        c.equal(row[2], d.wideValue(values.max()!), "their maximum")
+        let comparable = try c.row("SELECT \(d.wideComparable(d.placeholder(1))) > \(d.placeholder(2))", [d.wideValue(Int128(Int64.max) + 1), .integer(.max)])
+        c.equal(comparable[0].bool, true, "the comparable form stays above Int64.max")
     }
 
     private func finiteNumbers(_ c: Conformance) throws {
@@ -441,18 +474,18 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v REAL)")
         try c.execute("INSERT INTO t (id, v) VALUES (1, 1.5), (2, 2.25)")
         let sum = "SELECT SUM(\(d.finite("v", entity: "It's", attribute: "v", id: "id"))) FROM t"
-        c.equal(try c.row(sum)[0] as Double?, 3.75, "finite numbers pass")
+        c.equal(try c.row(sum)[0].double, 3.75, "finite numbers pass")
         c.equal(try c.rows("SELECT id FROM t WHERE \(d.isInfinite("v"))").count, 0, "no infinity yet")
-        try c.execute("INSERT INTO t (id, v) VALUES (7, \(d.placeholder(1)))", [-Double.infinity])
+        try c.execute("INSERT INTO t (id, v) VALUES (7, \(d.placeholder(1)))", [.real(-.infinity)])
         do {
             _ = try c.row(sum)
             c.check(false, "a stored infinity must fail the sum")
-        } catch let error as DatabaseError {
+        } catch let error as StorageError {
             let named = NonFiniteStoredNumber.fromSQL(error.message)
             c.equal(named.map { "\($0.object.entity) \($0.object.rowID) \($0.attribute) \($0.value)" }, "It's 7 v -inf", "the error names the object")
         }
-        try c.execute("INSERT INTO t (id, v) VALUES (8, \(d.placeholder(1))), (9, \(d.placeholder(2)))", [Double.infinity, Double.greatestFiniteMagnitude])
-        c.equal(try c.rows("SELECT id FROM t WHERE \(d.isInfinite("v")) ORDER BY id").map { $0[0] as Int }, [7, 8], "isInfinite finds both infinities and no finite number")
+        try c.execute("INSERT INTO t (id, v) VALUES (8, \(d.placeholder(1))), (9, \(d.placeholder(2)))", [.real(.infinity), .real(.greatestFiniteMagnitude)])
+        c.equal(try c.ints("SELECT id FROM t WHERE \(d.isInfinite("v")) ORDER BY id"), [7, 8], "isInfinite finds both infinities and no finite number")
     }
 
     private func conversion(_ c: Conformance) throws {
@@ -470,8 +503,8 @@ final class DialectConformanceTests: XCTestCase {
             (.date(Day(year: 2026, month: 11, day: 27)!), .date, .string),
         ]
         for (value, from, to) in cases {
-            let got = try c.row("SELECT \(d.convert(d.placeholder(1), from: from, to: to))", [value.databaseValue(for: from)])[0] as DatabaseValue
-            let expected = value.converted(to: to)?.databaseValue(for: to) ?? .null
+            let got = try c.row("SELECT \(d.convert(d.placeholder(1), from: from, to: to))", [value.storedValue(for: from)])[0]
+            let expected = value.converted(to: to)?.storedValue(for: to) ?? .null
             c.equal(got, expected, "\(value) from \(from) to \(to)")
         }
     }
@@ -481,16 +514,16 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, i INTEGER)")
         let strings: [String?] = ["a", "b, c", nil, "d \"e\"", "f"]
         for (i, s) in strings.enumerated() {
-            try c.execute("INSERT INTO t (id, s, i) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(1)))", [i, s])
+            try c.execute("INSERT INTO t (id, s, i) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(1)))", [.int(i), .textOrNull(s)])
         }
         let row = try c.row("SELECT (SELECT \(d.valueList("v", .string)) FROM (SELECT s AS v FROM t ORDER BY id)), "
                             + "(SELECT \(d.valueList("v", .integer)) FROM (SELECT i AS v FROM t ORDER BY id)), "
                             + "(SELECT \(d.valueList("v", .string)) FROM (SELECT s AS v FROM t WHERE 0))")
         // The stored values, in StoredValue.listText's one text (StoredValue+List.swift), which readers decode.
-        c.equal((row[0] as String?).flatMap(StoredValue.listItems), strings.compactMap { $0 }.map { StoredValue.text($0) },
+        c.equal(row.string(0).flatMap(StoredValue.listItems), strings.compactMap { $0 }.map { StoredValue.text($0) },
                 "text values listed in order, NULLs left out")
-        c.equal((row[1] as String?).flatMap(StoredValue.listItems), strings.indices.map { StoredValue.integer(Int64($0)) }, "integers listed")
-        c.check((row[2] as DatabaseValue).isNull, "no values: NULL")
+        c.equal(row.string(1).flatMap(StoredValue.listItems), strings.indices.map { StoredValue.integer(Int64($0)) }, "integers listed")
+        c.check(row[2] == .null, "no values: NULL")
     }
 
     // MARK: Transactions
@@ -499,104 +532,111 @@ final class DialectConformanceTests: XCTestCase {
         let d = c.dialect
         try c.execute("CREATE TABLE t (v INTEGER)")
         let before = try Data(contentsOf: URL(fileURLWithPath: c.path))
-        try c.queue.write { db in
+        try c.transaction(.immediate) {
             for _ in 0..<2 {  // made when missing: a second time is no error
-                try db.execute(sql: d.temporaryTable("pairs", columns: "\(d.quote("a")) INTEGER NOT NULL, \(d.quote("b")) INTEGER NOT NULL", primaryKey: ["a", "b"]))
-                try db.execute(sql: d.temporaryTable("ids", columns: "\(d.quote("id")) INTEGER PRIMARY KEY", primaryKey: nil))
+                try c.execute(d.temporaryTable("pairs", columns: "\(d.quote("a")) INTEGER NOT NULL, \(d.quote("b")) INTEGER NOT NULL", primaryKey: ["a", "b"]))
+                try c.execute(d.temporaryTable("ids", columns: "\(d.quote("id")) INTEGER PRIMARY KEY", primaryKey: nil))
             }
-            try db.execute(sql: "INSERT INTO \(d.temporary("pairs")) VALUES (1, 2), (1, 3)")
-            try db.execute(sql: d.insertIgnoringDuplicates(into: d.temporary("pairs"), columns: ["a", "b"], select: "SELECT 1, 2 UNION ALL SELECT 2, 2"))
-            try db.execute(sql: d.insertIgnoringDuplicates(into: d.temporary("ids"), columns: ["id"], select: "SELECT 5 UNION ALL SELECT 5"))
+            try c.execute("INSERT INTO \(d.temporary("pairs")) VALUES (1, 2), (1, 3)")
+            try c.execute(d.insertIgnoringDuplicates(into: d.temporary("pairs"), columns: ["a", "b"], select: "SELECT 1, 2 UNION ALL SELECT 2, 2"))
+            try c.execute(d.insertIgnoringDuplicates(into: d.temporary("ids"), columns: ["id"], select: "SELECT 5 UNION ALL SELECT 5"))
+            return .commit
         }
-        c.equal(try c.rows("SELECT a, b FROM \(d.temporary("pairs")) ORDER BY a, b").map { [$0[0] as Int, $0[1] as Int] }, [[1, 2], [1, 3], [2, 2]],
+        c.equal(try c.rows("SELECT a, b FROM \(d.temporary("pairs")) ORDER BY a, b").map { [$0.int(0), $0.int(1)] }, [[1, 2], [1, 3], [2, 2]],
                 "a row whose key is held is skipped, the others inserted")
-        c.equal(try c.rows("SELECT id FROM \(d.temporary("ids"))").map { $0[0] as Int }, [5], "one key inserted once")
+        c.equal(try c.ints("SELECT id FROM \(d.temporary("ids"))"), [5], "one key inserted once")
         c.equal(try Data(contentsOf: URL(fileURLWithPath: c.path)), before, "the store's file is as it was")
     }
 
     private func savepoints(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (v INTEGER)")
-        try c.queue.write { db in
-            func insert(_ v: Int) throws { try db.execute(sql: "INSERT INTO t (v) VALUES (\(d.placeholder(1)))", arguments: [v]) }
+        try c.transaction(.immediate) {
+            func insert(_ v: Int) throws { try c.execute("INSERT INTO t (v) VALUES (\(d.placeholder(1)))", [.int(v)]) }
             try insert(1)
-            try db.execute(sql: d.savepoint("outer \"one\""))
+            try c.execute(d.savepoint("outer \"one\""))
             try insert(2)
-            try db.execute(sql: d.savepoint("inner"))
+            try c.execute(d.savepoint("inner"))
             try insert(3)
-            try db.execute(sql: d.rollbackToSavepoint("inner"))
+            try c.execute(d.rollbackToSavepoint("inner"))
             try insert(4)
-            try db.execute(sql: d.releaseSavepoint("inner"))
-            try db.execute(sql: d.rollbackToSavepoint("outer \"one\""))
+            try c.execute(d.releaseSavepoint("inner"))
+            try c.execute(d.rollbackToSavepoint("outer \"one\""))
             try insert(5)
-            try db.execute(sql: d.releaseSavepoint("outer \"one\""))
-            try db.execute(sql: d.savepoint("kept"))
+            try c.execute(d.releaseSavepoint("outer \"one\""))
+            try c.execute(d.savepoint("kept"))
             try insert(6)
-            try db.execute(sql: d.releaseSavepoint("kept"))
+            try c.execute(d.releaseSavepoint("kept"))
+            return .commit
         }
-        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 5, 6], "what a savepoint rolled back is gone, the rest kept")
+        c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 5, 6], "what a savepoint rolled back is gone, the rest kept")
     }
 
     private func locking(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (v INTEGER)")
         let other = try c.implementation.open(c.path)
-        // The first connection holds the lock for the whole of its access (a connection may not be left in a
-        // transaction between accesses); the second tries its own inside it.
-        try c.queue.inDatabase { db in
-            try db.execute(sql: d.beginWriteTransaction)
+        // The first connection holds the write lock for the whole of its transaction; the second asks for its own,
+        // as the dialect begins a writer's transaction, inside it.
+        try c.transaction(.immediate) {
             var refused = false
-            do {
-                try other.inDatabase { db in try db.execute(sql: d.beginWriteTransaction) }
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-                refused = true
+            try other.run { connection in
+                do {
+                    try connection.execute(d.beginWriteTransaction)
+                } catch let error as StorageError where error.kind == .busy {
+                    refused = true
+                }
+                // (Not refused: the dialect's words took no lock; end what they began.)
+                if connection.isInsideTransaction { try connection.execute(d.rollback) }
             }
             c.check(refused, "a second writer is refused while the first holds the lock, before any write")
-            c.equal(try other.inDatabase { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }, 0, "a reader still reads")
-            try db.execute(sql: "INSERT INTO t (v) VALUES (1)")
-            try db.execute(sql: "COMMIT")
+            c.equal(try other.run { try $0.int("SELECT COUNT(*) FROM t") }, 0, "a reader still reads")
+            try c.execute("INSERT INTO t (v) VALUES (1)")
+            return .commit
         }
-        try other.inDatabase { db in
-            try db.execute(sql: d.beginWriteTransaction)
-            try db.execute(sql: "INSERT INTO t (v) VALUES (2)")
-            try db.execute(sql: "COMMIT")
+        try other.run {
+            try $0.execute(d.beginWriteTransaction)
+            try $0.execute("INSERT INTO t (v) VALUES (2)")
+            try $0.execute(d.commit)
         }
-        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "after the first commits, the second writes")
+        c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 2], "after the first commits, the second writes")
+        try other.close()
     }
 
     private func statistics(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
         try c.execute("CREATE INDEX t_v ON t (v)")
-        try c.queue.write { db in
-            for i in 0..<500 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, i % 7]) }
+        try c.transaction(.immediate) {
+            for i in 0..<500 { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), .int(i % 7)]) }
+            return .commit
         }
         try c.execute(d.analyze)
         try c.execute(d.analyze)
-        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = 3")[0] as Int?, 71, "statements answer as before after ANALYZE")
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = 3").int(0), 71, "statements answer as before after ANALYZE")
     }
 
     private func bulkInsert(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE \(d.quote("a table")) (\(d.quote("id")) INTEGER PRIMARY KEY, \(d.quote("k")) TEXT NOT NULL UNIQUE, \(d.quote("n")) INTEGER)")
         let three = d.insertRows(into: "a table", columns: ["id", "k", "n"], rows: 3)
-        try c.execute(three, [1, "a", 10, 2, "b", nil, 3, "c", 30])
+        try c.execute(three, [.int(1), .text("a"), .int(10), .int(2), .text("b"), .null, .int(3), .text("c"), .int(30)])
         func contents() throws -> [String] {
             try c.rows("SELECT \(d.quote("id")), \(d.quote("k")), \(d.quote("n")) FROM \(d.quote("a table")) ORDER BY 1")
-                .map { "\($0[0] as Int)\($0[1] as String)\(($0[2] as Int?).map(String.init) ?? "-")" }
+                .map { "\($0.string(0) ?? "NULL")\($0.string(1) ?? "NULL")\($0.string(2) ?? "-")" }
         }
         c.equal(try contents(), ["1a10", "2b-", "3c30"], "every row in, in placeholder order, none kept as none")
         // What the batch relies on: a bulk insert that fails is undone by the savepoint around it, the rest kept.
         var failed = false
-        try c.queue.inDatabase { db in
-            try db.execute(sql: d.savepoint("record"))
+        try c.run { connection in
+            try connection.execute(d.savepoint("record"))
             do {
-                try db.execute(sql: three, arguments: [4, "d", 40, 5, "a", 50, 6, "f", 60])
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                try connection.execute(three, [.int(4), .text("d"), .int(40), .int(5), .text("a"), .int(50), .int(6), .text("f"), .int(60)])
+            } catch let error as StorageError where error.kind == .constraint {
                 failed = true
             }
-            try db.execute(sql: d.rollbackToSavepoint("record"))
-            try db.execute(sql: d.releaseSavepoint("record"))
+            try connection.execute(d.rollbackToSavepoint("record"))
+            try connection.execute(d.releaseSavepoint("record"))
         }
         c.check(failed, "a row breaking a uniqueness fails the statement")
         c.equal(try contents(), ["1a10", "2b-", "3c30"], "rolled back to the savepoint, none of the failed statement's rows stay")
@@ -605,14 +645,15 @@ final class DialectConformanceTests: XCTestCase {
     private func parallelSort(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
-        try c.queue.write { db in
-            for i in 0..<2_000 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, (i * 7919) % 2_000]) }
+        try c.transaction(.immediate) {
+            for i in 0..<2_000 { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), .int((i * 7919) % 2_000)]) }
+            return .commit
         }
         try c.execute(d.sortHelpers(2))
         try c.execute("CREATE INDEX t_v ON t (v)")
         try c.execute(d.sortHelpers(0))
-        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, Array(0..<2_000), "an index sorted with helpers orders every key")
-        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v BETWEEN 100 AND 199")[0] as Int?, 100, "and finds them")
+        c.equal(try c.ints("SELECT v FROM t ORDER BY v"), Array(0..<2_000), "an index sorted with helpers orders every key")
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v BETWEEN 100 AND 199").int(0), 100, "and finds them")
     }
 
     private func foreignKeyEnforcement(_ c: Conformance) throws {
@@ -620,15 +661,15 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
         try c.execute("CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id))")
         try c.execute("INSERT INTO parent (id) VALUES (1)")
-        c.equal(try c.row(d.foreignKeysEnabled)[0] as Int?, 1, "a store's connection checks references")
+        c.equal(try c.row(d.foreignKeysEnabled).int(0), 1, "a store's connection checks references")
         var refused = false
-        do { try c.execute("INSERT INTO child (id, parent_id) VALUES (1, 2)") } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT { refused = true }
+        do { try c.execute("INSERT INTO child (id, parent_id) VALUES (1, 2)") } catch let error as StorageError where error.kind == .constraint { refused = true }
         c.check(refused, "a reference to no row is refused while checks are on")
         try c.execute(d.foreignKeys(on: false))
-        c.equal(try c.row(d.foreignKeysEnabled)[0] as Int?, 0, "switched off")
+        c.equal(try c.row(d.foreignKeysEnabled).int(0), 0, "switched off")
         try c.execute("INSERT INTO child (id, parent_id) VALUES (2, 2)")
         try c.execute("INSERT INTO child (id, parent_id) VALUES (3, 1)")
-        let broken = try c.rows(d.foreignKeyCheck).map { "\($0[0] as String)/\($0[1] as Int) → \($0[2] as String)" }
+        let broken = try c.rows(d.foreignKeyCheck).map { "\($0.string(0) ?? "NULL")/\($0.string(1) ?? "NULL") → \($0.string(2) ?? "NULL")" }
         c.equal(broken, ["child/2 → parent"], "the check names the table, row and parent table of each broken reference, and only those")
         try c.execute("DELETE FROM child WHERE id = 2")
         try c.execute(d.foreignKeys(on: true))
@@ -644,51 +685,51 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE INDEX \(d.quote("Order_nocase")) ON \(d.quote("Order")) (\(d.quote("number")) COLLATE NOCASE)")
         try c.execute("CREATE TABLE other (id INTEGER PRIMARY KEY, x TEXT)")
         try c.execute("CREATE INDEX other_x ON other (x)")
-        let indexes = try c.rows(d.indexesOfTable, ["Order"])
-        c.equal(indexes.map { $0[0] as String }, ["Order_date_n", "Order_expr", "Order_nocase", "Order_number"], "the table's own indexes by name, no other table's")
-        c.equal(indexes.map { $0[2] as Int }, [0, 0, 0, 1], "which are unique")
+        let indexes = try c.rows(d.indexesOfTable, [.text("Order")])
+        c.equal(indexes.map { $0.string(0) }, ["Order_date_n", "Order_expr", "Order_nocase", "Order_number"], "the table's own indexes by name, no other table's")
+        c.equal(indexes.map { $0.int(2) }, [0, 0, 0, 1], "which are unique")
         // The definition makes the index again.
-        let definition = indexes.first { ($0[0] as String) == "Order_date_n" }![1] as String
+        let definition = try XCTUnwrap(indexes.first { $0.string(0) == "Order_date_n" }?.string(1))
         try c.execute("DROP INDEX \(d.quote("Order_date_n"))")
-        c.equal(try c.rows(d.indexExists, ["Order_date_n"]).count, 0, "a dropped index does not exist")
+        c.equal(try c.rows(d.indexExists, [.text("Order_date_n")]).count, 0, "a dropped index does not exist")
         try c.execute(definition)
-        c.equal(try c.rows(d.indexExists, ["Order_date_n"]).count, 1, "its definition makes it again")
+        c.equal(try c.rows(d.indexExists, [.text("Order_date_n")]).count, 1, "its definition makes it again")
         func keys(_ index: String) throws -> [String] {
-            try c.rows(d.keyColumnsOfIndex, [index]).map { "\(($0[0] as String?) ?? "(expression)") \(($0[1] as Int) == 1 ? "bytes" : "other")" }
+            try c.rows(d.keyColumnsOfIndex, [.text(index)]).map { "\($0.string(0) ?? "(expression)") \($0.int(1) == 1 ? "bytes" : "other")" }
         }
         c.equal(try keys("Order_date_n"), ["date bytes", "n bytes"], "key columns in order")
         c.equal(try keys("Order_expr"), ["(expression) bytes"], "an expression has no column name")
         c.equal(try keys("Order_nocase"), ["number other"], "an order other than bytes is said")
-        c.equal(try c.rows(d.columnsOfTable, ["Order"]).map { $0[0] as String }.sorted(), ["date", "id", "n", "number"], "a table's columns")
-        c.equal(try c.row(d.tableExists, [d.foldName("order") == d.foldName("Order") ? "order" : "Order"])[0] as Int?, 1, "a table exists, its name compared as the dialect folds names")
-        c.equal(try c.row(d.tableExists, ["Order_number"])[0] as Int?, 0, "an index is not a table")
-        c.equal(try c.row(d.tableExists, ["nothing"])[0] as Int?, 0, "no such table")
-        let before = try c.row(d.schemaVersion)[0] as Int
-        c.equal(try c.row(d.schemaVersion)[0] as Int, before, "the schema's version stays while the schema does")
+        c.equal(try c.rows(d.columnsOfTable, [.text("Order")]).compactMap { $0.string(0) }.sorted(), ["date", "id", "n", "number"], "a table's columns")
+        c.equal(try c.row(d.tableExists, [.text(d.foldName("order") == d.foldName("Order") ? "order" : "Order")]).int(0), 1, "a table exists, its name compared as the dialect folds names")
+        c.equal(try c.row(d.tableExists, [.text("Order_number")]).int(0), 0, "an index is not a table")
+        c.equal(try c.row(d.tableExists, [.text("nothing")]).int(0), 0, "no such table")
+        let before = try c.row(d.schemaVersion).int(0)
+        c.equal(try c.row(d.schemaVersion).int(0), before, "the schema's version stays while the schema does")
         try c.execute("CREATE TABLE later (id INTEGER PRIMARY KEY)")
-        c.check(try c.row(d.schemaVersion)[0] as Int != before, "and changes with it")
+        c.check(try c.row(d.schemaVersion).int(0) != before, "and changes with it")
     }
 
     private func nullSafeComparison(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (a INTEGER, b INTEGER)")
         let values: [Int?] = [nil, 1, 2]
-        for a in values { for b in values { try c.execute("INSERT INTO t (a, b) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [a, b]) } }
+        for a in values { for b in values { try c.execute("INSERT INTO t (a, b) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.intOrNull(a), .intOrNull(b)]) } }
         for row in try c.rows("SELECT a, b, CASE WHEN \(d.isDistinct("a", "b")) THEN 1 ELSE 0 END FROM t") {
-            let a = row[0] as Int?, b = row[1] as Int?
-            c.equal(row[2] as Int == 1, a != b, "\(String(describing: a)) against \(String(describing: b))")
+            let a = row.int(0), b = row.int(1)
+            c.equal(row.int(2) == 1, a != b, "\(String(describing: a)) against \(String(describing: b))")
         }
-        try c.execute("UPDATE t SET a = \(d.placeholder(1)) WHERE \(d.isDistinct("a", d.placeholder(2)))", [7, 7])
-        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE a = 7")[0] as Int?, 9, "with a bound value, none included")
+        try c.execute("UPDATE t SET a = \(d.placeholder(1)) WHERE \(d.isDistinct("a", d.placeholder(2)))", [.int(7), .int(7)])
+        c.equal(try c.row("SELECT COUNT(*) FROM t WHERE a = 7").int(0), 9, "with a bound value, none included")
     }
 
     private func nonASCIIText(_ c: Conformance) throws {
         let d = c.dialect
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
         let texts = ["plain", "", "Müller", "e\u{301}", "日本", "x\u{7F}", "😀"]
-        for (i, t) in texts.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [i, t]) }
+        for (i, t) in texts.enumerated() { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), .text(t)]) }
         try c.execute("INSERT INTO t (id, v) VALUES (100, NULL), (101, 5), (102, X'C3A9')")
-        let found = try c.rows("SELECT id FROM t WHERE \(d.hasNonASCIIText("v")) ORDER BY id").map { $0[0] as Int }
+        let found = try c.ints("SELECT id FROM t WHERE \(d.hasNonASCIIText("v")) ORDER BY id")
         c.equal(found, texts.indices.filter { !texts[$0].unicodeScalars.allSatisfy(\.isASCII) }, "texts with a character beyond ASCII, and no other value")
     }
 
@@ -697,30 +738,48 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE TABLE t (v INTEGER)")
         try c.execute("INSERT INTO t (v) VALUES (1)")
         let other = try c.implementation.open(c.path)
-        try c.queue.inDatabase { db in
-            try db.execute(sql: d.beginRead)
-            _ = try Int.fetchOne(db, sql: d.readSchema)
-            try other.inDatabase { db in try db.execute(sql: "INSERT INTO t (v) VALUES (2)") }
-            c.equal(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t"), 1, "a read transaction keeps the snapshot its first read took")
-            try db.execute(sql: d.commit)
-            c.equal(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t"), 2, "after it, the other's commit is seen")
-            try db.execute(sql: d.beginRead)
-            try db.execute(sql: "INSERT INTO t (v) VALUES (3)")
-            try db.execute(sql: d.rollback)
+        // The dialect's own words for a read transaction and its ends are what is checked (not the connection's
+        // `transaction`), within one use of the connection, as the store's reads and writes are.
+        try c.run { connection in
+            try connection.execute(d.beginRead)
+            _ = try connection.rows(d.readSchema)
+            try other.run { try $0.execute("INSERT INTO t (v) VALUES (2)") }
+            c.equal(try connection.int("SELECT COUNT(*) FROM t"), 1, "a read transaction keeps the snapshot its first read took")
+            try connection.execute(d.commit)
+            c.equal(try connection.int("SELECT COUNT(*) FROM t"), 2, "after it, the other's commit is seen")
+            try connection.execute(d.beginRead)
+            try connection.execute("INSERT INTO t (v) VALUES (3)")
+            try connection.execute(d.rollback)
         }
-        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "a rollback undoes the transaction's write")
+        c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 2], "a rollback undoes the transaction's write")
+        // The connection's own transaction ends as its body says, and a body that throws rolls back.
+        try c.transaction(.immediate) {
+            try c.execute("INSERT INTO t (v) VALUES (4)")
+            return .rollback
+        }
+        struct Refused: Error {}
+        do {
+            try c.transaction(.deferred) {
+                try c.execute("INSERT INTO t (v) VALUES (5)")
+                throw Refused()
+            }
+        } catch is Refused {}
+        c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 2], "the connection's transaction rolled back when its body said so or threw")
+        c.check(try !c.run { $0.isInsideTransaction }, "and none is left open")
+        try other.close()
     }
 
     private func integrityCheck(_ c: Conformance) throws {
         let d = c.dialect
         for setting in d.connectionSettings(readOnly: false) { try c.execute(setting) }
         try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
-        try c.queue.write { db in
-            for i in 0..<3_000 { try db.execute(sql: "INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", arguments: [i, String(repeating: "x", count: i % 50)]) }
+        try c.transaction(.immediate) {
+            for i in 0..<3_000 { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), .text(String(repeating: "x", count: i % 50))]) }
+            return .commit
         }
-        c.equal(try c.rows(d.quickCheck).map { $0[0] as String }, ["ok"], "a sound store: quick check")
-        c.equal(try c.rows(d.integrityCheck).map { $0[0] as String }, ["ok"], "a sound store: integrity check")
-        try c.queue.close()
+        c.equal(try c.rows(d.quickCheck).map { $0.string(0) }, ["ok"], "a sound store: quick check")
+        c.equal(try c.rows(d.integrityCheck).map { $0.string(0) }, ["ok"], "a sound store: integrity check")
+        try c.close()
         // Damage the middle of the file (a table page), as a disk or another program might.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: c.path))
         let size = try handle.seekToEnd()
@@ -728,16 +787,20 @@ final class DialectConformanceTests: XCTestCase {
         try handle.write(contentsOf: Data(repeating: 0xA5, count: 2_000))
         try handle.close()
         let damaged = try c.implementation.open(c.path)
+        func checkFindsDamage() throws -> Bool {
+            try damaged.run {
+                try $0.execute(d.checkPagesOnRead(false))
+                return try $0.rows(d.integrityCheck).map { $0.string(0) } != ["ok"]
+            }
+        }
         var found = false
         do {
-            try damaged.inDatabase { db in
-                try db.execute(sql: d.checkPagesOnRead(false))
-                found = try String.fetchAll(db, sql: d.integrityCheck) != ["ok"]
-            }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+            found = try checkFindsDamage()
+        } catch let error as StorageError where error.kind == .damaged {
             found = true
         }
         c.check(found, "a damaged store is found")
+        try damaged.close()
     }
 
     private func storageClasses(_ c: Conformance) throws {
@@ -748,13 +811,15 @@ final class DialectConformanceTests: XCTestCase {
         let kinds: [StoredKind] = [.integer, .real, .text, .blob]
         let expected: [StoredKind: [Int]] = [.integer: [1], .real: [2], .text: [3, 6], .blob: [4]]
         for kind in kinds {
-            c.equal(try c.rows("SELECT id FROM t WHERE \(d.isStored("v", as: kind)) ORDER BY id").map { $0[0] as Int }, expected[kind]!, "stored as \(kind)")
-            c.equal(try c.rows("SELECT id FROM t WHERE \(d.isStoredOtherwise("v", than: kind)) ORDER BY id").map { $0[0] as Int },
+            c.equal(try c.ints("SELECT id FROM t WHERE \(d.isStored("v", as: kind)) ORDER BY id"), expected[kind]!, "stored as \(kind)")
+            c.equal(try c.ints("SELECT id FROM t WHERE \(d.isStoredOtherwise("v", than: kind)) ORDER BY id"),
                     [1, 2, 3, 4, 6].filter { !expected[kind]!.contains($0) }, "stored, but not as \(kind) (none is not)")
         }
-        let bytes = try c.rows("SELECT \(d.storedBytes("v")) FROM t WHERE id IN (3, 6) ORDER BY id").map { [UInt8](($0[0] as Data?) ?? Data()) }
+        let bytes = try c.rows("SELECT \(d.storedBytes("v")) FROM t WHERE id IN (3, 6) ORDER BY id").map { row -> [UInt8] in
+            if case .blob(let data) = row[0] { [UInt8](data) } else { [] }
+        }
         c.equal(bytes, [Array("text".utf8), [0x61, 0, 0x62]], "text as its bytes, past a NUL")
-        c.equal(try c.rows("SELECT id FROM t WHERE \(d.containsNUL(d.storedBytes("v"))) ORDER BY id").map { $0[0] as Int }, [4, 6], "the values holding a NUL byte")
+        c.equal(try c.ints("SELECT id FROM t WHERE \(d.containsNUL(d.storedBytes("v"))) ORDER BY id"), [4, 6], "the values holding a NUL byte")
     }
 
     private func stringAggregate(_ c: Conformance) throws {
@@ -762,47 +827,49 @@ final class DialectConformanceTests: XCTestCase {
         try c.execute("CREATE TABLE t (g INTEGER, v INTEGER)")
         try c.execute("INSERT INTO t (g, v) VALUES (1, 3), (1, 1), (2, 7)")
         let rows = try c.rows("SELECT g, (SELECT \(d.joinedWithCommas("v")) FROM (SELECT v FROM t AS o WHERE o.g = t.g ORDER BY v)) FROM t GROUP BY g ORDER BY g")
-        c.equal(rows.map { $0[1] as String }, ["1,3", "7"], "each group's values, in the order read, joined with commas")
+        c.equal(rows.map { $0.string(1) }, ["1,3", "7"], "each group's values, in the order read, joined with commas")
     }
 
     private func fileJournal(_ c: Conformance) throws {
         let d = c.dialect
-        try c.queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = DELETE")
-            try db.execute(sql: d.fileJournal(.none))
-        }
+        // (Out of the write-ahead log the store opens in: to a rollback journal first, then to none.)
+        try c.execute(d.fileJournal(.rollback))
+        try c.execute(d.fileJournal(.none))
         try c.execute("CREATE TABLE t (v INTEGER)")
         // A connection without a journal leaves no journal file behind a transaction.
-        try c.queue.write { db in
-            try db.execute(sql: "INSERT INTO t (v) VALUES (1)")
+        try c.transaction(.immediate) {
+            try c.execute("INSERT INTO t (v) VALUES (1)")
             c.check(!FileManager.default.fileExists(atPath: c.path + "-journal"), "no journal while it writes")
+            return .commit
         }
-        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(.rollback)) }
-        try c.queue.write { db in
-            try db.execute(sql: "INSERT INTO t (v) VALUES (2)")
+        try c.execute(d.fileJournal(.rollback))
+        try c.transaction(.immediate) {
+            try c.execute("INSERT INTO t (v) VALUES (2)")
             c.check(FileManager.default.fileExists(atPath: c.path + "-journal"), "a journal again while it writes")
+            return .commit
         }
-        c.equal(try c.rows("SELECT v FROM t ORDER BY v").map { $0[0] as Int }, [1, 2], "both writes kept")
+        c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 2], "both writes kept")
         // The write-ahead log: a write goes to the log beside the file, not to a journal.
-        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(.writeAheadLog)) }
-        try c.queue.write { db in
-            try db.execute(sql: "INSERT INTO t (v) VALUES (3)")
+        try c.execute(d.fileJournal(.writeAheadLog))
+        try c.transaction(.immediate) {
+            try c.execute("INSERT INTO t (v) VALUES (3)")
             c.check(!FileManager.default.fileExists(atPath: c.path + "-journal"), "no rollback journal in WAL mode")
+            return .commit
         }
         c.check(FileManager.default.fileExists(atPath: c.path + "-wal"), "the write is in the log")
         let header = try Data(contentsOf: URL(fileURLWithPath: c.path)).prefix(100)
-        try c.queue.writeWithoutTransaction { db in try db.execute(sql: d.fileJournal(.writeAheadLog)) }
+        try c.execute(d.fileJournal(.writeAheadLog))
         c.equal(try Data(contentsOf: URL(fileURLWithPath: c.path)).prefix(100), header, "asking again for the mode it is in writes nothing")
     }
 }
 
-/// One feature's run: a fresh store file and its connection, and a count of the assertions made, so that a check
-/// asserting nothing fails.
+/// One feature's run: a fresh store file and its connection, through the storage protocol, and a count of the
+/// assertions made, so that a check asserting nothing fails.
 final class Conformance {
     let implementation: DialectImplementation
     let feature: SQLDialectFeature
     let path: String
-    let queue: DatabaseQueue
+    private let opened: OpenedConnection
     var dialect: any SQLDialect { implementation.dialect }
     private(set) var assertions = 0
 
@@ -810,20 +877,43 @@ final class Conformance {
         self.implementation = implementation
         self.feature = feature
         path = directory.file("conformance.db")
-        queue = try implementation.open(path)
+        opened = try implementation.open(path)
     }
 
-    func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
-        try queue.inDatabase { db in try db.execute(sql: sql, arguments: arguments) }
+    /// The connection, for use inside `run` or `transaction`.
+    var connection: any StorageConnection { opened.connection }
+
+    /// Closes the connection (the feature's check uses it no more).
+    func close() throws { try opened.close() }
+
+    /// What `body` gives, run on the connection.
+    func run<T>(_ body: (any StorageConnection) throws -> T) throws -> T { try opened.run(body) }
+
+    /// The connection's own transaction (`StorageConnection.transaction`).
+    func transaction(_ kind: TransactionKind, _ body: () throws -> TransactionEnd) throws {
+        try run { try $0.transaction(kind, body) }
     }
 
-    func row(_ sql: String, _ arguments: StatementArguments = []) throws -> Row {
-        try queue.inDatabase { db in try Row.fetchOne(db, sql: sql, arguments: arguments)! }
+    func execute(_ sql: String, _ arguments: [StoredValue] = []) throws {
+        try run { try $0.execute(sql, arguments) }
     }
 
-    func rows(_ sql: String, _ arguments: StatementArguments = []) throws -> [Row] {
-        try queue.inDatabase { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
+    /// The first row, which must be there.
+    func row(_ sql: String, _ arguments: [StoredValue] = []) throws -> StorageRow {
+        guard let row = try rows(sql, arguments).first else { throw NoRow(sql: sql) }
+        return row
     }
+
+    func rows(_ sql: String, _ arguments: [StoredValue] = []) throws -> [StorageRow] {
+        try run { try $0.rows(sql, arguments) }
+    }
+
+    /// The first column of every row, as integers.
+    func ints(_ sql: String, _ arguments: [StoredValue] = []) throws -> [Int?] {
+        try rows(sql, arguments).map { $0.int(0) }
+    }
+
+    struct NoRow: Error { let sql: String }
 
     func check(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #filePath, line: UInt = #line) {
         assertions += 1
@@ -836,7 +926,11 @@ final class Conformance {
     }
 }
 
-extension SQLDialect {
-    /// A wide value as GRDB binds and reads it.
-    func wide(_ value: Int128) -> DatabaseValue { wideValue(value).databaseValue }
+extension StoredValue {
+    /// An `Int` bound as an integer.
+    static func int(_ value: Int) -> StoredValue { .integer(Int64(value)) }
+    /// An `Int`, or NULL for nil.
+    static func intOrNull(_ value: Int?) -> StoredValue { value.map(StoredValue.int) ?? .null }
+    /// Text, or NULL for nil.
+    static func textOrNull(_ value: String?) -> StoredValue { value.map(StoredValue.text) ?? .null }
 }
