@@ -220,6 +220,23 @@ final class DialectConformanceTests: XCTestCase {
         }
         let truths = try c.ints("SELECT id FROM t WHERE v ORDER BY id")
         c.equal(truths, values.indices.filter { values[$0] }, "a boolean column is a condition")
+        // What another tool may store in a Boolean column: the dialect's reading of it (predicates, sorts, groups)
+        // is the decoder's (any nonzero number is yes, NULL none).
+        let d = c.dialect
+        try c.execute("CREATE TABLE b (id INTEGER PRIMARY KEY, v INTEGER)")
+        let stored: [StoredValue] = [.integer(0), .integer(1), .integer(2), .integer(-1), .integer(Int64.min), .null]
+        for (i, v) in stored.enumerated() {
+            try c.execute("INSERT INTO b (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), v])
+        }
+        for row in try c.rows("SELECT id, \(d.storedBoolean("v")) FROM b ORDER BY id") {
+            let raw = stored[Int(row.int64(0) ?? 0)]
+            // 1, 0 or NULL exactly: what a comparison with YES or NO, a sort or a group then sees.
+            let expected: StoredValue = switch Value(stored: raw, as: .boolean) {
+            case .boolean(let b): .integer(b ? 1 : 0)
+            default: .null
+            }
+            c.equal(row[1], expected, "a Boolean stored as \(raw) reads in SQL as the decoder reads it")
+        }
     }
 
     private func blobs(_ c: Conformance) throws {
