@@ -32,6 +32,9 @@ public enum StoreError: CategorizedError, Equatable {
     case matchFailed(String)
     /// Every object ID of an entity was handed out (the largest is Int64.max): a condition of the data, not of the disk.
     case idsExhausted(path: String, entity: String)
+    /// A UNIQUE index or CHECK constraint that is not the model's (another tool added it) refused a write, which was
+    /// rolled back: `constraint` names it (`unique index "u_info" on Customer(info)`, `CHECK constraint no_unpaid`).
+    case foreignConstraint(path: String, constraint: String)
 
     public var category: ErrorCategory {
         switch self {
@@ -44,7 +47,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
-        case .matchFailed, .idsExhausted: .data
+        case .matchFailed, .idsExhausted, .foreignConstraint: .data
         }
     }
 
@@ -87,6 +90,9 @@ public enum StoreError: CategorizedError, Equatable {
             "where: \(message)"
         case .idsExhausted(let path, let entity):
             "\(path): \(entity): every object ID up to \(Int64.max) was handed out; no new object can be given one"
+        case .foreignConstraint(let path, let constraint):
+            "\(path): the store's \(constraint) refused the change; it is not the model's (another tool added it; "
+                + "`bookkeeper check` lists it) — nothing was changed"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")

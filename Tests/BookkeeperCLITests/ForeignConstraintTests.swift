@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import XCTest
+
+// A UNIQUE index or CHECK constraint another tool added refuses a write (attack 17, findings 4 and 4b): every
+// command says so in one line naming the store and the constraint as not the model's, exit 65 (a condition of the
+// data), and changes nothing — before, SQLite's text with exit 74, and import's line without the store's name and
+// with the statement's SQL. Such a constraint refuses the whole import, `--on-error skip` too.
+extension SchemaTamperTests {
+    func assertRefused(_ args: [String], by constraint: String, file: StaticString = #filePath, line: UInt = #line) {
+        let before = fileBytes(store)
+        let r = bk(args)
+        XCTAssertEqual(r.status, 65, "\(args): \(r)", file: file, line: line)
+        XCTAssertEqual(r.stderr, "bookkeeper: \(store): the store's \(constraint) refused the change; it is not the model's "
+                       + "(another tool added it; `bookkeeper check` lists it) — nothing was changed\n", "\(args)", file: file, line: line)
+        XCTAssertEqual(fileBytes(store), before, "\(args): the store's file is as it was", file: file, line: line)
+    }
+
+    func testAUniqueIndexAnotherToolAddedRefusesEveryWriteInOneLineWithExit65() {
+        sqlite3("CREATE UNIQUE INDEX u_info ON Customer(info)")
+        XCTAssertEqual(bk("add", "Customer", "name=Bolt", "info=Berlin office").status, 0)
+        let index = #"unique index "u_info" on Customer(info)"#
+        assertRefused(["set", "Customer", "Acme", "info=Berlin office"], by: index)
+        assertRefused(["add", "Customer", "name=Cole", "info=Berlin office"], by: index)
+        assertRefused(["update", "Customer", "--where", #"name == "Acme""#, "--set", "info=Berlin office"], by: index)
+        dir.write("same.csv", "name,info\nAcme,Berlin office\nDart,elsewhere\n")
+        assertRefused(["import", "Customer", "same.csv"], by: index)
+        assertRefused(["import", "Customer", "same.csv", "--on-error", "skip"], by: index)
+        // Of several columns, named as the model names them.
+        sqlite3(#"CREATE UNIQUE INDEX u_date ON "Order"(customer_id, date)"#)
+        assertRefused(["add", "Order", "number=A-2", "date=2024-03-01", "customer=Acme"],
+                      by: #"unique index "u_date" on Order(customer_id, date)"#)
+        // The model's own unique index keeps its words.
+        let r = bk("add", "Customer", "name=Acme")
+        XCTAssertFalse(r.stderr.contains("not the model's"), r.stderr)
+        XCTAssertTrue(check().lines.contains(#"schema: index "u_info" is not the model's (CREATE UNIQUE INDEX u_info ON Customer(info))"#))
+    }
+
+    func testACheckConstraintAnotherToolAddedIsListedByCheckAndRefusesWritesInOneLineWithExit65() {
+        rebuild("Tag", #""id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, CONSTRAINT "short" CHECK (length("name") < 6)"#,
+                indexes: [#"CREATE UNIQUE INDEX "Tag_name_unique" ON "Tag"("name")"#])
+        assertCheck([#"schema: table "Tag" has CHECK constraint short, which the model's has not"#])
+        XCTAssertEqual(bk("add", "Tag", "name=vip").status, 0)
+        assertRefused(["add", "Tag", "name=regular"], by: "CHECK constraint short")
+        assertRefused(["set", "Tag", "vip", "name=very important"], by: "CHECK constraint short")
+        dir.write("tags.csv", "name\nnew\nregular\n")
+        assertRefused(["import", "Tag", "tags.csv", "--on-error", "skip"], by: "CHECK constraint short")
+        // One without a name is listed by its expression.
+        rebuild("Tag", #""id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL CHECK (name <> 'x')"#,
+                indexes: [#"CREATE UNIQUE INDEX "Tag_name_unique" ON "Tag"("name")"#])
+        assertCheck([#"schema: table "Tag" has CHECK (name <> 'x'), which the model's has not"#])
+    }
+}
+
+/// A write whose SQLite temporary files cannot be made (SQLITE_TMPDIR a folder it cannot use) names their folder,
+/// as a read does (attack 17, finding 5): `update`/`delete --where` and their dry runs said only
+/// `books.sqlite: unable to open database file`, blaming the store. Inside a write transaction the store, its -wal and
+/// -shm are open, so a file SQLite cannot open there is a temporary one (a statement journal past 64 KiB here).
+final class WriteTemporaryFileTests: XCTestCase {
+    func testAWriteWhoseTemporaryFilesCannotBeMadeNamesTheirFolderNotTheStore() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.file("wide.sqlite")
+        XCTAssertEqual(runCLI(["--store", store, "init"], in: dir.path).status, 0)
+        let info = String(repeating: "x", count: 1500)
+        dir.write("wide.csv", "code,name,info\n" + (0..<3000).map { "W\($0),Wide \($0),\(info)\($0)" }.joined(separator: "\n") + "\n")
+        XCTAssertEqual(runCLI(["--store", store, "import", "Customer", "wide.csv", "--quiet"], in: dir.path).status, 0)
+        let before = try storeFingerprint(store)
+        for args in [["update", "Customer", "--where", #"code BEGINSWITH "W""#, "--set", "info=short"],
+                     ["delete", "Customer", "--where", #"code BEGINSWITH "W1""#],
+                     ["delete", "Customer", "--where", #"code BEGINSWITH "W1""#, "--dry-run"]] {
+            let r = runCLI(["--store", store] + args, in: dir.path, environment: ["SQLITE_TMPDIR": "/proc"])
+            XCTAssertEqual(r.status, 74, "\(args): \(r)")
+            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(store): unable to open database file: SQLite cannot make its temporary files in /proc ("),
+                          "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasSuffix(") — point SQLITE_TMPDIR at a folder this user may write\n"), "\(args): \(r.stderr)")
+            XCTAssertEqual(try storeFingerprint(store), before, "\(args): the store is unchanged")
+        }
+        // With a folder it may use, the same update is made.
+        let r = runCLI(["--store", store, "update", "Customer", "--where", #"code BEGINSWITH "W""#, "--set", "info=short"], in: dir.path)
+        XCTAssertEqual(r.status, 0, "\(r)")
+    }
+}
