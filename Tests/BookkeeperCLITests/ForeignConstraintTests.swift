@@ -80,3 +80,37 @@ final class WriteTemporaryFileTests: XCTestCase {
         XCTAssertEqual(r.status, 0, "\(r)")
     }
 }
+
+// A model column another tool renamed or dropped (attack 17, finding 3): `show` and `list` printed it as no value
+// with exit 0, the other commands SQLite's `no such column: t0.info` (with the statement's SQL for an import) and 74.
+// Every command now fails alike, naming the column as the model names it and pointing at `check`, exit 65.
+extension SchemaTamperTests {
+    func testAModelColumnAnotherToolRenamedFailsEveryCommandNamingItAsTheModelDoes() {
+        sqlite3(#"ALTER TABLE "Customer" RENAME COLUMN "info" TO "notes""#)
+        let line = "bookkeeper: \(store): Customer.info is missing from the store (another tool renamed or dropped its column) — "
+            + "`bookkeeper check` lists how the store's schema differs from the model's\n"
+        dir.write("more.csv", "name,info\nAcme,x\nBolt,y\n")
+        for args in [["show", "Customer", "Acme"], ["list", "Customer"], ["fetch", "Customer"], ["export", "Customer", "-"],
+                     ["fetch", "Order", "--columns", "number, customer.info"], ["set", "Customer", "Acme", "info=x"],
+                     ["add", "Customer", "name=Bolt", "info=y"], ["update", "Customer", "--where", #"name == "Acme""#, "--set", "info=x"],
+                     ["import", "Customer", "more.csv"]] {
+            let before = fileBytes(store)
+            let r = bk(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, line, "\(args)")
+            XCTAssertEqual(fileBytes(store), before, "\(args): the store's file is as it was")
+        }
+        XCTAssertTrue(check().lines.contains("schema: column Customer.info is missing"))
+    }
+
+    func testAForeignKeyColumnAnotherToolRenamedIsNamedAsTheModelsRelationship() {
+        sqlite3(#"ALTER TABLE "Order" RENAME COLUMN "customer_id" TO "cust""#)
+        let line = "bookkeeper: \(store): Order.customer is missing from the store (another tool renamed or dropped its column) — "
+            + "`bookkeeper check` lists how the store's schema differs from the model's\n"
+        for args in [["show", "Order", "A-1"], ["list", "Order"], ["fetch", "Order", "--where", #"customer.name == "Acme""#]] {
+            let r = bk(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, line, "\(args)")
+        }
+    }
+}

@@ -35,6 +35,9 @@ public enum StoreError: CategorizedError, Equatable {
     /// A UNIQUE index or CHECK constraint that is not the model's (another tool added it) refused a write, which was
     /// rolled back: `constraint` names it (`unique index "u_info" on Customer(info)`, `CHECK constraint no_unpaid`).
     case foreignConstraint(path: String, constraint: String)
+    /// A column of the model is missing from the store (another tool renamed or dropped it): `column` as the model
+    /// names it (`Customer.info`).
+    case missingColumn(path: String, column: String)
 
     public var category: ErrorCategory {
         switch self {
@@ -47,7 +50,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
-        case .matchFailed, .idsExhausted, .foreignConstraint: .data
+        case .matchFailed, .idsExhausted, .foreignConstraint, .missingColumn: .data
         }
     }
 
@@ -93,6 +96,9 @@ public enum StoreError: CategorizedError, Equatable {
         case .foreignConstraint(let path, let constraint):
             "\(path): the store's \(constraint) refused the change; it is not the model's (another tool added it; "
                 + "`bookkeeper check` lists it) — nothing was changed"
+        case .missingColumn(let path, let column):
+            "\(path): \(column) is missing from the store (another tool renamed or dropped its column) — "
+                + "`bookkeeper check` lists how the store's schema differs from the model's"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")

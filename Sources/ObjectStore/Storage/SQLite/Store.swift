@@ -606,6 +606,9 @@ public final class Store: @unchecked Sendable {
         } catch BatchError.constraint(let message) where foreignConstraint(message) != nil {
             // (The refusal of a batch's statement: the transaction is rolled back, the schema can be read.)
             throw foreignConstraint(message)!
+        } catch BatchError.sqlite(let message) where !migratedAway && message.hasPrefix("\(path): ") && missingColumn(String(message.dropFirst(path.count + 2))) != nil {
+            // (A batch's statement naming a model column another tool renamed or dropped.)
+            throw missingColumn(String(message.dropFirst(path.count + 2)))!
         } catch let error as DatabaseError {
             // A temporary file SQLite could not open for want of descriptors.
             if [.SQLITE_CANTOPEN, .SQLITE_IOERR].contains(error.resultCode), let exhausted = OpenFiles.exhausted() {
@@ -632,6 +635,8 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.queryTooLarge(error.message ?? "\(error.resultCode)")
             case .SQLITE_ERROR where migratedAway && Store.namesSomethingMissing(error.message):
                 throw StoreError.migratedMeanwhile(path: path, detail: error.message!)
+            case .SQLITE_ERROR where Store.namesSomethingMissing(error.message) && missingColumn(error.message) != nil:
+                throw missingColumn(error.message)!
             case .SQLITE_CONSTRAINT where foreignConstraint(error.message) != nil:
                 throw foreignConstraint(error.message)!
             default:

@@ -42,3 +42,50 @@ extension Store {
         return nil
     }
 }
+
+// A model column another tool renamed or dropped: every command names it as the model does and points at `check`
+// (attack 17, finding 3: `show` and `list` printed it empty with exit 0, the others SQLite's `no such column: t0.info`
+// with exit 74).
+
+extension Store {
+    /// SQLite's `no such column: t0.info` or `table X has no column named info` in the store's words, when a column
+    /// of the model by that name is missing from the store; nil otherwise. Called once the statement's transaction is
+    /// over (its schema is read).
+    func missingColumn(_ message: String?) -> StoreError? {
+        guard let message else { return nil }
+        let text = message.components(separatedBy: " — while executing").first ?? message
+        let named: Substring
+        if text.hasPrefix("no such column: ") {
+            named = text.dropFirst("no such column: ".count).split(separator: ".").last ?? ""
+        } else if let range = text.range(of: " has no column named ") {
+            named = text[range.upperBound...]
+        } else {
+            return nil
+        }
+        guard let shapes = try? queue.inDatabase({ db in (try SchemaShape.read(db), try SchemaShape.expected(for: model)) })
+        else { return nil }
+        let (stored, expected) = shapes
+        for wanted in expected.tables {
+            guard let table = stored.table(named: wanted.name) else { continue }
+            for column in wanted.columns where column.name.lowercased() == named.lowercased() && table.column(named: column.name) == nil {
+                return .missingColumn(path: path, column: modelName(table: wanted.name, column: column.name))
+            }
+        }
+        return nil
+    }
+
+    /// A stored column as the model names it: `Customer.info` for an attribute, `Order.customer` for the foreign key
+    /// of a to-one relationship, else `table.column` (a join table's).
+    func modelName(table: String, column: String) -> String {
+        guard let entity = model.entity(named: table) else { return "\(table).\(column)" }
+        if let attribute = entity.attributes.first(where: { $0.name.lowercased() == column.lowercased() }) {
+            return "\(entity.name).\(attribute.name)"
+        }
+        for r in entity.relationships where !r.isToMany {
+            if case .foreignKey(let key) = model.storage(of: r, in: entity), key.lowercased() == column.lowercased() {
+                return "\(entity.name).\(r.name)"
+            }
+        }
+        return "\(entity.name).\(column)"
+    }
+}
