@@ -114,3 +114,12 @@ extension SchemaTamperTests {
         }
     }
 }
+
+// Values and metadata only another tool can write (attack 17, findings 7, 11, 12): `check` lists them.
+extension SchemaTamperTests {
+    /// A decimal of Int64.min units passed `check`, and was shown and exported as a value no input accepts.
+    func testCheckFindsADecimalOfInt64MinUnits() {
+        sqlite3(#"UPDATE "OrderRow" SET "price" = -9223372036854775808 WHERE "id" = 1"#)
+        assertCheck(["OrderRow/1.price holds -9223372036854775808 units, beyond what Decimal(2) can hold (±92233720368547758.07)"])
+    }
+}

@@ -223,6 +223,14 @@ extension Store {
                         "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(row[1] as DatabaseValue), which is not a boolean (0 or 1)"
                     }
                 }
+                // A decimal of Int64.min units (written by another tool; every input refuses it): beyond the type.
+                for a in entity.attributes where has(entity.name, a.name) {
+                    guard case .decimal(let scale) = a.type else { continue }
+                    problems += try listed(CheckSQL.decimalsBeyondRange(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(Int64.min) units, beyond what Decimal(\(scale)) "
+                            + "can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
+                    }
+                }
                 // Text that is not a date or a date-time (read in Swift, as every reader reads it).
                 for a in entity.attributes where [.date, .dateTime].contains(a.type) && has(entity.name, a.name) {
                     let cursor = try Row.fetchCursor(db, sql: CheckSQL.texts(table, column: a.name))
