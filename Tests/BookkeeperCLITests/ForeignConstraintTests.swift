@@ -122,4 +122,31 @@ extension SchemaTamperTests {
         sqlite3(#"UPDATE "OrderRow" SET "price" = -9223372036854775808 WHERE "id" = 1"#)
         assertCheck(["OrderRow/1.price holds -9223372036854775808 units, beyond what Decimal(2) can hold (±92233720368547758.07)"])
     }
+
+    /// An object-ID mark another tool changed: 22 digits made every add say that every ID was handed out, `abc` was
+    /// read as 0 and a removed mark let a deleted object's ID come back, all with `check` saying ok.
+    func testCheckListsAnIDMarkAnotherToolChangedAndAddSaysItIsUnreadable() {
+        let mark = "Customer: the mark of the object IDs handed out (ids:Customer in _bookkeeper_meta)"
+        func setMark(_ sql: String) { sqlite3(sql.replacingOccurrences(of: "KEY", with: "key = 'ids:Customer'")) }
+        setMark("UPDATE _bookkeeper_meta SET value = '9999999999999999999999' WHERE KEY")
+        assertCheck([#"\#(mark) holds "9999999999999999999999", which is not an ID: every add of a Customer is refused"#])
+        let refusal = #"bookkeeper: \#(store): \#(mark) is unreadable: it holds "9999999999999999999999", which is not an ID (another tool "#
+            + "changed it) — no new object is given one; `bookkeeper check` lists it\n"
+        for args in [["add", "Customer", "name=Bolt"], ["import", "Customer", "customers.csv"]] {
+            let before = fileBytes(store)
+            let r = bk(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, refusal, "\(args)")
+            XCTAssertEqual(fileBytes(store), before, "\(args)")
+        }
+        setMark("UPDATE _bookkeeper_meta SET value = 'abc' WHERE KEY")
+        assertCheck([#"\#(mark) holds "abc", which is not an ID: every add of a Customer is refused"#])
+        XCTAssertEqual(bk("add", "Customer", "name=Bolt").status, 65)
+        // A mark below the largest ID is what rows another tool inserted leave: not a problem (IDs are handed out
+        // above both).
+        setMark("UPDATE _bookkeeper_meta SET value = '0' WHERE KEY")
+        XCTAssertEqual(check().status, 0)
+        setMark("DELETE FROM _bookkeeper_meta WHERE KEY")
+        assertCheck(["\(mark) is missing (another tool removed it): an ID of a deleted object could be handed out again"])
+    }
 }

@@ -38,6 +38,8 @@ public enum StoreError: CategorizedError, Equatable {
     /// A column of the model is missing from the store (another tool renamed or dropped it): `column` as the model
     /// names it (`Customer.info`).
     case missingColumn(path: String, column: String)
+    /// An entity's object-ID mark in the metadata table is not an ID (another tool changed it): `value` as stored.
+    case idMarkUnreadable(path: String, entity: String, value: String)
 
     public var category: ErrorCategory {
         switch self {
@@ -50,7 +52,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
-        case .matchFailed, .idsExhausted, .foreignConstraint, .missingColumn: .data
+        case .matchFailed, .idsExhausted, .foreignConstraint, .missingColumn, .idMarkUnreadable: .data
         }
     }
 
@@ -99,6 +101,9 @@ public enum StoreError: CategorizedError, Equatable {
         case .missingColumn(let path, let column):
             "\(path): \(column) is missing from the store (another tool renamed or dropped its column) — "
                 + "`bookkeeper check` lists how the store's schema differs from the model's"
+        case .idMarkUnreadable(let path, let entity, let value):
+            "\(path): \(entity): the mark of the object IDs handed out (\(Store.idMarkKey(entity)) in \(Store.metaTable)) is unreadable: "
+                + "it holds \(value), which is not an ID (another tool changed it) — no new object is given one; `bookkeeper check` lists it"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")
