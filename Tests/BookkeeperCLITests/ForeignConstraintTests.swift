@@ -149,4 +149,34 @@ extension SchemaTamperTests {
         setMark("DELETE FROM _bookkeeper_meta WHERE KEY")
         assertCheck(["\(mark) is missing (another tool removed it): an ID of a deleted object could be handed out again"])
     }
+
+    /// Import history rows another tool changed: `imports` showed a 1970 time for `yesterday` and zero counts for
+    /// counts that are not JSON, and `check` said ok.
+    func testImportsShowsUnreadableHistoryRowsAsUnreadableAndCheckListsThem() throws {
+        dir.write("more.csv", "name\nCole\n")
+        XCTAssertEqual(bk("import", "Customer", "customers.csv").status, 0)
+        XCTAssertEqual(bk("import", "Customer", "more.csv").status, 0)
+        sqlite3("UPDATE _bookkeeper_imports SET counts = 'not json' WHERE id = 1; "
+                + "UPDATE _bookkeeper_imports SET started_at = 'yesterday', records = -5 WHERE id = 2")
+        let r = bk("imports")
+        XCTAssertEqual(r.status, 0, "\(r)")
+        let rows = r.stdout.split(separator: "\n").dropFirst(2).map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        XCTAssertEqual(rows.count, 2, r.stdout)
+        XCTAssertEqual(Array(rows[0][5...9]), ["1", "unreadable", "unreadable", "unreadable", "unreadable"], r.stdout)
+        XCTAssertEqual(rows[1][1], "unreadable", r.stdout)
+        XCTAssertEqual(Array(rows[1][5...6]), ["unreadable", "1"], r.stdout)
+        XCTAssertFalse(r.stdout.contains("1970"), r.stdout)
+        XCTAssertEqual(r.stderr, """
+            bookkeeper: warning: \(store): import 1 of the history is unreadable in part (counts holds "not json") — another tool changed it; `bookkeeper check` lists it
+            bookkeeper: warning: \(store): import 2 of the history is unreadable in part (started_at holds "yesterday", records holds -5) — another tool changed it; `bookkeeper check` lists it
+
+            """)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(bk("imports", "--format", "json").stdout.utf8)) as? [[String: Any]])
+        XCTAssertTrue(json[0]["counts"] is NSNull && json[0]["inserted"] is NSNull)
+        XCTAssertEqual(json[0]["unreadable"] as? [String], [#"counts holds "not json""#])
+        XCTAssertTrue(json[1]["startedAt"] is NSNull && json[1]["records"] is NSNull)
+        XCTAssertEqual(json[1]["inserted"] as? Int, 1)
+        assertCheck([#"_bookkeeper_imports row 1 is unreadable: counts holds "not json""#,
+                     #"_bookkeeper_imports row 2 is unreadable: started_at holds "yesterday", records holds -5"#])
+    }
 }

@@ -267,6 +267,13 @@ extension Store {
             }
         }
         notes += kept
+        // The import history: rows another tool changed so that `imports` cannot show them.
+        var unreadableImports: [String] = []
+        for entry in try importHistory() where !entry.unreadable.isEmpty {
+            unreadableImports.append("\(ImportJournal.table) row \(entry.id ?? 0) is unreadable: \(entry.unreadable.joined(separator: ", "))")
+        }
+        problems += unreadableImports.prefix(limit)
+        if unreadableImports.count > limit { problems.append("\(ImportJournal.table): … and \(unreadableImports.count - limit) more") }
         return problems
     }
 
