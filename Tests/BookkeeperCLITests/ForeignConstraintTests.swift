@@ -180,3 +180,30 @@ extension SchemaTamperTests {
                      #"_bookkeeper_imports row 2 is unreadable: started_at holds "yesterday", records holds -5"#])
     }
 }
+
+/// A read on a full filesystem, where SQLite cannot make the store's -shm (attack 17, finding 8): every command said
+/// only `s.sqlite: disk I/O error`, which reads as a damaged store. Now the -shm and the cause are named. Needs a
+/// small tmpfs (root with CAP_SYS_ADMIN); skipped elsewhere.
+final class FullFilesystemShmTests: XCTestCase {
+    func testAReadOnAFullFilesystemNamesTheShmAndTheMissingSpace() throws {
+        let dir = TemporaryDirectory()
+        let mount = dir.file("mnt")
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: false)
+        let mounted = runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=1M", "tmpfs", mount], in: dir.path)
+        guard mounted.status == 0 else { throw XCTSkip("cannot mount a tmpfs here: \(mounted.stderr)") }
+        defer { _ = runProgram("/bin/umount", [mount], in: dir.path) }
+        let store = mount + "/s.sqlite"
+        SampleStore.copy(to: store)
+        // Fill the rest of the filesystem.
+        _ = runProgram("/bin/sh", ["-c", "dd if=/dev/zero of='\(mount)/fill' bs=4k 2>/dev/null"], in: dir.path)
+        for args in [["list", "Tag"], ["check"], ["imports"], ["set", "Tag", "vip", "name=vip2"]] {
+            let r = runCLI(["--store", store] + args, in: dir.path, environment: ["BOOKKEEPER_TODAY": "2026-11-21"])
+            XCTAssertEqual(r.status, 74, "\(args): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(store): cannot create or grow s.sqlite-shm beside the store (SQLite's index of its "
+                           + "write-ahead log): No space left on device — free space on the filesystem of \(mount)\n", "\(args)")
+        }
+        // The store itself is fine: with room again it lists.
+        try FileManager.default.removeItem(atPath: mount + "/fill")
+        XCTAssertEqual(runCLI(["--store", store, "list", "Tag"], in: dir.path).status, 0)
+    }
+}

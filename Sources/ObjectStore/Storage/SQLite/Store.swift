@@ -417,9 +417,33 @@ public final class Store: @unchecked Sendable {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 throw StoreError.busy(path: path, detail: Store.currentActivity(at: path) ?? "another process is writing to it")
             case .SQLITE_CANTOPEN: throw StoreError.notAStore(path: path, reason: "it cannot be opened")
-            default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
+            default:
+                let system = queue.flatMap { $0.inDatabase { $0.sqliteConnection } }.map { sqlite3_system_errno($0) } ?? 0
+                if let shm = shmFailure(error.extendedResultCode.rawValue, systemErrno: system, path: path) { throw StoreError.sqlite(shm) }
+                throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }
+    }
+
+    /// A failure to make, grow or map the store's -shm file (SQLITE_IOERR_SHMOPEN, SHMSIZE, SHMMAP, SHMLOCK), which every
+    /// reader of a store in WAL mode needs beside it, in words: SQLite says only `disk I/O error`, which reads as a
+    /// damaged store (attack 17: a full filesystem). Nil for any other failure.
+    static func shmFailure(_ extendedCode: Int32, systemErrno system: Int32, path: String) -> String? {
+        // (Composed C macros, which Swift does not import: SQLITE_IOERR | 18<<8 … 21<<8.)
+        let shmOpen = SQLITE_IOERR | 18 << 8, shmSize = SQLITE_IOERR | 19 << 8, shmLock = SQLITE_IOERR | 20 << 8, shmMap = SQLITE_IOERR | 21 << 8
+        guard [shmOpen, shmSize, shmLock, shmMap].contains(extendedCode) else { return nil }
+        let name = "\(fileName(path))-shm"
+        let action = extendedCode == shmOpen ? "open" : extendedCode == shmLock ? "lock" : "create or grow"
+        // A connection that failed to open leaves no errno to read: a folder whose filesystem has not room for the
+        // -shm's first 32 KiB is the likely cause, said as ENOSPC's words.
+        var full = system == ENOSPC
+        if system == 0 {
+            var info = statvfs()
+            if statvfs(folderName(path), &info) == 0, UInt64(info.f_bavail) * UInt64(info.f_frsize) < 32_768 { full = true }
+        }
+        let reason = full ? String(cString: strerror(ENOSPC)) : system != 0 ? String(cString: strerror(system)) : "disk I/O error"
+        let advice = full ? " — free space on the filesystem of \(folderName(path))" : ""
+        return "\(path): cannot \(action) \(name) beside the store (SQLite's index of its write-ahead log): \(reason)\(advice)"
     }
 
     /// Rolls back a killed writer's hot journal as SQLite does: a connection that can write reads the store, which
@@ -641,6 +665,9 @@ public final class Store: @unchecked Sendable {
                 throw foreignConstraint(error.message)!
             default:
                 if let changed = changedWhileRead() { throw changed }
+                if let connection, let shm = Store.shmFailure(error.extendedResultCode.rawValue, systemErrno: sqlite3_system_errno(connection), path: path) {
+                    throw StoreError.sqlite(shm)
+                }
                 let detail = Store.fileSizeLimitReached(error.resultCode.rawValue, connection: connection, path: path, writes: writes,
                                                         inTransaction: inTransaction)
                     .map { ": \($0)" } ?? ""
