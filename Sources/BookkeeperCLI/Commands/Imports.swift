@@ -18,14 +18,21 @@ struct Imports: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
         let history = try store.importHistory()
         switch format {
         case .json:
+            // A field another tool made unreadable is null, and named in "unreadable" (never a 1970 time or zero counts).
             let objects = history.map { e -> [String: Any] in
                 let t = e.total
-                return ["id": e.id ?? 0, "file": e.file, "sha256": e.sha256, "startedAt": e.startedAt.description,
-                        "seconds": e.seconds, "entity": e.entity, "records": e.records, "inserted": t.inserted,
-                        "updated": t.updated, "unchanged": t.unchanged, "deleted": t.deleted, "rejected": e.rejected, "encoding": e.encoding ?? NSNull(),
-                        "counts": e.counts.mapValues { c in
-                            ["inserted": c.inserted, "updated": c.updated, "unchanged": c.unchanged, "deleted": c.deleted]
-                        }]
+                let counted = e.countsAreReadable
+                var object: [String: Any] = [
+                    "id": e.id ?? 0, "file": e.file, "sha256": e.sha256, "startedAt": e.timeIsReadable ? e.startedAt.description : NSNull(),
+                    "seconds": e.seconds, "entity": e.entity, "records": e.recordsAreReadable ? e.records : NSNull(),
+                    "inserted": counted ? t.inserted : NSNull(), "updated": counted ? t.updated : NSNull(),
+                    "unchanged": counted ? t.unchanged : NSNull(), "deleted": counted ? t.deleted : NSNull(),
+                    "rejected": e.rejectedIsReadable ? e.rejected : NSNull(), "encoding": e.encoding ?? NSNull(),
+                    "counts": counted ? e.counts.mapValues { c in
+                        ["inserted": c.inserted, "updated": c.updated, "unchanged": c.unchanged, "deleted": c.deleted]
+                    } : NSNull()]
+                if !e.unreadable.isEmpty { object["unreadable"] = e.unreadable }
+                return object
             }
             let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
@@ -39,11 +46,19 @@ struct Imports: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
                 alignments: [.right, .left, .left, .left, .left, .right, .right, .right, .right, .right, .right, .left])
             for e in history {
                 let t = e.total
-                table.append([String(e.id ?? 0), e.startedAt.description, e.file, String(e.sha256.prefix(12)), e.entity,
-                              String(e.records), String(t.inserted), String(t.updated), String(t.unchanged),
-                              String(t.deleted), String(e.rejected), e.encoding ?? ""])
+                let unreadable = "unreadable"
+                func count(_ n: Int) -> String { e.countsAreReadable ? String(n) : unreadable }
+                table.append([String(e.id ?? 0), e.timeIsReadable ? e.startedAt.description : unreadable, e.file,
+                              String(e.sha256.prefix(12)), e.entity, e.recordsAreReadable ? String(e.records) : unreadable,
+                              count(t.inserted), count(t.updated), count(t.unchanged), count(t.deleted),
+                              e.rejectedIsReadable ? String(e.rejected) : unreadable, e.encoding ?? ""])
             }
             print(table.render())
+            // The rows another tool changed, on standard error (the table stays the history).
+            for e in history where !e.unreadable.isEmpty {
+                Log.warning("\(store.path): import \(e.id ?? 0) of the history is unreadable in part (\(e.unreadable.joined(separator: ", "))) "
+                                 + "— another tool changed it; `bookkeeper check` lists it")
+            }
         }
     }
 }

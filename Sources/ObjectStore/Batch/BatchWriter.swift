@@ -112,10 +112,13 @@ package final class BatchWriter {
         _ = try s.step()
         l.maxIDAtStart = s.int64(0) ?? 0
         // IDs handed out before (and since deleted) are not handed out again (Store+ObjectIDs).
-        let mark = try statement(BatchSQL.metaInteger(Store.metaTable))
+        let mark = try statement(BatchSQL.metaValue(Store.metaTable))
         defer { mark.reset() }
         mark.bind(1, .text(Store.idMarkKey(entity.name)))
-        let handedOutUpTo = try mark.step() ? mark.int64(0) ?? 0 : 0
+        let stored = try mark.step() ? mark.column(0) : nil
+        guard let handedOutUpTo = Store.readIDMark(stored) else {
+            throw .dataLimit(StoreError.idMarkUnreadable(path: store.path, entity: entity.name, value: Store.markText(stored)).description)
+        }
         do {
             l.firstNewID = try store.nextObjectID(after: max(l.maxIDAtStart, handedOutUpTo), entity: entity.name)
         } catch {

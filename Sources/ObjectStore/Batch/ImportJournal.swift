@@ -22,6 +22,14 @@ package struct ImportJournalEntry: Sendable, Equatable {
     package var counts: [String: BatchCounts]
     /// The encoding the file was read in (`windows-1251`); nil for imports recorded before it was kept.
     package var encoding: String?
+    /// What of the stored row cannot be read as bookkeeper wrote it (another tool changed it), each as
+    /// `started_at holds "yesterday"`: its fields are then shown as unreadable, never as a made-up time or count.
+    package var unreadable: [String] = []
+    /// Whether `startedAt`, the counts, `records` and `rejected` are what is stored (not stand-ins for unreadable ones).
+    package var timeIsReadable: Bool { !unreadable.contains { $0.hasPrefix("started_at ") } }
+    package var countsAreReadable: Bool { !unreadable.contains { $0.hasPrefix("counts ") } }
+    package var recordsAreReadable: Bool { !unreadable.contains { $0.hasPrefix("records ") } }
+    package var rejectedIsReadable: Bool { !unreadable.contains { $0.hasPrefix("rejected ") } }
 
     package init(id: Int64? = nil, file: String, sha256: String, startedAt: Timestamp, seconds: Double, entity: String,
                 records: Int, rejected: Int, counts: [String: BatchCounts], encoding: String? = nil) {
@@ -92,13 +100,41 @@ extension Store {
             // A read-only look at an older store: its table may not have the newer column yet.
             let hasEncoding = try db.columns(of: ImportJournal.table).contains("encoding")
             return try db.rows(BatchSQL.importHistory(hasEncoding: hasEncoding)).map { row in
+                // A field another tool changed is named, not read as a stand-in (a 1970 time, zero counts).
+                var unreadable: [String] = []
+                func stored(_ name: String) -> String {
+                    switch row[name] {
+                    case .text(let s)?: s.debugDescription
+                    case .integer(let i)?: String(i)
+                    case .real(let d)?: String(d)
+                    case .blob?: "a blob"
+                    case .null?, nil: "nothing"
+                    }
+                }
                 func text(_ name: String) -> String { row[name]?.string ?? "" }
-                func number(_ name: String) -> Int { row[name]?.int64.map { Int($0) } ?? 0 }
-                let counts = (try? JSONDecoder().decode([String: BatchCounts].self, from: Data(text("counts").utf8))) ?? [:]
-                return ImportJournalEntry(id: row["id"]?.int64, file: text("file"), sha256: text("sha256"),
-                                          startedAt: Timestamp(iso: text("started_at")) ?? Timestamp(secondsSinceEpoch: 0),
-                                          seconds: row["seconds"]?.double ?? 0, entity: text("entity"), records: number("records"),
-                                          rejected: number("rejected"), counts: counts, encoding: row["encoding"]?.string)
+                func number(_ name: String) -> Int {
+                    guard case .integer(let n)? = row[name], n >= 0 else {
+                        unreadable.append("\(name) holds \(stored(name))")
+                        return 0
+                    }
+                    return Int(n)
+                }
+                let counts: [String: BatchCounts]
+                if case .text(let json)? = row["counts"],
+                   let decoded = try? JSONDecoder().decode([String: BatchCounts].self, from: Data(json.utf8)) {
+                    counts = decoded
+                } else {
+                    unreadable.append("counts holds \(stored("counts"))")
+                    counts = [:]
+                }
+                let startedAt = Timestamp(iso: text("started_at"))
+                if startedAt == nil { unreadable.insert("started_at holds \(stored("started_at"))", at: 0) }
+                var entry = ImportJournalEntry(id: row["id"]?.int64, file: text("file"), sha256: text("sha256"),
+                                               startedAt: startedAt ?? Timestamp(secondsSinceEpoch: 0),
+                                               seconds: row["seconds"]?.double ?? 0, entity: text("entity"), records: number("records"),
+                                               rejected: number("rejected"), counts: counts, encoding: row["encoding"]?.string)
+                entry.unreadable = unreadable
+                return entry
             }
         }
     }

@@ -141,6 +141,7 @@ extension ObjectContext {
                     handedOutUpTo[o.entity.name] = max(handedOutUpTo[o.entity.name] ?? 0, rowID)
                 }
                 var nextIDs: [String: Int64] = [:]
+                for entity in Set(inserts.map(\.entity.name)).sorted() { try store.confirmIDMarkReadable(db, entity: entity) }
                 for o in inserts {
                     let entity = o.entity.name
                     let next = try nextIDs[entity]

@@ -94,7 +94,7 @@ public final class ObjectContext {
             try db.cachedRows(ContextSQL.object(in: entity.name), [.integer(rowID)]).first
         }
         guard let row else { throw ContextError.objectNotFound(id) }
-        return materialize(row, entity)
+        return try materialize(row, entity)
     }
 
     /// Every stored object of an entity (plus unsaved new ones), in object ID order.
@@ -103,7 +103,7 @@ public final class ObjectContext {
         let rows = try store.read { db in
             try db.rows(ContextSQL.objects(in: entity.name))
         }
-        let stored = rows.map { materialize($0, entity) }.filter { !$0.isDeleted }
+        let stored = try rows.map { try materialize($0, entity) }.filter { !$0.isDeleted }
         return stored + insertedObjects.filter { $0.entity.name == entity.name }
     }
 
@@ -131,7 +131,7 @@ public final class ObjectContext {
             try db.cachedRows(ContextSQL.objects(in: entity.name, where: key), [value.storedValue(for: attribute.type)])
         }
         for row in rows {
-            let o = materialize(row, entity)
+            let o = try materialize(row, entity)
             if !o.isDeleted && o.values[key] == value { return o }
         }
         if case .string(let text) = value, !TextFolding.isASCII(text) {
@@ -148,22 +148,27 @@ public final class ObjectContext {
     func storedObjects(of entity: Entity, nonASCIIIn a: Attribute) throws -> [ManagedObject] {
         let sql = ContextSQL.objects(in: entity.name, nonASCIIIn: a.name)
         let rows = try store.read { db in try db.rows(sql) }
-        return rows.map { materialize($0, entity) }
+        return try rows.map { try materialize($0, entity) }
     }
 
-    /// The registered object for a row, or a new one made from it.
-    func materialize(_ row: StorageRow, _ entity: Entity) -> ManagedObject {
+    /// The registered object for a row, or a new one made from it. A model column missing from the row (another tool
+    /// renamed or dropped it) is refused as a statement naming it is: it was read as no value (attack 17).
+    func materialize(_ row: StorageRow, _ entity: Entity) throws -> ManagedObject {
         let rowID = row["id"]!.int64!
         let id = ObjectID(entity: entity.name, rowID: rowID)
         if let o = registered[id] { return o }
         var values: [String: Value] = [:]
         for a in entity.attributes {
-            values[a.name] = Value(stored: row[a.name] ?? .null, as: a.type)
+            guard let stored = row[a.name] else { throw StoreError.missingColumn(path: store.path, column: "\(entity.name).\(a.name)") }
+            values[a.name] = Value(stored: stored, as: a.type)
         }
         var storedToOne: [String: Int64] = [:]
         for r in entity.relationships where !r.isToMany {
-            if case .foreignKey(let column) = model.storage(of: r, in: entity), let fk = row[column]?.int64 {
-                storedToOne[r.name] = fk
+            if case .foreignKey(let column) = model.storage(of: r, in: entity) {
+                guard let stored = row[column] else {
+                    throw StoreError.missingColumn(path: store.path, column: "\(entity.name).\(r.name)")
+                }
+                if let fk = stored.int64 { storedToOne[r.name] = fk }
             }
         }
         let o = ManagedObject(entity: entity, context: self, rowID: rowID, values: values, storedToOne: storedToOne)
@@ -184,7 +189,7 @@ public final class ObjectContext {
             sql = ContextSQL.linked(destination.name, through: table, own: own, other: other)
         }
         let rows = try store.read { db in try db.cachedRows(sql, [.integer(rowID)]) }
-        return rows.map { materialize($0, destination) }
+        return try rows.map { try materialize($0, destination) }
     }
 
     // MARK: Relationship maintenance

@@ -57,6 +57,11 @@ enum BatchSQL {
     static func largestID(in table: String) -> String { "SELECT max(\(q("id"))) FROM \(q(table))" }
 
     /// The value of the store's metadata key bound as parameter 1, as an integer.
+    /// The value of key parameter 1 as it is stored.
+    static func metaValue(_ metaTable: String) -> String {
+        "SELECT \(q("value")) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
+    }
+
     static func metaInteger(_ metaTable: String) -> String {
         "SELECT CAST(\(q("value")) AS INTEGER) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
     }

@@ -70,6 +70,17 @@ enum CheckSQL {
         return "SELECT \(q("id")), \(c) FROM \(q(table)) WHERE \(d.isStored(c, as: .integer)) AND \(c) NOT IN (0, 1)"
     }
 
+    /// The objects whose decimal `column` holds Int64.min units (ID): beyond the type, which holds ±Int64.max units.
+    static func decimalsBeyondRange(_ table: String, column: String) -> String {
+        let c = q(column)
+        return "SELECT \(q("id")) FROM \(q(table)) WHERE \(d.isStored(c, as: .integer)) AND \(c) = \(Int64.min)"
+    }
+
+    /// Every object-ID mark in the metadata table (key, value as stored).
+    static func idMarks(_ metaTable: String, prefix: String) -> String {
+        "SELECT \(q("key")), \(q("value")) FROM \(q(metaTable)) WHERE substr(\(q("key")), 1, \(prefix.utf8.count)) = '\(prefix)'"
+    }
+
     /// Every object whose `column` holds text (ID, its bytes), by ID.
     static func texts(_ table: String, column: String) -> String {
         let c = q(column)

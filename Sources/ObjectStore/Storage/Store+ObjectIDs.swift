@@ -25,7 +25,41 @@ extension Store {
 
     /// The ID the next new object of `entity` gets.
     func nextObjectID(_ db: any StorageConnection, entity: String) throws -> Int64 {
-        try nextObjectID(after: Store.highestHandedOutID(db, entity: entity), entity: entity)
+        try confirmIDMarkReadable(db, entity: entity)
+        return try nextObjectID(after: Store.highestHandedOutID(db, entity: entity), entity: entity)
+    }
+
+    /// A mark as stored, read: an ID (digits, within Int64) or nil when it is not one (another tool wrote it:
+    /// `abc`, `-5`, `1e3`, 22 digits, which SQLite's CAST read as 0 or Int64.max). An absent mark is 0.
+    static func readIDMark(_ value: StoredValue?) -> Int64? {
+        switch value {
+        case nil, .null?: return 0
+        case .integer(let id)?: return id >= 0 ? id : nil
+        case .text(let text)?:
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            return Int64(text)
+        case .real?, .blob?: return nil
+        }
+    }
+
+    /// Refuses to hand out IDs of `entity` when its mark is not an ID (attack 17: a mark of 22 digits made every add
+    /// say that every ID was handed out; `abc` was read as 0, so a deleted object's ID could come back).
+    func confirmIDMarkReadable(_ db: any StorageConnection, entity: String) throws {
+        let stored = try db.value(StoreSQL.metaValue(Store.metaTable), [.text(Store.idMarkKey(entity))])
+        if Store.readIDMark(stored) == nil {
+            throw StoreError.idMarkUnreadable(path: path, entity: entity, value: Store.markText(stored))
+        }
+    }
+
+    /// A stored mark in a line: `"abc"`, `1.5`.
+    static func markText(_ value: StoredValue?) -> String {
+        switch value {
+        case .text(let text)?: text.debugDescription
+        case .integer(let i)?: String(i)
+        case .real(let d)?: String(d)
+        case .blob?: "a blob"
+        case .null?, nil: "nothing"
+        }
     }
 
     func nextObjectID(after highest: Int64, entity: String) throws -> Int64 {

@@ -32,6 +32,14 @@ public enum StoreError: CategorizedError, Equatable {
     case matchFailed(String)
     /// Every object ID of an entity was handed out (the largest is Int64.max): a condition of the data, not of the disk.
     case idsExhausted(path: String, entity: String)
+    /// A UNIQUE index or CHECK constraint that is not the model's (another tool added it) refused a write, which was
+    /// rolled back: `constraint` names it (`unique index "u_info" on Customer(info)`, `CHECK constraint no_unpaid`).
+    case foreignConstraint(path: String, constraint: String)
+    /// A column of the model is missing from the store (another tool renamed or dropped it): `column` as the model
+    /// names it (`Customer.info`).
+    case missingColumn(path: String, column: String)
+    /// An entity's object-ID mark in the metadata table is not an ID (another tool changed it): `value` as stored.
+    case idMarkUnreadable(path: String, entity: String, value: String)
 
     public var category: ErrorCategory {
         switch self {
@@ -44,7 +52,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge: .usage
-        case .matchFailed, .idsExhausted: .data
+        case .matchFailed, .idsExhausted, .foreignConstraint, .missingColumn, .idMarkUnreadable: .data
         }
     }
 
@@ -87,6 +95,15 @@ public enum StoreError: CategorizedError, Equatable {
             "where: \(message)"
         case .idsExhausted(let path, let entity):
             "\(path): \(entity): every object ID up to \(Int64.max) was handed out; no new object can be given one"
+        case .foreignConstraint(let path, let constraint):
+            "\(path): the store's \(constraint) refused the change; it is not the model's (another tool added it; "
+                + "`bookkeeper check` lists it) — nothing was changed"
+        case .missingColumn(let path, let column):
+            "\(path): \(column) is missing from the store (another tool renamed or dropped its column) — "
+                + "`bookkeeper check` lists how the store's schema differs from the model's"
+        case .idMarkUnreadable(let path, let entity, let value):
+            "\(path): \(entity): the mark of the object IDs handed out (\(Store.idMarkKey(entity)) in \(Store.metaTable)) is unreadable: "
+                + "it holds \(value), which is not an ID (another tool changed it) — no new object is given one; `bookkeeper check` lists it"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")

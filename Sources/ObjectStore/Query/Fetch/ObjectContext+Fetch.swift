@@ -9,7 +9,7 @@ extension ObjectContext {
         let rows = try store.read { db in
             try db.rows(sql, arguments)
         }
-        return rows.map { materialize($0, plan.entity) }
+        return try rows.map { try materialize($0, plan.entity) }
     }
 
     /// The number of objects matching a fetch request.

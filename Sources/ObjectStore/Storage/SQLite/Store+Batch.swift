@@ -10,7 +10,7 @@ extension Store {
     /// everything and writes nothing.
     package func batch<T>(dryRun: Bool = false, _ body: (BatchWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.readOnly(path: path) }
-        return try mapErrors {
+        return try mapErrors(inTransaction: true) {
             try queue.inDatabase { db in
                 let connection = storage
                 // Foreign keys are off for the batch when that is safe (see `batchKeepsReferencesIntact`): every

@@ -114,6 +114,7 @@ extension Store {
                 }
                 return lines
             }
+            problems += try idMarkProblems(db, has: has)
             let tables = SchemaBuilder.tables(for: model)
             let joinTables = tables.filter { $0.entity == nil }
             var foreignKeyLines: [String] = []
@@ -223,6 +224,14 @@ extension Store {
                         "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(row[1] as DatabaseValue), which is not a boolean (0 or 1)"
                     }
                 }
+                // A decimal of Int64.min units (written by another tool; every input refuses it): beyond the type.
+                for a in entity.attributes where has(entity.name, a.name) {
+                    guard case .decimal(let scale) = a.type else { continue }
+                    problems += try listed(CheckSQL.decimalsBeyondRange(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
+                        "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(Int64.min) units, beyond what Decimal(\(scale)) "
+                            + "can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
+                    }
+                }
                 // Text that is not a date or a date-time (read in Swift, as every reader reads it).
                 for a in entity.attributes where [.date, .dateTime].contains(a.type) && has(entity.name, a.name) {
                     let cursor = try Row.fetchCursor(db, sql: CheckSQL.texts(table, column: a.name))
@@ -258,6 +267,13 @@ extension Store {
             }
         }
         notes += kept
+        // The import history: rows another tool changed so that `imports` cannot show them.
+        var unreadableImports: [String] = []
+        for entry in try importHistory() where !entry.unreadable.isEmpty {
+            unreadableImports.append("\(ImportJournal.table) row \(entry.id ?? 0) is unreadable: \(entry.unreadable.joined(separator: ", "))")
+        }
+        problems += unreadableImports.prefix(limit)
+        if unreadableImports.count > limit { problems.append("\(ImportJournal.table): … and \(unreadableImports.count - limit) more") }
         return problems
     }
 
@@ -367,5 +383,43 @@ extension Store {
             file.discard()
             throw error
         }
+    }
+}
+
+extension Store {
+    /// The object-ID marks another tool changed (Store+ObjectIDs; attack 17, finding 11): one that is not an ID
+    /// (every add is refused), or one missing for an entity with objects in a store that keeps marks (a deleted
+    /// object's ID could be handed out again).
+    func idMarkProblems(_ db: Database, has: (String, String) -> Bool) throws -> [String] {
+        guard try db.tableExists(Store.metaTable) else { return [] }
+        var marks: [String: StoredValue] = [:]
+        for row in try Row.fetchAll(db, sql: CheckSQL.idMarks(Store.metaTable, prefix: Store.idMarkKey(""))) {
+            let value: DatabaseValue = row[1]
+            marks[row[0]] = switch value.storage {
+            case .null: .null
+            case .int64(let i): .integer(i)
+            case .double(let d): .real(d)
+            case .string(let s): .text(s)
+            case .blob(let b): .blob(b)
+            }
+        }
+        var problems: [String] = []
+        for entity in model.entities where has(entity.name, "id") {
+            let key = Store.idMarkKey(entity.name)
+            let largest = try Int64.fetchOne(db, sql: StoreSQL.largestID(in: entity.name)) ?? 0
+            let what = "\(entity.name): the mark of the object IDs handed out (\(key) in \(Store.metaTable))"
+            guard let stored = marks[key] else {
+                if !marks.isEmpty && largest > 0 {
+                    problems.append("\(what) is missing (another tool removed it): an ID of a deleted object could be handed out again")
+                }
+                continue
+            }
+            // (A mark below the table's largest ID is not listed: rows another tool inserted leave it so, and every
+            // writer hands out IDs above both.)
+            if Store.readIDMark(stored) == nil {
+                problems.append("\(what) holds \(Store.markText(stored)), which is not an ID: every add of a \(entity.name) is refused")
+            }
+        }
+        return problems
     }
 }

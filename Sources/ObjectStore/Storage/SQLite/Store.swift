@@ -417,9 +417,33 @@ public final class Store: @unchecked Sendable {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 throw StoreError.busy(path: path, detail: Store.currentActivity(at: path) ?? "another process is writing to it")
             case .SQLITE_CANTOPEN: throw StoreError.notAStore(path: path, reason: "it cannot be opened")
-            default: throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
+            default:
+                let system = queue.flatMap { $0.inDatabase { $0.sqliteConnection } }.map { sqlite3_system_errno($0) } ?? 0
+                if let shm = shmFailure(error.extendedResultCode.rawValue, systemErrno: system, path: path) { throw StoreError.sqlite(shm) }
+                throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")")
             }
         }
+    }
+
+    /// A failure to make, grow or map the store's -shm file (SQLITE_IOERR_SHMOPEN, SHMSIZE, SHMMAP, SHMLOCK), which every
+    /// reader of a store in WAL mode needs beside it, in words: SQLite says only `disk I/O error`, which reads as a
+    /// damaged store (attack 17: a full filesystem). Nil for any other failure.
+    static func shmFailure(_ extendedCode: Int32, systemErrno system: Int32, path: String) -> String? {
+        // (Composed C macros, which Swift does not import: SQLITE_IOERR | 18<<8 … 21<<8.)
+        let shmOpen = SQLITE_IOERR | 18 << 8, shmSize = SQLITE_IOERR | 19 << 8, shmLock = SQLITE_IOERR | 20 << 8, shmMap = SQLITE_IOERR | 21 << 8
+        guard [shmOpen, shmSize, shmLock, shmMap].contains(extendedCode) else { return nil }
+        let name = "\(fileName(path))-shm"
+        let action = extendedCode == shmOpen ? "open" : extendedCode == shmLock ? "lock" : "create or grow"
+        // A connection that failed to open leaves no errno to read: a folder whose filesystem has not room for the
+        // -shm's first 32 KiB is the likely cause, said as ENOSPC's words.
+        var full = system == ENOSPC
+        if system == 0 {
+            var info = statvfs()
+            if statvfs(folderName(path), &info) == 0, UInt64(info.f_bavail) * UInt64(info.f_frsize) < 32_768 { full = true }
+        }
+        let reason = full ? String(cString: strerror(ENOSPC)) : system != 0 ? String(cString: strerror(system)) : "disk I/O error"
+        let advice = full ? " — free space on the filesystem of \(folderName(path))" : ""
+        return "\(path): cannot \(action) \(name) beside the store (SQLite's index of its write-ahead log): \(reason)\(advice)"
     }
 
     /// Rolls back a killed writer's hot journal as SQLite does: a connection that can write reads the store, which
@@ -548,7 +572,7 @@ public final class Store: @unchecked Sendable {
     /// `write`, with GRDB's connection (see `readSQLite`).
     func writeSQLite<T>(_ body: (Database) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.readOnly(path: path) }
-        return try mapErrors {
+        return try mapErrors(inTransaction: true) {
             try queue.inDatabase { db in
                 var result: T?
                 var committing = false
@@ -592,15 +616,23 @@ public final class Store: @unchecked Sendable {
         "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
     }
 
-    /// `writes` false for a read (see `fileSizeLimitReached`).
-    func mapErrors<T>(writes: Bool = true, _ body: () throws -> T) throws -> T {
+    /// `writes` false for a read (see `fileSizeLimitReached`); `inTransaction` true for the statements of a write
+    /// transaction, whose store, -wal and -shm files are open already, so that SQLite's `unable to open database
+    /// file` there is about one of its temporary files.
+    func mapErrors<T>(writes: Bool = true, inTransaction: Bool = false, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StorageError {
             // A statement of the storage protocol (SQLiteConnection): the same failure as GRDB's, worded alike.
-            return try mapErrors(writes: writes) {
+            return try mapErrors(writes: writes, inTransaction: inTransaction) {
                 throw DatabaseError(resultCode: ResultCode(rawValue: error.code), message: error.message, sql: error.sql)
             }
+        } catch BatchError.constraint(let message) where foreignConstraint(message) != nil {
+            // (The refusal of a batch's statement: the transaction is rolled back, the schema can be read.)
+            throw foreignConstraint(message)!
+        } catch BatchError.sqlite(let message) where !migratedAway && message.hasPrefix("\(path): ") && missingColumn(String(message.dropFirst(path.count + 2))) != nil {
+            // (A batch's statement naming a model column another tool renamed or dropped.)
+            throw missingColumn(String(message.dropFirst(path.count + 2)))!
         } catch let error as DatabaseError {
             // A temporary file SQLite could not open for want of descriptors.
             if [.SQLITE_CANTOPEN, .SQLITE_IOERR].contains(error.resultCode), let exhausted = OpenFiles.exhausted() {
@@ -627,9 +659,17 @@ public final class Store: @unchecked Sendable {
                 throw StoreError.queryTooLarge(error.message ?? "\(error.resultCode)")
             case .SQLITE_ERROR where migratedAway && Store.namesSomethingMissing(error.message):
                 throw StoreError.migratedMeanwhile(path: path, detail: error.message!)
+            case .SQLITE_ERROR where Store.namesSomethingMissing(error.message) && missingColumn(error.message) != nil:
+                throw missingColumn(error.message)!
+            case .SQLITE_CONSTRAINT where foreignConstraint(error.message) != nil:
+                throw foreignConstraint(error.message)!
             default:
                 if let changed = changedWhileRead() { throw changed }
-                let detail = Store.fileSizeLimitReached(error.resultCode.rawValue, connection: connection, path: path, writes: writes)
+                if let connection, let shm = Store.shmFailure(error.extendedResultCode.rawValue, systemErrno: sqlite3_system_errno(connection), path: path) {
+                    throw StoreError.sqlite(shm)
+                }
+                let detail = Store.fileSizeLimitReached(error.resultCode.rawValue, connection: connection, path: path, writes: writes,
+                                                        inTransaction: inTransaction)
                     .map { ": \($0)" } ?? ""
                 throw StoreError.sqlite("\(path): \(error.message ?? "\(error.resultCode)")\(detail)")
             }
@@ -640,12 +680,18 @@ public final class Store: @unchecked Sendable {
     /// SQLite's words are only `disk I/O error`, and the file may be one of its temporary files, which a grouped
     /// aggregate or a large sort writes, rather than the store. `writes` false for a read, which writes only those.
     /// Nil for every other failure.
-    static func fileSizeLimitReached(_ code: Int32, connection: OpaquePointer?, path: String, writes: Bool) -> String? {
+    static func fileSizeLimitReached(_ code: Int32, connection: OpaquePointer?, path: String, writes: Bool,
+                                     inTransaction: Bool = false) -> String? {
         guard let connection else { return nil }
-        return fileSizeLimitReached(code, systemErrno: sqlite3_system_errno(connection), path: path, writes: writes)
+        return fileSizeLimitReached(code, systemErrno: sqlite3_system_errno(connection), path: path, writes: writes,
+                                    inTransaction: inTransaction)
     }
 
-    static func fileSizeLimitReached(_ code: Int32, systemErrno system: Int32, path: String, writes: Bool) -> String? {
+    /// `inTransaction` true for a statement of an open write transaction: the store, its -wal and -shm are open, so a
+    /// file SQLite cannot open is one of its temporary files (an update's or delete's `--where` list, a statement
+    /// journal), not the store (`unable to open database file` blamed the store: found by attack 17).
+    static func fileSizeLimitReached(_ code: Int32, systemErrno system: Int32, path: String, writes: Bool,
+                                     inTransaction: Bool = false) -> String? {
         let primary = code & 0xFF
         // A read writes only SQLite's temporary files, so a full disk or a folder it cannot use is theirs, not the
         // store's (`database or disk is full`, `unable to open database file` blamed the store: found by the attack
@@ -653,7 +699,7 @@ public final class Store: @unchecked Sendable {
         if !writes && (primary == SQLITE_FULL || (primary == SQLITE_IOERR && system == ENOSPC)) {
             return "SQLite's temporary files (in \(temporaryFolder)) filled its disk — give them a folder with room (SQLITE_TMPDIR)"
         }
-        if !writes && primary == SQLITE_CANTOPEN {
+        if (!writes || inTransaction) && primary == SQLITE_CANTOPEN {
             let reason = system != 0 ? " (\(String(cString: strerror(system))))" : ""
             return "SQLite cannot make its temporary files in \(temporaryFolder)\(reason) — point SQLITE_TMPDIR at a folder this user may write"
         }
@@ -686,7 +732,8 @@ extension Store {
         case .constraint: return .constraint(error.description)
         case .damaged: return .sqlite(Store.damaged(path, error.message))
         case .other:
-            if let detail = Store.fileSizeLimitReached(error.code, systemErrno: error.systemErrno, path: path, writes: true) {
+            if let detail = Store.fileSizeLimitReached(error.code, systemErrno: error.systemErrno, path: path, writes: true,
+                                                       inTransaction: true) {
                 return .sqlite("\(path): \(error.message): \(detail)")
             }
             return .sqlite("\(path): \(error.description)")

@@ -175,8 +175,11 @@ struct SchemaShape {
             switch type {
             case "table":
                 if name.lowercased().hasPrefix("sqlite_") { continue }
-                shape.tables.append(readTable(db, name: name, options: options[name.lowercased()] ?? [], columns: columnRows[name] ?? [],
-                                              keys: keyRows[name] ?? [], indexes: indexRows[name] ?? [], indexKeys: indexKeys))
+                var table = readTable(db, name: name, options: options[name.lowercased()] ?? [], columns: columnRows[name] ?? [],
+                                      keys: keyRows[name] ?? [], indexes: indexRows[name] ?? [], indexKeys: indexKeys)
+                // No pragma lists CHECK constraints: they are read from the table's SQL (the model's tables have none).
+                table.constraints = (table.constraints + checkConstraints(sql ?? "")).sorted()
+                shape.tables.append(table)
             case "index":
                 // An automatic index (a UNIQUE or PRIMARY KEY constraint) belongs to its table, read with it.
                 guard let sql else { continue }
@@ -230,6 +233,50 @@ struct SchemaShape {
             constraints.append("UNIQUE (\((indexKeys[row[1] as String] ?? []).joined(separator: ", ")))")
         }
         return Table(name: name, columns: columns, options: options, constraints: constraints.sorted())
+    }
+
+    /// The CHECK constraints of a table's SQL, each as `CHECK constraint name` (a named one) or `CHECK (expression)`:
+    /// the words outside quotes and brackets, and a CHECK's parenthesised expression as written.
+    static func checkConstraints(_ sql: String) -> [String] {
+        let characters = Array(sql)
+        var found: [String] = []
+        var words: [String] = []
+        var i = 0
+        while i < characters.count {
+            let c = characters[i]
+            if let close: Character = c == "\"" ? "\"" : c == "'" ? "'" : c == "`" ? "`" : c == "[" ? "]" : nil {
+                var j = i + 1
+                while j < characters.count && characters[j] != close { j += 1 }
+                words.append(String(characters[(i + 1)..<min(j, characters.count)]))
+                i = j + 1
+                continue
+            }
+            if c.isLetter || c == "_" {
+                var j = i
+                while j < characters.count && (characters[j].isLetter || characters[j].isNumber || characters[j] == "_") { j += 1 }
+                let word = String(characters[i..<j])
+                i = j
+                guard word.uppercased() == "CHECK" else { words.append(word); continue }
+                while i < characters.count && characters[i].isWhitespace { i += 1 }
+                var depth = 0, end = i
+                while end < characters.count {
+                    if characters[end] == "(" { depth += 1 }
+                    if characters[end] == ")" { depth -= 1; if depth == 0 { break } }
+                    end += 1
+                }
+                let expression = String(characters[i..<min(end + 1, characters.count)])
+                if words.count >= 2 && words[words.count - 2].uppercased() == "CONSTRAINT" {
+                    found.append("CHECK constraint \(words[words.count - 1])")
+                } else {
+                    found.append("CHECK \(expression)")
+                }
+                words.append(word)
+                i = end + 1
+                continue
+            }
+            i += 1
+        }
+        return found
     }
 
     /// A column's collation and whether it is AUTOINCREMENT, which no pragma tells.
