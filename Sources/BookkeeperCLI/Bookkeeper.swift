@@ -72,7 +72,7 @@ public struct Bookkeeper: ParsableCommand {
     /// every other message); help and version requests are printed as they are.
     private static func exitAfterParsing(_ error: Error) -> Never {
         if let error = error as? CategorizedError {
-            Log.error(error.description)
+            Log.error(EngineWording.description(of: error))
             Foundation.exit(ExitStatus.code(for: error.category))
         }
         let code = exitCode(for: error)
@@ -155,7 +155,7 @@ public struct Bookkeeper: ParsableCommand {
             if let failed = error as? FileOutputError, failed.errno == EMFILE || failed.errno == ENFILE {
                 error = OpenFiles.exhausted(needing: OpenFiles.needed) ?? TooManyOpenFiles(free: 0)
             }
-            for message in error.messages { Log.error(message) }
+            for message in EngineWording.messages(for: error) { Log.error(message) }
             sayWhatWasCommitted(outputFailed: error.category == .io)
             Foundation.exit(ExitStatus.code(for: error.category))
         } catch let error as CSVError {

@@ -46,7 +46,7 @@ struct Check: StoreCommand {
         let problems: [String]
         var notes: [String] = []
         do {
-            problems = try store.check(notes: &notes)
+            problems = try store.check(notes: &notes, wording: EngineWording.nextStep)
         } catch StoreError.damaged(let path, let detail) {
             throw CheckFailed(path: path, problems: ["integrity: \(detail) (SQLite's check stopped there)"])
         }

@@ -52,7 +52,7 @@ struct Migrate: StoreCommand {
             // A user who cannot write the store: the plan against the store as it is (not rehearsed, which takes
             // the write lock), and the real run's verdict — the same code and line from every command.
             let needed = plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty
-            if dryRun { print(plan.text) } else if !needed { confirm("\(store.path) is up to date with the model") }
+            if dryRun { print(plan.lines(EngineWording.migration).joined(separator: "\n")) } else if !needed { confirm("\(store.path) is up to date with the model") }
             if needed { throw StoreError.needsMigratingReadOnly(path: store.path) }
             return
         }
@@ -65,7 +65,7 @@ struct Migrate: StoreCommand {
                 guard let rehearsed = try store.rehearse(plan) else { return try run() }
                 plan = rehearsed
             }
-            printPlan(plan.lines)
+            printPlan(plan.lines(EngineWording.migration))
             // A plan the real run would refuse fails here too, so a script can test it before running it.
             if plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty, !plan.canApply(migrationOptions) {
                 throw MigrationError(path: store.path, plan: plan, reason: !plan.blockers.isEmpty
@@ -92,7 +92,7 @@ struct Migrate: StoreCommand {
         }
         // A line per change, as the dry run prints them: each line is escaped (a name or value may hold a control
         // character), not the line breaks between them (they were written `<U+000A>`, one line in all).
-        for line in result.plan.lines where !line.hasPrefix("SQL") && !line.hasPrefix("  ") {
+        for line in result.plan.lines(EngineWording.migration) where !line.hasPrefix("SQL") && !line.hasPrefix("  ") {
             confirm(line)
         }
         confirm("migrated \(store.path)" + (result.backupPath.map { " (backup: \($0))" } ?? ""))

@@ -253,7 +253,7 @@ struct ReportFailures {
     mutating func record(_ error: Error) {
         count += 1
         if let error = error as? CategorizedError {
-            for message in error.messages { Log.error(message) }
+            for message in EngineWording.messages(for: error) { Log.error(message) }
             first = first ?? error.category
         } else {
             Log.error("\(error)")

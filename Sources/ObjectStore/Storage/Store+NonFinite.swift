@@ -22,9 +22,12 @@ public struct NonFiniteStoredNumber: CategorizedError, Equatable {
 
     public var category: ErrorCategory { .data }
 
+    /// The store's check lists every such value.
+    package var nextStep: NextStep { .runCheck }
+
     public var description: String {
         "\(object).\(attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(value))), which no output "
-            + "can write — another tool wrote it; run `bookkeeper check` to list every such value, and set each to a number"
+            + "can write — another tool wrote it; set each such value to a number"
     }
 
     /// How `bk_finite` fails a statement with it (StoreFunctions.swift), for `Store.mapErrors` to read back.

@@ -56,10 +56,21 @@ public enum StoreError: CategorizedError, Equatable {
         }
     }
 
+    /// What a person can do about it, when the error has one remedy a front end words (the command line names
+    /// its command); `description` says none.
+    package var nextStep: NextStep? {
+        switch self {
+        case .missing: .createStore
+        case .needsMigratingReadOnly: .ownerMigrates
+        case .damaged, .foreignConstraint, .missingColumn, .idMarkUnreadable: .runCheck
+        default: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .missing(let path):
-            "\(path): no such store — create it with `bookkeeper init`, or name another with --store"
+            "\(path): no such store"
         case .alreadyExists(let path):
             "\(path): a store already exists there"
         case .notAStore(let path, let reason):
@@ -74,7 +85,7 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): the store is read-only"
         case .needsMigratingReadOnly(let path):
             "\(path): the store was written with another model and needs migrating, and it is read-only for this user "
-                + "— its owner must run `bookkeeper migrate`"
+                + "— its owner must migrate it"
         case .folderNotWritable(let path):
             "\(path): cannot write the store: its folder \(Store.folderName(path)) must be writable by this user too, "
                 + "for SQLite's \(Store.fileName(path))-wal and -shm files beside it"
@@ -88,7 +99,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .migratedMeanwhile(let path, let detail):
             "\(path): another process migrated the store to another model while this command waited (\(detail)) — run it again"
         case .damaged(let path, let detail):
-            Store.damaged(path, detail)
+            "\(path): \(detail) — the store is damaged; restore it from a backup"
         case .sqlite(let message):
             message
         case .matchFailed(let message):
@@ -96,14 +107,14 @@ public enum StoreError: CategorizedError, Equatable {
         case .idsExhausted(let path, let entity):
             "\(path): \(entity): every object ID up to \(Int64.max) was handed out; no new object can be given one"
         case .foreignConstraint(let path, let constraint):
-            "\(path): the store's \(constraint) refused the change; it is not the model's (another tool added it; "
-                + "`bookkeeper check` lists it) — nothing was changed"
+            "\(path): the store's \(constraint) refused the change; it is not the model's (another tool added it) "
+                + "— nothing was changed"
         case .missingColumn(let path, let column):
-            "\(path): \(column) is missing from the store (another tool renamed or dropped its column) — "
-                + "`bookkeeper check` lists how the store's schema differs from the model's"
+            "\(path): \(column) is missing from the store (another tool renamed or dropped its column), so the store's "
+                + "schema differs from the model's"
         case .idMarkUnreadable(let path, let entity, let value):
             "\(path): \(entity): the mark of the object IDs handed out (\(Store.idMarkKey(entity)) in \(Store.metaTable)) is unreadable: "
-                + "it holds \(value), which is not an ID (another tool changed it) — no new object is given one; `bookkeeper check` lists it"
+                + "it holds \(value), which is not an ID (another tool changed it) — no new object is given one"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")

@@ -36,10 +36,10 @@ public struct MigrationPlan: Sendable {
     public internal(set) var changes: [String] = []
     /// Changes that lose data, refused without `allowDataLoss`: `remove attribute Customer.fax (3 values)`.
     public internal(set) var dataLoss: [String] = []
-    /// Data that must be fixed (or mapped with --default) first: `Customer.vat: 2 objects share "X" (Customer/1, Customer/4)`.
-    public internal(set) var blockers: [String] = []
-    /// Names given with --rename or --default that name nothing: a typo is refused, never ignored.
-    public internal(set) var unknownNames: [String] = []
+    /// Data that must be fixed (or given a default) first: `Customer.vat: 2 objects share "X" (Customer/1, Customer/4)`.
+    package internal(set) var blockers: [Blocker] = []
+    /// Renames or defaults given (`MigrationOptions`) that name nothing: a typo is refused, never ignored.
+    package internal(set) var unknownNames: [UnknownName] = []
     public internal(set) var steps: [Step] = []
     /// Existing objects that break a rule the model adds or changes, found by running the plan (see `Store.rehearse`):
     /// `Bank/2 "7": deposits cannot be negative`. Refused without `allowBrokenRules`.
@@ -72,9 +72,8 @@ public struct MigrationPlan: Sendable {
     /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
     public var text: String { lines.joined(separator: "\n") }
 
-    /// The same, a line each (a value in one, such as a step's argument, may hold a line feed of its own: an output
-    /// escapes each line, not the breaks between them).
-    public var lines: [String] {
+    /// `lines`, with the given names and blockers worded by `wording` (a front end names its own options there).
+    package func lines(_ wording: MigrationWording) -> [String] {
         var lines: [String] = []
         if changes.isEmpty && steps.isEmpty && unknownNames.isEmpty {
             // A model that changed only where no table shows it (a default, a sort, a removed rule) is recorded by a
@@ -85,13 +84,18 @@ public struct MigrationPlan: Sendable {
         for c in changes { lines.append("- \(c)") }
         for d in dataLoss { lines.append("- loses data: \(d)") }
         for r in brokenRules { lines.append("- breaks a new rule: \(r)") }
-        for b in unknownNames + blockers { lines.append("- blocked: \(b)") }
+        for u in unknownNames { lines.append("- blocked: \(wording.unknownName(u))") }
+        for b in blockers { lines.append("- blocked: \(wording.blocker(b))") }
         if !steps.isEmpty {
             lines.append("SQL (one transaction, foreign keys checked at the end):")
             lines += steps.map { "  \($0)" }
         }
         return lines
     }
+
+    /// The same, a line each (a value in one, such as a step's argument, may hold a line feed of its own: an output
+    /// escapes each line, not the breaks between them).
+    public var lines: [String] { lines(.engine) }
 }
 
 /// Why a store cannot be opened with the current model until it is migrated.
@@ -99,11 +103,18 @@ public struct MigrationError: CategorizedError {
     public let path: String
     public let plan: MigrationPlan
     public let reason: String
+    /// What the reason asks for, when it asks for one thing (`.migrate`: the store was written with another model).
+    package let reasonStep: NextStep?
 
     public init(path: String, plan: MigrationPlan, reason: String) {
+        self.init(path: path, plan: plan, reason: reason, reasonStep: nil)
+    }
+
+    package init(path: String, plan: MigrationPlan, reason: String, reasonStep: NextStep?) {
         self.path = path
         self.plan = plan
         self.reason = reason
+        self.reasonStep = reasonStep
     }
 
     public var category: ErrorCategory { plan.unknownNames.isEmpty ? .data : .usage }
@@ -111,33 +122,97 @@ public struct MigrationError: CategorizedError {
     public var description: String { messages.joined(separator: "\n") }
 
     /// One per problem, then the remedy.
-    public var messages: [String] {
+    public var messages: [String] { messages(.engine) }
+
+    /// The remedy the last message gives: the model's names for names that name nothing, fixing the data for
+    /// blockers, allowing what the migration loses or breaks.
+    package var nextStep: NextStep? {
+        if !plan.unknownNames.isEmpty { return .listModel }
+        if !plan.blockers.isEmpty { return .fixDataThenMigrate }
+        if plan.dataLoss.isEmpty && plan.brokenRules.isEmpty { return nil }
+        return .acceptMigration(allowDataLoss: !plan.dataLoss.isEmpty, allowBrokenRules: !plan.brokenRules.isEmpty)
+    }
+
+    /// `messages`, with the given names, blockers and remedies worded by `wording`.
+    package func messages(_ wording: MigrationWording) -> [String] {
         if !plan.unknownNames.isEmpty {
-            return plan.unknownNames.map { "\(path): \($0)" }
-                + ["\(path): nothing was changed; `bookkeeper model` lists the store's entities and properties"]
+            return plan.unknownNames.map { "\(path): \(wording.unknownName($0))" } + ["\(path): \(wording.nextStep(.listModel))"]
         }
-        var lines = ["\(path): \(reason)"]
+        var lines = ["\(path): \(reason)" + (reasonStep.map { "; " + wording.nextStep($0) } ?? "")]
         lines += plan.dataLoss.map { "\(path): would lose data: \($0)" }
         lines += plan.brokenRules.map { "\(path): would break a new rule: \($0)" }
-        lines += plan.blockers.map { "\(path): blocked: \($0)" }
-        if !plan.blockers.isEmpty {
-            lines.append("\(path): fix the data above (or give --default Entity.attribute=VALUE for missing values), then run `bookkeeper migrate`")
-        } else {
-            var flags: [String] = []
-            var notes = ""
-            if !plan.dataLoss.isEmpty {
-                flags.append("--allow-data-loss")
-                notes += " (a backup copy is kept)"
-            }
-            if !plan.brokenRules.isEmpty {
-                flags.append("--allow-broken-rules")
-                notes += " (`check` lists the objects that break a rule until they are fixed)"
-            }
-            if !flags.isEmpty {
-                let command = "bookkeeper migrate " + flags.joined(separator: " ")
-                lines.append("\(path): to accept this, run `\(command)`\(notes); `bookkeeper migrate --dry-run` shows the plan")
+        lines += plan.blockers.map { "\(path): blocked: \(wording.blocker($0))" }
+        if let nextStep { lines.append("\(path): \(wording.nextStep(nextStep))") }
+        return lines
+    }
+}
+
+/// How a front end words the parts of a migration's plan and errors that name its own options and commands: the
+/// renames and defaults it was given, the blockers that ask for a default, and the remedies. `.engine` names none.
+package struct MigrationWording: Sendable {
+    package var unknownName: @Sendable (MigrationPlan.UnknownName) -> String
+    package var blocker: @Sendable (MigrationPlan.Blocker) -> String
+    package var nextStep: @Sendable (NextStep) -> String
+
+    package init(unknownName: @escaping @Sendable (MigrationPlan.UnknownName) -> String,
+                 blocker: @escaping @Sendable (MigrationPlan.Blocker) -> String,
+                 nextStep: @escaping @Sendable (NextStep) -> String) {
+        self.unknownName = unknownName
+        self.blocker = blocker
+        self.nextStep = nextStep
+    }
+
+    package static let engine = MigrationWording(unknownName: \.description, blocker: \.description, nextStep: \.description)
+}
+
+extension MigrationPlan {
+    /// A rename or default given to a migration (`MigrationOptions`).
+    package enum Given: Equatable, Sendable {
+        /// `from` → `to`, as given: `Client` → `Customer`, `Customer.fax` → `phone`.
+        case rename(from: String, to: String)
+        /// `attribute` (`Customer.tier`) → `value`, as given.
+        case defaultValue(attribute: String, value: String)
+    }
+
+    /// A rename or default that names nothing: `problem` says what is missing where (`the model has no entity
+    /// Custmer (did you mean Customer?)`).
+    package struct UnknownName: Equatable, Sendable, CustomStringConvertible {
+        package let given: Given
+        package let problem: String
+
+        package var description: String {
+            switch given {
+            case .rename(let from, let to): "the rename of \(from) to \(to): \(problem)"
+            case .defaultValue(let attribute, let value): "the default \(attribute)=\(value): \(problem)"
             }
         }
-        return lines
+    }
+
+    /// What blocks a migration until the data is fixed (or a default given).
+    package enum Blocker: Equatable, Sendable, CustomStringConvertible, ExpressibleByStringInterpolation {
+        /// Data to fix, in words: `Customer.vat: 2 objects share "X" (Customer/1, Customer/4)`.
+        case data(String)
+        /// A default given for `attribute` that is not a value of its type: `reason` says why.
+        case unreadableDefault(attribute: String, value: String, reason: String)
+        /// `attribute` becomes required, and `count` objects (`ids`, the first of them) have none.
+        case nowRequired(attribute: String, count: Int, ids: String)
+        /// `attribute` is new and required, without a default in the model, and `count` objects exist.
+        case newRequired(attribute: String, count: Int)
+
+        package init(stringLiteral value: String) { self = .data(value) }
+        package init(stringInterpolation: DefaultStringInterpolation) { self = .data(String(stringInterpolation: stringInterpolation)) }
+
+        package var description: String {
+            switch self {
+            case .data(let text):
+                text
+            case .unreadableDefault(let attribute, let value, let reason):
+                "the default \(attribute)=\(value): \(reason)"
+            case .nowRequired(let attribute, let count, let ids):
+                "\(attribute) is now required, but \(count) object\(count == 1 ? " has" : "s have") none (\(ids)) — set \(count == 1 ? "it" : "them"), or give a default"
+            case .newRequired(let attribute, let count):
+                "\(attribute) is new and required, but \(count) existing object\(count == 1 ? "" : "s") would have none — give it a default in the model, or a default for the migration"
+            }
+        }
     }
 }

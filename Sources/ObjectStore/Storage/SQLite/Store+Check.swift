@@ -17,16 +17,21 @@ extension Store {
     /// that were deleted (`Note/1.customer refers to deleted Customer/1 (Customer.notes has delete rule No Action)`).
     /// A reference to an ID no object was ever given (another tool wrote it) is a problem.
     public func check(limit: Int = 20, notes: inout [String]) throws -> [String] {
+        try check(limit: limit, notes: &notes, wording: \.description)
+    }
+
+    /// `check(limit:notes:)`, with the next steps its lines name worded by `wording` (a front end names its command).
+    package func check(limit: Int = 20, notes: inout [String], wording: (NextStep) -> String) throws -> [String] {
         // SQLite's integrity check gives one row of text per damaged b-tree, several problems a line each; it may
         // also stop at a page it cannot read, which is damage to list too, not a reason to stop.
         let integrity = try readSQLite { db in try Store.integrityLines(db, limit: limit) }
         try confirmSteadyRead()
         if integrity.isEmpty {
-            return try modelChecks(limit: limit, notes: &notes)
+            return try modelChecks(limit: limit, notes: &notes, wording: wording)
         }
         // The other checks read every row, and stop at the damage.
         do {
-            return try integrity + modelChecks(limit: limit, notes: &notes)
+            return try integrity + modelChecks(limit: limit, notes: &notes, wording: wording)
         } catch StoreError.damaged(_, let detail) {
             return integrity + ["the other checks stopped at the damage (\(detail))"]
         } catch {
@@ -51,14 +56,14 @@ extension Store {
 
     /// The schema's lines: those that block writes first (a cap never hides them behind harmless ones), at most
     /// `limit`, then `… and N more`.
-    static func schemaLines(_ differences: [SchemaDifference], limit: Int) -> [String] {
+    static func schemaLines(_ differences: [SchemaDifference], limit: Int, wording: (NextStep) -> String = \.description) -> [String] {
         let ordered = differences.filter(\.blocksWrites) + differences.filter { !$0.blocksWrites }
         var lines = ordered.prefix(limit).map {
             "schema: \($0.text)" + ($0.blocksWrites ? "; bookkeeper writes nothing to the store until this is undone" : "")
         }
         if ordered.count > limit {
             let hidden = ordered.dropFirst(limit).filter(\.blocksWrites).count
-            lines.append("schema: … and \(ordered.count - limit) more\(hidden > 0 ? " (\(hidden) of them block writes: `bookkeeper set` or any other write lists them)" : "")")
+            lines.append("schema: … and \(ordered.count - limit) more\(hidden > 0 ? " (\(hidden) of them block writes: \(wording(.tryAWrite)))" : "")")
         }
         return lines
     }
@@ -92,7 +97,7 @@ extension Store {
         }
     }
 
-    private func modelChecks(limit: Int, notes: inout [String]) throws -> [String] {
+    private func modelChecks(limit: Int, notes: inout [String], wording: (NextStep) -> String) throws -> [String] {
         var problems: [String] = []
         var kept: [String] = []
         var shape = SchemaShape()
@@ -101,7 +106,7 @@ extension Store {
             shape = try SchemaShape.read(db)
             let differences = shape.differences(from: try SchemaShape.expected(for: model))
             schemaDiffers = !differences.isEmpty
-            problems += Store.schemaLines(differences, limit: limit)
+            problems += Store.schemaLines(differences, limit: limit, wording: wording)
             // The checks below read only the model's columns that are there (the schema lines name the others).
             func has(_ table: String, _ column: String) -> Bool { shape.table(named: table)?.column(named: column) != nil }
             /// At most `limit` lines, one a row of `sql` (which must not end in ORDER BY or LIMIT: it is wrapped),

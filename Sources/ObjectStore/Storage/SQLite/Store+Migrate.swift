@@ -198,7 +198,7 @@ extension Store {
             // — a change no table shows (a sort, a rule) too, which the real run cannot record either.
             if isReadOnly { return plan }
             guard migrate else {
-                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model", reasonStep: .migrate)
             }
             guard plan.isAutomatic else {
                 throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")
@@ -271,7 +271,7 @@ extension Store {
                 throw MigrationError(path: path, plan: plan, reason: "the store was written with another model and needs migrating, but it is opened read-only")
             }
             guard migrate else {
-                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model; run `bookkeeper migrate`")
+                throw MigrationError(path: path, plan: plan, reason: "the store was written with another model", reasonStep: .migrate)
             }
             guard plan.isAutomatic else {
                 throw MigrationError(path: path, plan: plan, reason: "the model changed in ways that could lose data, so the store was not migrated")

@@ -73,12 +73,12 @@ private struct Planner {
     /// cron job that keeps its --rename stays idempotent.
     mutating func checkNamesGiven() {
         for (newName, oldName) in entityOrigin.sorted(by: { $0.key < $1.key }) {
-            let given = "--rename \(oldName)=\(newName)"
+            let given = MigrationPlan.Given.rename(from: oldName, to: newName)
             if new.entity(named: newName) == nil {
-                plan.unknownNames.append("\(given): the model has no entity \(newName)\(Suggestions.didYouMean(Suggestions.closest(to: newName, in: new.entities.map(\.name))))")
+                plan.unknownNames.append(.init(given: given, problem: "the model has no entity \(newName)\(Suggestions.didYouMean(Suggestions.closest(to: newName, in: new.entities.map(\.name))))"))
             } else if old.entity(named: oldName) == nil {
                 if old.entity(named: newName) == nil {
-                    plan.unknownNames.append("\(given): the store has no entity \(oldName)\(Suggestions.didYouMean(Suggestions.closest(to: oldName, in: old.entities.map(\.name))))")
+                    plan.unknownNames.append(.init(given: given, problem: "the store has no entity \(oldName)\(Suggestions.didYouMean(Suggestions.closest(to: oldName, in: old.entities.map(\.name))))"))
                 }
             } else {
                 continue
@@ -86,33 +86,33 @@ private struct Planner {
             entityOrigin[newName] = nil
         }
         for (from, to) in propertyRenames.sorted(by: { $0.key < $1.key }) {
-            let given = "--rename \(from)=\(to)"
+            let given = MigrationPlan.Given.rename(from: from, to: to)
             let parts = from.split(separator: ".", maxSplits: 1).map(String.init)
             let entityName = parts[0], oldProperty = parts.count > 1 ? parts[1] : ""
             let newProperty = to.hasPrefix(entityName + ".") ? String(to.dropFirst(entityName.count + 1)) : to
             let stored = old.entity(named: oldName(ofEntity: entityName))
             if let entity = new.entity(named: entityName) {
                 if !entity.propertyNames.contains(newProperty) {
-                    plan.unknownNames.append("\(given): the model has no property \(entityName).\(newProperty)\(Suggestions.didYouMean(Suggestions.closest(to: newProperty, in: entity.propertyNames)))")
+                    plan.unknownNames.append(.init(given: given, problem: "the model has no property \(entityName).\(newProperty)\(Suggestions.didYouMean(Suggestions.closest(to: newProperty, in: entity.propertyNames)))"))
                 } else if stored?.propertyNames.contains(oldProperty) == true {
                     continue
                 } else if stored?.propertyNames.contains(newProperty) != true {
-                    plan.unknownNames.append("\(given): the store has no property \(stored?.name ?? entityName).\(oldProperty)\(Suggestions.didYouMean(Suggestions.closest(to: oldProperty, in: stored?.propertyNames ?? [])))")
+                    plan.unknownNames.append(.init(given: given, problem: "the store has no property \(stored?.name ?? entityName).\(oldProperty)\(Suggestions.didYouMean(Suggestions.closest(to: oldProperty, in: stored?.propertyNames ?? [])))"))
                 }
             } else {
-                plan.unknownNames.append("\(given): the model has no entity \(entityName)\(Suggestions.didYouMean(Suggestions.closest(to: entityName, in: new.entities.map(\.name))))")
+                plan.unknownNames.append(.init(given: given, problem: "the model has no entity \(entityName)\(Suggestions.didYouMean(Suggestions.closest(to: entityName, in: new.entities.map(\.name))))"))
             }
             propertyRenames[from] = nil
         }
         for (key, value) in options.defaults.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
             guard parts.count == 2, let entity = new.entity(named: parts[0]), entity.attribute(named: parts[1]) == nil else { continue }
-            plan.unknownNames.append("--default \(key)=\(value): the model has no attribute \(key)\(Suggestions.didYouMean(Suggestions.closest(to: parts[1], in: entity.attributes.map(\.name))))")
+            plan.unknownNames.append(.init(given: .defaultValue(attribute: key, value: value), problem: "the model has no attribute \(key)\(Suggestions.didYouMean(Suggestions.closest(to: parts[1], in: entity.attributes.map(\.name))))"))
         }
         for (key, value) in options.defaults.sorted(by: { $0.key < $1.key }) {
             let entityName = String(key.split(separator: ".", maxSplits: 1)[0])
             guard new.entity(named: entityName) == nil else { continue }
-            plan.unknownNames.append("--default \(key)=\(value): the model has no entity \(entityName)\(Suggestions.didYouMean(Suggestions.closest(to: entityName, in: new.entities.map(\.name))))")
+            plan.unknownNames.append(.init(given: .defaultValue(attribute: key, value: value), problem: "the model has no entity \(entityName)\(Suggestions.didYouMean(Suggestions.closest(to: entityName, in: new.entities.map(\.name))))"))
         }
     }
 
@@ -160,13 +160,13 @@ private struct Planner {
             do {
                 let read = try Self.tablesRead(by: view, db).filter { dropped.contains($0.lowercased()) }
                 if let table = read.first {
-                    plan.blockers.append("view \(quoted(view)) (not the model's) reads table \(quoted(table)), which the migration \(fate(table)): "
-                                         + "drop it first (DROP VIEW \(quoted(view))), and make it again after if it is still wanted")
+                    plan.blockers.append(.data("view \(quoted(view)) (not the model's) reads table \(quoted(table)), which the migration \(fate(table)): "
+                                         + "drop it first (DROP VIEW \(quoted(view))), and make it again after if it is still wanted"))
                 }
             } catch let error as DatabaseError where renames {
                 // Already broken: SQLite checks every view when it renames a table, and would refuse.
-                plan.blockers.append("view \(quoted(view)) (not the model's) cannot be read (\(error.message ?? "\(error.resultCode)")), and SQLite "
-                                     + "changes no table while it is there: drop it first (DROP VIEW \(quoted(view)))")
+                plan.blockers.append(.data("view \(quoted(view)) (not the model's) cannot be read (\(error.message ?? "\(error.resultCode)")), and SQLite "
+                                     + "changes no table while it is there: drop it first (DROP VIEW \(quoted(view)))"))
             }
         }
         for table in droppedTables {
@@ -295,13 +295,13 @@ private struct Planner {
                             let v: Value
                             do { v = try Value.parse(text, as: a.type) } catch {
                                 // The reason too: a time the clocks skip is a DateTime's form, but no instant.
-                                plan.blockers.append("--default \(name).\(a.name)=\(text): \(error.message)")
+                                plan.blockers.append(.unreadableDefault(attribute: "\(name).\(a.name)", value: text, reason: error.message))
                                 continue
                             }
                             expression = "COALESCE(\(expression), \(bound(v.databaseValue(for: a.type))))"
                             plan.dataLoss.append("\(name).\(a.name) becomes required: \(nulls.count) object\(nulls.count == 1 ? "" : "s") without one get \"\(text)\"")
                         } else {
-                            plan.blockers.append("\(name).\(a.name) is now required, but \(nulls.count) object\(nulls.count == 1 ? " has" : "s have") none (\(nulls.ids)) — set \(nulls.count == 1 ? "it" : "them"), or give --default \(name).\(a.name)=VALUE")
+                            plan.blockers.append(.nowRequired(attribute: "\(name).\(a.name)", count: nulls.count, ids: "\(nulls.ids)"))
                         }
                     }
                     plan.changes.append("\(name).\(a.name) becomes required")
@@ -402,8 +402,8 @@ private struct Planner {
         let named = first.map { "\(entity)/\($0[0] as Int64).\(r.name) (was \(r.destination)/\($0[1] as Int64))" }.joined(separator: ", ")
             + (count > 5 ? ", …" : "")
         if required {
-            plan.blockers.append("\(entity).\(r.name) is required, but \(count) object\(count == 1 ? " refers" : "s refer") to a deleted "
-                                 + "\(r.destination): \(named) — set \(count == 1 ? "it" : "them") to another \(r.destination)")
+            plan.blockers.append(.data("\(entity).\(r.name) is required, but \(count) object\(count == 1 ? " refers" : "s refer") to a deleted "
+                                 + "\(r.destination): \(named) — set \(count == 1 ? "it" : "them") to another \(r.destination)"))
             return
         }
         plan.changes.append("clear \(count) reference\(count == 1 ? " to a deleted object" : "s to deleted objects"): \(named)")
@@ -423,7 +423,7 @@ private struct Planner {
         if let text = options.defaults["\(entity).\(a.name)"] {
             let v: Value
             do { v = try Value.parse(text, as: a.type) } catch {
-                plan.blockers.append("--default \(entity).\(a.name)=\(text): \(error.message)")
+                plan.blockers.append(.unreadableDefault(attribute: "\(entity).\(a.name)", value: text, reason: error.message))
                 return
             }
             fill = v
@@ -432,7 +432,7 @@ private struct Planner {
             plan.blockers.append("\(entity).\(a.name) is new and unique, so \(rows) existing objects cannot all get \"\(fill!)\"")
         }
         if a.isRequired && fill == nil && rows > 0 {
-            plan.blockers.append("\(entity).\(a.name) is new and required, but \(rows) existing object\(rows == 1 ? "" : "s") would have none — give it a default in the model, or --default \(entity).\(a.name)=VALUE")
+            plan.blockers.append(.newRequired(attribute: "\(entity).\(a.name)", count: rows))
         }
         if let fill {
             additions.append((column, Self.literal(fill.databaseValue(for: a.type))))
@@ -503,8 +503,8 @@ private struct Planner {
         shared.sort { $0[0].id < $1[0].id }
         for group in shared.prefix(5) {
             let ids = group.prefix(5).map { "\(entity)/\($0.id)" }.joined(separator: ", ") + (group.count > 5 ? ", …" : "")
-            plan.blockers.append("\(entity).\(attribute) becomes unique, but \(group.count) objects share \"\(TextNormalForm.nfc(group[0].text))\" "
-                                 + "in different Unicode normal forms, one key to every command (\(ids))")
+            plan.blockers.append(.data("\(entity).\(attribute) becomes unique, but \(group.count) objects share \"\(TextNormalForm.nfc(group[0].text))\" "
+                                 + "in different Unicode normal forms, one key to every command (\(ids))"))
         }
     }
 

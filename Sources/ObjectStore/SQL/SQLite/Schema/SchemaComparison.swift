@@ -432,6 +432,9 @@ extension SchemaShape {
 
 /// Writes refused because another tool changed the store's schema in a way that would change what they do.
 public struct ForeignSchemaError: CategorizedError, Equatable {
+    /// The store's check lists every difference.
+    package var nextStep: NextStep { .runCheck }
+
     public let path: String
     /// The differences that block writes, one line each.
     public let problems: [String]
@@ -441,7 +444,7 @@ public struct ForeignSchemaError: CategorizedError, Equatable {
     public var messages: [String] {
         problems.map { "\(path): \($0)" }
             + ["\(path): the store's schema is not the model's (another tool changed it), so bookkeeper writes nothing to it "
-               + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
+               + "until that is undone; nothing was changed"]
     }
 }
 
