@@ -18,10 +18,22 @@ import ObjectStore
 package struct ExportError: CategorizedError, Equatable {
     package let message: String
     package let category: ErrorCategory
+    /// The non-finite number that stopped the export, and what became of the output: a front end words the number's
+    /// remedy (`message` is its description, then the outcome).
+    package private(set) var nonFinite: (stored: NonFiniteStoredNumber, outcome: String)?
 
     package init(message: String, category: ErrorCategory) {
         self.message = message
         self.category = category
+    }
+
+    package init(_ stored: NonFiniteStoredNumber, outcome: String) {
+        self.init(message: "\(stored.description) — \(outcome)", category: stored.category)
+        nonFinite = (stored, outcome)
+    }
+
+    package static func == (a: ExportError, b: ExportError) -> Bool {
+        a.message == b.message && a.category == b.category && a.nonFinite?.stored == b.nonFinite?.stored
     }
 
     package var description: String { message }
@@ -133,8 +145,7 @@ package enum Exporter {
             // A file is not written at all; standard output has had the lines before this object, which a pipe
             // (`| gzip`) may keep: say so, as for a character the encoding cannot hold.
             let before = lines == 0 ? "the header" : "the header and the \(lines) line\(lines == 1 ? "" : "s") before it"
-            throw ExportError(message: "\(error.description) — the output is incomplete: \(before) went to standard output",
-                              category: .data)
+            throw ExportError(error, outcome: "the output is incomplete: \(before) went to standard output")
         }
         return lines
     }

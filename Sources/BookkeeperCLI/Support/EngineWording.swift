@@ -1,3 +1,4 @@
+import Exporter
 import ObjectStore
 
 // The command line's words for the engine's facts.
@@ -12,14 +13,15 @@ enum EngineWording {
     static func messages(for error: any CategorizedError) -> [String] {
         switch error {
         case let error as StoreError: [text(error)]
+        case BatchError.store(let error): [text(error)]
         case let error as MigrationError: error.messages(migration)
         case let error as ForeignSchemaError:
             error.problems.map { "\(error.path): \($0)" }
                 + ["\(error.path): the store's schema is not the model's (another tool changed it), so bookkeeper writes nothing to it "
                    + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
-        case let error as NonFiniteStoredNumber:
-            ["\(error.object).\(error.attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(error.value))), which no output "
-                + "can write — another tool wrote it; run `bookkeeper check` to list every such value, and set each to a number"]
+        case let error as NonFiniteStoredNumber: [text(error)]
+        case let error as ExportError:
+            error.nonFinite.map { ["\(text($0.stored)) — \($0.outcome)"] } ?? error.messages
         default: error.messages
         }
     }
@@ -39,6 +41,9 @@ enum EngineWording {
                 + "— its owner must run `bookkeeper migrate`"
         case .damaged(let path, let detail):
             "\(path): \(detail) — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
+        case .damagedCopy(let path, let problem):
+            "\(path): the copy fails SQLite's integrity check (\(problem)) — the store is damaged: `bookkeeper check` lists the damage; "
+                + "restore it from a backup. No copy was kept."
         case .foreignConstraint(let path, let constraint):
             "\(path): the store's \(constraint) refused the change; it is not the model's (another tool added it; "
                 + "`bookkeeper check` lists it) — nothing was changed"
@@ -51,6 +56,12 @@ enum EngineWording {
         default:
             error.description
         }
+    }
+
+    /// A non-finite number another tool stored, with the command that lists every such value.
+    static func text(_ error: NonFiniteStoredNumber) -> String {
+        "\(error.object).\(error.attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(error.value))), which no output "
+            + "can write — another tool wrote it; run `bookkeeper check` to list every such value, and set each to a number"
     }
 
     /// A next step the command line takes with one of its commands or options, where a line of the engine's

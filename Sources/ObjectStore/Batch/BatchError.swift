@@ -31,6 +31,8 @@ package enum BatchError: CategorizedError, Equatable {
     case ruleViolations([String])
     /// A limit of the data was reached (every object ID handed out): the message names the store.
     case dataLimit(String)
+    /// What the store refused, as a store error (an unreadable ID mark, damage SQLite met): a front end words its remedy.
+    case store(StoreError)
     case sqlite(String)
 
     package var category: ErrorCategory {
@@ -40,6 +42,7 @@ package enum BatchError: CategorizedError, Equatable {
         case .busy: .temporaryFailure
         case .readOnly: .cannotCreateOutput
         case .sqlite: .io
+        case .store(let error): error.category
         }
     }
 
@@ -61,6 +64,7 @@ package enum BatchError: CategorizedError, Equatable {
         case .usage(let message), .constraint(let message), .dataLimit(let message), .sqlite(let message): message
         case .busy(let path): "\(path): store is busy (another process is writing to it)"
         case .readOnly(let path): "\(path): the store is read-only"
+        case .store(let error): error.description
         }
     }
 }

@@ -117,7 +117,7 @@ package final class BatchWriter {
         mark.bind(1, .text(Store.idMarkKey(entity.name)))
         let stored = try mark.step() ? mark.column(0) : nil
         guard let handedOutUpTo = Store.readIDMark(stored) else {
-            throw .dataLimit(StoreError.idMarkUnreadable(path: store.path, entity: entity.name, value: Store.markText(stored)).description)
+            throw .store(StoreError.idMarkUnreadable(path: store.path, entity: entity.name, value: Store.markText(stored)))
         }
         do {
             l.firstNewID = try store.nextObjectID(after: max(l.maxIDAtStart, handedOutUpTo), entity: entity.name)

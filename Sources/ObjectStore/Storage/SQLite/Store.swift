@@ -611,11 +611,6 @@ public final class Store: @unchecked Sendable {
         return message.hasPrefix("no such column") || message.hasPrefix("no such table") || message.contains(" has no column named ")
     }
 
-    /// The words for a damaged store, wherever SQLite meets the damage (but `check`, which lists it).
-    static func damaged(_ path: String, _ message: String?) -> String {
-        "\(path): \(message ?? "database disk image is malformed") — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
-    }
-
     /// `writes` false for a read (see `fileSizeLimitReached`); `inTransaction` true for the statements of a write
     /// transaction, whose store, -wal and -shm files are open already, so that SQLite's `unable to open database
     /// file` there is about one of its temporary files.
@@ -730,7 +725,7 @@ extension Store {
         case .busy: return .busy(path: path)
         case .readOnly: return .readOnly(path: path)
         case .constraint: return .constraint(error.description)
-        case .damaged: return .sqlite(Store.damaged(path, error.message))
+        case .damaged: return .store(.damaged(path: path, detail: error.message))
         case .other:
             if let detail = Store.fileSizeLimitReached(error.code, systemErrno: error.systemErrno, path: path, writes: true,
                                                        inTransaction: true) {
