@@ -20,6 +20,7 @@ enum EngineWording {
                 + ["\(error.path): the store's schema is not the model's (another tool changed it), so bookkeeper writes nothing to it "
                    + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
         case let error as NonFiniteStoredNumber: [text(error)]
+        case let error as PredicateBindingError: [worded(error).description]
         case let error as ExportError:
             error.nonFinite.map { ["\(text($0.stored)) — \($0.outcome)"] } ?? error.messages
         default: error.messages
@@ -55,6 +56,17 @@ enum EngineWording {
             "\(error.description); `bookkeeper check` lists it"
         default:
             error.description
+        }
+    }
+
+    /// A predicate's mistake whose remedy is an option of the command line's (`--param`, `--arg`).
+    static func worded(_ error: PredicateBindingError) -> PredicateBindingError {
+        switch error.fact {
+        case .unknownVariable(let name)?: error.worded(hint: nextStep(.giveVariable(name: name)))
+        case .missingArgument?: error.worded(hint: nextStep(.giveArgumentPerPlaceholder))
+        case .argumentsWithoutPlaceholders?:
+            error.worded(message: "--arg was given, but there is no predicate with %@ or %K placeholders", hint: error.hint)
+        case nil: error
         }
     }
 

@@ -105,6 +105,11 @@ public struct PreparedReport: Sendable {
             // The same with the parameter's default (`c: { type: string, default: customer/2 }`): the default is wrong,
             // so it is placed there, not at the `$c` that uses it (found by the attack on 0.7.0).
             throw DefinitionError("\(error.message)\(error.hint.map { "; \($0)" } ?? "")", at: defaultPlace(of: error.variable!)!)
+        } catch let error as PredicateBindingError {
+            // The binder's errors already name the file, line and column; a variable without a value is given
+            // with --param.
+            guard case .unknownVariable(let name)? = error.fact else { throw DefinitionError(placed: error.description) }
+            throw DefinitionError(placed: error.worded(hint: "give it with --param \(name)=VALUE").description)
         } catch let error as CategorizedError where !(error is ReportUsageError) {
             // The binder's, parser's and sort errors already name the file, line and column.
             throw DefinitionError(placed: error.description)

@@ -107,7 +107,7 @@ final class PredicateBindingErrorTests: XCTestCase {
         XCTAssertEqual(message("Book", "$v < author", variables: ["v": "Author/1"]),
                        "where:1:4: a relationship or SELF can only be compared with ==, != or IN (object IDs, or NULL)")
         XCTAssertEqual(message("Book", "$v == pages", variables: ["v": "ten"]), message("Book", "%@ == pages", arguments: ["ten"]))
-        XCTAssertEqual(message("Book", "$w == pages", variables: ["v": "1"]), "where:1:1: unknown variable $w; give it with --param w=VALUE")
+        XCTAssertEqual(message("Book", "$w == pages", variables: ["v": "1"]), "where:1:1: unknown variable $w; give $w a value")
         // A SUBQUERY's own variable is still a key path.
         XCTAssertEqual(message("Book", "SUBQUERY(chapters, $c, $c.title == 'x').@count > 0"), "no error")
         XCTAssertEqual(message("Book", "SUBQUERY(chapters, $c, 'x' == $c.title).@count > 0"), "no error")
@@ -130,7 +130,7 @@ final class PredicateBindingErrorTests: XCTestCase {
     }
 
     func testVariablesAndArguments() {
-        XCTAssertEqual(message("Book", "pages > $min"), "where:1:9: unknown variable $min; give it with --param min=VALUE")
+        XCTAssertEqual(message("Book", "pages > $min"), "where:1:9: unknown variable $min; give $min a value")
         XCTAssertEqual(message("Book", "pages > $min", variables: ["min": "many"]), "where:1:9: \"many\" is not a number, but \"pages\" is Integer")
         XCTAssertEqual(message("Book", "added > %@", arguments: ["soon"]), "where:1:9: \"soon\" is not a date (expected YYYY-MM-DD), but \"added\" is Date")
         XCTAssertEqual(message("Book", "pages > 1", arguments: ["x"]),

@@ -140,8 +140,10 @@ public struct FetchPlan: Sendable {
             predicate = BoundPredicate.all(parts)
         } else {
             if !request.arguments.isEmpty {
-                throw PredicateBindingError("--arg was given, but there is no predicate with %@ or %K placeholders",
-                                            at: .start, in: PredicateSourceText("", origin: request.predicateOrigin))
+                var unused = PredicateBindingError("arguments were given, but there is no predicate with %@ or %K placeholders",
+                                                   at: .start, in: PredicateSourceText("", origin: request.predicateOrigin))
+                unused.fact = .argumentsWithoutPlaceholders
+                throw unused
             }
             predicate = nil
         }

@@ -340,7 +340,9 @@ package struct PredicateBinder {
     }
 
     private func unknownVariable(_ name: String, _ range: SourceRange) -> PredicateBindingError {
-        error("unknown variable $\(name)", hint: "give it with --param \(name)=VALUE", at: range)
+        var unknown = error("unknown variable $\(name)", hint: NextStep.giveVariable(name: name).description, at: range)
+        unknown.fact = .unknownVariable(name: name)
+        return unknown
     }
 
     /// A literal expression as a value of `type` (or of its own type when `type` is NULL).
@@ -511,7 +513,9 @@ package struct PredicateBinder {
         case .aggregate(_, let range):
             throw error("a list {…} can only follow IN or BETWEEN", at: range)
         case .valuePlaceholder(let n, let range), .keyPathPlaceholder(let n, let range):
-            throw error("placeholder \(n) has no argument", hint: "give one --arg per placeholder", at: range)
+            var missing = error("placeholder \(n) has no argument", hint: NextStep.giveArgumentPerPlaceholder.description, at: range)
+            missing.fact = .missingArgument(number: n)
+            throw missing
         default:
             // Two literals compared with each other: each keeps its own type.
             return .expression(.literal(try literal(e, as: .null, against: text(e.range))))
