@@ -21,6 +21,7 @@ enum EngineWording {
                    + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
         case let error as NonFiniteStoredNumber: [text(error)]
         case let error as PredicateBindingError: [worded(error).description]
+        case let error as ValidationError: error.issues.map(text)
         case let error as ExportError:
             error.nonFinite.map { ["\(text($0.stored)) — \($0.outcome)"] } ?? error.messages
         default: error.messages
@@ -68,6 +69,12 @@ enum EngineWording {
             error.worded(message: "--arg was given, but there is no predicate with %@ or %K placeholders", hint: error.hint)
         case nil: error
         }
+    }
+
+    /// A validation problem whose message ends with its next step in the engine's words: in the command line's.
+    static func text(_ issue: ValidationIssue) -> String {
+        guard let step = issue.nextStep, issue.message.hasSuffix(step.description) else { return issue.message }
+        return issue.message.dropLast(step.description.count) + nextStep(step)
     }
 
     /// A non-finite number another tool stored, with the command that lists every such value.

@@ -147,9 +147,12 @@ extension ObjectContext {
         try change.touchWithDependents(of: entity, ids: sql.matchedIDs, arguments: [])
         try db.execute(sql.update(table: entity.name, columns: assigned.map(\.column)), assigned.map(\.stored))
         try change.touchWithDependents(of: entity, ids: sql.matchedIDs, arguments: [])
-        issues += try behaviourProblems(entity, sql, db)
-        issues += try change.brokenRules()
-        if !issues.isEmpty { throw BatchChange.failure(issues) }
+        let (behaviourIssues, derived) = try behaviourProblems(entity, sql, db)
+        issues += behaviourIssues
+        let broken = try change.brokenRules()
+        if !issues.isEmpty || derived != nil || !broken.isEmpty {
+            throw ValidationError(issues: BatchChange.issues(issues) + [derived].compactMap { $0 } + BatchChange.issues(broken))
+        }
         for statement in sql.clearTables { try db.execute(statement) }
         return result
     }
@@ -207,8 +210,10 @@ extension ObjectContext {
 
     /// What the domain's behaviours in code say of the updated objects: its `validate` messages, and a refusal
     /// where its `willSave` would derive a value (a batch update writes the values it is given, and derives none).
-    private func behaviourProblems(_ entity: Entity, _ sql: BatchChangeSQL, _ db: any StorageConnection) throws -> [String] {
-        guard let behaviour = model.behaviours[entity.name], behaviour.willSave != nil || behaviour.validate != nil else { return [] }
+    /// `derived`: the values its `willSave` would derive, with the next step (give them with the update).
+    private func behaviourProblems(_ entity: Entity, _ sql: BatchChangeSQL, _ db: any StorageConnection) throws
+        -> (problems: [String], derived: ValidationIssue?) {
+        guard let behaviour = model.behaviours[entity.name], behaviour.willSave != nil || behaviour.validate != nil else { return ([], nil) }
         var problems: [String] = []
         var derived: [ObjectID] = [], derivedKeys: Set<String> = [], derivedCount = 0
         var rows = try db.cursor(sql.matchedRows(table: entity.name))
@@ -228,18 +233,22 @@ extension ObjectContext {
             }
             for message in behaviour.validate?(object) ?? [] where problems.count < 20 { problems.append("\(id): \(message)") }
         }
-        if derivedCount > 0 {
-            let keys = derivedKeys.sorted().map { "\(entity.name).\($0)" }.joined(separator: ", ")
-            problems.append("\(keys) would be derived by the model for \(BatchChange.listed(derived, count: derivedCount)): "
-                            + "a batch update derives no values — give \(derivedKeys.count == 1 ? "it" : "them") with --set, or use set for each object")
-        }
-        return problems
+        guard derivedCount > 0 else { return (problems, nil) }
+        let keys = derivedKeys.sorted().map { "\(entity.name).\($0)" }.joined(separator: ", ")
+        let step = NextStep.giveUpdatedValues(count: derivedKeys.count)
+        return (problems, ValidationIssue(object: nil, objectLabel: "", key: nil,
+                                          message: "\(keys) would be derived by the model for \(BatchChange.listed(derived, count: derivedCount)): "
+                                              + "a batch update derives no values — \(step)", nextStep: step))
     }
 }
 
 extension BatchChange {
     /// The problems of a batch change as one error (65), one line each.
     static func failure(_ messages: [String]) -> ValidationError {
-        ValidationError(issues: messages.map { ValidationIssue(object: nil, objectLabel: "", key: nil, message: $0) })
+        ValidationError(issues: issues(messages))
+    }
+
+    static func issues(_ messages: [String]) -> [ValidationIssue] {
+        messages.map { ValidationIssue(object: nil, objectLabel: "", key: nil, message: $0) }
     }
 }

@@ -63,6 +63,8 @@ public struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
     /// `Customer.name`, or nil for a problem of the whole object.
     public let key: String?
     public let message: String
+    /// What the message's last words ask for, when a front end words it (it names its own options): nil for most.
+    package var nextStep: NextStep? = nil
 
     public var description: String { message }
 }
