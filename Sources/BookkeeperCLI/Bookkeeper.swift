@@ -122,9 +122,6 @@ public struct Bookkeeper: ParsableCommand {
             // No thread asks for a stack as large as a big `ulimit -s` (AddressSpace.swift).
             AddressSpace.capThreadStacks()
             Interruption.install()
-            // A store read without locks (another user's, see Store+SteadyRead) must have stayed one state for
-            // an output file to replace the old one, and for the command to succeed.
-            OutputFile.confirmBeforeCommit = { try Store.confirmSteadyReads() }
             if let storeCommand = command as? any StoreCommand {
                 let options = storeCommand.options
                 Log.quiet = options.quiet

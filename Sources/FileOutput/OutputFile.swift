@@ -36,9 +36,25 @@ public final class OutputFile {
     /// The temporary file exists and is ours to remove.
     private var temporaryLive = false
     private var finished = false
-    /// Runs before an output is made final and throws when what was written must not become it: the CLI checks
-    /// there that a store read without locks stayed one state (ObjectStore's Store+SteadyRead).
-    nonisolated(unsafe) public static var confirmBeforeCommit: (() throws -> Void)?
+    /// Checks run before an output is made final, each throwing when what was written must not become it: the
+    /// library's own, never a caller's — ObjectStore registers there, once, that a store read without locks stayed
+    /// one state (Store+SteadyRead), when it first reads one so. `package`: no caller outside the package sets it.
+    nonisolated(unsafe) private static var commitChecks: [@Sendable () throws -> Void] = []
+    private static let commitChecksLock = NSLock()
+
+    /// Adds a check that every output runs before it is made final (see `commitChecks`).
+    package static func addCommitCheck(_ check: @escaping @Sendable () throws -> Void) {
+        commitChecksLock.lock()
+        defer { commitChecksLock.unlock() }
+        commitChecks.append(check)
+    }
+
+    private static func runCommitChecks() throws {
+        commitChecksLock.lock()
+        let checks = commitChecks
+        commitChecksLock.unlock()
+        for check in checks { try check() }
+    }
     /// Whether an output of this process is its standard output (`-`, `/dev/stdout`, `/dev/fd/1`): then nothing
     /// else may be written there.
     nonisolated(unsafe) public private(set) static var standardOutputIsAResult = false
@@ -136,7 +152,7 @@ public final class OutputFile {
     public func commit() throws {
         precondition(!finished, "OutputFile committed or discarded twice")
         do {
-            try OutputFile.confirmBeforeCommit?()
+            try OutputFile.runCommitChecks()
             switch target {
             case let .regular(resolved):
                 try retryingEINTR("sync") { fsync(fileDescriptor) }

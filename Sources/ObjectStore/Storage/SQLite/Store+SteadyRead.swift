@@ -1,4 +1,5 @@
 import Foundation
+import FileOutput
 import GRDB
 #if canImport(Glibc)
 import Glibc
@@ -43,6 +44,9 @@ extension Store {
     static func registerUnlocked(_ store: Store) {
         unlockedLock.lock()
         defer { unlockedLock.unlock() }
+        // The first such read: from now on no output of this process is made final (renamed into place) unless
+        // every store read without locks stayed one state — the library's own check, which no caller has to set.
+        if unlocked.isEmpty { OutputFile.addCommitCheck { try Store.confirmSteadyReads() } }
         unlocked.append(store)
     }
 
