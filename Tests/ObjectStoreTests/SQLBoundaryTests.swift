@@ -98,7 +98,7 @@ final class SQLBoundaryTests: XCTestCase {
 
 /// Swift's string literals (plain, multi-line and raw), without comments; an interpolation's code is read for
 /// literals of its own and stands as U+0001 in its literal's text.
-private struct LiteralLexer {
+struct LiteralLexer {
     let s: [Unicode.Scalar]
     var i = 0
     var line = 1
