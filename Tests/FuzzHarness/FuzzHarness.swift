@@ -130,7 +130,7 @@ public enum FuzzHarness {
         // `fetch --columns ' , '` is refused before a plan is made (it compiled to `SELECT  FROM`: a fuzz finding).
         if columns?.allSatisfy({ $0.isEmpty }) == true { columns = nil }
         let group = parts.count > 4 ? parts[4].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : []
-        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort,
+        let request = ObjectFetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort,
                                    variables: ["q": "Acme", "when": "2024-03-01", "n": "2", "list": "vip,retail"],
                                    arguments: predicate.contains("%@") || predicate.contains("%K") ? ["A-", "number", "1"] : [])
         let plan: FetchPlan
@@ -186,7 +186,7 @@ public enum FuzzHarness {
             // ours; libFuzzer's timeout found it). 5,000 terms run in QueryTrustCommandTests; here under AddressSanitizer
             // a few thousand stay well inside libFuzzer's 10 s.
             do {
-                let plan = try FetchPlan(FetchRequest(entity: "Order", predicate: text), model: fixture.store.model, columns: nil)
+                let plan = try FetchPlan(ObjectFetchRequest(entity: "Order", predicate: text), model: fixture.store.model, columns: nil)
                 _ = fixture.store.explain(plan, .objects)
             } catch {
                 fatalError("a chain was not accepted: \(text.prefix(200))…: \(error)")

@@ -65,7 +65,7 @@ struct Fetch: StoreCommand {
             variables[String(p[..<eq])] = String(p[p.index(after: eq)...])
         }
         let defaultSort = try model.entity(entity).defaultSort
-        var request = FetchRequest(entity: entity, predicate: predicates.first, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
+        var request = ObjectFetchRequest(entity: entity, predicate: predicates.first, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
                                    limit: limit, offset: offset, variables: variables, arguments: arguments)
         request.morePredicates = Array(predicates.dropFirst())
         request.sortIsDefault = sort == nil && defaultSort != nil

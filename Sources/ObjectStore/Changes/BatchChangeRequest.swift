@@ -13,14 +13,14 @@
 public struct BatchUpdateRequest: Sendable {
     /// The entity and the predicate (with its `$NAME` variables, `%@` arguments and more predicates ANDed),
     /// as a fetch takes them; sort descriptors, limit and offset are not used.
-    public var fetch: FetchRequest
+    public var fetch: ObjectFetchRequest
     /// `key=value` as `set` takes them: an attribute, or a to-one relationship by natural key, object ID or
     /// another unique key (`customer.code=C042`); an empty value clears. To-many relationships are refused.
     public var assignments: [Assignment]
     /// Checks everything and reports what would change, then changes nothing.
     public var dryRun: Bool
 
-    public init(fetch: FetchRequest, assignments: [Assignment], dryRun: Bool = false) {
+    public init(fetch: ObjectFetchRequest, assignments: [Assignment], dryRun: Bool = false) {
         self.fetch = fetch
         self.assignments = assignments
         self.dryRun = dryRun
@@ -51,11 +51,11 @@ public struct ObjectChange: Sendable, Equatable {
 /// `delete Order --where 'date < "2020-01-01"'`.
 public struct BatchDeleteRequest: Sendable {
     /// The entity and the predicate, as a fetch takes them (sort descriptors, limit and offset are not used).
-    public var fetch: FetchRequest
+    public var fetch: ObjectFetchRequest
     /// Checks everything and reports what would be deleted and cleared, then changes nothing.
     public var dryRun: Bool
 
-    public init(fetch: FetchRequest, dryRun: Bool = false) {
+    public init(fetch: ObjectFetchRequest, dryRun: Bool = false) {
         self.fetch = fetch
         self.dryRun = dryRun
     }

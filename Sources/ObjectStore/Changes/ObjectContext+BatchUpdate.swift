@@ -35,8 +35,8 @@ extension ObjectContext {
         let column: String
         let stored: StoredValue
         let value: Value
-        let attribute: Attribute?
-        let relationship: Relationship?
+        let attribute: EntityAttribute?
+        let relationship: EntityRelationship?
     }
 
     /// The new values, read as `set` reads them (the same converters and messages, `key=` clearing), by applying
@@ -190,7 +190,7 @@ extension ObjectContext {
 
     /// The object of `entity` outside the update that holds `c`'s unique value already (`Customer/4`, or the same
     /// text in another Unicode normal form), if any.
-    private func uniqueHolder(_ entity: Entity, _ a: Attribute, _ c: AssignedColumn, _ db: any StorageConnection) throws -> String? {
+    private func uniqueHolder(_ entity: Entity, _ a: EntityAttribute, _ c: AssignedColumn, _ db: any StorageConnection) throws -> String? {
         let sql = BatchChangeSQL(model: model)
         if let id = try db.int64(sql.holders(table: entity.name, column: a.name), [c.stored]) {
             return "\(entity.name)/\(id)"
@@ -239,7 +239,7 @@ extension ObjectContext {
 
 extension BatchChange {
     /// The problems of a batch change as one error (65), one line each.
-    static func failure(_ messages: [String]) -> ValidationError {
-        ValidationError(issues: messages.map { ValidationIssue(object: nil, objectLabel: "", key: nil, message: $0) })
+    static func failure(_ messages: [String]) -> ValidationFailure {
+        ValidationFailure(issues: messages.map { ValidationIssue(object: nil, objectLabel: "", key: nil, message: $0) })
     }
 }

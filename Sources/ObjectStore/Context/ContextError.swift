@@ -44,7 +44,7 @@ public enum ContextError: CategorizedError, Equatable {
 }
 
 /// A failed save: every problem found, none written.
-public struct ValidationError: CategorizedError {
+public struct ValidationFailure: CategorizedError {
     public let issues: [ValidationIssue]
 
     public var category: ErrorCategory { .data }

@@ -90,7 +90,7 @@ public final class ManagedObject: ObjectValues {
         try context.setToOne(self, r, target)
     }
 
-    func toOneRelationship(_ name: String) throws -> Relationship {
+    func toOneRelationship(_ name: String) throws -> EntityRelationship {
         guard let r = entity.relationship(named: name), !r.isToMany else {
             if entity.relationship(named: name) != nil {
                 throw ModelError.invalidModel("\(entity.name).\(name) is to-many")
@@ -108,7 +108,7 @@ public final class ManagedObject: ObjectValues {
         return try dangling(r)
     }
 
-    func dangling(_ r: Relationship) throws -> ObjectID? {
+    func dangling(_ r: EntityRelationship) throws -> ObjectID? {
         guard !touched.contains(r.name), let rowID = storedToOne[r.name] else { return nil }
         do {
             _ = try context.existingObject(entity: r.destination, rowID: rowID)
@@ -118,7 +118,7 @@ public final class ManagedObject: ObjectValues {
         }
     }
 
-    func currentTarget(_ r: Relationship) throws -> ManagedObject? {
+    func currentTarget(_ r: EntityRelationship) throws -> ManagedObject? {
         if let set = toOne[r.name] { return set }
         if let rowID = storedToOne[r.name] {
             // A dangling key (No Action) has no object: the relationship reads as empty, and `danglingTarget`
@@ -170,7 +170,7 @@ public final class ManagedObject: ObjectValues {
         }
     }
 
-    func toManyRelationship(_ name: String) throws -> Relationship {
+    func toManyRelationship(_ name: String) throws -> EntityRelationship {
         guard let r = entity.relationship(named: name), r.isToMany else {
             if entity.relationship(named: name) != nil {
                 throw ModelError.invalidModel("\(entity.name).\(name) is to-one")
@@ -181,7 +181,7 @@ public final class ManagedObject: ObjectValues {
         return r
     }
 
-    func members(_ r: Relationship) throws -> [ManagedObject] {
+    func members(_ r: EntityRelationship) throws -> [ManagedObject] {
         var set = toMany[r.name] ?? ToManySet()
         if set.loaded == nil {
             var loaded: [ObjectIdentifier: ManagedObject] = [:]
@@ -197,7 +197,7 @@ public final class ManagedObject: ObjectValues {
     }
 
     /// Records that `target` joined or left this object's to-many `r`, without touching the store.
-    func noteMembership(_ r: Relationship, _ target: ManagedObject, present: Bool) {
+    func noteMembership(_ r: EntityRelationship, _ target: ManagedObject, present: Bool) {
         var set = toMany[r.name] ?? ToManySet()
         let key = ObjectIdentifier(target)
         if set.loaded != nil {

@@ -89,7 +89,7 @@ extension ObjectContext {
         }
     }
 
-    private func reference(_ text: String, for r: Relationship, in entity: Entity, by key: String?) throws -> ManagedObject {
+    private func reference(_ text: String, for r: EntityRelationship, in entity: Entity, by key: String?) throws -> ManagedObject {
         do {
             return try resolve(text, in: r.destination, by: key)
         } catch let error as ContextError {

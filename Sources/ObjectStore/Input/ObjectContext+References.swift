@@ -12,7 +12,7 @@ extension ObjectContext {
     public func resolve(_ reference: String, in entityName: String, by keyAttribute: String? = nil) throws -> ManagedObject {
         let entity = try model.entity(entityName)
         if keyAttribute == nil, let id = ObjectID(reference) { return try resolve(reference, speltLike: id, in: entity) }
-        let key: Attribute
+        let key: EntityAttribute
         do {
             key = try entity.identifyingKey(keyAttribute)
         } catch KeyError.noNaturalKey {
@@ -68,7 +68,7 @@ extension ObjectContext {
     }
 
     /// A stored key close to a misspelt one, when the directory is small enough to look through.
-    private func nearbyKey(_ text: String, entity: Entity, key: Attribute) throws -> String? {
+    private func nearbyKey(_ text: String, entity: Entity, key: EntityAttribute) throws -> String? {
         guard key.type == .string else { return nil }
         let candidates = try store.read { db -> [String]? in
             let count = try db.int(ContextSQL.count(in: entity.name)) ?? 0

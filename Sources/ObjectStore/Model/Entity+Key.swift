@@ -18,7 +18,7 @@ public enum KeyError: CategorizedError, Equatable {
 extension Entity {
     /// The one look-up of the attribute that names one object — an import's `--key`, a reference by key, an
     /// upsert: `name` when given, else the natural key; it must be unique (a natural key is).
-    public func identifyingKey(_ name: String? = nil) throws(KeyError) -> Attribute {
+    public func identifyingKey(_ name: String? = nil) throws(KeyError) -> EntityAttribute {
         guard let name = name ?? naturalKey else { throw .noNaturalKey(entity: self.name) }
         guard let a = attribute(named: name) else {
             throw .unknown(entity: self.name, key: name, suggestion: Suggestions.closest(to: name, in: attributes.map(\.name)))

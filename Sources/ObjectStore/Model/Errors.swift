@@ -65,7 +65,7 @@ public enum ModelError: CategorizedError, Equatable {
 
 extension Entity {
     /// The attribute, or an error with a did-you-mean suggestion.
-    public func requireAttribute(_ name: String) throws(ModelError) -> Attribute {
+    public func requireAttribute(_ name: String) throws(ModelError) -> EntityAttribute {
         if let a = attribute(named: name) { return a }
         throw ModelError.unknownProperty(entity: self.name, key: name,
                                          suggestion: Suggestions.closest(to: name, in: propertyNames))
@@ -82,8 +82,8 @@ extension Entity {
 
 /// An attribute or a relationship.
 public enum Property: Sendable {
-    case attribute(Attribute)
-    case relationship(Relationship)
+    case attribute(EntityAttribute)
+    case relationship(EntityRelationship)
 }
 
 /// The file-writing module knows nothing of exit statuses: an output refused or not created is 73, a failed write 74.

@@ -3,7 +3,7 @@ import Foundation
 // The model as plain JSON: recorded in every store's metadata (so a store says which model wrote it)
 // and printed by `bookkeeper model --format json` for tools. The shape is a contract: add keys, never rename.
 
-extension Model {
+extension ObjectModel {
     /// A JSON-compatible description, with stable key order when serialised with `.sortedKeys`.
     public var jsonObject: [String: Any] {
         ["entities": entities.map { e -> [String: Any] in
@@ -143,7 +143,7 @@ extension Model {
     }
 }
 
-extension Model {
+extension ObjectModel {
     /// The model a store recorded (`jsonObject`'s shape), read back for comparing with the current one.
     /// Behaviours are not recorded; they come from the current model by entity name.
     public init(jsonObject: Any, behaviours: [String: EntityBehaviour] = [:]) throws(ModelError) {
@@ -155,7 +155,7 @@ extension Model {
         for e in list {
             guard let name = e["name"] as? String, let kindText = e["kind"] as? String,
                   let kind = EntityKind(rawValue: kindText) else { throw fail("an entity without name or kind") }
-            var attributes: [Attribute] = []
+            var attributes: [EntityAttribute] = []
             for a in e["attributes"] as? [[String: Any]] ?? [] {
                 guard let aName = a["name"] as? String, let typeName = a["type"] as? String,
                       let type = AttributeType(name: typeName, scale: a["scale"] as? Int ?? 0) else {
@@ -171,15 +171,15 @@ extension Model {
                         defaultValue = .value(v)
                     }
                 }
-                attributes.append(Attribute(aName, type, required: a["required"] as? Bool ?? false, default: defaultValue,
+                attributes.append(EntityAttribute(aName, type, required: a["required"] as? Bool ?? false, default: defaultValue,
                                             unique: a["unique"] as? Bool ?? false, indexed: a["indexed"] as? Bool ?? false))
             }
-            var relationships: [Relationship] = []
+            var relationships: [EntityRelationship] = []
             for r in e["relationships"] as? [[String: Any]] ?? [] {
                 guard let rName = r["name"] as? String, let destination = r["destination"] as? String,
                       let inverse = r["inverse"] as? String, let ruleText = r["deleteRule"] as? String,
                       let rule = DeleteRule(rawValue: ruleText) else { throw fail("a relationship of \(name)") }
-                relationships.append(Relationship(rName, to: destination, inverse: inverse, toMany: r["toMany"] as? Bool ?? false,
+                relationships.append(EntityRelationship(rName, to: destination, inverse: inverse, toMany: r["toMany"] as? Bool ?? false,
                                                   required: r["required"] as? Bool ?? false, deleteRule: rule))
             }
             let rules = (e["rules"] as? [[String: String]] ?? []).compactMap { d in

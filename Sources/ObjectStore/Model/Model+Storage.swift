@@ -11,8 +11,8 @@ public enum RelationshipStorage: Sendable, Hashable {
     case joinTable(table: String, ownColumn: String, otherColumn: String)
 }
 
-extension Model {
-    public func storage(of relationship: Relationship, in entity: Entity) -> RelationshipStorage {
+extension ObjectModel {
+    public func storage(of relationship: EntityRelationship, in entity: Entity) -> RelationshipStorage {
         let inverse = self.inverse(of: relationship)
         switch (relationship.isToMany, inverse.isToMany) {
         case (false, true):

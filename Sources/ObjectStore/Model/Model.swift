@@ -17,7 +17,7 @@ public enum DefaultValue: Sendable, Hashable {
     }
 }
 
-public struct Attribute: Sendable, Hashable {
+public struct EntityAttribute: Sendable, Hashable {
     public var name: String
     public var type: AttributeType
     public var isRequired: Bool
@@ -62,7 +62,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-public struct Relationship: Sendable, Hashable {
+public struct EntityRelationship: Sendable, Hashable {
     public var name: String
     public var destination: String
     public var inverse: String
@@ -94,15 +94,15 @@ public struct Entity: Sendable, Hashable {
     public var kind: EntityKind
     /// The attribute that names an object to people and other systems (a directory's `name`, a document's `number`).
     public var naturalKey: String?
-    public var attributes: [Attribute]
-    public var relationships: [Relationship]
+    public var attributes: [EntityAttribute]
+    public var relationships: [EntityRelationship]
     /// The order `list` and `fetch` use when none is given: sort keys as text (`closed desc, name`).
     public var defaultSort: String?
     /// Validation rules written as predicates: every saved object must satisfy each one.
     public var rules: [ModelRule]
 
     public init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
-                attributes: [Attribute], relationships: [Relationship] = [],
+                attributes: [EntityAttribute], relationships: [EntityRelationship] = [],
                 defaultSort: String? = nil, rules: [ModelRule] = []) {
         self.name = name
         self.kind = kind
@@ -113,8 +113,8 @@ public struct Entity: Sendable, Hashable {
         self.rules = rules
     }
 
-    public func attribute(named name: String) -> Attribute? { attributes.first { $0.name == name } }
-    public func relationship(named name: String) -> Relationship? { relationships.first { $0.name == name } }
+    public func attribute(named name: String) -> EntityAttribute? { attributes.first { $0.name == name } }
+    public func relationship(named name: String) -> EntityRelationship? { relationships.first { $0.name == name } }
 
     /// Every property name, attributes first, in declaration order.
     public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
@@ -171,7 +171,7 @@ public struct EntityBehaviour: Sendable {
 }
 
 /// A checked, indexed set of entities.
-public struct Model: Sendable {
+public struct ObjectModel: Sendable {
     public let entities: [Entity]
     public let behaviours: [String: EntityBehaviour]
     private let index: [String: Int]
@@ -180,7 +180,7 @@ public struct Model: Sendable {
     /// For each entity, the ways back from one of its objects to the objects whose rules read it: each a chain of
     /// relationships to follow (the inverses of a rule's key path, from where the object sits on it back to the
     /// rule's entity). `orders.rows.@sum.sum` on Customer gives an OrderRow [order, customer] and an Order [customer].
-    package private(set) var ruleDependencies: [String: [[Relationship]]] = [:]
+    package private(set) var ruleDependencies: [String: [[EntityRelationship]]] = [:]
 
     /// Builds a model and checks it: names, natural keys, and that each relationship's inverse exists and points back.
     /// `sortOrigins` says where each entity's default sort was written (a model file), for error positions.
@@ -206,7 +206,7 @@ public struct Model: Sendable {
             for rule in e.rules {
                 let origin = rule.origin ?? PredicateSourceOrigin(name: "\(e.name) rule")
                 do {
-                    let plan = try FetchPlan(FetchRequest(entity: e.name, predicate: rule.predicate, predicateOrigin: origin),
+                    let plan = try FetchPlan(ObjectFetchRequest(entity: e.name, predicate: rule.predicate, predicateOrigin: origin),
                                              model: self, columns: [])
                     if let p = plan.predicate { bound[e.name, default: []].append((p, rule.message)) }
                 } catch {
@@ -217,14 +217,14 @@ public struct Model: Sendable {
                 let origin = sortOrigins[e.name]
                 do {
                     let keys = try SortKey.parseList(sort, origin: origin ?? PredicateSourceOrigin(name: "\(e.name) sort"))
-                    _ = try FetchPlan(FetchRequest(entity: e.name, sortDescriptors: keys), model: self, columns: [])
+                    _ = try FetchPlan(ObjectFetchRequest(entity: e.name, sortDescriptors: keys), model: self, columns: [])
                 } catch {
                     throw ModelError.invalidModel("\(error)", located: origin != nil)
                 }
             }
         }
         boundRules = bound
-        var dependencies: [String: Set<[Relationship]>] = [:]
+        var dependencies: [String: Set<[EntityRelationship]>] = [:]
         for (p, _) in bound.values.joined() {
             for chain in p.relationshipChains {
                 // Every prefix: a row's change matters to the customer through [orders, rows], an order's through [orders].
@@ -249,18 +249,18 @@ public struct Model: Sendable {
     }
 
     /// The inverse of a relationship (always present in a checked model).
-    public func inverse(of relationship: Relationship) -> Relationship {
+    public func inverse(of relationship: EntityRelationship) -> EntityRelationship {
         entity(named: relationship.destination)!.relationship(named: relationship.inverse)!
     }
 
     private func check() throws(ModelError) {
         for e in entities {
-            guard Model.isIdentifier(e.name), !e.name.hasPrefix("_") else {
+            guard ObjectModel.isIdentifier(e.name), !e.name.hasPrefix("_") else {
                 throw ModelError.invalidModel("\"\(e.name)\" is not a valid entity name (letters, digits and _; starting with a letter)")
             }
             var seen: Set<String> = []
             for p in e.propertyNames {
-                guard Model.isIdentifier(p) else {
+                guard ObjectModel.isIdentifier(p) else {
                     throw ModelError.invalidModel("\(e.name).\(p) is not a valid property name", subject: "\(e.name).\(p)")
                 }
                 guard p != "id" else { throw ModelError.invalidModel("\(e.name).id is reserved for object IDs", subject: "\(e.name).id") }

@@ -40,7 +40,7 @@ public enum Suggestions {
     }
 }
 
-extension Model {
+extension ObjectModel {
     /// For an object ID whose entity the model has not, but has one spelt close to it (`customer/2`, `Custmer/2`):
     /// `there is no entity "customer" in the object ID customer/2 — did you mean "Customer/2"?`. Nil when the
     /// entity exists or nothing is close. One wording for predicates, `show`, `set` and `delete`.

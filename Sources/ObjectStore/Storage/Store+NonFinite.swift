@@ -84,7 +84,7 @@ extension Store {
     /// The first double the store holds that is not finite, in model order (the attributes named `preferring`
     /// first: the one an output was reading); nil when every stored double is finite.
     public func firstNonFiniteDouble(preferring attribute: String? = nil) throws -> NonFiniteStoredNumber? {
-        var candidates: [(Entity, Attribute)] = []
+        var candidates: [(Entity, EntityAttribute)] = []
         for entity in model.entities {
             for a in entity.attributes where a.type == .double { candidates.append((entity, a)) }
         }

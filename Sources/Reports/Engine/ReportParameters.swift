@@ -124,7 +124,7 @@ extension ParameterType {
 /// Checks the `$NAME` variables of a report's predicate against its declared parameters.
 struct VariableCheck {
     let definition: ReportDefinition
-    let model: Model
+    let model: ObjectModel
     let entity: Entity
     let syntax: PredicateSyntax
 
@@ -195,7 +195,7 @@ struct VariableCheck {
     private func valueType(of path: PredicateKeyPath) throws -> AttributeType? {
         let text = String(syntax.source.text(in: path.range))
         guard !text.isEmpty,
-              let plan = try? FetchPlan(FetchRequest(entity: entity.name), model: model,
+              let plan = try? FetchPlan(ObjectFetchRequest(entity: entity.name), model: model,
                                         columns: [FetchTerm(text, origin: PredicateSourceOrigin(name: "check"))], groupBy: []),
               let column = plan.columns.first else { return nil }
         switch column.expression {

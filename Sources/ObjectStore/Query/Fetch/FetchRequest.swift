@@ -2,7 +2,7 @@ import Foundation
 
 /// What to fetch: an entity, a predicate, sort descriptors, a limit and an offset (Core Data's fetch request),
 /// with the values for the predicate's `$NAME` variables and `%@`/`%K` placeholders.
-public struct FetchRequest: Sendable {
+public struct ObjectFetchRequest: Sendable {
     public var entity: String
     /// NSPredicate format syntax, e.g. `made == YES AND paid == NO`.
     public var predicate: String?
@@ -85,14 +85,14 @@ public struct FetchTerm: Sendable, Hashable {
 /// SQL statement and can also run in memory (the oracle that tests the compiler).
 public struct FetchPlan: Sendable {
     public let entity: Entity
-    public let request: FetchRequest
+    public let request: ObjectFetchRequest
     public let columns: [FetchColumn]
     package let predicate: BoundPredicate?
     package let sortKeys: [(SortKey, BoundExpression)]
     /// The most sort keys a fetch takes (see where it is checked).
     public static let maximumSortKeys = 32
     package let scopes: [Entity]
-    package let model: Model
+    package let model: ObjectModel
     package let groupKeys: [BoundExpression]
     /// Whether the plan has group keys or aggregate columns: one row per group rather than per object.
     public let isGrouped: Bool
@@ -100,7 +100,7 @@ public struct FetchPlan: Sendable {
     /// Binds the request (and the columns, key paths separated by commas) against `model`.
     /// Throws `ModelError`, `PredicateSyntaxError`, `PredicateBindingError` or `SortError`.
     /// Binds the request with columns and group keys given as plain text (errors say `columns:1:N`, `group:1:N`).
-    public init(_ request: FetchRequest, model: Model, columns columnList: [String]? = nil, groupBy: [String] = []) throws {
+    public init(_ request: ObjectFetchRequest, model: ObjectModel, columns columnList: [String]? = nil, groupBy: [String] = []) throws {
         try self.init(request, model: model,
                       columns: columnList.map { $0.map { FetchTerm($0, origin: PredicateSourceOrigin(name: "columns")) } },
                       groupBy: groupBy.map { FetchTerm($0, origin: PredicateSourceOrigin(name: "group")) })
@@ -108,7 +108,7 @@ public struct FetchPlan: Sendable {
 
     /// Binds the request with columns and group keys that know where they were written (a report file's line
     /// and column), so errors point there.
-    public init(_ request: FetchRequest, model: Model, columns columnList: [FetchTerm]?, groupBy: [FetchTerm]) throws {
+    public init(_ request: ObjectFetchRequest, model: ObjectModel, columns columnList: [FetchTerm]?, groupBy: [FetchTerm]) throws {
         let entity = try model.entity(request.entity)
         self.entity = entity
         self.request = request

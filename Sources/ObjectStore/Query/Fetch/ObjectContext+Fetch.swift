@@ -1,6 +1,6 @@
 extension ObjectContext {
     /// The objects matching a fetch request, in its order: one SQL statement.
-    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+    public func fetch(_ request: ObjectFetchRequest) throws -> [ManagedObject] {
         try fetch(FetchPlan(request, model: model, columns: []))
     }
 
@@ -13,7 +13,7 @@ extension ObjectContext {
     }
 
     /// The number of objects matching a fetch request.
-    public func count(_ request: FetchRequest) throws -> Int {
+    public func count(_ request: ObjectFetchRequest) throws -> Int {
         let (sql, arguments) = try FetchPlan(request, model: model, columns: []).sql(.count)
         return try store.read { db in try db.int(sql, arguments) ?? 0 }
     }

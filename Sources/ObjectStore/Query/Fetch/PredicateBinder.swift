@@ -13,7 +13,7 @@ import LocalTime
 // - `$NAME` comes from --param NAME=VALUE and is typed like a command-line value; `$TODAY` is today's date.
 
 package struct PredicateBinder {
-    let model: Model
+    let model: ObjectModel
     var source: PredicateSourceText
     let variables: [String: String]
     /// scope id → entity; scope 0 is the fetched entity.
@@ -21,7 +21,7 @@ package struct PredicateBinder {
     /// SUBQUERY variables visible where binding is, innermost last: name → scope id.
     private var named: [(String, Int)] = []
 
-    package init(model: Model, entity: Entity, source: PredicateSourceText, variables: [String: String]) {
+    package init(model: ObjectModel, entity: Entity, source: PredicateSourceText, variables: [String: String]) {
         self.model = model
         self.source = source
         self.variables = variables
@@ -152,7 +152,7 @@ package struct PredicateBinder {
         }
     }
 
-    private func unquantified(_ path: PredicateKeyPath, _ r: Relationship, _ c: PredicateComparison) -> PredicateBindingError {
+    private func unquantified(_ path: PredicateKeyPath, _ r: EntityRelationship, _ c: PredicateComparison) -> PredicateBindingError {
         var written = text(path.range)
         // `tags == "vip"` compares the elements themselves: suggest their natural key.
         if case .key(let last) = path.components.last?.kind, last == r.name || model.entity(named: r.destination)?.attribute(named: last) == nil,
@@ -484,13 +484,13 @@ package struct PredicateBinder {
     enum Resolved {
         case scalar(BoundExpression)
         /// A path through at least one to-many relationship, not aggregated; then to-one hops and maybe an attribute.
-        case collection(BoundCollection, rest: [Relationship], attribute: Attribute?)
+        case collection(BoundCollection, rest: [EntityRelationship], attribute: EntityAttribute?)
     }
 
     /// An expression on one side of a comparison, or the to-many path that must be quantified.
     enum SideExpression {
         case expression(BoundExpression)
-        case collectionPath(PredicateKeyPath, Relationship)
+        case collectionPath(PredicateKeyPath, EntityRelationship)
 
         var bound: BoundExpression? { if case .expression(let e) = self { e } else { nil } }
     }
@@ -547,7 +547,7 @@ package struct PredicateBinder {
             return .scalar(.aggregate(.count, collection, value: nil, nil))
         }
         var entity = scopes[scope]
-        var hops: [Relationship] = []
+        var hops: [EntityRelationship] = []
         while let component = components.popFirst() {
             switch component.kind {
             case .key(let name):
@@ -578,7 +578,7 @@ package struct PredicateBinder {
                 }
                 // The rest is a to-one path to an attribute of the element.
                 var elementEntity = model.entity(named: collection.elementEntity)!
-                var rest: [Relationship] = []
+                var rest: [EntityRelationship] = []
                 while let c = components.popFirst() {
                     guard case .key(let name) = c.kind else {
                         throw error("\(op.spelling) needs a key after it, as in rows.\(op.spelling).sum", at: c.range)
@@ -611,7 +611,7 @@ package struct PredicateBinder {
         return finish(scope: scope, hops: hops, attribute: nil)
     }
 
-    private mutating func finish(scope: Int, hops: [Relationship], attribute: Attribute?) -> Resolved {
+    private mutating func finish(scope: Int, hops: [EntityRelationship], attribute: EntityAttribute?) -> Resolved {
         guard let lastToMany = hops.lastIndex(where: \.isToMany) else {
             if let attribute { return .scalar(.attribute(ToOnePath(scope: scope, hops: hops), attribute)) }
             return .scalar(.reference(ToOnePath(scope: scope, hops: hops), destination: hops.last?.destination ?? scopes[scope].name))
@@ -620,7 +620,7 @@ package struct PredicateBinder {
         return .collection(collection, rest: Array(hops[(lastToMany + 1)...]), attribute: attribute)
     }
 
-    private mutating func makeCollection(scope: Int, hops: [Relationship], filter: BoundPredicate? = nil) -> BoundCollection {
+    private mutating func makeCollection(scope: Int, hops: [EntityRelationship], filter: BoundPredicate? = nil) -> BoundCollection {
         let element = model.entity(named: hops.last!.destination)!
         return BoundCollection(scope: scope, hops: hops, elementEntity: element.name, elementScope: newScope(element), filter: filter)
     }

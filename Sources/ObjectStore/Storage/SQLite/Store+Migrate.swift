@@ -11,16 +11,16 @@ public struct MigrationResult: Sendable {
 
 extension Store {
     /// The model the store was written with, as recorded in its metadata.
-    public func recordedModel() throws -> Model {
+    public func recordedModel() throws -> ObjectModel {
         try readSQLite { db in try recordedModel(db) }
     }
 
-    func recordedModel(_ db: Database) throws -> Model {
+    func recordedModel(_ db: Database) throws -> ObjectModel {
         let text = try String.fetchOne(db, sql: StoreSQL.metaValue(Store.metaTable), arguments: ["model"])
         guard let text, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
             throw StoreError.notAStore(path: path, reason: "its recorded model is missing or unreadable")
         }
-        return try Model(jsonObject: json, behaviours: model.behaviours)
+        return try ObjectModel(jsonObject: json, behaviours: model.behaviours)
     }
 
     /// Closes the connection now: at the end of a command that failed, one left open left the -wal and -shm files

@@ -17,7 +17,7 @@ public final class Store: @unchecked Sendable {
     static let metaTable = "_bookkeeper_meta"
 
     public let path: String
-    public let model: Model
+    public let model: ObjectModel
     public let isReadOnly: Bool
     let queue: DatabaseQueue
     /// What opening the store migrated, if anything.
@@ -47,7 +47,7 @@ public final class Store: @unchecked Sendable {
     /// The same connection as the storage protocol, which the engine's statements run on (`read`, `write`).
     let storage: SQLiteConnection
 
-    private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
+    private init(path: String, model: ObjectModel, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
         self.model = model
         self.isReadOnly = readOnly
@@ -96,7 +96,7 @@ public final class Store: @unchecked Sendable {
     /// bookkeeper store"), and of several creators exactly one wins: link(2) refuses the others with EEXIST, and they
     /// throw `alreadyExists` for a whole store. Before, a second `init` that found the empty file SQLite had just
     /// made failed, and one that started to write its schema into it removed the first one's store.
-    public static func create(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+    public static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
         ProtectedFiles.protectStore(path)
         // A symlink (dangling: a store to be made where it points) is followed, as opening the path would.
@@ -200,7 +200,7 @@ public final class Store: @unchecked Sendable {
     ///
     /// A `dryRun` changes nothing, not a byte of the store: it refuses what the real run would refuse, and keeps
     /// the migration the real run would make first in `pendingMigration` (rehearsed, and rolled back).
-    public static func open(at path: String, model: Model, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
+    public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
                             migrate: Bool = true, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
@@ -243,9 +243,9 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store read-only with the model it records, which its schema was made for: for `check` of a store
     /// that `open` cannot bring to `model` (its schema was changed by another tool, so it is not migrated).
-    public static func openRecorded(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+    public static func openRecorded(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         let (store, _) = try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout)
-        let recorded: Model
+        let recorded: ObjectModel
         do {
             recorded = try store.recordedModel()
             try store.closeQueue()
@@ -258,7 +258,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model. A store
     /// this user cannot write is opened read-only, for the plan (`migrate` refuses to apply one: 73).
-    public static func openForMigration(at path: String, model: Model, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
+    public static func openForMigration(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
         if format > formatVersion { throw StoreError.newerFormat(path: path, found: format, supported: formatVersion) }
@@ -267,11 +267,11 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store read-only as it is, whatever model it records: for `backup`, which copies it and needs no
     /// migration (a reader that cannot write the store was refused the copy).
-    public static func openForCopy(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+    public static func openForCopy(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout).0
     }
 
-    private static func openUnchecked(at path: String, model: Model, readOnly: Bool,
+    private static func openUnchecked(at path: String, model: ObjectModel, readOnly: Bool,
                                       busyTimeout: TimeInterval, dryRun: Bool = false) throws -> (Store, [String: String]) {
         guard dryRun else { return try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: false, hadLog: true) }
         // Whether a -wal was there before this dry run opened the store: then its writer leaves it (and the store file)
@@ -300,7 +300,7 @@ public final class Store: @unchecked Sendable {
         try? queue.close()
     }
 
-    private static func openUnchecked(at path: String, model: Model, readOnly: Bool, busyTimeout: TimeInterval,
+    private static func openUnchecked(at path: String, model: ObjectModel, readOnly: Bool, busyTimeout: TimeInterval,
                                       dryRun: Bool, hadLog: Bool) throws -> (Store, [String: String]) {
         ProtectedFiles.protectStore(path)
         var isDirectory: ObjCBool = false
