@@ -2,8 +2,8 @@ import ObjectStore
 
 /// The bookkeeping model: directories (customers, services, tags) and documents (orders with their rows).
 /// Declared as data for the object store; the only behaviour is deriving a row's sum from quantity × price.
-public enum BookkeepingModel {
-    public static let model: ObjectModel = {
+package enum BookkeepingModel {
+    package static let model: ObjectModel = {
         let customer = Entity("Customer", kind: .directory, naturalKey: "name", attributes: [
             EntityAttribute("name", .string, required: true, unique: true),
             EntityAttribute("code", .string, unique: true),

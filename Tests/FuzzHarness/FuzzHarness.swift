@@ -356,7 +356,7 @@ public enum FuzzHarness {
 
     /// A small store of the bookkeeping model with awkward values: NULLs, accents and case variants, numbers
     /// inside names, an order without customer or rows, equal sums. Made once per process.
-    public static let fixture: (store: Store, directory: String) = {
+    package static let fixture: (store: Store, directory: String) = {
         let directory = fixtureDirectory
         try? FileManager.default.removeItem(atPath: directory)
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ extension ObjectContext {
     /// Runs a batch delete (see `BatchDeleteRequest`). Every problem is reported together as a `ValidationError`
     /// (65); nothing is written then, nor in a dry run. The context must have no unsaved changes; it forgets its
     /// objects afterwards.
-    public func execute(_ request: BatchDeleteRequest) throws -> BatchDeleteResult {
+    package func execute(_ request: BatchDeleteRequest) throws -> BatchDeleteResult {
         guard !hasChanges else {
             throw InputError("a batch delete needs a context without unsaved changes: save or roll them back first", category: .usage)
         }

@@ -9,7 +9,7 @@ extension ObjectContext {
     /// Runs a batch update (see `BatchUpdateRequest`). Every problem is reported together as a `ValidationError`
     /// (65) or an `InputError`, naming the objects (the first five and how many more); nothing is written then, nor
     /// in a dry run. The context must have no unsaved changes; it forgets its objects afterwards.
-    public func execute(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
+    package func execute(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
         guard !hasChanges else {
             throw InputError("a batch update needs a context without unsaved changes: save or roll them back first", category: .usage)
         }

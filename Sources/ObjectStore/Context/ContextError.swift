@@ -1,5 +1,5 @@
 /// A problem found while working with objects in a context.
-public enum ContextError: CategorizedError, Equatable {
+package enum ContextError: CategorizedError, Equatable {
     /// An object named by ID does not exist.
     case objectNotFound(ObjectID)
     /// No object of `entity` has `key` equal to `value`.
@@ -15,14 +15,14 @@ public enum ContextError: CategorizedError, Equatable {
     /// An object ID whose entity is not in the model but close to one that is (`customer/2`): the message.
     case misspeltEntity(ObjectID, message: String)
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .objectNotFound, .keyNotFound: .missingInput
         case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference, .misspeltEntity: .usage
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .objectNotFound(let id):
             "\(id) not found"
@@ -44,25 +44,25 @@ public enum ContextError: CategorizedError, Equatable {
 }
 
 /// A failed save: every problem found, none written.
-public struct ValidationFailure: CategorizedError {
-    public let issues: [ValidationIssue]
+package struct ValidationFailure: CategorizedError {
+    package let issues: [ValidationIssue]
 
-    public var category: ErrorCategory { .data }
+    package var category: ErrorCategory { .data }
 
     /// One line per problem.
-    public var description: String { messages.joined(separator: "\n") }
-    public var messages: [String] { issues.map(\.message) }
+    package var description: String { messages.joined(separator: "\n") }
+    package var messages: [String] { issues.map(\.message) }
 }
 
 /// One validation problem, e.g. `Customer.name is required`.
-public struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
+package struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
     /// The object at fault, for callers that map objects back to their input (an import's line).
-    public let object: ObjectIdentifier?
+    package let object: ObjectIdentifier?
     /// `Customer/3` or `new Customer`.
-    public let objectLabel: String
+    package let objectLabel: String
     /// `Customer.name`, or nil for a problem of the whole object.
-    public let key: String?
-    public let message: String
+    package let key: String?
+    package let message: String
 
-    public var description: String { message }
+    package var description: String { message }
 }

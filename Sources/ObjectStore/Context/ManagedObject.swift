@@ -1,10 +1,10 @@
 // One object in a context: its attribute values and relationships, with the changes since it was fetched.
 // Relationship changes keep the inverse side in step as they are made (Core Data's inverse maintenance).
 
-public final class ManagedObject: ObjectValues {
-    public let entity: Entity
+package final class ManagedObject: ObjectValues {
+    package let entity: Entity
     /// The row id once the object is stored; nil while it is only inserted.
-    public internal(set) var rowID: Int64?
+    package internal(set) var rowID: Int64?
     unowned let context: ObjectContext
     let serial: Int
 
@@ -17,8 +17,8 @@ public final class ManagedObject: ObjectValues {
     var toMany: [String: ToManySet] = [:]
     /// Keys whose value was set since the last save (attributes and relationships).
     var touched: Set<String> = []
-    public internal(set) var isInserted = false
-    public internal(set) var isDeleted = false
+    package internal(set) var isInserted = false
+    package internal(set) var isDeleted = false
 
     init(entity: Entity, context: ObjectContext, rowID: Int64?, values: [String: Value], storedToOne: [String: Int64]) {
         self.entity = entity
@@ -31,20 +31,20 @@ public final class ManagedObject: ObjectValues {
     }
 
     /// `Customer/17`, or `Customer/new` for an object not saved yet.
-    public var objectID: ObjectID? { rowID.map { ObjectID(entity: entity.name, rowID: $0) } }
+    package var objectID: ObjectID? { rowID.map { ObjectID(entity: entity.name, rowID: $0) } }
 
     /// The object ID, or a description of a new object for messages.
-    public var displayID: String { rowID.map { "\(entity.name)/\($0)" } ?? "new \(entity.name)" }
+    package var displayID: String { rowID.map { "\(entity.name)/\($0)" } ?? "new \(entity.name)" }
 
     /// The natural key's value as text (`Acme Ltd`, `A-1`), if the entity has one and it is set: as `fetch` and `show`
     /// write it (`Value.text(in:)`, date-times in the run's zone).
-    public var naturalKeyText: String? {
+    package var naturalKeyText: String? {
         guard let key = entity.naturalKey, let v = values[key], !v.isNull else { return nil }
         return v.text(in: .process)
     }
 
     /// `Customer/3 "Acme Ltd"`: the ID, and the natural key when there is one.
-    public var label: String {
+    package var label: String {
         if let key = naturalKeyText { return "\(displayID) \"\(key)\"" }
         return displayID
     }
@@ -52,7 +52,7 @@ public final class ManagedObject: ObjectValues {
     // MARK: Attributes
 
     /// An attribute's value (null when unset). The key must be an attribute of the entity.
-    public subscript(_ key: String) -> Value {
+    package subscript(_ key: String) -> Value {
         get {
             precondition(entity.attribute(named: key) != nil, "\(entity.name) has no attribute \(key)")
             return values[key] ?? .null
@@ -66,7 +66,7 @@ public final class ManagedObject: ObjectValues {
     }
 
     /// Sets an attribute by name, checking that the entity has it.
-    public func setValue(_ value: Value, forKey key: String) throws(ModelError) {
+    package func setValue(_ value: Value, forKey key: String) throws(ModelError) {
         _ = try entity.requireAttribute(key)
         self[key] = value
     }
@@ -79,13 +79,13 @@ public final class ManagedObject: ObjectValues {
     // MARK: To-one relationships
 
     /// The object at the end of a to-one relationship, or nil.
-    public func object(for relationshipName: String) throws -> ManagedObject? {
+    package func object(for relationshipName: String) throws -> ManagedObject? {
         let r = try toOneRelationship(relationshipName)
         return try currentTarget(r)
     }
 
     /// Sets a to-one relationship (nil clears it), keeping the inverse in step.
-    public func setObject(_ target: ManagedObject?, for relationshipName: String) throws {
+    package func setObject(_ target: ManagedObject?, for relationshipName: String) throws {
         let r = try toOneRelationship(relationshipName)
         try context.setToOne(self, r, target)
     }
@@ -103,7 +103,7 @@ public final class ManagedObject: ObjectValues {
 
     /// The stored object ID a to-one relationship still holds although its object is gone (a No Action
     /// relationship whose target was deleted), or nil.
-    public func danglingTarget(for relationshipName: String) throws -> ObjectID? {
+    package func danglingTarget(for relationshipName: String) throws -> ObjectID? {
         let r = try toOneRelationship(relationshipName)
         return try dangling(r)
     }
@@ -140,25 +140,25 @@ public final class ManagedObject: ObjectValues {
     // MARK: To-many relationships
 
     /// The objects at the end of a to-many relationship, in object ID order (new objects last).
-    public func objects(for relationshipName: String) throws -> [ManagedObject] {
+    package func objects(for relationshipName: String) throws -> [ManagedObject] {
         let r = try toManyRelationship(relationshipName)
         return try members(r)
     }
 
     /// Adds an object to a to-many relationship, keeping the inverse in step.
-    public func add(_ target: ManagedObject, to relationshipName: String) throws {
+    package func add(_ target: ManagedObject, to relationshipName: String) throws {
         let r = try toManyRelationship(relationshipName)
         try context.addToMany(self, r, target)
     }
 
     /// Removes an object from a to-many relationship, keeping the inverse in step.
-    public func remove(_ target: ManagedObject, from relationshipName: String) throws {
+    package func remove(_ target: ManagedObject, from relationshipName: String) throws {
         let r = try toManyRelationship(relationshipName)
         try context.removeFromMany(self, r, target)
     }
 
     /// Makes a to-many relationship hold exactly `targets`.
-    public func setObjects(_ targets: [ManagedObject], for relationshipName: String) throws {
+    package func setObjects(_ targets: [ManagedObject], for relationshipName: String) throws {
         let r = try toManyRelationship(relationshipName)
         let wanted = Set(targets.map(ObjectIdentifier.init))
         for existing in try members(r) where !wanted.contains(ObjectIdentifier(existing)) {

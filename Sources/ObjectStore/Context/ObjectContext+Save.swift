@@ -1,21 +1,21 @@
 import Foundation
 
 /// What a save did: the IDs it inserted, updated and deleted (cascaded deletions included).
-public struct SaveResult: Sendable, Equatable {
-    public var inserted: [ObjectID] = []
-    public var updated: [ObjectID] = []
-    public var deleted: [ObjectID] = []
+package struct SaveResult: Sendable, Equatable {
+    package var inserted: [ObjectID] = []
+    package var updated: [ObjectID] = []
+    package var deleted: [ObjectID] = []
     /// References a No Action delete rule kept to the deleted objects, one entry per relationship that keeps them.
-    public var keptReferences: [KeptReferences] = []
+    package var keptReferences: [KeptReferences] = []
 
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
 extension ObjectContext {
     /// Validates every change and writes them all in one transaction. On any problem nothing is written,
     /// a `ValidationError` lists every problem, and the context keeps its changes so they can be corrected.
     @discardableResult
-    public func save() throws -> SaveResult {
+    package func save() throws -> SaveResult {
         let plan = try planDeletions()
         do {
             for o in insertedObjects + Array(changedObjects.values) where !o.isDeleted {
@@ -358,15 +358,15 @@ extension ObjectContext {
 
 /// The references one relationship keeps to objects a save deleted (its inverse has delete rule No Action): they
 /// read as none, `show` prints the ID as missing, and `check` notes them.
-public struct KeptReferences: Sendable, Equatable {
+package struct KeptReferences: Sendable, Equatable {
     /// `Note.customer`: the relationship that holds the references.
-    public var relationship: String
+    package var relationship: String
     /// `Customer.notes`: the relationship whose delete rule is No Action.
-    public var rule: String
+    package var rule: String
     /// How many objects still refer to a deleted one.
-    public var referring: Int
+    package var referring: Int
     /// The deleted objects they refer to.
-    public var deleted: [ObjectID]
+    package var deleted: [ObjectID]
 }
 
 /// An object reached at one step of one way back from a change to a rule's object (see `neighboursWithRules`).

@@ -9,7 +9,7 @@ extension ObjectContext {
     /// A text spelt like an object ID is first a natural key, as import and export take it: `show Customer
     /// Customer/1` shows the customer named "Customer/1" when there is one, else object 1. When it names one object
     /// by key and another by ID, it is refused as ambiguous, naming both.
-    public func resolve(_ reference: String, in entityName: String, by keyAttribute: String? = nil) throws -> ManagedObject {
+    package func resolve(_ reference: String, in entityName: String, by keyAttribute: String? = nil) throws -> ManagedObject {
         let entity = try model.entity(entityName)
         if keyAttribute == nil, let id = ObjectID(reference) { return try resolve(reference, speltLike: id, in: entity) }
         let key: EntityAttribute

@@ -5,7 +5,7 @@ import Foundation
 
 extension ObjectModel {
     /// A JSON-compatible description, with stable key order when serialised with `.sortedKeys`.
-    public var jsonObject: [String: Any] {
+    package var jsonObject: [String: Any] {
         ["entities": entities.map { e -> [String: Any] in
             var entity: [String: Any] = [
                 "name": e.name,
@@ -35,7 +35,7 @@ extension ObjectModel {
     /// The canonical JSON text of the model: what `JSONSerialization.data(withJSONObject: jsonObject, options:
     /// [.sortedKeys])` writes (ModelTests compare them on generated models), written directly. Every command that
     /// opens a store hashes it, and JSONSerialization's dynamic casts took 4 ms of a 25 ms report (issue 27).
-    public var canonicalJSON: String {
+    package var canonicalJSON: String {
         var out: [UInt8] = []
         out.reserveCapacity(4096)
         func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
@@ -126,13 +126,13 @@ extension ObjectModel {
     }
 
     /// The canonical JSON text as JSONSerialization writes it (what `canonicalJSON` must equal).
-    public var canonicalJSONThroughSerialization: String {
+    package var canonicalJSONThroughSerialization: String {
         let data = try! JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 
     /// A short fingerprint of the canonical JSON (FNV-1a, 64 bits): equal models have equal hashes.
-    public var versionHash: String {
+    package var versionHash: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in canonicalJSON.utf8 {
             hash ^= UInt64(byte)
@@ -146,7 +146,7 @@ extension ObjectModel {
 extension ObjectModel {
     /// The model a store recorded (`jsonObject`'s shape), read back for comparing with the current one.
     /// Behaviours are not recorded; they come from the current model by entity name.
-    public init(jsonObject: Any, behaviours: [String: EntityBehaviour] = [:]) throws(ModelError) {
+    package init(jsonObject: Any, behaviours: [String: EntityBehaviour] = [:]) throws(ModelError) {
         func fail(_ what: String) -> ModelError { .invalidModel("the recorded model is unreadable: \(what)") }
         guard let root = jsonObject as? [String: Any], let list = root["entities"] as? [[String: Any]] else {
             throw fail("no entities")
@@ -194,7 +194,7 @@ extension ObjectModel {
 
 extension AttributeType {
     /// The type named in model files and recorded models (`decimal` with its scale).
-    public init?(name: String, scale: Int = 0) {
+    package init?(name: String, scale: Int = 0) {
         switch name.lowercased() {
         case "string": self = .string
         case "integer": self = .integer
@@ -208,5 +208,5 @@ extension AttributeType {
         }
     }
 
-    public static let names = ["string", "integer", "decimal", "double", "boolean", "date", "datetime", "binary"]
+    package static let names = ["string", "integer", "decimal", "double", "boolean", "date", "datetime", "binary"]
 }

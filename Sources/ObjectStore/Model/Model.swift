@@ -2,13 +2,13 @@
 // the context and (later) the predicate binder read; it never mentions a domain.
 
 /// What a default value is: a constant, or the day/moment of insertion.
-public enum DefaultValue: Sendable, Hashable {
+package enum DefaultValue: Sendable, Hashable {
     case value(Value)
     case today
     case now
 
     /// The text used in model files: `today`, `now`, or the value's own text.
-    public var text: String {
+    package var text: String {
         switch self {
         case .value(let v): v.description
         case .today: "today"
@@ -17,15 +17,15 @@ public enum DefaultValue: Sendable, Hashable {
     }
 }
 
-public struct EntityAttribute: Sendable, Hashable {
-    public var name: String
-    public var type: AttributeType
-    public var isRequired: Bool
-    public var defaultValue: DefaultValue?
-    public var isUnique: Bool
-    public var isIndexed: Bool
+package struct EntityAttribute: Sendable, Hashable {
+    package var name: String
+    package var type: AttributeType
+    package var isRequired: Bool
+    package var defaultValue: DefaultValue?
+    package var isUnique: Bool
+    package var isIndexed: Bool
 
-    public init(_ name: String, _ type: AttributeType, required: Bool = false, default defaultValue: DefaultValue? = nil,
+    package init(_ name: String, _ type: AttributeType, required: Bool = false, default defaultValue: DefaultValue? = nil,
                 unique: Bool = false, indexed: Bool = false) {
         self.name = name
         self.type = type
@@ -42,7 +42,7 @@ public struct EntityAttribute: Sendable, Hashable {
 }
 
 /// What happens to the objects at the other end of a relationship when an object is deleted.
-public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
+package enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     /// Clear the other objects' references to the deleted one (and many-to-many links).
     case nullify
     /// Delete the other objects too, applying their own rules in turn.
@@ -52,7 +52,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     /// Do nothing: references are left as they are (the store keeps no foreign key for them).
     case noAction
 
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .nullify: "Nullify"
         case .cascade: "Cascade"
@@ -62,16 +62,16 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-public struct EntityRelationship: Sendable, Hashable {
-    public var name: String
-    public var destination: String
-    public var inverse: String
-    public var isToMany: Bool
+package struct EntityRelationship: Sendable, Hashable {
+    package var name: String
+    package var destination: String
+    package var inverse: String
+    package var isToMany: Bool
     /// For a to-one relationship: whether every object must have one.
-    public var isRequired: Bool
-    public var deleteRule: DeleteRule
+    package var isRequired: Bool
+    package var deleteRule: DeleteRule
 
-    public init(_ name: String, to destination: String, inverse: String, toMany: Bool = false,
+    package init(_ name: String, to destination: String, inverse: String, toMany: Bool = false,
                 required: Bool = false, deleteRule: DeleteRule = .nullify) {
         self.name = name
         self.destination = destination
@@ -83,25 +83,25 @@ public struct EntityRelationship: Sendable, Hashable {
 }
 
 /// The role of an entity: a directory (customers), a document (orders), or a document's row table.
-public enum EntityKind: String, Sendable, Hashable, CaseIterable {
+package enum EntityKind: String, Sendable, Hashable, CaseIterable {
     case directory
     case document
     case rows
 }
 
-public struct Entity: Sendable, Hashable {
-    public var name: String
-    public var kind: EntityKind
+package struct Entity: Sendable, Hashable {
+    package var name: String
+    package var kind: EntityKind
     /// The attribute that names an object to people and other systems (a directory's `name`, a document's `number`).
-    public var naturalKey: String?
-    public var attributes: [EntityAttribute]
-    public var relationships: [EntityRelationship]
+    package var naturalKey: String?
+    package var attributes: [EntityAttribute]
+    package var relationships: [EntityRelationship]
     /// The order `list` and `fetch` use when none is given: sort keys as text (`closed desc, name`).
-    public var defaultSort: String?
+    package var defaultSort: String?
     /// Validation rules written as predicates: every saved object must satisfy each one.
-    public var rules: [ModelRule]
+    package var rules: [ModelRule]
 
-    public init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
+    package init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
                 attributes: [EntityAttribute], relationships: [EntityRelationship] = [],
                 defaultSort: String? = nil, rules: [ModelRule] = []) {
         self.name = name
@@ -113,16 +113,16 @@ public struct Entity: Sendable, Hashable {
         self.rules = rules
     }
 
-    public func attribute(named name: String) -> EntityAttribute? { attributes.first { $0.name == name } }
-    public func relationship(named name: String) -> EntityRelationship? { relationships.first { $0.name == name } }
+    package func attribute(named name: String) -> EntityAttribute? { attributes.first { $0.name == name } }
+    package func relationship(named name: String) -> EntityRelationship? { relationships.first { $0.name == name } }
 
     /// Every property name, attributes first, in declaration order.
-    public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
+    package var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
 }
 
 /// Read and write access to one object's attribute values: what a domain rule sees, whether the object
 /// is a `ManagedObject` in a context or a record in a bulk write.
-public protocol ObjectValues: AnyObject {
+package protocol ObjectValues: AnyObject {
     var entity: Entity { get }
     /// An attribute's value (null when unset). The key must be an attribute of the entity.
     subscript(_ key: String) -> Value { get set }
@@ -130,21 +130,21 @@ public protocol ObjectValues: AnyObject {
 
 /// A validation rule written as a predicate (`deposits == nil OR deposits >= 0`) with the message shown when an
 /// object breaks it.
-public struct ModelRule: Sendable, Hashable {
-    public var predicate: String
-    public var message: String
+package struct ModelRule: Sendable, Hashable {
+    package var predicate: String
+    package var message: String
     /// Where the predicate was written (a model file's line and column), for error positions. Not part of the model.
-    public var origin: PredicateSourceOrigin?
+    package var origin: PredicateSourceOrigin?
 
-    public init(_ predicate: String, message: String, origin: PredicateSourceOrigin? = nil) {
+    package init(_ predicate: String, message: String, origin: PredicateSourceOrigin? = nil) {
         self.predicate = predicate
         self.message = message
         self.origin = origin
     }
 
-    public static func == (a: ModelRule, b: ModelRule) -> Bool { a.predicate == b.predicate && a.message == b.message }
+    package static func == (a: ModelRule, b: ModelRule) -> Bool { a.predicate == b.predicate && a.message == b.message }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(predicate)
         hasher.combine(message)
     }
@@ -152,16 +152,16 @@ public struct ModelRule: Sendable, Hashable {
 
 /// Per-entity behaviour a domain adds to the model: values derived before saving and extra validation rules.
 /// Kept apart from the data so the model itself stays plain, comparable and serialisable.
-public struct EntityBehaviour: Sendable {
+package struct EntityBehaviour: Sendable {
     /// Called for every inserted or updated object before validation (e.g. derive a row's sum).
-    public var willSave: (@Sendable (any ObjectValues) -> Void)?
+    package var willSave: (@Sendable (any ObjectValues) -> Void)?
     /// Returns problems as messages (`OrderRow.sum must not be negative`); empty when valid.
-    public var validate: (@Sendable (any ObjectValues) -> [String])?
+    package var validate: (@Sendable (any ObjectValues) -> [String])?
     /// Attributes whose values beyond the attribute's range `validate` reports itself, naming how they were
     /// derived (a row's sum as quantity × price), so the store does not report them a second time.
-    public var rangeCheckedByBehaviour: Set<String>
+    package var rangeCheckedByBehaviour: Set<String>
 
-    public init(willSave: (@Sendable (any ObjectValues) -> Void)? = nil,
+    package init(willSave: (@Sendable (any ObjectValues) -> Void)? = nil,
                 validate: (@Sendable (any ObjectValues) -> [String])? = nil,
                 rangeCheckedByBehaviour: Set<String> = []) {
         self.willSave = willSave
@@ -171,9 +171,9 @@ public struct EntityBehaviour: Sendable {
 }
 
 /// A checked, indexed set of entities.
-public struct ObjectModel: Sendable {
-    public let entities: [Entity]
-    public let behaviours: [String: EntityBehaviour]
+package struct ObjectModel: Sendable {
+    package let entities: [Entity]
+    package let behaviours: [String: EntityBehaviour]
     private let index: [String: Int]
     /// Each entity's rules, bound once: (predicate, message).
     package private(set) var boundRules: [String: [(BoundPredicate, String)]] = [:]
@@ -184,7 +184,7 @@ public struct ObjectModel: Sendable {
 
     /// Builds a model and checks it: names, natural keys, and that each relationship's inverse exists and points back.
     /// `sortOrigins` says where each entity's default sort was written (a model file), for error positions.
-    public init(entities: [Entity], behaviours: [String: EntityBehaviour] = [:],
+    package init(entities: [Entity], behaviours: [String: EntityBehaviour] = [:],
                 sortOrigins: [String: PredicateSourceOrigin] = [:]) throws(ModelError) {
         self.entities = entities
         self.behaviours = behaviours
@@ -237,10 +237,10 @@ public struct ObjectModel: Sendable {
         ruleDependencies = dependencies.mapValues { $0.sorted { $0.map(\.name).lexicographicallyPrecedes($1.map(\.name)) } }
     }
 
-    public func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }
+    package func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }
 
     /// The entity, or an error with a did-you-mean suggestion.
-    public func entity(_ name: String) throws(ModelError) -> Entity {
+    package func entity(_ name: String) throws(ModelError) -> Entity {
         if let e = entity(named: name) { return e }
         // Accept a different case (`customer` for `Customer`) when it is unambiguous.
         let matches = entities.filter { $0.name.lowercased() == name.lowercased() }
@@ -249,7 +249,7 @@ public struct ObjectModel: Sendable {
     }
 
     /// The inverse of a relationship (always present in a checked model).
-    public func inverse(of relationship: EntityRelationship) -> EntityRelationship {
+    package func inverse(of relationship: EntityRelationship) -> EntityRelationship {
         entity(named: relationship.destination)!.relationship(named: relationship.inverse)!
     }
 

@@ -31,19 +31,19 @@ import Yams
 // inverse-delete (default nullify). A natural key is made required and unique.
 
 /// A mistake in a model file, with its place.
-public struct ModelFileError: CategorizedError, Equatable {
-    public let file: String
-    public let line: Int
-    public let column: Int
-    public let message: String
+package struct ModelFileError: CategorizedError, Equatable {
+    package let file: String
+    package let line: Int
+    package let column: Int
+    package let message: String
 
-    public var category: ErrorCategory { .configuration }
-    public var description: String { "\(file):\(line):\(column): \(message)" }
+    package var category: ErrorCategory { .configuration }
+    package var description: String { "\(file):\(line):\(column): \(message)" }
 }
 
-public enum ModelFile {
+package enum ModelFile {
     /// Reads the model file at `path` and returns `base` extended by it.
-    public static func load(path: String, extending base: ObjectModel, displayName: String? = nil) throws -> ObjectModel {
+    package static func load(path: String, extending base: ObjectModel, displayName: String? = nil) throws -> ObjectModel {
         let name = displayName ?? path
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDirectory: ObjCBool = false
@@ -58,7 +58,7 @@ public enum ModelFile {
     }
 
     /// Parses model-file text (named `name` in errors) and returns `base` extended by it.
-    public static func parse(_ text: String, name: String, extending base: ObjectModel) throws -> ObjectModel {
+    package static func parse(_ text: String, name: String, extending base: ObjectModel) throws -> ObjectModel {
         var reader = Reader(file: name)
         let root: Node?
         do {

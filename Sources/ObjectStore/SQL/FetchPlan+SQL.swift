@@ -2,7 +2,7 @@
 // derived tables of FetchPlan+SharedAggregates and FetchPlan+GroupedAggregates.
 
 extension FetchPlan {
-    public enum Selection: Sendable {
+    package enum Selection: Sendable {
         /// Whole rows of the fetched entity, for objects.
         case objects
         /// The plan's columns.
@@ -12,7 +12,7 @@ extension FetchPlan {
     }
 
     /// The statement and its arguments.
-    public func sql(_ selection: Selection) -> (sql: String, arguments: [StoredValue]) { sql(selection, coverage: nil) }
+    package func sql(_ selection: Selection) -> (sql: String, arguments: [StoredValue]) { sql(selection, coverage: nil) }
 
     /// The statement as run on a store: `db` tells which ranges cover so much of their table that its index would
     /// only slow the read (`Store.rangeCoverage`).

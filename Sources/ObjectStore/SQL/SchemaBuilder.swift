@@ -60,9 +60,9 @@ struct TableSpec: Hashable {
     func column(named name: String) -> ColumnSpec? { columns.first { $0.name == name } }
 }
 
-public enum SchemaBuilder {
+package enum SchemaBuilder {
     /// The statements that create the whole schema, in order.
-    public static func statements(for model: ObjectModel) -> [String] {
+    package static func statements(for model: ObjectModel) -> [String] {
         let tables = self.tables(for: model)
         let entityTables = tables.filter { $0.entity != nil }
         let joinTables = tables.filter { $0.entity == nil }

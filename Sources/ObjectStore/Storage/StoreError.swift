@@ -1,5 +1,5 @@
 /// Why a store could not be opened, read or written.
-public enum StoreError: CategorizedError, Equatable {
+package enum StoreError: CategorizedError, Equatable {
     case missing(path: String)
     case alreadyExists(path: String)
     case notAStore(path: String, reason: String)
@@ -41,7 +41,7 @@ public enum StoreError: CategorizedError, Equatable {
     /// An entity's object-ID mark in the metadata table is not an ID (another tool changed it): `value` as stored.
     case idMarkUnreadable(path: String, entity: String, value: String)
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .missing: .missingInput
         case .alreadyExists: .cannotCreateOutput
@@ -56,7 +56,7 @@ public enum StoreError: CategorizedError, Equatable {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let path):
             "\(path): no such store — create it with `bookkeeper init`, or name another with --store"

@@ -2,12 +2,12 @@ import Foundation
 import LocalTime
 
 /// A calendar day with no time and no time zone, stored as `YYYY-MM-DD` text so that text order is date order.
-public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let year: Int
-    public let month: Int
-    public let day: Int
+package struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let year: Int
+    package let month: Int
+    package let day: Int
 
-    public init?(year: Int, month: Int, day: Int) {
+    package init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
               day >= 1, day <= Day.daysInMonth(year: year, month: month) else { return nil }
         self.year = year
@@ -16,7 +16,7 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Parses exactly `YYYY-MM-DD` and refuses impossible days such as `2024-02-30`.
-    public init?(iso text: some StringProtocol) {
+    package init?(iso text: some StringProtocol) {
         // Read in place when the text is contiguous (every native String): an array per date was a malloc per date
         // cell of a fetch (issue 27).
         guard let (y, m, d) = text.utf8.withContiguousStorageIfAvailable(Day.isoParts) ?? Day.isoParts(Array(text.utf8)) else {
@@ -44,7 +44,7 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
         return digits
     }
 
-    public static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -53,8 +53,8 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The first and last days a date holds: 0001-01-01 and 9999-12-31.
-    public static let first = Day(checkedYear: 1, month: 1, day: 1)
-    public static let last = Day(checkedYear: 9999, month: 12, day: 31)
+    package static let first = Day(checkedYear: 1, month: 1, day: 1)
+    package static let last = Day(checkedYear: 9999, month: 12, day: 31)
 
     private init(checkedYear year: Int, month: Int, day: Int) {
         self.year = year
@@ -64,7 +64,7 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Today in `zone` (the process's, TZ), as a user at the terminal sees it; a clock outside the years 1 to 9999
     /// gives the nearest day a date holds rather than a trap.
-    public static func today(now: Date = Date(), zone: Zone = .process) -> Day {
+    package static func today(now: Date = Date(), zone: Zone = .process) -> Day {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let days = Int(zone.localDays(at: seconds))
         return Day(daysSinceEpoch: days) ?? (days < 0 ? .first : .last)
@@ -73,23 +73,23 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Today for this run (`RunMoment.today`): `BOOKKEEPER_TODAY` when set — for tests, and for re-running a past
     /// night's jobs — else the system clock in the process's time zone. `$TODAY` in predicates, `default: today`
     /// and the reports' relative dates all count from it.
-    public static func current() -> Day { RunMoment.today }
+    package static func current() -> Day { RunMoment.today }
 
     /// Days since 1970-01-01 (negative before), for arithmetic.
-    public var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
+    package var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
 
-    public init?(daysSinceEpoch: Int) {
+    package init?(daysSinceEpoch: Int) {
         let (year, month, day) = CivilCalendar.date(days: daysSinceEpoch)
         self.init(year: year, month: month, day: day)
     }
 
-    public func adding(days: Int) -> Day? { Day(daysSinceEpoch: daysSinceEpoch + days) }
+    package func adding(days: Int) -> Day? { Day(daysSinceEpoch: daysSinceEpoch + days) }
 
-    public static func < (a: Day, b: Day) -> Bool {
+    package static func < (a: Day, b: Day) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)
     }
 
-    public var description: String {
+    package var description: String {
         func pad(_ n: Int, _ w: Int) -> String {
             let s = String(n)
             return String(repeating: "0", count: max(0, w - s.count)) + s
@@ -99,19 +99,19 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 }
 
 /// A moment in time, to the second, stored as UTC text `YYYY-MM-DDTHH:MM:SSZ`.
-public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let secondsSinceEpoch: Int64
+package struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let secondsSinceEpoch: Int64
 
-    public init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
+    package init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
 
-    public static func now() -> Timestamp {
+    package static func now() -> Timestamp {
         Timestamp(secondsSinceEpoch: Int64(Date().timeIntervalSince1970.rounded(.down)))
     }
 
     /// The store's text (always with `Z`) and other text with an explicit offset: `YYYY-MM-DDTHH:MM:SS` (or a space
     /// instead of `T`) with an optional `Z`, `±HH:MM` or `±HH:MM:SS` offset; without an offset the time is UTC. Text a user wrote
     /// is read by `Timestamp.parse(_:in:)`, where a time without an offset is a local time in the zone.
-    public init?(iso text: some StringProtocol) {
+    package init?(iso text: some StringProtocol) {
         guard let (local, offset) = Timestamp.isoParts(text) else { return nil }
         let t = local - Int64(offset ?? 0)
         // `0001-01-01T00:00:00+01:00` is in year 0 in UTC: not a value the store holds.
@@ -184,15 +184,15 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// The UTC date of the instant; nil outside the years 1 to 9999 (`Timestamp.range`).
-    public var day: Day? { Day(daysSinceEpoch: Int(Timestamp.floorDays(secondsSinceEpoch))) }
+    package var day: Day? { Day(daysSinceEpoch: Int(Timestamp.floorDays(secondsSinceEpoch))) }
 
     static func floorDays(_ seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
 
-    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.secondsSinceEpoch < b.secondsSinceEpoch }
+    package static func < (a: Timestamp, b: Timestamp) -> Bool { a.secondsSinceEpoch < b.secondsSinceEpoch }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`. Every way in refuses an instant outside `Timestamp.range`; one made directly from
     /// seconds that is outside is still written (its year as it falls, `0000-12-31T23:00:00Z`), never a trap.
-    public var description: String {
+    package var description: String {
         let days = Timestamp.floorDays(secondsSinceEpoch)
         let daySeconds = secondsSinceEpoch - days * 86_400
         func pad(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }

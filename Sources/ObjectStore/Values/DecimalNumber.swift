@@ -7,16 +7,16 @@
 // attribute holds, instead of overflowing.
 
 /// An exact decimal number, `units / 10^scale`.
-public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let units: Int128
-    public let scale: Int
+package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let units: Int128
+    package let scale: Int
 
-    public static let maxScale = 18
+    package static let maxScale = 18
 
     /// Applies `count` trailing fraction zeros of a number being parsed while the scale and the range allow (so
     /// `1.50` stays at scale 2); the rest are dropped, which changes no value. Shared by every decimal parser.
     @inlinable
-    public static func keepTrailingZeros<Units: FixedWidthInteger>(_ count: Int, units: inout Units, scale: inout Int) {
+    package static func keepTrailingZeros<Units: FixedWidthInteger>(_ count: Int, units: inout Units, scale: inout Int) {
         var count = count
         while count > 0, scale < maxScale {
             let (m, o) = units.multipliedReportingOverflow(by: 10)
@@ -29,34 +29,34 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// The units a stored value may have (an attribute's column is an SQLite INTEGER): symmetric, as the range
     /// the messages give (±92233720368547758.07 at scale 2) — Int64.min's units have no negation in an Int64.
-    public static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
+    package static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
 
-    public init(units: Int128, scale: Int) {
+    package init(units: Int128, scale: Int) {
         precondition(scale >= 0 && scale <= DecimalNumber.maxScale, "scale out of range")
         self.units = units
         self.scale = scale
     }
 
-    public init(_ integer: Int64) { self.init(units: Int128(integer), scale: 0) }
+    package init(_ integer: Int64) { self.init(units: Int128(integer), scale: 0) }
 
     /// Whether the units fit a stored column (an Int64).
-    public var fitsStorage: Bool { DecimalNumber.storedRange.contains(units) }
+    package var fitsStorage: Bool { DecimalNumber.storedRange.contains(units) }
 
     /// The units as stored; nil when they do not fit an Int64.
-    public var storedUnits: Int64? { Int64(exactly: units) }
+    package var storedUnits: Int64? { Int64(exactly: units) }
 
     /// The value in SQL: an INTEGER, or beyond an Int64 the wide form of WideInteger.swift.
     package var wideStoredValue: StoredValue { WideInteger.encode(units) }
 
     /// The largest value an attribute of `scale` can hold, as text: `92233720368547758.07` at scale 2.
-    public static func storedMaximum(scale: Int) -> DecimalNumber {
+    package static func storedMaximum(scale: Int) -> DecimalNumber {
         DecimalNumber(units: Int128(Int64.max), scale: scale)
     }
 
     /// Parses `-1234.50`, `+3`, `.5`, `7.` exactly. No exponent, no grouping (callers strip those).
     /// Zeros after the point that are not followed by another digit are kept only up to `maxScale`
     /// (`1.0000000000000000000000` is 1 at scale 18): they change nothing, so they must not make a value fail.
-    public init?(exactly text: some StringProtocol) {
+    package init?(exactly text: some StringProtocol) {
         var utf8 = Array(text.utf8)[...]
         guard !utf8.isEmpty else { return nil }
         var negative = false
@@ -107,14 +107,14 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// The same value at a larger scale, or nil on overflow.
-    public func widened(to newScale: Int) -> DecimalNumber? {
+    package func widened(to newScale: Int) -> DecimalNumber? {
         precondition(newScale >= scale)
         let (u, o) = units.multipliedReportingOverflow(by: DecimalNumber.powerOfTen(newScale - scale))
         return o ? nil : DecimalNumber(units: u, scale: newScale)
     }
 
     /// The value at `newScale` if that loses nothing (`1.50` → scale 1 is `1.5`; `1.05` → scale 1 is nil).
-    public func exactly(atScale newScale: Int) -> DecimalNumber? {
+    package func exactly(atScale newScale: Int) -> DecimalNumber? {
         if newScale >= scale { return widened(to: newScale) }
         let divisor = DecimalNumber.powerOfTen(scale - newScale)
         guard units % divisor == 0 else { return nil }
@@ -122,7 +122,7 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// The value rounded half-to-even (banker's rounding) at `newScale`; nil on overflow.
-    public func rounded(toScale newScale: Int) -> DecimalNumber? {
+    package func rounded(toScale newScale: Int) -> DecimalNumber? {
         if newScale >= scale { return widened(to: newScale) }
         let divisor = DecimalNumber.powerOfTen(scale - newScale)
         var quotient = units / divisor
@@ -135,29 +135,29 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// The exact product (scales add), or nil on overflow.
-    public func multiplied(by other: DecimalNumber) -> DecimalNumber? {
+    package func multiplied(by other: DecimalNumber) -> DecimalNumber? {
         let (u, o) = units.multipliedReportingOverflow(by: other.units)
         guard !o, scale + other.scale <= DecimalNumber.maxScale else { return nil }
         return DecimalNumber(units: u, scale: scale + other.scale)
     }
 
     /// The exact sum at the larger scale, or nil on overflow.
-    public func adding(_ other: DecimalNumber) -> DecimalNumber? {
+    package func adding(_ other: DecimalNumber) -> DecimalNumber? {
         let s = max(scale, other.scale)
         guard let a = widened(to: s), let b = other.widened(to: s) else { return nil }
         let (u, o) = a.units.addingReportingOverflow(b.units)
         return o ? nil : DecimalNumber(units: u, scale: s)
     }
 
-    public static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+    package static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
         compare(lhs, rhs) < 0
     }
 
-    public static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+    package static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
         compare(lhs, rhs) == 0
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         // Equal values at different scales hash alike: hash the normalised form.
         var u = units, s = scale
         while s > 0 && u % 10 == 0 { u /= 10; s -= 1 }
@@ -180,7 +180,7 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// Canonical text at the number's own scale: `125.50`, `-0.05`, `3`.
-    public var description: String {
+    package var description: String {
         if scale == 0 { return String(units) }
         let magnitude = units.magnitude
         let divisor = UInt128(DecimalNumber.powerOfTen(scale))

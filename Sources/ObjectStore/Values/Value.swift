@@ -1,7 +1,7 @@
 import Foundation
 
 /// The type of an attribute. A decimal carries its scale: the number of digits kept after the point.
-public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+package enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     case string
     case integer
     case decimal(scale: Int)
@@ -12,7 +12,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     case binary
 
     /// The name used in model files and in `bookkeeper model`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .string: "string"
         case .integer: "integer"
@@ -26,7 +26,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The name a person reads in a message: `Decimal(2)`, `Boolean`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .string: "String"
         case .integer: "Integer"
@@ -42,7 +42,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
 
 /// One attribute value. Typed: the store converts to and from SQLite's storage classes in one place
 /// (`Value+Stored.swift`), and text input in one other (`Value+Text.swift`).
-public enum Value: Sendable, Hashable, CustomStringConvertible {
+package enum Value: Sendable, Hashable, CustomStringConvertible {
     case null
     case string(String)
     case integer(Int64)
@@ -53,10 +53,10 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     case dateTime(Timestamp)
     case binary(Data)
 
-    public var isNull: Bool { if case .null = self { true } else { false } }
+    package var isNull: Bool { if case .null = self { true } else { false } }
 
     /// Whether the value can be stored in an attribute of `type` (null fits every type).
-    public func fits(_ type: AttributeType) -> Bool {
+    package func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
         case (.null, _), (.string, .string), (.integer, .integer),
              (.boolean, .boolean), (.date, .date), (.dateTime, .dateTime), (.binary, .binary):
@@ -73,7 +73,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
 
     /// Text as the command line, CSV and reports show it: decimals at their scale, dates ISO, booleans yes/no,
     /// binary as hex; null as the empty string.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: ""
         case .string(let s): s
@@ -89,12 +89,12 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a decimal does not fit an attribute of `scale`, worded after the attribute's name:
     /// `1.005 has more than 2 decimal places`, `92233720368547758.08 is beyond what Decimal(2) can hold (±92233720368547758.07)`.
-    public static func decimalMisfit(_ d: DecimalNumber, scale: Int) -> String {
+    package static func decimalMisfit(_ d: DecimalNumber, scale: Int) -> String {
         "\(d) \(decimalMisfitReason(d, scale: scale))"
     }
 
     /// The reason alone: `has more than 2 decimal places`, `is beyond what Decimal(2) can hold (±…)`.
-    public static func decimalMisfitReason(_ d: DecimalNumber, scale: Int) -> String {
+    package static func decimalMisfitReason(_ d: DecimalNumber, scale: Int) -> String {
         if d.exactly(atScale: scale) == nil, d.rounded(toScale: scale) != nil {
             return "has more than \(scale) decimal place\(scale == 1 ? "" : "s")"
         }
@@ -104,7 +104,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Why decimal text that `DecimalNumber(exactly:)` cannot hold does not fit an attribute of `scale`: a nonzero
     /// digit past the 18th place (`1.0000000000000000001`) has more places than the scale, and more digits than
     /// the units hold are beyond the range. Nil when the text is not a decimal number at all (`1.2.3`, `12a`).
-    public static func decimalTextMisfitReason(_ text: some StringProtocol, scale: Int) -> String? {
+    package static func decimalTextMisfitReason(_ text: some StringProtocol, scale: Int) -> String? {
         var bytes = Array(text.utf8)[...]
         if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
         let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)

@@ -12,11 +12,11 @@ import Foundation
 import ObjectStore
 import ReportRenderers
 
-public struct PreparedReport: Sendable {
-    public let definition: ReportDefinition
-    public let plan: FetchPlan
-    public let document: ReportDocument
-    public let parameters: [(name: String, value: ParameterValue)]
+package struct PreparedReport: Sendable {
+    package let definition: ReportDefinition
+    package let plan: FetchPlan
+    package let document: ReportDocument
+    package let parameters: [(name: String, value: ParameterValue)]
     /// How each column's stored values become cells.
     let decoders: [CellDecoder]
     /// How the missing periods of a period report are filled; nil for other reports.
@@ -25,14 +25,14 @@ public struct PreparedReport: Sendable {
     /// Binds `definition` against `model` with the parameter values from `arguments` (else the
     /// defaults). With `rejectUnknown`, a `--param` the report does not declare is an error.
     /// Throws `DefinitionError` (the file is wrong) or `ReportUsageError` (the arguments are).
-    public init(_ definition: ReportDefinition, model: ObjectModel, arguments: ParameterArguments = ParameterArguments(),
+    package init(_ definition: ReportDefinition, model: ObjectModel, arguments: ParameterArguments = ParameterArguments(),
                 clock: ReportClock, rejectUnknown: Bool = true) throws {
         let values = try definition.parameterValues(arguments, today: clock.today, rejectUnknown: rejectUnknown)
         try self.init(definition, model: model, values: values, given: arguments.values, clock: clock)
     }
 
     /// Checks a definition without running it: parameters take their defaults, or a stand-in value.
-    public static func check(_ definition: ReportDefinition, model: ObjectModel, clock: ReportClock) throws {
+    package static func check(_ definition: ReportDefinition, model: ObjectModel, clock: ReportClock) throws {
         _ = try PreparedReport(definition, model: model, values: try definition.sampleParameterValues(today: clock.today),
                                given: [:], clock: clock)
     }
@@ -247,7 +247,7 @@ public struct PreparedReport: Sendable {
     }
 
     /// The SQL and its arguments, as `--explain` shows them.
-    public var explanation: String {
+    package var explanation: String {
         let (sql, arguments) = plan.sql(.columns)
         var lines = [sql]
         for (i, argument) in arguments.enumerated() { lines.append("  ?\(i + 1) = \(argument)") }

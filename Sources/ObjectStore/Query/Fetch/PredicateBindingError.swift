@@ -1,13 +1,13 @@
 /// A predicate that reads well but does not fit the model: an unknown key, a wrong type, an unquantified
 /// to-many key path. Rendered like a syntax error: `where:1:1: unknown key "nmae" on Customer — did you mean "name"?`
-public struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceError {
-    public let message: String
-    public let hint: String?
+package struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceError {
+    package let message: String
+    package let hint: String?
     package let position: SourcePosition
     package let source: PredicateSourceText
     /// The `$NAME` whose value (from `--param`, a report's parameter) is wrong, when that is what is wrong: the
     /// predicate is then as its author meant it, and the value is the mistake.
-    public internal(set) var variable: String?
+    package internal(set) var variable: String?
 
     package init(_ message: String, hint: String? = nil, at position: SourcePosition, in source: PredicateSourceText) {
         self.message = message
@@ -19,9 +19,9 @@ public struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceE
 }
 
 extension PredicateBindingError: CategorizedError {
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 }
 
 extension PredicateSyntaxError: CategorizedError {
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 }

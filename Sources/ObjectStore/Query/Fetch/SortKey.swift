@@ -1,6 +1,6 @@
 /// One sort key: a key path (to-one chain or aggregate), a direction and a comparison.
-public struct SortKey: Sendable, Hashable, CustomStringConvertible {
-    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+package struct SortKey: Sendable, Hashable, CustomStringConvertible {
+    package enum Comparison: String, Sendable, Hashable, CaseIterable {
         /// By stored value: numbers by value, text by UTF-8 bytes.
         case binary
         /// Unicode case-folded, then binary.
@@ -9,13 +9,13 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
         case natural
     }
 
-    public var keyPath: String
-    public var ascending: Bool
-    public var comparison: Comparison
+    package var keyPath: String
+    package var ascending: Bool
+    package var comparison: Comparison
     /// Where the key path was written, for error positions; nil for keys made in code.
-    public var origin: PredicateSourceOrigin?
+    package var origin: PredicateSourceOrigin?
 
-    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary,
+    package init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary,
                 origin: PredicateSourceOrigin? = nil) {
         self.keyPath = keyPath
         self.ascending = ascending
@@ -23,7 +23,7 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
         self.origin = origin
     }
 
-    public var description: String {
+    package var description: String {
         var text = keyPath
         if !ascending { text += " desc" }
         if comparison != .binary { text += " \(comparison.rawValue)" }
@@ -32,13 +32,13 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `date, customer.name desc natural` (each key: a key path, then `asc`/`desc` and
     /// `binary`/`nocase`/`natural` in any order). Errors name the source and column: `sort:1:15: …`.
-    public static func parseList(_ text: String, origin: String = "sort") throws(SortError) -> [SortKey] {
+    package static func parseList(_ text: String, origin: String = "sort") throws(SortError) -> [SortKey] {
         try parseList(text, origin: PredicateSourceOrigin(name: origin))
     }
 
     /// Parses a list written at `origin` (a report file's line and column): errors, and the keys' own
     /// errors later, point there.
-    public static func parseList(_ text: String, origin place: PredicateSourceOrigin) throws(SortError) -> [SortKey] {
+    package static func parseList(_ text: String, origin place: PredicateSourceOrigin) throws(SortError) -> [SortKey] {
         let origin = place.name
         func column(_ i: String.Index) -> Int { place.column + text.distance(from: text.startIndex, to: i) }
         func at(_ i: String.Index) -> String {
@@ -72,8 +72,8 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-public struct SortError: CategorizedError, Equatable {
-    public let message: String
-    public var category: ErrorCategory { .usage }
-    public var description: String { message }
+package struct SortError: CategorizedError, Equatable {
+    package let message: String
+    package var category: ErrorCategory { .usage }
+    package var description: String { message }
 }

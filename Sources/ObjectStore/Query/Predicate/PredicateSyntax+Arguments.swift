@@ -11,12 +11,12 @@ extension PredicateSyntax {
     ///
     /// Bound nodes take the placeholder's source range. Too few or too many
     /// arguments is an error that names both counts.
-    public mutating func bind(arguments: [String]) throws(PredicateSyntaxError) {
+    package mutating func bind(arguments: [String]) throws(PredicateSyntaxError) {
         self = try binding(arguments: arguments)
     }
 
     /// The predicate with its placeholders replaced; see `bind(arguments:)`.
-    public func binding(arguments: [String]) throws(PredicateSyntaxError) -> PredicateSyntax {
+    package func binding(arguments: [String]) throws(PredicateSyntaxError) -> PredicateSyntax {
         let placeholders = self.placeholders
         try checkCount(placeholders: placeholders, arguments: arguments.count)
         let source = self.source

@@ -291,7 +291,7 @@ package struct StorageCursor {
 extension StoredValue: CustomStringConvertible {
     /// As `--explain` lists a bound argument and messages name a stored value: a number's digits, text quoted,
     /// bytes by their count, `NULL`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: return "NULL"
         case .integer(let i): return String(i)

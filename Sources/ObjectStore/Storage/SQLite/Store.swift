@@ -11,25 +11,25 @@ import Glibc
 /// The store records in a metadata table which model wrote it (the model's canonical JSON and hash) and the
 /// store format version, so that a store from a newer bookkeeper, or one that is not a store at all, is refused
 /// with a clear message rather than misread.
-public final class Store: @unchecked Sendable {
+package final class Store: @unchecked Sendable {
     /// The layout version of the store's own tables. Raise it when the metadata or the schema conventions change.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
     static let metaTable = "_bookkeeper_meta"
 
-    public let path: String
-    public let model: ObjectModel
-    public let isReadOnly: Bool
+    package let path: String
+    package let model: ObjectModel
+    package let isReadOnly: Bool
     let queue: DatabaseQueue
     /// What opening the store migrated, if anything.
-    public internal(set) var migration: MigrationResult?
+    package internal(set) var migration: MigrationResult?
     /// For a dry run: the migration a real run would make first, which the dry run does not make. Its writes run it
     /// at the start of their transaction, which is rolled back (see `batch(dryRun:)`).
-    public internal(set) var pendingMigration: MigrationPlan?
+    package internal(set) var pendingMigration: MigrationPlan?
     /// For a reader that cannot write the store: the additive migration it needs, which this reader does not make;
     /// the store is read as it is under the model (see `readWithoutMigrating`).
-    public internal(set) var readAsItIs: MigrationPlan?
+    package internal(set) var readAsItIs: MigrationPlan?
     /// What this process writes, in words (`import of orders.csv`), told to other writers that find the store busy.
-    public var activity: String?
+    package var activity: String?
     /// The busy note this process wrote beside the store while it holds the write lock.
     var activityNote: SideFile?
     /// Where the schema was last compared with the model (nil when it was not: a read-only store); every write
@@ -96,7 +96,7 @@ public final class Store: @unchecked Sendable {
     /// bookkeeper store"), and of several creators exactly one wins: link(2) refuses the others with EEXIST, and they
     /// throw `alreadyExists` for a whole store. Before, a second `init` that found the empty file SQLite had just
     /// made failed, and one that started to write its schema into it removed the first one's store.
-    public static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
+    package static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
         ProtectedFiles.protectStore(path)
         // A symlink (dangling: a store to be made where it points) is followed, as opening the path would.
@@ -200,7 +200,7 @@ public final class Store: @unchecked Sendable {
     ///
     /// A `dryRun` changes nothing, not a byte of the store: it refuses what the real run would refuse, and keeps
     /// the migration the real run would make first in `pendingMigration` (rehearsed, and rolled back).
-    public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
+    package static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
                             migrate: Bool = true, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
@@ -243,7 +243,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store read-only with the model it records, which its schema was made for: for `check` of a store
     /// that `open` cannot bring to `model` (its schema was changed by another tool, so it is not migrated).
-    public static func openRecorded(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
+    package static func openRecorded(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         let (store, _) = try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout)
         let recorded: ObjectModel
         do {
@@ -258,7 +258,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model. A store
     /// this user cannot write is opened read-only, for the plan (`migrate` refuses to apply one: 73).
-    public static func openForMigration(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
+    package static func openForMigration(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
         if format > formatVersion { throw StoreError.newerFormat(path: path, found: format, supported: formatVersion) }
@@ -267,7 +267,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store read-only as it is, whatever model it records: for `backup`, which copies it and needs no
     /// migration (a reader that cannot write the store was refused the copy).
-    public static func openForCopy(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
+    package static func openForCopy(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout).0
     }
 

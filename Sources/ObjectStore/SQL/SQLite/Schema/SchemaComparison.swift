@@ -431,14 +431,14 @@ extension SchemaShape {
 }
 
 /// Writes refused because another tool changed the store's schema in a way that would change what they do.
-public struct ForeignSchemaError: CategorizedError, Equatable {
-    public let path: String
+package struct ForeignSchemaError: CategorizedError, Equatable {
+    package let path: String
     /// The differences that block writes, one line each.
-    public let problems: [String]
+    package let problems: [String]
 
-    public var category: ErrorCategory { .data }
-    public var description: String { messages.joined(separator: "\n") }
-    public var messages: [String] {
+    package var category: ErrorCategory { .data }
+    package var description: String { messages.joined(separator: "\n") }
+    package var messages: [String] {
         problems.map { "\(path): \($0)" }
             + ["\(path): the store's schema is not the model's (another tool changed it), so bookkeeper writes nothing to it "
                + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
