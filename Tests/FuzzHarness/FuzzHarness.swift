@@ -132,7 +132,7 @@ public enum FuzzHarness {
         let group = parts.count > 4 ? parts[4].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : []
         let request = ObjectFetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort,
                                    variables: ["q": "Acme", "when": "2024-03-01", "n": "2", "list": "vip,retail"],
-                                   arguments: predicate.contains("%@") || predicate.contains("%K") ? ["A-", "number", "1"] : [])
+                                   textArguments: predicate.contains("%@") || predicate.contains("%K") ? ["A-", "number", "1"] : [])
         let plan: FetchPlan
         do { plan = try FetchPlan(request, model: model, columns: columns, groupBy: group) } catch { debug("bind: \(error)"); return .rejected }
         let context = ObjectContext(store: fixture.store)

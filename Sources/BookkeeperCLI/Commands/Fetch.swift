@@ -66,7 +66,7 @@ struct Fetch: StoreCommand {
         }
         let defaultSort = try model.entity(entity).defaultSort
         var request = ObjectFetchRequest(entity: entity, predicate: predicates.first, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
-                                   limit: limit, offset: offset, variables: variables, arguments: arguments)
+                                   limit: limit, offset: offset, variables: variables, textArguments: arguments)
         request.morePredicates = Array(predicates.dropFirst())
         request.sortIsDefault = sort == nil && defaultSort != nil
         let columnList = columns.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "columns")) }

@@ -76,7 +76,7 @@ enum BatchPredicate {
             }
             variables[String(name)] = String(value)
         }
-        var request = ObjectFetchRequest(entity: entity, predicate: predicates.first, variables: variables, arguments: arguments)
+        var request = ObjectFetchRequest(entity: entity, predicate: predicates.first, variables: variables, textArguments: arguments)
         request.morePredicates = Array(predicates.dropFirst())
         return request
     }

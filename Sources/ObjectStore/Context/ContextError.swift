@@ -1,5 +1,5 @@
 /// A problem found while working with objects in a context.
-package enum ContextError: CategorizedError, Equatable {
+public enum ContextError: CategorizedError, Equatable {
     /// An object named by ID does not exist.
     case objectNotFound(ObjectID)
     /// No object of `entity` has `key` equal to `value`.
@@ -22,7 +22,7 @@ package enum ContextError: CategorizedError, Equatable {
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .objectNotFound(let id):
             "\(id) not found"
@@ -44,25 +44,25 @@ package enum ContextError: CategorizedError, Equatable {
 }
 
 /// A failed save: every problem found, none written.
-package struct ValidationFailure: CategorizedError {
-    package let issues: [ValidationIssue]
+public struct ValidationFailure: CategorizedError {
+    public let issues: [ValidationIssue]
 
     package var category: ErrorCategory { .data }
 
     /// One line per problem.
-    package var description: String { messages.joined(separator: "\n") }
+    public var description: String { messages.joined(separator: "\n") }
     package var messages: [String] { issues.map(\.message) }
 }
 
 /// One validation problem, e.g. `Customer.name is required`.
-package struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
+public struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
     /// The object at fault, for callers that map objects back to their input (an import's line).
-    package let object: ObjectIdentifier?
+    public let object: ObjectIdentifier?
     /// `Customer/3` or `new Customer`.
-    package let objectLabel: String
+    public let objectLabel: String
     /// `Customer.name`, or nil for a problem of the whole object.
-    package let key: String?
-    package let message: String
+    public let key: String?
+    public let message: String
 
-    package var description: String { message }
+    public var description: String { message }
 }

@@ -1,8 +1,8 @@
 // One object in a context: its attribute values and relationships, with the changes since it was fetched.
 // Relationship changes keep the inverse side in step as they are made (Core Data's inverse maintenance).
 
-package final class ManagedObject: ObjectValues {
-    package let entity: Entity
+public final class ManagedObject: ObjectValues {
+    public let entity: Entity
     /// The row id once the object is stored; nil while it is only inserted.
     package internal(set) var rowID: Int64?
     unowned let context: ObjectContext
@@ -17,8 +17,8 @@ package final class ManagedObject: ObjectValues {
     var toMany: [String: ToManySet] = [:]
     /// Keys whose value was set since the last save (attributes and relationships).
     var touched: Set<String> = []
-    package internal(set) var isInserted = false
-    package internal(set) var isDeleted = false
+    public internal(set) var isInserted = false
+    public internal(set) var isDeleted = false
 
     init(entity: Entity, context: ObjectContext, rowID: Int64?, values: [String: Value], storedToOne: [String: Int64]) {
         self.entity = entity
@@ -31,7 +31,7 @@ package final class ManagedObject: ObjectValues {
     }
 
     /// `Customer/17`, or `Customer/new` for an object not saved yet.
-    package var objectID: ObjectID? { rowID.map { ObjectID(entity: entity.name, rowID: $0) } }
+    public var objectID: ObjectID? { rowID.map { ObjectID(entity: entity.name, rowID: $0) } }
 
     /// The object ID, or a description of a new object for messages.
     package var displayID: String { rowID.map { "\(entity.name)/\($0)" } ?? "new \(entity.name)" }
@@ -52,7 +52,7 @@ package final class ManagedObject: ObjectValues {
     // MARK: Attributes
 
     /// An attribute's value (null when unset). The key must be an attribute of the entity.
-    package subscript(_ key: String) -> Value {
+    public subscript(_ key: String) -> Value {
         get {
             precondition(entity.attribute(named: key) != nil, "\(entity.name) has no attribute \(key)")
             return values[key] ?? .null
@@ -66,7 +66,7 @@ package final class ManagedObject: ObjectValues {
     }
 
     /// Sets an attribute by name, checking that the entity has it.
-    package func setValue(_ value: Value, forKey key: String) throws(ModelError) {
+    public func setValue(_ value: Value, forKey key: String) throws(ModelError) {
         _ = try entity.requireAttribute(key)
         self[key] = value
     }
@@ -79,13 +79,13 @@ package final class ManagedObject: ObjectValues {
     // MARK: To-one relationships
 
     /// The object at the end of a to-one relationship, or nil.
-    package func object(for relationshipName: String) throws -> ManagedObject? {
+    public func object(for relationshipName: String) throws -> ManagedObject? {
         let r = try toOneRelationship(relationshipName)
         return try currentTarget(r)
     }
 
     /// Sets a to-one relationship (nil clears it), keeping the inverse in step.
-    package func setObject(_ target: ManagedObject?, for relationshipName: String) throws {
+    public func setObject(_ target: ManagedObject?, for relationshipName: String) throws {
         let r = try toOneRelationship(relationshipName)
         try context.setToOne(self, r, target)
     }
@@ -140,25 +140,25 @@ package final class ManagedObject: ObjectValues {
     // MARK: To-many relationships
 
     /// The objects at the end of a to-many relationship, in object ID order (new objects last).
-    package func objects(for relationshipName: String) throws -> [ManagedObject] {
+    public func objects(for relationshipName: String) throws -> [ManagedObject] {
         let r = try toManyRelationship(relationshipName)
         return try members(r)
     }
 
     /// Adds an object to a to-many relationship, keeping the inverse in step.
-    package func add(_ target: ManagedObject, to relationshipName: String) throws {
+    public func add(_ target: ManagedObject, to relationshipName: String) throws {
         let r = try toManyRelationship(relationshipName)
         try context.addToMany(self, r, target)
     }
 
     /// Removes an object from a to-many relationship, keeping the inverse in step.
-    package func remove(_ target: ManagedObject, from relationshipName: String) throws {
+    public func remove(_ target: ManagedObject, from relationshipName: String) throws {
         let r = try toManyRelationship(relationshipName)
         try context.removeFromMany(self, r, target)
     }
 
     /// Makes a to-many relationship hold exactly `targets`.
-    package func setObjects(_ targets: [ManagedObject], for relationshipName: String) throws {
+    public func setObjects(_ targets: [ManagedObject], for relationshipName: String) throws {
         let r = try toManyRelationship(relationshipName)
         let wanted = Set(targets.map(ObjectIdentifier.init))
         for existing in try members(r) where !wanted.contains(ObjectIdentifier(existing)) {

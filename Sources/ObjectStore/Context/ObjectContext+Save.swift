@@ -1,21 +1,21 @@
 import Foundation
 
 /// What a save did: the IDs it inserted, updated and deleted (cascaded deletions included).
-package struct SaveResult: Sendable, Equatable {
-    package var inserted: [ObjectID] = []
-    package var updated: [ObjectID] = []
-    package var deleted: [ObjectID] = []
+public struct SaveResult: Sendable, Equatable {
+    public var inserted: [ObjectID] = []
+    public var updated: [ObjectID] = []
+    public var deleted: [ObjectID] = []
     /// References a No Action delete rule kept to the deleted objects, one entry per relationship that keeps them.
     package var keptReferences: [KeptReferences] = []
 
-    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
 extension ObjectContext {
     /// Validates every change and writes them all in one transaction. On any problem nothing is written,
     /// a `ValidationError` lists every problem, and the context keeps its changes so they can be corrected.
     @discardableResult
-    package func save() throws -> SaveResult {
+    public func save() throws -> SaveResult {
         let plan = try planDeletions()
         do {
             for o in insertedObjects + Array(changedObjects.values) where !o.isDeleted {

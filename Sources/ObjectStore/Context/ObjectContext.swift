@@ -2,9 +2,9 @@
 /// A unit of work over a store: objects are fetched into it, inserted, changed and deleted in memory,
 /// then `save()` validates everything and writes it in one transaction — or writes nothing and reports
 /// every problem. `rollback()` forgets all unsaved changes.
-package final class ObjectContext {
-    package let store: Store
-    package var model: ObjectModel { store.model }
+public final class ObjectContext {
+    public let store: Store
+    public var model: ObjectModel { store.model }
 
     var registered: [ObjectID: ManagedObject] = [:]
     var insertedObjects: [ManagedObject] = []
@@ -13,7 +13,7 @@ package final class ObjectContext {
     var linkChanges: [LinkKey: LinkChange] = [:]
     private var serialCounter = 0
 
-    package init(store: Store) {
+    public init(store: Store) {
         self.store = store
     }
 
@@ -23,14 +23,14 @@ package final class ObjectContext {
     }
 
     /// Whether anything was inserted, changed or deleted since the last save.
-    package var hasChanges: Bool {
+    public var hasChanges: Bool {
         !insertedObjects.isEmpty || !deletedObjects.isEmpty || !changedObjects.isEmpty || !linkChanges.isEmpty
     }
 
     // MARK: Inserting and deleting
 
     /// A new object of `entityName`, with the model's defaults applied (`today` for a date defaulting to today).
-    package func insert(_ entityName: String) throws(ModelError) -> ManagedObject {
+    public func insert(_ entityName: String) throws(ModelError) -> ManagedObject {
         let entity = try model.entity(entityName)
         var values: [String: Value] = [:]
         for a in entity.attributes {
@@ -54,7 +54,7 @@ package final class ObjectContext {
     }
 
     /// Marks an object for deletion. Delete rules are applied when the context is saved.
-    package func delete(_ object: ManagedObject) {
+    public func delete(_ object: ManagedObject) {
         precondition(object.context === self, "object belongs to another context")
         guard !object.isDeleted else { return }
         object.isDeleted = true
@@ -66,7 +66,7 @@ package final class ObjectContext {
     }
 
     /// Forgets every unsaved change. Objects obtained before are invalid afterwards; fetch them again.
-    package func rollback() {
+    public func rollback() {
         registered = [:]
         insertedObjects = []
         deletedObjects = []
@@ -81,7 +81,7 @@ package final class ObjectContext {
     // MARK: Fetching
 
     /// The object with this ID.
-    package func object(with id: ObjectID) throws -> ManagedObject {
+    public func object(with id: ObjectID) throws -> ManagedObject {
         let entity = try model.entity(id.entity)
         return try existingObject(entity: entity.name, rowID: id.rowID)
     }
@@ -98,7 +98,7 @@ package final class ObjectContext {
     }
 
     /// Every stored object of an entity (plus unsaved new ones), in object ID order.
-    package func objects(of entityName: String) throws -> [ManagedObject] {
+    public func objects(of entityName: String) throws -> [ManagedObject] {
         let entity = try model.entity(entityName)
         let rows = try store.read { db in
             try db.rows(ContextSQL.objects(in: entity.name))
@@ -108,7 +108,7 @@ package final class ObjectContext {
     }
 
     /// The number of stored objects of an entity.
-    package func count(of entityName: String) throws -> Int {
+    public func count(of entityName: String) throws -> Int {
         let entity = try model.entity(entityName)
         return try store.read { db in
             try db.int(ContextSQL.count(in: entity.name)) ?? 0
@@ -116,7 +116,7 @@ package final class ObjectContext {
     }
 
     /// The object whose attribute `key` equals `value` (meant for unique attributes), looking at unsaved changes first.
-    package func object(of entityName: String, where key: String, equals value: Value) throws -> ManagedObject? {
+    public func object(of entityName: String, where key: String, equals value: Value) throws -> ManagedObject? {
         let entity = try model.entity(entityName)
         let attribute = try entity.requireAttribute(key)
         if let pending = insertedObjects.first(where: { $0.entity.name == entity.name && $0.values[key] == value }) {

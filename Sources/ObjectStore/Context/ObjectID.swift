@@ -1,9 +1,9 @@
 /// A stored object's identity, printed and accepted as `Entity/N` (`Customer/17`).
-package struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    package let entity: String
-    package let rowID: Int64
+public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let entity: String
+    public let rowID: Int64
 
-    package init(entity: String, rowID: Int64) {
+    public init(entity: String, rowID: Int64) {
         self.entity = entity
         self.rowID = rowID
     }
@@ -11,7 +11,7 @@ package struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses `Entity/N` with N a positive integer written as IDs are printed; nil for anything else. `Customer/01`
     /// and `Customer/+1` are not IDs (they were Customer/1: `delete Tag Tag/001` deleted Tag/1; found by the attack on
     /// 0.7.0): an ID has one spelling, so such a text is only ever a key.
-    package init?(_ text: String) {
+    public init?(_ text: String) {
         guard let slash = text.lastIndex(of: "/") else { return nil }
         let name = String(text[..<slash])
         let digits = text[text.index(after: slash)...]
@@ -19,7 +19,7 @@ package struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible
         self.init(entity: name, rowID: n)
     }
 
-    package var description: String { "\(entity)/\(rowID)" }
+    public var description: String { "\(entity)/\(rowID)" }
 
-    package static func < (a: ObjectID, b: ObjectID) -> Bool { (a.entity, a.rowID) < (b.entity, b.rowID) }
+    public static func < (a: ObjectID, b: ObjectID) -> Bool { (a.entity, a.rowID) < (b.entity, b.rowID) }
 }

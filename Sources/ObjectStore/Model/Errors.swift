@@ -32,7 +32,7 @@ extension CategorizedError {
     package var messages: [String] { [description] }
 }
 
-package enum ModelError: CategorizedError, Equatable {
+public enum ModelError: CategorizedError, Equatable {
     case unknownEntity(String, suggestion: String?)
     case unknownProperty(entity: String, key: String, suggestion: String?)
     /// `subject`: the property (`Customer.name`) the problem is about, so that a model file can name its line.
@@ -48,7 +48,7 @@ package enum ModelError: CategorizedError, Equatable {
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .unknownEntity(let name, let suggestion):
             "unknown entity \"\(name)\"\(Suggestions.didYouMean(suggestion))"

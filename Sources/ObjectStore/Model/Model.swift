@@ -2,13 +2,13 @@
 // the context and (later) the predicate binder read; it never mentions a domain.
 
 /// What a default value is: a constant, or the day/moment of insertion.
-package enum DefaultValue: Sendable, Hashable {
+public enum DefaultValue: Sendable, Hashable {
     case value(Value)
     case today
     case now
 
     /// The text used in model files: `today`, `now`, or the value's own text.
-    package var text: String {
+    public var text: String {
         switch self {
         case .value(let v): v.description
         case .today: "today"
@@ -17,15 +17,15 @@ package enum DefaultValue: Sendable, Hashable {
     }
 }
 
-package struct EntityAttribute: Sendable, Hashable {
-    package var name: String
-    package var type: AttributeType
-    package var isRequired: Bool
-    package var defaultValue: DefaultValue?
-    package var isUnique: Bool
-    package var isIndexed: Bool
+public struct EntityAttribute: Sendable, Hashable {
+    public var name: String
+    public var type: AttributeType
+    public var isRequired: Bool
+    public var defaultValue: DefaultValue?
+    public var isUnique: Bool
+    public var isIndexed: Bool
 
-    package init(_ name: String, _ type: AttributeType, required: Bool = false, default defaultValue: DefaultValue? = nil,
+    public init(_ name: String, _ type: AttributeType, required: Bool = false, default defaultValue: DefaultValue? = nil,
                 unique: Bool = false, indexed: Bool = false) {
         self.name = name
         self.type = type
@@ -42,7 +42,7 @@ package struct EntityAttribute: Sendable, Hashable {
 }
 
 /// What happens to the objects at the other end of a relationship when an object is deleted.
-package enum DeleteRule: String, Sendable, Hashable, CaseIterable {
+public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     /// Clear the other objects' references to the deleted one (and many-to-many links).
     case nullify
     /// Delete the other objects too, applying their own rules in turn.
@@ -52,7 +52,7 @@ package enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     /// Do nothing: references are left as they are (the store keeps no foreign key for them).
     case noAction
 
-    package var displayName: String {
+    public var displayName: String {
         switch self {
         case .nullify: "Nullify"
         case .cascade: "Cascade"
@@ -62,16 +62,16 @@ package enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-package struct EntityRelationship: Sendable, Hashable {
-    package var name: String
-    package var destination: String
-    package var inverse: String
-    package var isToMany: Bool
+public struct EntityRelationship: Sendable, Hashable {
+    public var name: String
+    public var destination: String
+    public var inverse: String
+    public var isToMany: Bool
     /// For a to-one relationship: whether every object must have one.
-    package var isRequired: Bool
-    package var deleteRule: DeleteRule
+    public var isRequired: Bool
+    public var deleteRule: DeleteRule
 
-    package init(_ name: String, to destination: String, inverse: String, toMany: Bool = false,
+    public init(_ name: String, to destination: String, inverse: String, toMany: Bool = false,
                 required: Bool = false, deleteRule: DeleteRule = .nullify) {
         self.name = name
         self.destination = destination
@@ -83,25 +83,25 @@ package struct EntityRelationship: Sendable, Hashable {
 }
 
 /// The role of an entity: a directory (customers), a document (orders), or a document's row table.
-package enum EntityKind: String, Sendable, Hashable, CaseIterable {
+public enum EntityKind: String, Sendable, Hashable, CaseIterable {
     case directory
     case document
     case rows
 }
 
-package struct Entity: Sendable, Hashable {
-    package var name: String
-    package var kind: EntityKind
+public struct Entity: Sendable, Hashable {
+    public var name: String
+    public var kind: EntityKind
     /// The attribute that names an object to people and other systems (a directory's `name`, a document's `number`).
-    package var naturalKey: String?
-    package var attributes: [EntityAttribute]
-    package var relationships: [EntityRelationship]
+    public var naturalKey: String?
+    public var attributes: [EntityAttribute]
+    public var relationships: [EntityRelationship]
     /// The order `list` and `fetch` use when none is given: sort keys as text (`closed desc, name`).
-    package var defaultSort: String?
+    public var defaultSort: String?
     /// Validation rules written as predicates: every saved object must satisfy each one.
-    package var rules: [ModelRule]
+    public var rules: [ModelRule]
 
-    package init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
+    public init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
                 attributes: [EntityAttribute], relationships: [EntityRelationship] = [],
                 defaultSort: String? = nil, rules: [ModelRule] = []) {
         self.name = name
@@ -113,11 +113,11 @@ package struct Entity: Sendable, Hashable {
         self.rules = rules
     }
 
-    package func attribute(named name: String) -> EntityAttribute? { attributes.first { $0.name == name } }
-    package func relationship(named name: String) -> EntityRelationship? { relationships.first { $0.name == name } }
+    public func attribute(named name: String) -> EntityAttribute? { attributes.first { $0.name == name } }
+    public func relationship(named name: String) -> EntityRelationship? { relationships.first { $0.name == name } }
 
     /// Every property name, attributes first, in declaration order.
-    package var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
+    public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
 }
 
 /// Read and write access to one object's attribute values: what a domain rule sees, whether the object
@@ -130,21 +130,27 @@ package protocol ObjectValues: AnyObject {
 
 /// A validation rule written as a predicate (`deposits == nil OR deposits >= 0`) with the message shown when an
 /// object breaks it.
-package struct ModelRule: Sendable, Hashable {
-    package var predicate: String
-    package var message: String
+public struct ModelRule: Sendable, Hashable {
+    public var predicate: String
+    public var message: String
     /// Where the predicate was written (a model file's line and column), for error positions. Not part of the model.
     package var origin: PredicateSourceOrigin?
 
-    package init(_ predicate: String, message: String, origin: PredicateSourceOrigin? = nil) {
+    /// A rule every saved object of the entity must satisfy: `predicate` in NSPredicate format syntax, `message`
+    /// the text of the validation issue when an object does not.
+    public init(_ predicate: String, message: String) {
+        self.init(predicate, message: message, origin: nil)
+    }
+
+    package init(_ predicate: String, message: String, origin: PredicateSourceOrigin?) {
         self.predicate = predicate
         self.message = message
         self.origin = origin
     }
 
-    package static func == (a: ModelRule, b: ModelRule) -> Bool { a.predicate == b.predicate && a.message == b.message }
+    public static func == (a: ModelRule, b: ModelRule) -> Bool { a.predicate == b.predicate && a.message == b.message }
 
-    package func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         hasher.combine(predicate)
         hasher.combine(message)
     }
@@ -171,8 +177,8 @@ package struct EntityBehaviour: Sendable {
 }
 
 /// A checked, indexed set of entities.
-package struct ObjectModel: Sendable {
-    package let entities: [Entity]
+public struct ObjectModel: Sendable {
+    public let entities: [Entity]
     package let behaviours: [String: EntityBehaviour]
     private let index: [String: Int]
     /// Each entity's rules, bound once: (predicate, message).
@@ -184,7 +190,12 @@ package struct ObjectModel: Sendable {
 
     /// Builds a model and checks it: names, natural keys, and that each relationship's inverse exists and points back.
     /// `sortOrigins` says where each entity's default sort was written (a model file), for error positions.
-    package init(entities: [Entity], behaviours: [String: EntityBehaviour] = [:],
+    public init(entities: [Entity]) throws(ModelError) {
+        try self.init(entities: entities, behaviours: [:])
+    }
+
+    /// A model whose entities also have behaviours written in Swift (a hook before save, a validation).
+    package init(entities: [Entity], behaviours: [String: EntityBehaviour],
                 sortOrigins: [String: PredicateSourceOrigin] = [:]) throws(ModelError) {
         self.entities = entities
         self.behaviours = behaviours
@@ -237,10 +248,10 @@ package struct ObjectModel: Sendable {
         ruleDependencies = dependencies.mapValues { $0.sorted { $0.map(\.name).lexicographicallyPrecedes($1.map(\.name)) } }
     }
 
-    package func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }
+    public func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }
 
     /// The entity, or an error with a did-you-mean suggestion.
-    package func entity(_ name: String) throws(ModelError) -> Entity {
+    public func entity(_ name: String) throws(ModelError) -> Entity {
         if let e = entity(named: name) { return e }
         // Accept a different case (`customer` for `Customer`) when it is unambiguous.
         let matches = entities.filter { $0.name.lowercased() == name.lowercased() }
@@ -249,7 +260,7 @@ package struct ObjectModel: Sendable {
     }
 
     /// The inverse of a relationship (always present in a checked model).
-    package func inverse(of relationship: EntityRelationship) -> EntityRelationship {
+    public func inverse(of relationship: EntityRelationship) -> EntityRelationship {
         entity(named: relationship.destination)!.relationship(named: relationship.inverse)!
     }
 

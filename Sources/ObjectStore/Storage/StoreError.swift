@@ -1,5 +1,5 @@
 /// Why a store could not be opened, read or written.
-package enum StoreError: CategorizedError, Equatable {
+public enum StoreError: CategorizedError, Equatable {
     case missing(path: String)
     case alreadyExists(path: String)
     case notAStore(path: String, reason: String)
@@ -56,7 +56,7 @@ package enum StoreError: CategorizedError, Equatable {
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .missing(let path):
             "\(path): no such store — create it with `bookkeeper init`, or name another with --store"

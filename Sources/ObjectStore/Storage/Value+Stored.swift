@@ -25,7 +25,6 @@ extension Value {
     }
 
     /// The one decoder from storage, to a `Value` (`StoredValue.decoded(as:)` has the rules).
-    @inlinable
     package init(stored: StoredValue, as type: AttributeType) {
         self = stored.decoded(as: type)
     }

@@ -2,12 +2,12 @@ import Foundation
 import LocalTime
 
 /// A calendar day with no time and no time zone, stored as `YYYY-MM-DD` text so that text order is date order.
-package struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
-    package let year: Int
-    package let month: Int
-    package let day: Int
+public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
 
-    package init?(year: Int, month: Int, day: Int) {
+    public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
               day >= 1, day <= Day.daysInMonth(year: year, month: month) else { return nil }
         self.year = year
@@ -16,7 +16,7 @@ package struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Parses exactly `YYYY-MM-DD` and refuses impossible days such as `2024-02-30`.
-    package init?(iso text: some StringProtocol) {
+    public init?(iso text: some StringProtocol) {
         // Read in place when the text is contiguous (every native String): an array per date was a malloc per date
         // cell of a fetch (issue 27).
         guard let (y, m, d) = text.utf8.withContiguousStorageIfAvailable(Day.isoParts) ?? Day.isoParts(Array(text.utf8)) else {
@@ -85,11 +85,11 @@ package struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     package func adding(days: Int) -> Day? { Day(daysSinceEpoch: daysSinceEpoch + days) }
 
-    package static func < (a: Day, b: Day) -> Bool {
+    public static func < (a: Day, b: Day) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)
     }
 
-    package var description: String {
+    public var description: String {
         func pad(_ n: Int, _ w: Int) -> String {
             let s = String(n)
             return String(repeating: "0", count: max(0, w - s.count)) + s
@@ -99,19 +99,19 @@ package struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 }
 
 /// A moment in time, to the second, stored as UTC text `YYYY-MM-DDTHH:MM:SSZ`.
-package struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
-    package let secondsSinceEpoch: Int64
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let secondsSinceEpoch: Int64
 
-    package init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
+    public init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
 
-    package static func now() -> Timestamp {
+    public static func now() -> Timestamp {
         Timestamp(secondsSinceEpoch: Int64(Date().timeIntervalSince1970.rounded(.down)))
     }
 
     /// The store's text (always with `Z`) and other text with an explicit offset: `YYYY-MM-DDTHH:MM:SS` (or a space
     /// instead of `T`) with an optional `Z`, `±HH:MM` or `±HH:MM:SS` offset; without an offset the time is UTC. Text a user wrote
     /// is read by `Timestamp.parse(_:in:)`, where a time without an offset is a local time in the zone.
-    package init?(iso text: some StringProtocol) {
+    public init?(iso text: some StringProtocol) {
         guard let (local, offset) = Timestamp.isoParts(text) else { return nil }
         let t = local - Int64(offset ?? 0)
         // `0001-01-01T00:00:00+01:00` is in year 0 in UTC: not a value the store holds.
@@ -184,15 +184,15 @@ package struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     /// The UTC date of the instant; nil outside the years 1 to 9999 (`Timestamp.range`).
-    package var day: Day? { Day(daysSinceEpoch: Int(Timestamp.floorDays(secondsSinceEpoch))) }
+    public var day: Day? { Day(daysSinceEpoch: Int(Timestamp.floorDays(secondsSinceEpoch))) }
 
     static func floorDays(_ seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
 
-    package static func < (a: Timestamp, b: Timestamp) -> Bool { a.secondsSinceEpoch < b.secondsSinceEpoch }
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.secondsSinceEpoch < b.secondsSinceEpoch }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`. Every way in refuses an instant outside `Timestamp.range`; one made directly from
     /// seconds that is outside is still written (its year as it falls, `0000-12-31T23:00:00Z`), never a trap.
-    package var description: String {
+    public var description: String {
         let days = Timestamp.floorDays(secondsSinceEpoch)
         let daySeconds = secondsSinceEpoch - days * 86_400
         func pad(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }

@@ -7,11 +7,11 @@
 // attribute holds, instead of overflowing.
 
 /// An exact decimal number, `units / 10^scale`.
-package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvertible {
-    package let units: Int128
-    package let scale: Int
+public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let units: Int128
+    public let scale: Int
 
-    package static let maxScale = 18
+    @usableFromInline package static let maxScale = 18
 
     /// Applies `count` trailing fraction zeros of a number being parsed while the scale and the range allow (so
     /// `1.50` stays at scale 2); the rest are dropped, which changes no value. Shared by every decimal parser.
@@ -31,13 +31,13 @@ package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConver
     /// the messages give (±92233720368547758.07 at scale 2) — Int64.min's units have no negation in an Int64.
     package static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
 
-    package init(units: Int128, scale: Int) {
+    public init(units: Int128, scale: Int) {
         precondition(scale >= 0 && scale <= DecimalNumber.maxScale, "scale out of range")
         self.units = units
         self.scale = scale
     }
 
-    package init(_ integer: Int64) { self.init(units: Int128(integer), scale: 0) }
+    public init(_ integer: Int64) { self.init(units: Int128(integer), scale: 0) }
 
     /// Whether the units fit a stored column (an Int64).
     package var fitsStorage: Bool { DecimalNumber.storedRange.contains(units) }
@@ -56,7 +56,7 @@ package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConver
     /// Parses `-1234.50`, `+3`, `.5`, `7.` exactly. No exponent, no grouping (callers strip those).
     /// Zeros after the point that are not followed by another digit are kept only up to `maxScale`
     /// (`1.0000000000000000000000` is 1 at scale 18): they change nothing, so they must not make a value fail.
-    package init?(exactly text: some StringProtocol) {
+    public init?(exactly text: some StringProtocol) {
         var utf8 = Array(text.utf8)[...]
         guard !utf8.isEmpty else { return nil }
         var negative = false
@@ -114,7 +114,7 @@ package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConver
     }
 
     /// The value at `newScale` if that loses nothing (`1.50` → scale 1 is `1.5`; `1.05` → scale 1 is nil).
-    package func exactly(atScale newScale: Int) -> DecimalNumber? {
+    public func exactly(atScale newScale: Int) -> DecimalNumber? {
         if newScale >= scale { return widened(to: newScale) }
         let divisor = DecimalNumber.powerOfTen(scale - newScale)
         guard units % divisor == 0 else { return nil }
@@ -122,7 +122,7 @@ package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConver
     }
 
     /// The value rounded half-to-even (banker's rounding) at `newScale`; nil on overflow.
-    package func rounded(toScale newScale: Int) -> DecimalNumber? {
+    public func rounded(toScale newScale: Int) -> DecimalNumber? {
         if newScale >= scale { return widened(to: newScale) }
         let divisor = DecimalNumber.powerOfTen(scale - newScale)
         var quotient = units / divisor
@@ -149,15 +149,15 @@ package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConver
         return o ? nil : DecimalNumber(units: u, scale: s)
     }
 
-    package static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+    public static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
         compare(lhs, rhs) < 0
     }
 
-    package static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+    public static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
         compare(lhs, rhs) == 0
     }
 
-    package func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         // Equal values at different scales hash alike: hash the normalised form.
         var u = units, s = scale
         while s > 0 && u % 10 == 0 { u /= 10; s -= 1 }
@@ -180,7 +180,7 @@ package struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConver
     }
 
     /// Canonical text at the number's own scale: `125.50`, `-0.05`, `3`.
-    package var description: String {
+    public var description: String {
         if scale == 0 { return String(units) }
         let magnitude = units.magnitude
         let divisor = UInt128(DecimalNumber.powerOfTen(scale))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The type of an attribute. A decimal carries its scale: the number of digits kept after the point.
-package enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     case string
     case integer
     case decimal(scale: Int)
@@ -12,7 +12,7 @@ package enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     case binary
 
     /// The name used in model files and in `bookkeeper model`.
-    package var name: String {
+    public var name: String {
         switch self {
         case .string: "string"
         case .integer: "integer"
@@ -26,7 +26,7 @@ package enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The name a person reads in a message: `Decimal(2)`, `Boolean`.
-    package var description: String {
+    public var description: String {
         switch self {
         case .string: "String"
         case .integer: "Integer"
@@ -42,7 +42,7 @@ package enum AttributeType: Sendable, Hashable, CustomStringConvertible {
 
 /// One attribute value. Typed: the store converts to and from SQLite's storage classes in one place
 /// (`Value+Stored.swift`), and text input in one other (`Value+Text.swift`).
-package enum Value: Sendable, Hashable, CustomStringConvertible {
+public enum Value: Sendable, Hashable, CustomStringConvertible {
     case null
     case string(String)
     case integer(Int64)
@@ -53,10 +53,10 @@ package enum Value: Sendable, Hashable, CustomStringConvertible {
     case dateTime(Timestamp)
     case binary(Data)
 
-    package var isNull: Bool { if case .null = self { true } else { false } }
+    public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// Whether the value can be stored in an attribute of `type` (null fits every type).
-    package func fits(_ type: AttributeType) -> Bool {
+    public func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
         case (.null, _), (.string, .string), (.integer, .integer),
              (.boolean, .boolean), (.date, .date), (.dateTime, .dateTime), (.binary, .binary):
@@ -73,7 +73,7 @@ package enum Value: Sendable, Hashable, CustomStringConvertible {
 
     /// Text as the command line, CSV and reports show it: decimals at their scale, dates ISO, booleans yes/no,
     /// binary as hex; null as the empty string.
-    package var description: String {
+    public var description: String {
         switch self {
         case .null: ""
         case .string(let s): s
@@ -113,6 +113,21 @@ package enum Value: Sendable, Hashable, CustomStringConvertible {
         let places = parts.count == 2 ? (parts[1].lastIndex { $0 != UInt8(ascii: "0") }.map { $0 - parts[1].startIndex + 1 } ?? 0) : 0
         if places > scale { return "has more than \(scale) decimal place\(scale == 1 ? "" : "s")" }
         return "is beyond what Decimal(\(scale)) can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
+    }
+
+    /// What the value is, for a message: `the integer 5`, `the string "x"`, `NULL`.
+    package var kindPhrase: String {
+        switch self {
+        case .null: "NULL"
+        case .string(let s): "the string \(String(reflecting: s))"
+        case .integer: "the integer \(self)"
+        case .decimal: "the decimal \(self)"
+        case .double: "the double \(self)"
+        case .boolean: "the boolean \(self)"
+        case .date: "the date \(self)"
+        case .dateTime: "the date-time \(self)"
+        case .binary: "binary data"
+        }
     }
 
     static func format(double d: Double) -> String {

@@ -6,7 +6,7 @@ import TestSupport
 final class PredicateBindingErrorTests: XCTestCase {
     func message(_ entity: String, _ predicate: String, variables: [String: String] = [:], arguments: [String] = []) -> String {
         do {
-            _ = try FetchPlan(ObjectFetchRequest(entity: entity, predicate: predicate, variables: variables, arguments: arguments),
+            _ = try FetchPlan(ObjectFetchRequest(entity: entity, predicate: predicate, variables: variables, textArguments: arguments),
                               model: TestModel.model, columns: [])
             return "no error"
         } catch {
@@ -78,7 +78,7 @@ final class PredicateBindingErrorTests: XCTestCase {
     /// (an object ID's the same SQL as the comparison written the other way round), its mistakes the same.
     func testAVariableOnTheLeftIsTheSameStatement() throws {
         func statement(_ predicate: String, variables: [String: String] = [:], arguments: [String] = []) throws -> String {
-            let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: predicate, variables: variables, arguments: arguments),
+            let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: predicate, variables: variables, textArguments: arguments),
                                      model: TestModel.model, columns: [])
             let (sql, values) = plan.sql(.objects)
             return sql + " -- " + values.map { "\($0)" }.joined(separator: ", ")
@@ -168,7 +168,7 @@ final class PredicateInjectionTests: XCTestCase {
                        "%' OR '%'='", "\\'; SELECT * FROM _bookkeeper_meta; --", "1; ATTACH DATABASE '/tmp/x' AS x"]
         for attack in attacks {
             for predicate in ["title == %@", "title CONTAINS %@", "author.name BEGINSWITH[cd] %@", "ANY genres.name IN %@"] {
-                let request = ObjectFetchRequest(entity: "Book", predicate: predicate, arguments: [attack])
+                let request = ObjectFetchRequest(entity: "Book", predicate: predicate, textArguments: [attack])
                 XCTAssertEqual(try context.fetch(request).count, 0, "\(predicate) with \(attack)")
                 let (sql, arguments) = try FetchPlan(request, model: store.model, columns: []).sql(.objects)
                 XCTAssertFalse(sql.contains(attack), sql)

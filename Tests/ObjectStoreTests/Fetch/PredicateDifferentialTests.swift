@@ -123,7 +123,7 @@ final class PredicateDifferentialTests: XCTestCase {
                 for op in ["==", "!="] {
                     let right = "\(path) \(op) '\(entity)/\(id)'", left = "'\(entity)/\(id)' \(op) \(path)"
                     func explained(_ p: String, _ arguments: [String] = []) throws -> String {
-                        store.explain(try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: p, arguments: arguments), model: store.model, columns: []), .objects)
+                        store.explain(try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: p, textArguments: arguments), model: store.model, columns: []), .objects)
                     }
                     XCTAssertEqual(try explained(left), try explained(right), left)
                     XCTAssertEqual(try explained("%@ \(op) \(path)", ["\(entity)/\(id)"]), try explained(right), left)

@@ -2,17 +2,31 @@ import Foundation
 
 /// What to fetch: an entity, a predicate, sort descriptors, a limit and an offset (Core Data's fetch request),
 /// with the values for the predicate's `$NAME` variables and `%@`/`%K` placeholders.
-package struct ObjectFetchRequest: Sendable {
-    package var entity: String
+///
+/// ```swift
+/// let request = ObjectFetchRequest(entity: "Invoice", predicate: "total >= %@ AND customer.name BEGINSWITH %@",
+///                                  arguments: [.decimal(DecimalNumber(100)), .string("A")],
+///                                  sortDescriptors: [SortKey("total", ascending: false)])
+/// ```
+public struct ObjectFetchRequest: Sendable {
+    /// The name of the entity whose objects are fetched.
+    public var entity: String
     /// NSPredicate format syntax, e.g. `made == YES AND paid == NO`.
-    package var predicate: String?
-    package var sortDescriptors: [SortKey]
-    package var limit: Int?
-    package var offset: Int?
-    /// `$NAME` values (from `--param NAME=VALUE`), typed by what they are compared with.
-    package var variables: [String: String]
-    /// `%@` and `%K` values in order (from `--arg VALUE`).
-    package var arguments: [String]
+    public var predicate: String?
+    /// The order of the objects: the first key, then the next among equals.
+    public var sortDescriptors: [SortKey]
+    /// At most this many objects.
+    public var limit: Int?
+    /// Skips this many objects first.
+    public var offset: Int?
+    /// `$NAME` values as text, each typed by what it is compared with (`$since` against a date reads as a day).
+    public var variables: [String: String]
+    /// `%@` and `%K` values in order: a `%@` takes the value itself, which must be of the type it is compared with
+    /// (an integer, decimal or double compares with any number); a `%K` takes a key path as `.string`.
+    public var arguments: [Value]
+    /// `%@` and `%K` values as text, in order before `arguments`, each typed by what it is compared with (a
+    /// command line's arguments).
+    package var textArguments: [String]
     /// Where the predicate text comes from, for error positions (`where`, or a report file's line and column).
     package var predicateOrigin: PredicateSourceOrigin
     /// More predicates ANDed with `predicate` (a repeated `--where`); each is parsed on its own, its errors naming
@@ -22,8 +36,18 @@ package struct ObjectFetchRequest: Sendable {
     /// then keeps only its keys that are group keys, instead of failing over text the user never wrote.
     package var sortIsDefault = false
 
+    /// A request for the objects of `entity` that satisfy `predicate` with its `%@`/`%K` placeholders bound to
+    /// `arguments` and its `$NAME` variables to `variables`, in the order of `sortDescriptors`.
+    @_disfavoredOverload
+    public init(entity: String, predicate: String? = nil, arguments: [Value] = [], variables: [String: String] = [:],
+                sortDescriptors: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) {
+        self.init(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors, limit: limit, offset: offset,
+                  variables: variables)
+        self.arguments = arguments
+    }
+
     package init(entity: String, predicate: String? = nil, sortDescriptors: [SortKey] = [],
-                limit: Int? = nil, offset: Int? = nil, variables: [String: String] = [:], arguments: [String] = [],
+                limit: Int? = nil, offset: Int? = nil, variables: [String: String] = [:], textArguments: [String] = [],
                 predicateOrigin: PredicateSourceOrigin = PredicateSourceOrigin(name: "where")) {
         self.entity = entity
         self.predicate = predicate
@@ -31,9 +55,13 @@ package struct ObjectFetchRequest: Sendable {
         self.limit = limit
         self.offset = offset
         self.variables = variables
-        self.arguments = arguments
+        self.arguments = []
+        self.textArguments = textArguments
         self.predicateOrigin = predicateOrigin
     }
+
+    /// Every placeholder's argument in order: the text ones, then the typed ones.
+    var placeholderArguments: [PredicateArgument] { textArguments.map { .text($0) } + arguments.map { .value($0) } }
 }
 
 /// A column of a fetch: a key path (to-one chain, aggregate, or a to-many path listing its values).
@@ -128,7 +156,7 @@ package struct FetchPlan: Sendable {
             for (text, origin) in texts { syntaxes.append(try PredicateSyntax(parsing: text, origin: origin)) }
             // Arguments fill placeholders in order across the predicates; the last takes what is left, so a
             // wrong count is reported there with both numbers.
-            var remaining = request.arguments[...]
+            var remaining = request.placeholderArguments[...]
             var parts: [BoundPredicate] = []
             for (i, var syntax) in syntaxes.enumerated() {
                 let take = i == syntaxes.count - 1 ? remaining.count : min(syntax.placeholderCount, remaining.count)
@@ -139,7 +167,7 @@ package struct FetchPlan: Sendable {
             }
             predicate = BoundPredicate.all(parts)
         } else {
-            if !request.arguments.isEmpty {
+            if !request.placeholderArguments.isEmpty {
                 throw PredicateBindingError("--arg was given, but there is no predicate with %@ or %K placeholders",
                                             at: .start, in: PredicateSourceText("", origin: request.predicateOrigin))
             }

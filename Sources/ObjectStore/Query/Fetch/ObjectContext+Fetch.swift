@@ -1,9 +1,4 @@
 extension ObjectContext {
-    /// The objects matching a fetch request, in its order: one SQL statement.
-    package func fetch(_ request: ObjectFetchRequest) throws -> [ManagedObject] {
-        try fetch(FetchPlan(request, model: model, columns: []))
-    }
-
     package func fetch(_ plan: FetchPlan) throws -> [ManagedObject] {
         let (sql, arguments) = plan.sql(.objects)
         let rows = try store.read { db in
@@ -12,11 +7,6 @@ extension ObjectContext {
         return try rows.map { try materialize($0, plan.entity) }
     }
 
-    /// The number of objects matching a fetch request.
-    package func count(_ request: ObjectFetchRequest) throws -> Int {
-        let (sql, arguments) = try FetchPlan(request, model: model, columns: []).sql(.count)
-        return try store.read { db in try db.int(sql, arguments) ?? 0 }
-    }
 
     /// The same fetch computed in memory, object by object, with the evaluator and the in-memory sorter:
     /// the oracle the SQL compiler is tested against.

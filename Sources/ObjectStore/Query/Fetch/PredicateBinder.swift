@@ -102,6 +102,7 @@ package struct PredicateBinder {
         func day(_ e: PredicateOperand) -> Day? {
             switch e {
             case .string(let s, _), .commandLineValue(let s, _, _): return Day(iso: s)
+            case .argumentValue(.date(let d), _, _): return d
             case .keyPath(let path):
                 guard let name = path.bareVariable, !isScopeVariable(name), let value = variableText(name) else { return nil }
                 return Day(iso: value)
@@ -325,7 +326,7 @@ package struct PredicateBinder {
 
     private func isLiteral(_ e: PredicateOperand) -> Bool {
         switch e {
-        case .string, .number, .boolean, .null, .commandLineValue: return true
+        case .string, .number, .boolean, .null, .commandLineValue, .argumentValue: return true
         case .keyPath(let path): return path.bareVariable.map { !isScopeVariable($0) } ?? false
         default: return false
         }
@@ -374,6 +375,8 @@ package struct PredicateBinder {
             }
         case .commandLineValue(let s, _, let range):
             return try typed(s, as: type, against: other, at: range)
+        case .argumentValue(let v, let ordinal, let range):
+            return try typedArgument(v, ordinal: ordinal, as: type, against: other, at: range)
         case .keyPath(let path):
             // In a list ({0, Int}) a key path is not a value (found by the predicate fuzzer: this was a crash).
             guard let name = path.bareVariable else {
@@ -429,6 +432,33 @@ package struct PredicateBinder {
             }
         case .object(let destination):
             return try objectID(text, of: destination, against: other, at: range)
+        }
+    }
+
+    /// A typed `%@` argument (a library caller's): of the type it is compared with, as a literal written in the
+    /// predicate must be — a number compares with any number (converted as its text would be), a day with a
+    /// date-time (the whole day, bound before this), a string with a reference when it is an object ID.
+    private func typedArgument(_ value: Value, ordinal: Int, as type: ExpressionType, against other: String,
+                               at range: SourceRange) throws(PredicateBindingError) -> Value {
+        switch (value, type) {
+        case (.null, _):
+            return .null
+        case (.string(let s), .null), (.string(let s), .attribute(.string)):
+            return try text(s, at: range)
+        case (_, .null), (.boolean, .attribute(.boolean)), (.date, .attribute(.date)), (.dateTime, .attribute(.dateTime)),
+             (.binary, .attribute(.binary)), (.integer, .attribute(.integer)), (.integer, .attribute(.decimal)),
+             (.decimal, .attribute(.integer)), (.decimal, .attribute(.decimal)):
+            return value
+        case (.integer, .attribute(.double)), (.decimal, .attribute(.double)), (.double, .attribute(.double)),
+             (.double, .attribute(.integer)), (.double, .attribute(.decimal)), (.date, .attribute(.dateTime)):
+            if case .double(let d) = value, !d.isFinite {
+                throw error("argument \(ordinal) is \(value.kindPhrase), which the store cannot hold", at: range)
+            }
+            return try typed(value.description, as: type, against: other, at: range)
+        case (.string(let s), .object(let destination)):
+            return try objectID(s, of: destination, against: other, at: range)
+        default:
+            throw mismatch(other, type, "argument \(ordinal) is \(value.kindPhrase)", range)
         }
     }
 

@@ -1,6 +1,6 @@
 /// One sort key: a key path (to-one chain or aggregate), a direction and a comparison.
-package struct SortKey: Sendable, Hashable, CustomStringConvertible {
-    package enum Comparison: String, Sendable, Hashable, CaseIterable {
+public struct SortKey: Sendable, Hashable, CustomStringConvertible {
+    public enum Comparison: String, Sendable, Hashable, CaseIterable {
         /// By stored value: numbers by value, text by UTF-8 bytes.
         case binary
         /// Unicode case-folded, then binary.
@@ -9,21 +9,26 @@ package struct SortKey: Sendable, Hashable, CustomStringConvertible {
         case natural
     }
 
-    package var keyPath: String
-    package var ascending: Bool
-    package var comparison: Comparison
+    public var keyPath: String
+    public var ascending: Bool
+    public var comparison: Comparison
     /// Where the key path was written, for error positions; nil for keys made in code.
     package var origin: PredicateSourceOrigin?
 
+    /// A key on `keyPath` (`date`, `customer.name`, `rows.@sum.amount`).
+    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
+        self.init(keyPath, ascending: ascending, comparison: comparison, origin: nil)
+    }
+
     package init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary,
-                origin: PredicateSourceOrigin? = nil) {
+                origin: PredicateSourceOrigin?) {
         self.keyPath = keyPath
         self.ascending = ascending
         self.comparison = comparison
         self.origin = origin
     }
 
-    package var description: String {
+    public var description: String {
         var text = keyPath
         if !ascending { text += " desc" }
         if comparison != .binary { text += " \(comparison.rawValue)" }

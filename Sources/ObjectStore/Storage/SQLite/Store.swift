@@ -11,14 +11,14 @@ import Glibc
 /// The store records in a metadata table which model wrote it (the model's canonical JSON and hash) and the
 /// store format version, so that a store from a newer bookkeeper, or one that is not a store at all, is refused
 /// with a clear message rather than misread.
-package final class Store: @unchecked Sendable {
+public final class Store: @unchecked Sendable {
     /// The layout version of the store's own tables. Raise it when the metadata or the schema conventions change.
     package static let formatVersion = 1
     static let metaTable = "_bookkeeper_meta"
 
-    package let path: String
-    package let model: ObjectModel
-    package let isReadOnly: Bool
+    public let path: String
+    public let model: ObjectModel
+    public let isReadOnly: Bool
     let queue: DatabaseQueue
     /// What opening the store migrated, if anything.
     package internal(set) var migration: MigrationResult?
@@ -96,7 +96,7 @@ package final class Store: @unchecked Sendable {
     /// bookkeeper store"), and of several creators exactly one wins: link(2) refuses the others with EEXIST, and they
     /// throw `alreadyExists` for a whole store. Before, a second `init` that found the empty file SQLite had just
     /// made failed, and one that started to write its schema into it removed the first one's store.
-    package static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
+    public static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
         ProtectedFiles.protectStore(path)
         // A symlink (dangling: a store to be made where it points) is followed, as opening the path would.
@@ -200,7 +200,7 @@ package final class Store: @unchecked Sendable {
     ///
     /// A `dryRun` changes nothing, not a byte of the store: it refuses what the real run would refuse, and keeps
     /// the migration the real run would make first in `pendingMigration` (rehearsed, and rolled back).
-    package static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
+    public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
                             migrate: Bool = true, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
