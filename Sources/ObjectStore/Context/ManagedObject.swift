@@ -1,6 +1,9 @@
 // One object in a context: its attribute values and relationships, with the changes since it was fetched.
 // Relationship changes keep the inverse side in step as they are made (Core Data's inverse maintenance).
 
+/// An object of an entity, living in one `ObjectContext`: its attribute values by key, its relationships, its
+/// `objectID` once saved. Changes are kept in the context until `save()` validates and writes them all. Not
+/// `Sendable`: an object belongs to its context's task.
 public final class ManagedObject: ObjectValues {
     public let entity: Entity
     /// The row id once the object is stored; nil while it is only inserted.

@@ -2,6 +2,9 @@
 /// A unit of work over a store: objects are fetched into it, inserted, changed and deleted in memory,
 /// then `save()` validates everything and writes it in one transaction — or writes nothing and reports
 /// every problem. `rollback()` forgets all unsaved changes.
+///
+/// Not `Sendable`: a context and its objects belong to one task (or thread) at a time. Tasks that work on the same
+/// store each make their own context over the shared `Store`, and pass `ObjectID`s, not objects, between them.
 public final class ObjectContext {
     public let store: Store
     public var model: ObjectModel { store.model }

@@ -32,6 +32,9 @@ extension CategorizedError {
     package var messages: [String] { [description] }
 }
 
+/// A model that is not valid (`invalidModel`, `nameClash`, checked when an `ObjectModel` is made), or a name a
+/// caller gave that the model does not have (`unknownEntity`, `unknownProperty`, with the closest name when one
+/// is near).
 public enum ModelError: CategorizedError, Equatable {
     case unknownEntity(String, suggestion: String?)
     case unknownProperty(entity: String, key: String, suggestion: String?)

@@ -17,6 +17,8 @@ public enum DefaultValue: Sendable, Hashable {
     }
 }
 
+/// A typed attribute of an entity, as Core Data's attribute description: a name, an `AttributeType`, whether a
+/// saved object must have a value, a default, and whether values are unique among the entity's objects or indexed.
 public struct EntityAttribute: Sendable, Hashable {
     public var name: String
     public var type: AttributeType
@@ -62,6 +64,9 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     }
 }
 
+/// One end of a relationship between two entities. Every relationship has an inverse on the destination
+/// entity that points back (`customer` to-one on Invoice, `invoices` to-many on Customer); what a delete does to
+/// the objects at this end is the `deleteRule`. Many-to-many pairs are kept in a link table.
 public struct EntityRelationship: Sendable, Hashable {
     public var name: String
     public var destination: String
@@ -89,6 +94,8 @@ public enum EntityKind: String, Sendable, Hashable, CaseIterable {
     case rows
 }
 
+/// An entity of the model: its attributes, its relationships, an optional natural key (the attribute that
+/// names an object to people, unique), a default sort and validation rules. Each entity is one table.
 public struct Entity: Sendable, Hashable {
     public var name: String
     public var kind: EntityKind
@@ -96,7 +103,7 @@ public struct Entity: Sendable, Hashable {
     public var naturalKey: String?
     public var attributes: [EntityAttribute]
     public var relationships: [EntityRelationship]
-    /// The order `list` and `fetch` use when none is given: sort keys as text (`closed desc, name`).
+    /// The order of a fetch that gives none: sort keys as text (`closed desc, name`).
     public var defaultSort: String?
     /// Validation rules written as predicates: every saved object must satisfy each one.
     public var rules: [ModelRule]

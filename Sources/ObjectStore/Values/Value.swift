@@ -11,7 +11,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     case dateTime
     case binary
 
-    /// The name used in model files and in `bookkeeper model`.
+    /// The name used in model files: `string`, `decimal`, `datetime`.
     public var name: String {
         switch self {
         case .string: "string"
@@ -71,7 +71,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Text as the command line, CSV and reports show it: decimals at their scale, dates ISO, booleans yes/no,
+    /// The value's one text form, as every output shows it: decimals at their scale, dates ISO, booleans yes/no,
     /// binary as hex; null as the empty string.
     public var description: String {
         switch self {

@@ -9,8 +9,9 @@ import Glibc
 /// An open store: one SQLite file (in WAL mode) holding the objects of one model.
 ///
 /// The store records in a metadata table which model wrote it (the model's canonical JSON and hash) and the
-/// store format version, so that a store from a newer bookkeeper, or one that is not a store at all, is refused
-/// with a clear message rather than misread.
+/// store format version, so that a store from a newer version, or one that is not a store at all, is refused
+/// with a clear error rather than misread. A `Store` is `Sendable`: its reads and writes run one at a time on its
+/// connection, so tasks may share it, each with its own `ObjectContext`.
 public final class Store: @unchecked Sendable {
     /// The layout version of the store's own tables. Raise it when the metadata or the schema conventions change.
     package static let formatVersion = 1
@@ -89,13 +90,14 @@ public final class Store: @unchecked Sendable {
         return config
     }
 
-    /// Creates a new store at `path` with the schema of `model`. Fails if a file is already there.
+    /// Creates a new store at `path` with the schema of `model`. Fails with `StoreError.alreadyExists` if a file
+    /// is already there.
     ///
     /// The store is made whole under a temporary name beside `path` and then linked into place, so no other process
-    /// ever finds a half-made store there (an empty file, or one without its metadata, which it would call "not a
-    /// bookkeeper store"), and of several creators exactly one wins: link(2) refuses the others with EEXIST, and they
-    /// throw `alreadyExists` for a whole store. Before, a second `init` that found the empty file SQLite had just
-    /// made failed, and one that started to write its schema into it removed the first one's store.
+    /// ever finds a half-made store there, and of several creators exactly one wins: link(2) refuses the others with
+    /// EEXIST, and they throw `alreadyExists`. (Before, a second creator that found the empty file SQLite had just
+    /// made failed, and one that started to write its schema into it removed the first one's store.)
+    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds.
     public static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
         ProtectedFiles.protectStore(path)
@@ -190,7 +192,21 @@ public final class Store: @unchecked Sendable {
         throw StoreError.cannotCreate(path: path, reason: "no free temporary name beside it")
     }
 
-    /// Opens an existing store, checking that it is a bookkeeper store of a format this build can use.
+    /// Opens an existing store, checking that it is a store of a format this build can use (`StoreError` says why
+    /// not).
+    ///
+    /// When the store was written with another model, additive changes (a new entity, a new optional attribute)
+    /// are migrated at once after a backup copy is made beside the store; a change that could lose data, or that
+    /// the data does not allow, throws a `MigrationError` listing each problem, and nothing is changed. With
+    /// `migrate` false, any change throws. A `readOnly` store is usable only when no schema change is needed.
+    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds.
+    @_disfavoredOverload
+    public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, migrate: Bool = true,
+                            busyTimeout: TimeInterval = 30) throws -> Store {
+        try open(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, migrate: migrate, dryRun: false)
+    }
+
+    /// Opens an existing store (see the public `open`), checking that it is a store of a format this build can use.
     ///
     /// When the store was written with another model, additive changes are migrated at once (after a backup copy
     /// is made beside the store; `migration` tells what was done); changes that could lose data, or that the data
@@ -200,7 +216,7 @@ public final class Store: @unchecked Sendable {
     ///
     /// A `dryRun` changes nothing, not a byte of the store: it refuses what the real run would refuse, and keeps
     /// the migration the real run would make first in `pendingMigration` (rehearsed, and rolled back).
-    public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
+    package static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
                             migrate: Bool = true, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
