@@ -274,7 +274,7 @@ extension StoreCommand {
     var options: GlobalOptions { local.merged(with: root.global) }
 
     /// The built-in bookkeeping model, extended by the model file if there is one.
-    var model: Model { ModelLocator.current }
+    var model: ObjectModel { ModelLocator.current }
 
     /// Opens the store (it must exist), migrating additive model changes and saying so on stderr. A dry run
     /// migrates nothing: it says what a real run would migrate first (see `Store.open`).
@@ -313,7 +313,7 @@ extension StoreCommand {
 
 /// The model this run uses, loaded once before the command runs.
 enum ModelLocator {
-    nonisolated(unsafe) private(set) static var current: Model = BookkeepingModel.model
+    nonisolated(unsafe) private(set) static var current: ObjectModel = BookkeepingModel.model
     nonisolated(unsafe) private(set) static var file: String?
 
     static func prepare(_ options: GlobalOptions) throws {

@@ -2,47 +2,47 @@ import ObjectStore
 
 /// The bookkeeping model: directories (customers, services, tags) and documents (orders with their rows).
 /// Declared as data for the object store; the only behaviour is deriving a row's sum from quantity × price.
-public enum BookkeepingModel {
-    public static let model: Model = {
+package enum BookkeepingModel {
+    package static let model: ObjectModel = {
         let customer = Entity("Customer", kind: .directory, naturalKey: "name", attributes: [
-            Attribute("name", .string, required: true, unique: true),
-            Attribute("code", .string, unique: true),
-            Attribute("info", .string),
+            EntityAttribute("name", .string, required: true, unique: true),
+            EntityAttribute("code", .string, unique: true),
+            EntityAttribute("info", .string),
         ], relationships: [
-            Relationship("tags", to: "Tag", inverse: "customers", toMany: true, deleteRule: .nullify),
-            Relationship("orders", to: "Order", inverse: "customer", toMany: true, deleteRule: .deny),
+            EntityRelationship("tags", to: "Tag", inverse: "customers", toMany: true, deleteRule: .nullify),
+            EntityRelationship("orders", to: "Order", inverse: "customer", toMany: true, deleteRule: .deny),
         ])
         let service = Entity("Service", kind: .directory, naturalKey: "name", attributes: [
-            Attribute("name", .string, required: true, unique: true),
-            Attribute("code", .string, unique: true),
-            Attribute("info", .string),
+            EntityAttribute("name", .string, required: true, unique: true),
+            EntityAttribute("code", .string, unique: true),
+            EntityAttribute("info", .string),
         ], relationships: [
-            Relationship("rows", to: "OrderRow", inverse: "service", toMany: true, deleteRule: .deny),
+            EntityRelationship("rows", to: "OrderRow", inverse: "service", toMany: true, deleteRule: .deny),
         ])
         let tag = Entity("Tag", kind: .directory, naturalKey: "name", attributes: [
-            Attribute("name", .string, required: true, unique: true),
+            EntityAttribute("name", .string, required: true, unique: true),
         ], relationships: [
-            Relationship("customers", to: "Customer", inverse: "tags", toMany: true, deleteRule: .nullify),
+            EntityRelationship("customers", to: "Customer", inverse: "tags", toMany: true, deleteRule: .nullify),
         ])
         let order = Entity("Order", kind: .document, naturalKey: "number", attributes: [
-            Attribute("number", .string, required: true, unique: true),
-            Attribute("date", .date, required: true, default: .today, indexed: true),
-            Attribute("made", .boolean, required: true, default: .value(.boolean(false))),
-            Attribute("paid", .boolean, required: true, default: .value(.boolean(false))),
+            EntityAttribute("number", .string, required: true, unique: true),
+            EntityAttribute("date", .date, required: true, default: .today, indexed: true),
+            EntityAttribute("made", .boolean, required: true, default: .value(.boolean(false))),
+            EntityAttribute("paid", .boolean, required: true, default: .value(.boolean(false))),
         ], relationships: [
-            Relationship("customer", to: "Customer", inverse: "orders", deleteRule: .nullify),
-            Relationship("rows", to: "OrderRow", inverse: "order", toMany: true, deleteRule: .cascade),
+            EntityRelationship("customer", to: "Customer", inverse: "orders", deleteRule: .nullify),
+            EntityRelationship("rows", to: "OrderRow", inverse: "order", toMany: true, deleteRule: .cascade),
         ])
         let row = Entity("OrderRow", kind: .rows, attributes: [
-            Attribute("quantity", .decimal(scale: 3), required: true, default: .value(.decimal(DecimalNumber(1)))),
-            Attribute("price", .decimal(scale: 2)),
-            Attribute("sum", .decimal(scale: 2), required: true),
+            EntityAttribute("quantity", .decimal(scale: 3), required: true, default: .value(.decimal(DecimalNumber(1)))),
+            EntityAttribute("price", .decimal(scale: 2)),
+            EntityAttribute("sum", .decimal(scale: 2), required: true),
         ], relationships: [
-            Relationship("order", to: "Order", inverse: "rows", required: true, deleteRule: .nullify),
-            Relationship("service", to: "Service", inverse: "rows", required: true, deleteRule: .nullify),
+            EntityRelationship("order", to: "Order", inverse: "rows", required: true, deleteRule: .nullify),
+            EntityRelationship("service", to: "Service", inverse: "rows", required: true, deleteRule: .nullify),
         ])
         do {
-            return try Model(entities: [customer, service, tag, order, row],
+            return try ObjectModel(entities: [customer, service, tag, order, row],
                              behaviours: ["OrderRow": EntityBehaviour(willSave: deriveRowSum, validate: checkRowSum,
                                                                        rangeCheckedByBehaviour: ["sum"])])
         } catch {

@@ -130,9 +130,9 @@ public enum FuzzHarness {
         // `fetch --columns ' , '` is refused before a plan is made (it compiled to `SELECT  FROM`: a fuzz finding).
         if columns?.allSatisfy({ $0.isEmpty }) == true { columns = nil }
         let group = parts.count > 4 ? parts[4].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : []
-        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort,
+        let request = ObjectFetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort,
                                    variables: ["q": "Acme", "when": "2024-03-01", "n": "2", "list": "vip,retail"],
-                                   arguments: predicate.contains("%@") || predicate.contains("%K") ? ["A-", "number", "1"] : [])
+                                   textArguments: predicate.contains("%@") || predicate.contains("%K") ? ["A-", "number", "1"] : [])
         let plan: FetchPlan
         do { plan = try FetchPlan(request, model: model, columns: columns, groupBy: group) } catch { debug("bind: \(error)"); return .rejected }
         let context = ObjectContext(store: fixture.store)
@@ -186,7 +186,7 @@ public enum FuzzHarness {
             // ours; libFuzzer's timeout found it). 5,000 terms run in QueryTrustCommandTests; here under AddressSanitizer
             // a few thousand stay well inside libFuzzer's 10 s.
             do {
-                let plan = try FetchPlan(FetchRequest(entity: "Order", predicate: text), model: fixture.store.model, columns: nil)
+                let plan = try FetchPlan(ObjectFetchRequest(entity: "Order", predicate: text), model: fixture.store.model, columns: nil)
                 _ = fixture.store.explain(plan, .objects)
             } catch {
                 fatalError("a chain was not accepted: \(text.prefix(200))…: \(error)")
@@ -356,7 +356,7 @@ public enum FuzzHarness {
 
     /// A small store of the bookkeeping model with awkward values: NULLs, accents and case variants, numbers
     /// inside names, an order without customer or rows, equal sums. Made once per process.
-    public static let fixture: (store: Store, directory: String) = {
+    package static let fixture: (store: Store, directory: String) = {
         let directory = fixtureDirectory
         try? FileManager.default.removeItem(atPath: directory)
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

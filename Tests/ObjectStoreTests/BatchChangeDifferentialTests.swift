@@ -13,7 +13,7 @@ import XCTest
 
 final class BatchChangeDifferentialTests: XCTestCase {
     /// A store of `model` grown by random saves (each refused one rolled back).
-    func makeStore(_ path: String, _ model: Model, _ random: inout SeededGenerator, steps: Int) throws {
+    func makeStore(_ path: String, _ model: ObjectModel, _ random: inout SeededGenerator, steps: Int) throws {
         let store = try Store.create(at: path, model: model)
         defer { try? store.close() }
         for _ in 0..<steps {
@@ -53,7 +53,7 @@ final class BatchChangeDifferentialTests: XCTestCase {
                 guard let b = try any("Book"), let a = try any("Author") else { continue }
                 try b.setObject(a, for: "author")
             }
-            do { try c.save() } catch is ValidationError { c.rollback() }
+            do { try c.save() } catch is ValidationFailure { c.rollback() }
         }
     }
 
@@ -99,7 +99,7 @@ final class BatchChangeDifferentialTests: XCTestCase {
         try differential(TestModel.model, fixed: 33_004)
     }
 
-    func differential(_ model: Model, fixed: UInt64) throws {
+    func differential(_ model: ObjectModel, fixed: UInt64) throws {
         let seed = Trials.seed(fixed: fixed)
         var random = SeededGenerator(seed: seed)
         let trials = Trials.count("BATCH_CHANGE_TRIALS", quick: 120, stress: 1_500)
@@ -134,7 +134,7 @@ final class BatchChangeDifferentialTests: XCTestCase {
             do {
                 let store = try Store.open(at: batchPath, model: model)
                 defer { try? store.close() }
-                let fetch = FetchRequest(entity: entity, predicate: predicate)
+                let fetch = ObjectFetchRequest(entity: entity, predicate: predicate)
                 if deleting { _ = try ObjectContext(store: store).execute(BatchDeleteRequest(fetch: fetch)) }
                 else { _ = try ObjectContext(store: store).execute(BatchUpdateRequest(fetch: fetch, assignments: assignments)) }
                 batch = .changed(try dumpStore(batchPath))
@@ -149,7 +149,7 @@ final class BatchChangeDifferentialTests: XCTestCase {
                 let store = try Store.open(at: referencePath, model: model)
                 defer { try? store.close() }
                 let c = ObjectContext(store: store)
-                let objects = try c.fetch(FetchRequest(entity: entity, predicate: predicate))
+                let objects = try c.fetch(ObjectFetchRequest(entity: entity, predicate: predicate))
                 // A batch reads its values before it finds any object (a bad value is refused when none matches
                 // too): so does the reference, on an object it never saves.
                 if !deleting && objects.isEmpty {

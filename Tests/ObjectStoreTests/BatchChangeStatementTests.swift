@@ -44,28 +44,28 @@ final class BatchChangeStatementTests: XCTestCase {
             }
             // Rules three relationships deep read the changed notes' books' authors.
             try run("update Book") { c in
-                let r = try c.execute(BatchUpdateRequest(fetch: FetchRequest(entity: "Book", predicate: "TRUEPREDICATE"),
+                let r = try c.execute(BatchUpdateRequest(fetch: ObjectFetchRequest(entity: "Book", predicate: "TRUEPREDICATE"),
                                                          assignments: [Assignment(key: "title", value: "U")]))
                 XCTAssertEqual(r.updated, n)
             }
             try run("update Note") { c in
-                let r = try c.execute(BatchUpdateRequest(fetch: FetchRequest(entity: "Note", predicate: "chapter.book.author.name BEGINSWITH 'A'"),
+                let r = try c.execute(BatchUpdateRequest(fetch: ObjectFetchRequest(entity: "Note", predicate: "chapter.book.author.name BEGINSWITH 'A'"),
                                                          assignments: [Assignment(key: "text", value: "x")]))
                 XCTAssertEqual(r.updated, n)
             }
             // Refused on every object: the rule is broken n times, named five times.
             try run("refused update") { c in
-                XCTAssertThrowsError(try c.execute(BatchUpdateRequest(fetch: FetchRequest(entity: "Author", predicate: "TRUEPREDICATE"),
+                XCTAssertThrowsError(try c.execute(BatchUpdateRequest(fetch: ObjectFetchRequest(entity: "Author", predicate: "TRUEPREDICATE"),
                                                                       assignments: [Assignment(key: "name", value: "Zed")])))
             }
             try run("dry run") { c in
-                let r = try c.execute(BatchUpdateRequest(fetch: FetchRequest(entity: "Chapter", predicate: "TRUEPREDICATE"),
+                let r = try c.execute(BatchUpdateRequest(fetch: ObjectFetchRequest(entity: "Chapter", predicate: "TRUEPREDICATE"),
                                                          assignments: [Assignment(key: "title", value: "d")], dryRun: true))
                 XCTAssertEqual(r.changes.count, n)
             }
             // Cascades two deep (chapters, their notes), links and rules of the authors left.
             try run("delete Book") { c in
-                let r = try c.execute(BatchDeleteRequest(fetch: FetchRequest(entity: "Book", predicate: "TRUEPREDICATE")))
+                let r = try c.execute(BatchDeleteRequest(fetch: ObjectFetchRequest(entity: "Book", predicate: "TRUEPREDICATE")))
                 XCTAssertEqual(r.requested.count, n)
                 XCTAssertEqual(r.cascaded.count, 2 * n)
             }

@@ -151,7 +151,7 @@ final class ContextTests: XCTestCase {
         let c4 = newContext()
         try c4.resolve("Lee", in: "Author")["name"] = .string("Max")
         try c4.resolve("Zed", in: "Author")["name"] = .string("Max")
-        XCTAssertThrowsError(try c4.save()) { XCTAssertTrue($0 is ValidationError, "\($0)") }
+        XCTAssertThrowsError(try c4.save()) { XCTAssertTrue($0 is ValidationFailure, "\($0)") }
         XCTAssertEqual(try queryStore(store.path, "SELECT name FROM Author ORDER BY id"), ["Bob", "Lee", "Zed"])
     }
 

@@ -9,7 +9,7 @@ import TestSupport
 
 final class DeepRuleTests: XCTestCase {
     /// The test model with rules two and three relationships deep.
-    static let model: Model = {
+    static let model: ObjectModel = {
         var entities = TestModel.model.entities
         func rule(_ entity: String, _ predicate: String, _ message: String) {
             entities[entities.firstIndex { $0.name == entity }!].rules.append(ModelRule(predicate, message: message))
@@ -23,7 +23,7 @@ final class DeepRuleTests: XCTestCase {
         rule("Loan", "NONE book.genres.books.author.name == \"Zed\"", "a loan of a book in a genre Zed writes in")
         // Through Book.shelf, whose inverse is No Action: deleting the shelf leaves the reference, which reads as none.
         rule("Cover", "colour != \"red\" OR book.shelf != nil", "a red cover of a book on no shelf")
-        return try! Model(entities: entities, behaviours: TestModel.model.behaviours)
+        return try! ObjectModel(entities: entities, behaviours: TestModel.model.behaviours)
     }()
 
     func testTheWaysBackFollowEveryPrefixOfEveryKeyPath() {
@@ -126,7 +126,7 @@ final class DeepRuleTests: XCTestCase {
             do {
                 try c.save()
                 saved += 1
-            } catch is ValidationError {
+            } catch is ValidationFailure {
                 refused += 1
                 continue
             }

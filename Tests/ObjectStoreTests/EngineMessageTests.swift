@@ -156,7 +156,7 @@ final class EngineMessageTests: XCTestCase {
     func testPredicateMistakesOfTheCallerCarryTheirFacts() {
         func bindingError(_ predicate: String?, arguments: [String] = []) -> PredicateBindingError? {
             do {
-                _ = try FetchPlan(FetchRequest(entity: "Book", predicate: predicate, arguments: arguments), model: TestModel.model, columns: [])
+                _ = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: predicate, textArguments: arguments), model: TestModel.model, columns: [])
                 return nil
             } catch {
                 return error as? PredicateBindingError
@@ -173,7 +173,7 @@ final class EngineMessageTests: XCTestCase {
         XCTAssertNil(bindingError("pages > 'many'")?.fact, "the predicate author's own mistake is no fact for a caller")
     }
 
-    private func model(_ fax: String) throws -> Model {
+    private func model(_ fax: String) throws -> ObjectModel {
         try ModelFile.parse("""
             entities:
               Customer:
@@ -181,6 +181,6 @@ final class EngineMessageTests: XCTestCase {
                 attributes:
                   name: { type: string }
                   \(fax)
-            """, name: "model.yaml", extending: try Model(entities: []))
+            """, name: "model.yaml", extending: try ObjectModel(entities: []))
     }
 }

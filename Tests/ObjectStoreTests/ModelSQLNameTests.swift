@@ -11,14 +11,14 @@ import XCTest
 final class ModelSQLNameTests: XCTestCase {
     /// The case that was seen.
     func testTwoManyToManyRelationshipsWhoseLinksWouldShareATableAreRefused() {
-        XCTAssertThrowsError(try Model(entities: [
-            Entity("A", kind: .directory, attributes: [Attribute("name", .string)],
-                   relationships: [Relationship("b_c", to: "Tag", inverse: "as1", toMany: true)]),
-            Entity("A_b", kind: .directory, attributes: [Attribute("name", .string)],
-                   relationships: [Relationship("c", to: "Tag", inverse: "as2", toMany: true)]),
-            Entity("Tag", kind: .directory, attributes: [Attribute("name", .string)],
-                   relationships: [Relationship("as1", to: "A", inverse: "b_c", toMany: true),
-                                   Relationship("as2", to: "A_b", inverse: "c", toMany: true)]),
+        XCTAssertThrowsError(try ObjectModel(entities: [
+            Entity("A", kind: .directory, attributes: [EntityAttribute("name", .string)],
+                   relationships: [EntityRelationship("b_c", to: "Tag", inverse: "as1", toMany: true)]),
+            Entity("A_b", kind: .directory, attributes: [EntityAttribute("name", .string)],
+                   relationships: [EntityRelationship("c", to: "Tag", inverse: "as2", toMany: true)]),
+            Entity("Tag", kind: .directory, attributes: [EntityAttribute("name", .string)],
+                   relationships: [EntityRelationship("as1", to: "A", inverse: "b_c", toMany: true),
+                                   EntityRelationship("as2", to: "A_b", inverse: "c", toMany: true)]),
         ])) { error in
             XCTAssertEqual("\(error)", "invalid model: the links of A_b.c and the links of A.b_c would have one name, table A_b_c: "
                            + "give one of them another name")
@@ -29,9 +29,9 @@ final class ModelSQLNameTests: XCTestCase {
 
     /// One relationship whose two sides would each name the table `A_b_c` has one table: not a clash.
     func testBothSidesOfOneManyToManyRelationshipShareTheirTable() throws {
-        let model = try Model(entities: [
-            Entity("A", kind: .directory, attributes: [], relationships: [Relationship("b_c", to: "A_b", inverse: "c", toMany: true)]),
-            Entity("A_b", kind: .directory, attributes: [], relationships: [Relationship("c", to: "A", inverse: "b_c", toMany: true)]),
+        let model = try ObjectModel(entities: [
+            Entity("A", kind: .directory, attributes: [], relationships: [EntityRelationship("b_c", to: "A_b", inverse: "c", toMany: true)]),
+            Entity("A_b", kind: .directory, attributes: [], relationships: [EntityRelationship("c", to: "A", inverse: "b_c", toMany: true)]),
         ])
         XCTAssertEqual(SchemaBuilder.tables(for: model).map(\.name), ["A", "A_b", "A_b_c"])
     }
@@ -47,9 +47,9 @@ final class ModelSQLNameTests: XCTestCase {
         var accepted = 0, refused = 0, manyToMany = 0
         for trial in 0..<trials {
             let entities = Self.entities(&random)
-            let model: Model
+            let model: ObjectModel
             do {
-                model = try Model(entities: entities)
+                model = try ObjectModel(entities: entities)
             } catch {
                 refused += 1
                 continue
@@ -60,14 +60,14 @@ final class ModelSQLNameTests: XCTestCase {
             let context = "trial \(trial), seed \(seed): \(Self.describe(entities))"
             var objects: [String: String] = [:]
             for (name, what) in names.objects {
-                if let other = objects.updateValue(what, forKey: Model.sqlFold(name)) {
+                if let other = objects.updateValue(what, forKey: ObjectModel.sqlFold(name)) {
                     XCTFail("\(what) and \(other) are both \(name) in SQLite — \(context)")
                 }
             }
             for (table, columns) in names.columns {
                 var seen: [String: String] = [:]
                 for (name, what) in columns {
-                    if let other = seen.updateValue(what, forKey: Model.sqlFold(name)) {
+                    if let other = seen.updateValue(what, forKey: ObjectModel.sqlFold(name)) {
                         XCTFail("\(what) and \(other) are both column \(name) of \(table) — \(context)")
                     }
                 }
@@ -80,7 +80,7 @@ final class ModelSQLNameTests: XCTestCase {
                 XCTAssertEqual(made, names.objects.count, context)
                 for (table, columns) in names.columns {
                     let present = try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map { $0[0] as String }
-                    XCTAssertEqual(Set(present.map(Model.sqlFold)), Set(columns.map { Model.sqlFold($0.0) }), "\(table) — \(context)")
+                    XCTAssertEqual(Set(present.map(ObjectModel.sqlFold)), Set(columns.map { ObjectModel.sqlFold($0.0) }), "\(table) — \(context)")
                 }
             }
             if testRun?.failureCount ?? 0 > 0 { break }
@@ -99,7 +99,7 @@ final class ModelSQLNameTests: XCTestCase {
         var joinTables = 0
     }
 
-    static func namesNeeded(by model: Model) -> Needed {
+    static func namesNeeded(by model: ObjectModel) -> Needed {
         var needed = Needed()
         var pairs: Set<Set<String>> = []
         for e in model.entities {
@@ -153,7 +153,7 @@ final class ModelSQLNameTests: XCTestCase {
                 let name = random.pick(propertyNames)
                 guard free(name, on: i) else { continue }
                 let flag = random.next(upTo: 4)
-                entities[i].attributes.append(Attribute(name, .string, unique: flag == 0, indexed: flag == 1))
+                entities[i].attributes.append(EntityAttribute(name, .string, unique: flag == 0, indexed: flag == 1))
             }
         }
         for _ in 0..<(1 + random.next(upTo: 5)) {
@@ -162,8 +162,8 @@ final class ModelSQLNameTests: XCTestCase {
             guard free(r, on: s), free(inverse, on: d), s != d || r != inverse else { continue }
             let toMany = random.next(upTo: 3) != 0, inverseToMany = random.next(upTo: 3) != 0
             if s == d && toMany && inverseToMany { continue }
-            entities[s].relationships.append(Relationship(r, to: entities[d].name, inverse: inverse, toMany: toMany))
-            entities[d].relationships.append(Relationship(inverse, to: entities[s].name, inverse: r, toMany: inverseToMany))
+            entities[s].relationships.append(EntityRelationship(r, to: entities[d].name, inverse: inverse, toMany: toMany))
+            entities[d].relationships.append(EntityRelationship(inverse, to: entities[s].name, inverse: r, toMany: inverseToMany))
         }
         // Half the models also get names made of others': `E.p_q` and `E_p.q`, many-to-many to one entity, whose
         // links' tables are both `E_p_q` when E and E_p own them (seen: `A.b_c` and `A_b.c`).
@@ -176,8 +176,8 @@ final class ModelSQLNameTests: XCTestCase {
             func link(_ owner: String, _ r: String, _ inverse: String) {
                 guard let o = entities.firstIndex(where: { $0.name == owner }), let t = entities.firstIndex(where: { $0.name == d }),
                       free(r, on: o), free(inverse, on: t), o != t else { return }
-                entities[o].relationships.append(Relationship(r, to: d, inverse: inverse, toMany: true))
-                entities[t].relationships.append(Relationship(inverse, to: owner, inverse: r, toMany: true))
+                entities[o].relationships.append(EntityRelationship(r, to: d, inverse: inverse, toMany: true))
+                entities[t].relationships.append(EntityRelationship(inverse, to: owner, inverse: r, toMany: true))
             }
             link(e, "\(p)_\(q)", "i1")
             link("\(e)_\(p)", q, "i2")

@@ -4,17 +4,17 @@ import XCTest
 
 final class ModelTests: XCTestCase {
     func testRefusesAnInverseThatDoesNotPointBack() {
-        XCTAssertThrowsError(try Model(entities: [
-            Entity("A", kind: .directory, attributes: [], relationships: [Relationship("bs", to: "B", inverse: "a", toMany: true)]),
-            Entity("B", kind: .directory, attributes: [], relationships: [Relationship("a", to: "A", inverse: "other")]),
+        XCTAssertThrowsError(try ObjectModel(entities: [
+            Entity("A", kind: .directory, attributes: [], relationships: [EntityRelationship("bs", to: "B", inverse: "a", toMany: true)]),
+            Entity("B", kind: .directory, attributes: [], relationships: [EntityRelationship("a", to: "A", inverse: "other")]),
         ])) { error in
             XCTAssertEqual("\(error)", "invalid model: A.bs and B.a are not each other's inverse")
         }
     }
 
     func testRefusesAMissingInverse() {
-        XCTAssertThrowsError(try Model(entities: [
-            Entity("A", kind: .directory, attributes: [], relationships: [Relationship("b", to: "B", inverse: "a")]),
+        XCTAssertThrowsError(try ObjectModel(entities: [
+            Entity("A", kind: .directory, attributes: [], relationships: [EntityRelationship("b", to: "B", inverse: "a")]),
             Entity("B", kind: .directory, attributes: []),
         ])) { error in
             XCTAssertEqual("\(error)", "invalid model: A.b names inverse B.a, which does not exist")
@@ -22,18 +22,18 @@ final class ModelTests: XCTestCase {
     }
 
     func testRefusesANaturalKeyThatIsNotUnique() {
-        XCTAssertThrowsError(try Model(entities: [
-            Entity("A", kind: .directory, naturalKey: "name", attributes: [Attribute("name", .string, required: true)]),
+        XCTAssertThrowsError(try ObjectModel(entities: [
+            Entity("A", kind: .directory, naturalKey: "name", attributes: [EntityAttribute("name", .string, required: true)]),
         ])) { error in
             XCTAssertEqual("\(error)", "invalid model: A's natural key name must be required and unique")
         }
     }
 
     func testRefusesReservedAndDuplicateNames() {
-        XCTAssertThrowsError(try Model(entities: [Entity("A", kind: .directory, attributes: [Attribute("id", .integer)])]))
-        XCTAssertThrowsError(try Model(entities: [Entity("A", kind: .directory, attributes: [Attribute("x", .integer), Attribute("x", .string)])]))
-        XCTAssertThrowsError(try Model(entities: [Entity("_meta", kind: .directory, attributes: [])]))
-        XCTAssertThrowsError(try Model(entities: [Entity("A", kind: .directory, attributes: [Attribute("d", .date, default: .now)])]))
+        XCTAssertThrowsError(try ObjectModel(entities: [Entity("A", kind: .directory, attributes: [EntityAttribute("id", .integer)])]))
+        XCTAssertThrowsError(try ObjectModel(entities: [Entity("A", kind: .directory, attributes: [EntityAttribute("x", .integer), EntityAttribute("x", .string)])]))
+        XCTAssertThrowsError(try ObjectModel(entities: [Entity("_meta", kind: .directory, attributes: [])]))
+        XCTAssertThrowsError(try ObjectModel(entities: [Entity("A", kind: .directory, attributes: [EntityAttribute("d", .date, default: .now)])]))
     }
 
     func testSuggestsCloseNames() {
@@ -74,16 +74,16 @@ final class ModelTests: XCTestCase {
             var entities = TestModel.model.entities
             for i in entities.indices {
                 if g.next(upTo: 2) == 0 {
-                    entities[i].attributes.append(Attribute("note", .string, default: .value(.string(text()))))
+                    entities[i].attributes.append(EntityAttribute("note", .string, default: .value(.string(text()))))
                 }
                 if g.next(upTo: 2) == 0 {
-                    entities[i].attributes.append(Attribute("amount", .decimal(scale: g.next(upTo: 7)), required: g.next(upTo: 2) == 0,
+                    entities[i].attributes.append(EntityAttribute("amount", .decimal(scale: g.next(upTo: 7)), required: g.next(upTo: 2) == 0,
                                                             unique: g.next(upTo: 2) == 0, indexed: g.next(upTo: 2) == 0))
                 }
                 if g.next(upTo: 2) == 0 { entities[i].rules = [ModelRule("1 == 1", message: text())] }
             }
             entities.shuffle(using: &g)
-            guard let model = try? Model(entities: entities) else { continue }
+            guard let model = try? ObjectModel(entities: entities) else { continue }
             XCTAssertEqual(model.canonicalJSON, model.canonicalJSONThroughSerialization, "seed \(seed)")
             compared += 1
         }
@@ -94,27 +94,27 @@ final class ModelTests: XCTestCase {
     func testModelHashIsStableAndSensitive() throws {
         XCTAssertEqual(TestModel.model.versionHash, TestModel.model.versionHash)
         var entities = TestModel.model.entities
-        entities[0].attributes.append(Attribute("extra", .string))
-        XCTAssertNotEqual(try Model(entities: entities).versionHash, TestModel.model.versionHash)
+        entities[0].attributes.append(EntityAttribute("extra", .string))
+        XCTAssertNotEqual(try ObjectModel(entities: entities).versionHash, TestModel.model.versionHash)
     }
 }
 
 final class SchemaBuilderTests: XCTestCase {
     func testGeneratesStrictTablesForeignKeysAndIndexes() throws {
-        let model = try Model(entities: [
+        let model = try ObjectModel(entities: [
             Entity("Customer", kind: .directory, naturalKey: "name", attributes: [
-                Attribute("name", .string, required: true, unique: true),
+                EntityAttribute("name", .string, required: true, unique: true),
             ], relationships: [
-                Relationship("orders", to: "Order", inverse: "customer", toMany: true, deleteRule: .deny),
-                Relationship("tags", to: "Tag", inverse: "customers", toMany: true),
+                EntityRelationship("orders", to: "Order", inverse: "customer", toMany: true, deleteRule: .deny),
+                EntityRelationship("tags", to: "Tag", inverse: "customers", toMany: true),
             ]),
             Entity("Order", kind: .document, attributes: [
-                Attribute("total", .decimal(scale: 2)), Attribute("day", .date, indexed: true),
+                EntityAttribute("total", .decimal(scale: 2)), EntityAttribute("day", .date, indexed: true),
             ], relationships: [
-                Relationship("customer", to: "Customer", inverse: "orders"),
+                EntityRelationship("customer", to: "Customer", inverse: "orders"),
             ]),
-            Entity("Tag", kind: .directory, attributes: [Attribute("name", .string)], relationships: [
-                Relationship("customers", to: "Customer", inverse: "tags", toMany: true),
+            Entity("Tag", kind: .directory, attributes: [EntityAttribute("name", .string)], relationships: [
+                EntityRelationship("customers", to: "Customer", inverse: "tags", toMany: true),
             ]),
         ])
         XCTAssertEqual(SchemaBuilder.statements(for: model), [

@@ -59,7 +59,7 @@ final class ObjectIDTests: XCTestCase {
                 }
             }
             let result: SaveResult
-            do { result = try c.save() } catch is ValidationError { continue }
+            do { result = try c.save() } catch is ValidationFailure { continue }
             deletes += result.deleted.count
             for id in result.inserted where !handedOut.insert(id).inserted {
                 XCTFail("seed \(seed), step \(step): \(id) handed out again by a save of \(done)")

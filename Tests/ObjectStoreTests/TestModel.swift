@@ -6,56 +6,56 @@ import TestSupport
 /// Book - Cover one-to-one (Cascade), Shelf -< Book (No Action on Shelf.books), Chapter -< Note (Cascade),
 /// Book -< Loan (Nullify, but Loan.book is required).
 enum TestModel {
-    static let model: Model = try! Model(entities: [
+    static let model: ObjectModel = try! ObjectModel(entities: [
         Entity("Author", kind: .directory, naturalKey: "name", attributes: [
-            Attribute("name", .string, required: true, unique: true),
-            Attribute("email", .string, unique: true),
-            Attribute("born", .date),
+            EntityAttribute("name", .string, required: true, unique: true),
+            EntityAttribute("email", .string, unique: true),
+            EntityAttribute("born", .date),
         ], relationships: [
-            Relationship("books", to: "Book", inverse: "author", toMany: true, deleteRule: .deny),
+            EntityRelationship("books", to: "Book", inverse: "author", toMany: true, deleteRule: .deny),
         ]),
         Entity("Book", kind: .document, naturalKey: "isbn", attributes: [
-            Attribute("isbn", .string, required: true, unique: true),
-            Attribute("title", .string, required: true),
-            Attribute("price", .decimal(scale: 2)),
-            Attribute("pages", .integer),
-            Attribute("rating", .double),
-            Attribute("inPrint", .boolean, required: true, default: .value(.boolean(true))),
-            Attribute("added", .date, default: .today),
-            Attribute("scan", .binary),
-            Attribute("checked", .dateTime),
+            EntityAttribute("isbn", .string, required: true, unique: true),
+            EntityAttribute("title", .string, required: true),
+            EntityAttribute("price", .decimal(scale: 2)),
+            EntityAttribute("pages", .integer),
+            EntityAttribute("rating", .double),
+            EntityAttribute("inPrint", .boolean, required: true, default: .value(.boolean(true))),
+            EntityAttribute("added", .date, default: .today),
+            EntityAttribute("scan", .binary),
+            EntityAttribute("checked", .dateTime),
         ], relationships: [
-            Relationship("author", to: "Author", inverse: "books", deleteRule: .nullify),
-            Relationship("chapters", to: "Chapter", inverse: "book", toMany: true, deleteRule: .cascade),
-            Relationship("genres", to: "Genre", inverse: "books", toMany: true, deleteRule: .nullify),
-            Relationship("cover", to: "Cover", inverse: "book", deleteRule: .cascade),
-            Relationship("shelf", to: "Shelf", inverse: "books", deleteRule: .nullify),
-            Relationship("loans", to: "Loan", inverse: "book", toMany: true, deleteRule: .nullify),
+            EntityRelationship("author", to: "Author", inverse: "books", deleteRule: .nullify),
+            EntityRelationship("chapters", to: "Chapter", inverse: "book", toMany: true, deleteRule: .cascade),
+            EntityRelationship("genres", to: "Genre", inverse: "books", toMany: true, deleteRule: .nullify),
+            EntityRelationship("cover", to: "Cover", inverse: "book", deleteRule: .cascade),
+            EntityRelationship("shelf", to: "Shelf", inverse: "books", deleteRule: .nullify),
+            EntityRelationship("loans", to: "Loan", inverse: "book", toMany: true, deleteRule: .nullify),
         ]),
-        Entity("Loan", kind: .rows, attributes: [Attribute("to", .string)], relationships: [
-            Relationship("book", to: "Book", inverse: "loans", required: true, deleteRule: .nullify),
+        Entity("Loan", kind: .rows, attributes: [EntityAttribute("to", .string)], relationships: [
+            EntityRelationship("book", to: "Book", inverse: "loans", required: true, deleteRule: .nullify),
         ]),
         Entity("Chapter", kind: .rows, attributes: [
-            Attribute("title", .string, required: true),
+            EntityAttribute("title", .string, required: true),
         ], relationships: [
-            Relationship("book", to: "Book", inverse: "chapters", required: true, deleteRule: .nullify),
-            Relationship("notes", to: "Note", inverse: "chapter", toMany: true, deleteRule: .cascade),
+            EntityRelationship("book", to: "Book", inverse: "chapters", required: true, deleteRule: .nullify),
+            EntityRelationship("notes", to: "Note", inverse: "chapter", toMany: true, deleteRule: .cascade),
         ]),
-        Entity("Note", kind: .rows, attributes: [Attribute("text", .string)], relationships: [
-            Relationship("chapter", to: "Chapter", inverse: "notes", required: true, deleteRule: .nullify),
+        Entity("Note", kind: .rows, attributes: [EntityAttribute("text", .string)], relationships: [
+            EntityRelationship("chapter", to: "Chapter", inverse: "notes", required: true, deleteRule: .nullify),
         ]),
         Entity("Genre", kind: .directory, naturalKey: "name", attributes: [
-            Attribute("name", .string, required: true, unique: true),
+            EntityAttribute("name", .string, required: true, unique: true),
         ], relationships: [
-            Relationship("books", to: "Book", inverse: "genres", toMany: true, deleteRule: .nullify),
+            EntityRelationship("books", to: "Book", inverse: "genres", toMany: true, deleteRule: .nullify),
         ]),
-        Entity("Cover", kind: .rows, attributes: [Attribute("colour", .string)], relationships: [
-            Relationship("book", to: "Book", inverse: "cover", deleteRule: .nullify),
+        Entity("Cover", kind: .rows, attributes: [EntityAttribute("colour", .string)], relationships: [
+            EntityRelationship("book", to: "Book", inverse: "cover", deleteRule: .nullify),
         ]),
         Entity("Shelf", kind: .directory, naturalKey: "name", attributes: [
-            Attribute("name", .string, required: true, unique: true),
+            EntityAttribute("name", .string, required: true, unique: true),
         ], relationships: [
-            Relationship("books", to: "Book", inverse: "shelf", toMany: true, deleteRule: .noAction),
+            EntityRelationship("books", to: "Book", inverse: "shelf", toMany: true, deleteRule: .noAction),
         ]),
     ], behaviours: [
         "Book": EntityBehaviour(validate: { book in

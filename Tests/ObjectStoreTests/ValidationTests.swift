@@ -21,7 +21,7 @@ final class ValidationTests: XCTestCase {
         do {
             try c.save()
             return []
-        } catch let error as ValidationError {
+        } catch let error as ValidationFailure {
             return error.issues.map(\.message)
         }
     }

@@ -65,8 +65,8 @@ struct Fetch: StoreCommand {
             variables[String(p[..<eq])] = String(p[p.index(after: eq)...])
         }
         let defaultSort = try model.entity(entity).defaultSort
-        var request = FetchRequest(entity: entity, predicate: predicates.first, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
-                                   limit: limit, offset: offset, variables: variables, arguments: arguments)
+        var request = ObjectFetchRequest(entity: entity, predicate: predicates.first, sortDescriptors: try SortKey.parseList(sort ?? defaultSort ?? ""),
+                                   limit: limit, offset: offset, variables: variables, textArguments: arguments)
         request.morePredicates = Array(predicates.dropFirst())
         request.sortIsDefault = sort == nil && defaultSort != nil
         let columnList = columns.map { FetchTerm.list($0, origin: PredicateSourceOrigin(name: "columns")) }

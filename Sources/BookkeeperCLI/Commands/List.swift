@@ -22,7 +22,7 @@ struct List: StoreCommand {
             headers: ["id"] + entity.attributes.map(\.name) + toOne.map(\.name),
             alignments: [.right] + entity.attributes.map { numeric($0.type) ? .right : .left } + toOne.map { _ in .left })
         // The entity's default sort (from the model file), else object ID order.
-        let objects = try context.fetch(FetchRequest(entity: entity.name, sortDescriptors: try SortKey.parseList(entity.defaultSort ?? "")))
+        let objects = try context.fetch(ObjectFetchRequest(entity: entity.name, sortDescriptors: try SortKey.parseList(entity.defaultSort ?? "")))
         // Each value as `fetch --format csv` writes it (date-times in $TZ).
         let zone = try Zone.current()
         for o in objects {

@@ -23,7 +23,7 @@ struct ModelCommand: StoreCommand, TodayFreeCommand {
         }
     }
 
-    static func describe(_ model: Model) -> String {
+    static func describe(_ model: ObjectModel) -> String {
         var blocks: [String] = []
         for e in model.entities {
             var header = "\(e.name) (\(e.kind.rawValue)"

@@ -66,7 +66,7 @@ extension Update: TakesRepeatedOptions {
 
 /// The predicate options of `update` and `delete --where`, read as `fetch` reads them.
 enum BatchPredicate {
-    static func request(_ entity: String, _ predicates: [String], _ parameters: [String], _ arguments: [String]) throws -> FetchRequest {
+    static func request(_ entity: String, _ predicates: [String], _ parameters: [String], _ arguments: [String]) throws -> ObjectFetchRequest {
         var variables: [String: String] = [:]
         for p in parameters {
             guard let eq = p.firstIndex(of: "=") else { throw CommandLineError("--param takes NAME=VALUE, got \"\(p)\"") }
@@ -76,7 +76,7 @@ enum BatchPredicate {
             }
             variables[String(name)] = String(value)
         }
-        var request = FetchRequest(entity: entity, predicate: predicates.first, variables: variables, arguments: arguments)
+        var request = ObjectFetchRequest(entity: entity, predicate: predicates.first, variables: variables, textArguments: arguments)
         request.morePredicates = Array(predicates.dropFirst())
         return request
     }

@@ -21,7 +21,7 @@ enum EngineWording {
                    + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
         case let error as NonFiniteStoredNumber: [text(error)]
         case let error as PredicateBindingError: [worded(error).description]
-        case let error as ValidationError: error.issues.map(text)
+        case let error as ValidationFailure: error.issues.map(text)
         case let error as ExportError:
             error.nonFinite.map { ["\(text($0.stored)) — \($0.outcome)"] } ?? error.messages
         default: error.messages

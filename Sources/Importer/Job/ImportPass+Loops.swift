@@ -110,7 +110,7 @@ extension ImportPass {
     /// table on its own it is the to-one relationship to the document and the column that names it: then each line
     /// is a row, the document must exist, and a document's lines are kept or rejected together just the same.
     private func importGrouped(_ reader: CSVReader, _ writer: BatchWriter, _ progress: ProgressBar?, fields: Int,
-                               rowsOf: (relationship: Relationship, column: Column)?) throws -> Int {
+                               rowsOf: (relationship: EntityRelationship, column: Column)?) throws -> Int {
         let rowsOnly = rowsOf != nil
         let rowsName = rowsOnly ? entity.name : rowsEntity!.name
         let documentName = rowsOf?.relationship.destination ?? entity.name
@@ -456,7 +456,7 @@ extension ImportPass {
 
 extension KeyPathResolver {
     /// For a row table: its to-one relationship to its document.
-    var parentRelationship: Relationship? {
+    var parentRelationship: EntityRelationship? {
         guard entity.kind == .rows else { return nil }
         return entity.relationships.first { r in
             !r.isToMany && model.entity(named: r.destination)?.kind == .document && model.inverse(of: r).isToMany

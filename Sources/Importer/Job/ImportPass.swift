@@ -40,7 +40,7 @@ final class ImportPass {
 
     let plan: ImportPlan
     let settings: ImportSettings
-    let model: Model
+    let model: ObjectModel
     let split: SplitDocuments
     let rejects: RejectsWriter?
     var issues = IssueLog()
@@ -79,7 +79,7 @@ final class ImportPass {
     var keyColumn: Int { plan.keyColumn }
     var headerless: Bool { plan.headerless }
 
-    init(plan: ImportPlan, settings: ImportSettings, model: Model, split: SplitDocuments, rejects: RejectsWriter?,
+    init(plan: ImportPlan, settings: ImportSettings, model: ObjectModel, split: SplitDocuments, rejects: RejectsWriter?,
          accepted: AcceptedRejects? = nil) {
         self.plan = plan
         self.accepted = accepted

@@ -126,7 +126,7 @@ struct ImportPlan {
     let delimiter: UInt8
 
     /// Reads the header from `reader` (unless the profile names the columns) and maps it.
-    init(model: Model, settings: ImportSettings, file: String, reader: CSVReader) throws {
+    init(model: ObjectModel, settings: ImportSettings, file: String, reader: CSVReader) throws {
         self.file = file
         let entity = try model.entity(settings.entity)
         self.entity = entity

@@ -30,16 +30,16 @@ package enum ColumnTarget: Sendable, Equatable {
 
 /// Resolves key paths against the model for one imported entity.
 package struct KeyPathResolver: Sendable {
-    package let model: Model
+    package let model: ObjectModel
     package let entity: Entity
     /// The document's row relationship (`rows`), when the entity is a document with a row table.
-    package let rowsRelationship: Relationship?
+    package let rowsRelationship: EntityRelationship?
     package let rowsEntity: Entity?
 
-    package init(model: Model, entity: Entity) {
+    package init(model: ObjectModel, entity: Entity) {
         self.model = model
         self.entity = entity
-        var rows: Relationship?
+        var rows: EntityRelationship?
         if entity.kind == .document {
             rows = entity.relationships.first { r in
                 r.isToMany && !model.inverse(of: r).isToMany && model.entity(named: r.destination)?.kind == .rows

@@ -247,7 +247,7 @@ extension BatchWriter {
     }
 
     /// A stored key close to a misspelt one, when the table is small enough to look through.
-    private func nearbyKey(_ text: String, _ layout: EntityLayout, _ a: Attribute) throws(BatchError) -> String? {
+    private func nearbyKey(_ text: String, _ layout: EntityLayout, _ a: EntityAttribute) throws(BatchError) -> String? {
         guard a.type == .string else { return nil }
         let s = try statement(BatchSQL.values(a.name, in: layout.entity.name, limit: 10001))
         defer { s.reset() }

@@ -318,7 +318,7 @@ extension BatchWriter {
         parentChanged(link.relationship.destination, parent)
     }
 
-    private func storedRows(_ layout: EntityLayout, _ pr: Relationship, _ parent: Int64, after lastID: Int64) throws(BatchError) -> [StoredRow] {
+    private func storedRows(_ layout: EntityLayout, _ pr: EntityRelationship, _ parent: Int64, after lastID: Int64) throws(BatchError) -> [StoredRow] {
         let column = layout.toOne.first { $0.relationship.name == pr.name }!.column
         let s = try statement(BatchSQL.rowsAfterID(layout.selectList, from: layout.entity.name, where: column))
         s.bind(1, parent)

@@ -10,7 +10,7 @@ extension BatchWriter {
     package func upsert(_ r: BatchRecord, by key: String) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
         let layout = r.layout
         let e = layout.entity
-        let a: Attribute
+        let a: EntityAttribute
         do { a = try e.identifyingKey(key) } catch { throw .usage(error.description) }
         let ki = layout.attributeIndex[a.name]!
         guard r.given[ki], !r.values[ki].isNull else {
@@ -94,7 +94,7 @@ extension BatchWriter {
     /// Upserts by the entity's natural key.
     @discardableResult
     package func upsert(_ r: BatchRecord) throws(BatchError) -> (rowID: Int64, outcome: WriteOutcome) {
-        let key: Attribute
+        let key: EntityAttribute
         do { key = try r.entity.identifyingKey() } catch { throw .usage(error.description) }
         return try upsert(r, by: key.name)
     }

@@ -113,7 +113,7 @@ extension BatchWriter {
         guard let entity = model.entity(named: entityName), !entity.rules.isEmpty else { return [] }
         var messages: [String] = []
         for rule in entity.rules {
-            let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
+            let plan = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
             let (sql, arguments) = plan.sql(.objects)
             let s = try statement(BatchSQL.isAmong(sql))
             for (i, a) in arguments.enumerated() { s.bind(Int32(i + 1), a) }

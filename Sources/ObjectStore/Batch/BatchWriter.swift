@@ -61,7 +61,7 @@ struct StoredRow {
 
 package final class BatchWriter {
     package let store: Store
-    package var model: Model { store.model }
+    package var model: ObjectModel { store.model }
     let connection: any StorageConnection
 
     @exclusivity(unchecked) var layouts: [String: EntityLayout] = [:]

@@ -4,12 +4,12 @@
 
 final class EntityLayout {
     struct ToOne {
-        let relationship: Relationship
+        let relationship: EntityRelationship
         let column: String
     }
 
     struct ManyToMany {
-        let relationship: Relationship
+        let relationship: EntityRelationship
         let table: String
         let ownColumn: String
         let otherColumn: String
@@ -72,7 +72,7 @@ final class EntityLayout {
     /// Indexes of a table that was empty, kept up while their keys arrive in order.
     @exclusivity(unchecked) var liveIndexes: [LiveIndex] = []
 
-    init(entity: Entity, model: Model) {
+    init(entity: Entity, model: ObjectModel) {
         self.entity = entity
         var index: [String: Int] = [:]
         for (i, a) in entity.attributes.enumerated() { index[a.name] = i }
@@ -129,10 +129,10 @@ final class EntityLayout {
 /// A row table's link to its document: the foreign key's index in `toOne`, the relationship, the document's layout.
 final class ParentLink {
     let index: Int
-    let relationship: Relationship
+    let relationship: EntityRelationship
     let layout: EntityLayout
 
-    init(index: Int, relationship: Relationship, layout: EntityLayout) {
+    init(index: Int, relationship: EntityRelationship, layout: EntityLayout) {
         self.index = index
         self.relationship = relationship
         self.layout = layout

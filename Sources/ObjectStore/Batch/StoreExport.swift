@@ -19,17 +19,17 @@ package struct ExportedObject: Sendable {
     package var rows: [ExportedObject]
 }
 
-extension Model {
+extension ObjectModel {
     /// The attribute that names objects of `entity` in references: the natural key, else the first unique attribute.
-    package func referenceKey(of entity: Entity) -> Attribute? {
+    package func referenceKey(of entity: Entity) -> EntityAttribute? {
         if let nk = entity.naturalKey, let a = entity.attribute(named: nk) { return a }
         return entity.attributes.first { $0.isUnique }
     }
 
     /// The to-one relationships stored on `entity` and the many-to-many ones it owns (whose join table is
     /// named after it, so each link is written once, on the side imported last): what an export writes.
-    package func exportedRelationships(of entity: Entity) -> (toOne: [Relationship], manyToMany: [Relationship]) {
-        var toOne: [Relationship] = [], manyToMany: [Relationship] = []
+    package func exportedRelationships(of entity: Entity) -> (toOne: [EntityRelationship], manyToMany: [EntityRelationship]) {
+        var toOne: [EntityRelationship] = [], manyToMany: [EntityRelationship] = []
         for r in entity.relationships {
             switch storage(of: r, in: entity) {
             case .foreignKey: toOne.append(r)
@@ -82,14 +82,14 @@ extension Store {
 private struct ObjectQuery {
     let entity: Entity
     let statement: any StorageStatement
-    let toOne: [(Relationship, AttributeType)]
-    let links: [(Relationship, any StorageStatement, AttributeType)]
+    let toOne: [(EntityRelationship, AttributeType)]
+    let links: [(EntityRelationship, any StorageStatement, AttributeType)]
 
-    init(model: Model, entity: Entity, db: any StorageConnection, parentColumn: String?) throws {
+    init(model: ObjectModel, entity: Entity, db: any StorageConnection, parentColumn: String?) throws {
         self.entity = entity
         let (toOne, manyToMany) = model.exportedRelationships(of: entity)
         var references: [BatchSQL.ExportedReference] = []
-        var refTypes: [(Relationship, AttributeType)] = []
+        var refTypes: [(EntityRelationship, AttributeType)] = []
         for r in toOne {
             let d = model.entity(named: r.destination)!
             guard let key = model.referenceKey(of: d), case .foreignKey(let column) = model.storage(of: r, in: entity) else {
@@ -101,7 +101,7 @@ private struct ObjectQuery {
         statement = try db.prepare(BatchSQL.export(entity.name, attributes: entity.attributes.map(\.name),
                                                               references: references, parentColumn: parentColumn))
         self.toOne = refTypes
-        var links: [(Relationship, any StorageStatement, AttributeType)] = []
+        var links: [(EntityRelationship, any StorageStatement, AttributeType)] = []
         for r in manyToMany {
             let d = model.entity(named: r.destination)!
             guard let key = model.referenceKey(of: d), case .joinTable(let table, let own, let other) = model.storage(of: r, in: entity) else {

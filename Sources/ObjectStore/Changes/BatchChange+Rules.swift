@@ -8,11 +8,11 @@ import ValueText
 
 /// A batch change in progress inside one write transaction.
 struct BatchChange {
-    let model: Model
+    let model: ObjectModel
     let db: any StorageConnection
     let sql: BatchChangeSQL
 
-    init(model: Model, db: any StorageConnection) throws {
+    init(model: ObjectModel, db: any StorageConnection) throws {
         self.model = model
         self.db = db
         sql = BatchChangeSQL(model: model)
@@ -22,7 +22,7 @@ struct BatchChange {
     var hasRules: Bool { model.entities.contains { !$0.rules.isEmpty } }
 
     /// The fetch plan's statement for the objects a request finds (no sort but the IDs).
-    static func plan(_ request: FetchRequest, _ model: Model) throws -> FetchPlan {
+    static func plan(_ request: ObjectFetchRequest, _ model: ObjectModel) throws -> FetchPlan {
         var fetch = request
         fetch.sortDescriptors = []
         fetch.sortIsDefault = false
@@ -60,7 +60,7 @@ struct BatchChange {
         let entities = Set(try db.column(sql.touchedEntities).compactMap(\.string))
         for entity in model.entities where entities.contains(entity.name) {
             for rule in entity.rules {
-                let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
+                let plan = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
                 let (breakers, arguments) = plan.sql(.objects, in: db)
                 let key = entity.naturalKey.flatMap(entity.attribute(named:))
                 let rows = try db.rows(sql.brokenRule(ruleBreakers: breakers, argumentCount: arguments.count, naturalKey: key?.name),

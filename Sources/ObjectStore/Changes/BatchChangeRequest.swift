@@ -10,17 +10,17 @@
 
 /// Changes the same attributes and to-one relationships of every object a predicate finds, in one transaction:
 /// `update Order --where 'made == YES AND paid == NO' --set paid=YES`.
-public struct BatchUpdateRequest: Sendable {
+package struct BatchUpdateRequest: Sendable {
     /// The entity and the predicate (with its `$NAME` variables, `%@` arguments and more predicates ANDed),
     /// as a fetch takes them; sort descriptors, limit and offset are not used.
-    public var fetch: FetchRequest
+    package var fetch: ObjectFetchRequest
     /// `key=value` as `set` takes them: an attribute, or a to-one relationship by natural key, object ID or
     /// another unique key (`customer.code=C042`); an empty value clears. To-many relationships are refused.
-    public var assignments: [Assignment]
+    package var assignments: [Assignment]
     /// Checks everything and reports what would change, then changes nothing.
-    public var dryRun: Bool
+    package var dryRun: Bool
 
-    public init(fetch: FetchRequest, assignments: [Assignment], dryRun: Bool = false) {
+    package init(fetch: ObjectFetchRequest, assignments: [Assignment], dryRun: Bool = false) {
         self.fetch = fetch
         self.assignments = assignments
         self.dryRun = dryRun
@@ -28,56 +28,56 @@ public struct BatchUpdateRequest: Sendable {
 }
 
 /// What a batch update changed (or, in a dry run, would change).
-public struct BatchUpdateResult: Sendable, Equatable {
-    public var entity: String
+package struct BatchUpdateResult: Sendable, Equatable {
+    package var entity: String
     /// How many objects it changed: those the predicate found whose values differ from the new ones.
-    public var updated: Int
+    package var updated: Int
     /// In a dry run, each changed object with its old and new values, in ID order; empty otherwise.
-    public var changes: [ObjectChange]
-    public var dryRun: Bool
+    package var changes: [ObjectChange]
+    package var dryRun: Bool
 }
 
 /// One object's changed values, old and new, as text (`Order/3`, `paid`, `false`, `true`).
-public struct ObjectChange: Sendable, Equatable {
-    public var object: ObjectID
-    public var values: [(key: String, old: String, new: String)]
+package struct ObjectChange: Sendable, Equatable {
+    package var object: ObjectID
+    package var values: [(key: String, old: String, new: String)]
 
-    public static func == (a: ObjectChange, b: ObjectChange) -> Bool {
+    package static func == (a: ObjectChange, b: ObjectChange) -> Bool {
         a.object == b.object && a.values.elementsEqual(b.values) { $0.key == $1.key && $0.old == $1.old && $0.new == $1.new }
     }
 }
 
 /// Deletes every object a predicate finds, with the model's delete rules, in one transaction:
 /// `delete Order --where 'date < "2020-01-01"'`.
-public struct BatchDeleteRequest: Sendable {
+package struct BatchDeleteRequest: Sendable {
     /// The entity and the predicate, as a fetch takes them (sort descriptors, limit and offset are not used).
-    public var fetch: FetchRequest
+    package var fetch: ObjectFetchRequest
     /// Checks everything and reports what would be deleted and cleared, then changes nothing.
-    public var dryRun: Bool
+    package var dryRun: Bool
 
-    public init(fetch: FetchRequest, dryRun: Bool = false) {
+    package init(fetch: ObjectFetchRequest, dryRun: Bool = false) {
         self.fetch = fetch
         self.dryRun = dryRun
     }
 }
 
 /// What a batch delete deleted (or, in a dry run, would delete).
-public struct BatchDeleteResult: Sendable, Equatable {
-    public var entity: String
+package struct BatchDeleteResult: Sendable, Equatable {
+    package var entity: String
     /// The objects the predicate found, in ID order.
-    public var requested: [ObjectID]
+    package var requested: [ObjectID]
     /// The objects deleted with them by Cascade delete rules, in entity and ID order.
-    public var cascaded: [ObjectID]
+    package var cascaded: [ObjectID]
     /// References a Nullify delete rule cleared: the referring object's relationship and what it referred to.
-    public var nullified: [ClearedReference]
+    package var nullified: [ClearedReference]
     /// References a No Action delete rule kept to deleted objects, one entry per relationship.
-    public var keptReferences: [KeptReferences]
-    public var dryRun: Bool
+    package var keptReferences: [KeptReferences]
+    package var dryRun: Bool
 }
 
 /// A to-one reference a deletion clears: `Order/4.customer`, which referred to `Customer/2`.
-public struct ClearedReference: Sendable, Equatable {
-    public var object: ObjectID
-    public var relationship: String
-    public var referred: ObjectID
+package struct ClearedReference: Sendable, Equatable {
+    package var object: ObjectID
+    package var relationship: String
+    package var referred: ObjectID
 }

@@ -10,7 +10,7 @@ extension ObjectContext {
     /// Runs a batch delete (see `BatchDeleteRequest`). Every problem is reported together as a `ValidationError`
     /// (65); nothing is written then, nor in a dry run. The context must have no unsaved changes; it forgets its
     /// objects afterwards.
-    public func execute(_ request: BatchDeleteRequest) throws -> BatchDeleteResult {
+    package func execute(_ request: BatchDeleteRequest) throws -> BatchDeleteResult {
         guard !hasChanges else {
             throw InputError("a batch delete needs a context without unsaved changes: save or roll them back first", category: .usage)
         }
@@ -123,14 +123,14 @@ extension ObjectContext {
     }
 
     /// (deleted object of `e`, object of `r.destination` that it reaches through `r` and that stays).
-    private func referring(_ r: Relationship, of e: Entity, _ db: any StorageConnection, _ sql: BatchChangeSQL) throws -> [(Int64, Int64)] {
+    private func referring(_ r: EntityRelationship, of e: Entity, _ db: any StorageConnection, _ sql: BatchChangeSQL) throws -> [(Int64, Int64)] {
         try db.rows(sql.pairs(r, of: e, from: sql.deletedIDs(1), excluding: sql.deletedIDs(2)),
                     [.text(e.name), .text(r.destination)]).map { ($0.int64(0) ?? 0, $0.int64(1) ?? 0) }
     }
 
     /// Deny: one line per deleted object that others still refer to, worded as `delete` words one (at most five
     /// objects, then how many more).
-    private func denials(_ pairs: [(Int64, Int64)], _ r: Relationship, of e: Entity, _ db: any StorageConnection,
+    private func denials(_ pairs: [(Int64, Int64)], _ r: EntityRelationship, of e: Entity, _ db: any StorageConnection,
                          _ sql: BatchChangeSQL) throws -> [String] {
         guard !pairs.isEmpty else { return [] }
         var blocking: [Int64: [Int64]] = [:]

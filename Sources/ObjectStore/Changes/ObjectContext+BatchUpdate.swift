@@ -9,7 +9,7 @@ extension ObjectContext {
     /// Runs a batch update (see `BatchUpdateRequest`). Every problem is reported together as a `ValidationError`
     /// (65) or an `InputError`, naming the objects (the first five and how many more); nothing is written then, nor
     /// in a dry run. The context must have no unsaved changes; it forgets its objects afterwards.
-    public func execute(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
+    package func execute(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
         guard !hasChanges else {
             throw InputError("a batch update needs a context without unsaved changes: save or roll them back first", category: .usage)
         }
@@ -35,8 +35,8 @@ extension ObjectContext {
         let column: String
         let stored: StoredValue
         let value: Value
-        let attribute: Attribute?
-        let relationship: Relationship?
+        let attribute: EntityAttribute?
+        let relationship: EntityRelationship?
     }
 
     /// The new values, read as `set` reads them (the same converters and messages, `key=` clearing), by applying
@@ -151,7 +151,7 @@ extension ObjectContext {
         issues += behaviourIssues
         let broken = try change.brokenRules()
         if !issues.isEmpty || derived != nil || !broken.isEmpty {
-            throw ValidationError(issues: BatchChange.issues(issues) + [derived].compactMap { $0 } + BatchChange.issues(broken))
+            throw ValidationFailure(issues: BatchChange.issues(issues) + [derived].compactMap { $0 } + BatchChange.issues(broken))
         }
         for statement in sql.clearTables { try db.execute(statement) }
         return result
@@ -193,7 +193,7 @@ extension ObjectContext {
 
     /// The object of `entity` outside the update that holds `c`'s unique value already (`Customer/4`, or the same
     /// text in another Unicode normal form), if any.
-    private func uniqueHolder(_ entity: Entity, _ a: Attribute, _ c: AssignedColumn, _ db: any StorageConnection) throws -> String? {
+    private func uniqueHolder(_ entity: Entity, _ a: EntityAttribute, _ c: AssignedColumn, _ db: any StorageConnection) throws -> String? {
         let sql = BatchChangeSQL(model: model)
         if let id = try db.int64(sql.holders(table: entity.name, column: a.name), [c.stored]) {
             return "\(entity.name)/\(id)"
@@ -244,8 +244,8 @@ extension ObjectContext {
 
 extension BatchChange {
     /// The problems of a batch change as one error (65), one line each.
-    static func failure(_ messages: [String]) -> ValidationError {
-        ValidationError(issues: issues(messages))
+    static func failure(_ messages: [String]) -> ValidationFailure {
+        ValidationFailure(issues: issues(messages))
     }
 
     static func issues(_ messages: [String]) -> [ValidationIssue] {

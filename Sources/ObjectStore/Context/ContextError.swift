@@ -15,7 +15,7 @@ public enum ContextError: CategorizedError, Equatable {
     /// An object ID whose entity is not in the model but close to one that is (`customer/2`): the message.
     case misspeltEntity(ObjectID, message: String)
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .objectNotFound, .keyNotFound: .missingInput
         case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference, .misspeltEntity: .usage
@@ -44,14 +44,14 @@ public enum ContextError: CategorizedError, Equatable {
 }
 
 /// A failed save: every problem found, none written.
-public struct ValidationError: CategorizedError {
+public struct ValidationFailure: CategorizedError {
     public let issues: [ValidationIssue]
 
-    public var category: ErrorCategory { .data }
+    package var category: ErrorCategory { .data }
 
     /// One line per problem.
     public var description: String { messages.joined(separator: "\n") }
-    public var messages: [String] { issues.map(\.message) }
+    package var messages: [String] { issues.map(\.message) }
 }
 
 /// One validation problem, e.g. `Customer.name is required`.

@@ -1,10 +1,13 @@
 // One object in a context: its attribute values and relationships, with the changes since it was fetched.
 // Relationship changes keep the inverse side in step as they are made (Core Data's inverse maintenance).
 
+/// An object of an entity, living in one `ObjectContext`: its attribute values by key, its relationships, its
+/// `objectID` once saved. Changes are kept in the context until `save()` validates and writes them all. Not
+/// `Sendable`: an object belongs to its context's task.
 public final class ManagedObject: ObjectValues {
     public let entity: Entity
     /// The row id once the object is stored; nil while it is only inserted.
-    public internal(set) var rowID: Int64?
+    package internal(set) var rowID: Int64?
     unowned let context: ObjectContext
     let serial: Int
 
@@ -34,17 +37,17 @@ public final class ManagedObject: ObjectValues {
     public var objectID: ObjectID? { rowID.map { ObjectID(entity: entity.name, rowID: $0) } }
 
     /// The object ID, or a description of a new object for messages.
-    public var displayID: String { rowID.map { "\(entity.name)/\($0)" } ?? "new \(entity.name)" }
+    package var displayID: String { rowID.map { "\(entity.name)/\($0)" } ?? "new \(entity.name)" }
 
     /// The natural key's value as text (`Acme Ltd`, `A-1`), if the entity has one and it is set: as `fetch` and `show`
     /// write it (`Value.text(in:)`, date-times in the run's zone).
-    public var naturalKeyText: String? {
+    package var naturalKeyText: String? {
         guard let key = entity.naturalKey, let v = values[key], !v.isNull else { return nil }
         return v.text(in: .process)
     }
 
     /// `Customer/3 "Acme Ltd"`: the ID, and the natural key when there is one.
-    public var label: String {
+    package var label: String {
         if let key = naturalKeyText { return "\(displayID) \"\(key)\"" }
         return displayID
     }
@@ -90,7 +93,7 @@ public final class ManagedObject: ObjectValues {
         try context.setToOne(self, r, target)
     }
 
-    func toOneRelationship(_ name: String) throws -> Relationship {
+    func toOneRelationship(_ name: String) throws -> EntityRelationship {
         guard let r = entity.relationship(named: name), !r.isToMany else {
             if entity.relationship(named: name) != nil {
                 throw ModelError.invalidModel("\(entity.name).\(name) is to-many")
@@ -103,12 +106,12 @@ public final class ManagedObject: ObjectValues {
 
     /// The stored object ID a to-one relationship still holds although its object is gone (a No Action
     /// relationship whose target was deleted), or nil.
-    public func danglingTarget(for relationshipName: String) throws -> ObjectID? {
+    package func danglingTarget(for relationshipName: String) throws -> ObjectID? {
         let r = try toOneRelationship(relationshipName)
         return try dangling(r)
     }
 
-    func dangling(_ r: Relationship) throws -> ObjectID? {
+    func dangling(_ r: EntityRelationship) throws -> ObjectID? {
         guard !touched.contains(r.name), let rowID = storedToOne[r.name] else { return nil }
         do {
             _ = try context.existingObject(entity: r.destination, rowID: rowID)
@@ -118,7 +121,7 @@ public final class ManagedObject: ObjectValues {
         }
     }
 
-    func currentTarget(_ r: Relationship) throws -> ManagedObject? {
+    func currentTarget(_ r: EntityRelationship) throws -> ManagedObject? {
         if let set = toOne[r.name] { return set }
         if let rowID = storedToOne[r.name] {
             // A dangling key (No Action) has no object: the relationship reads as empty, and `danglingTarget`
@@ -170,7 +173,7 @@ public final class ManagedObject: ObjectValues {
         }
     }
 
-    func toManyRelationship(_ name: String) throws -> Relationship {
+    func toManyRelationship(_ name: String) throws -> EntityRelationship {
         guard let r = entity.relationship(named: name), r.isToMany else {
             if entity.relationship(named: name) != nil {
                 throw ModelError.invalidModel("\(entity.name).\(name) is to-one")
@@ -181,7 +184,7 @@ public final class ManagedObject: ObjectValues {
         return r
     }
 
-    func members(_ r: Relationship) throws -> [ManagedObject] {
+    func members(_ r: EntityRelationship) throws -> [ManagedObject] {
         var set = toMany[r.name] ?? ToManySet()
         if set.loaded == nil {
             var loaded: [ObjectIdentifier: ManagedObject] = [:]
@@ -197,7 +200,7 @@ public final class ManagedObject: ObjectValues {
     }
 
     /// Records that `target` joined or left this object's to-many `r`, without touching the store.
-    func noteMembership(_ r: Relationship, _ target: ManagedObject, present: Bool) {
+    func noteMembership(_ r: EntityRelationship, _ target: ManagedObject, present: Bool) {
         var set = toMany[r.name] ?? ToManySet()
         let key = ObjectIdentifier(target)
         if set.loaded != nil {

@@ -7,17 +7,17 @@ struct DeletionPlan {
     var objects: [ManagedObject] = []
     var members: Set<ObjectIdentifier> = []
     /// To-one references to clear on surviving objects: (object, relationship on that object).
-    var nullifications: [(ManagedObject, Relationship)] = []
+    var nullifications: [(ManagedObject, EntityRelationship)] = []
     var issues: [ValidationIssue] = []
     /// References that No Action leaves to deleted objects: (deleted object, its relationship, the objects whose
     /// stored reference keeps its ID).
-    var keptReferences: [(ManagedObject, Relationship, [ManagedObject])] = []
+    var keptReferences: [(ManagedObject, EntityRelationship, [ManagedObject])] = []
 }
 
 extension ObjectContext {
     func planDeletions() throws -> DeletionPlan {
         var plan = DeletionPlan()
-        var denials: [(ManagedObject, Relationship, [ManagedObject])] = []
+        var denials: [(ManagedObject, EntityRelationship, [ManagedObject])] = []
 
         func visit(_ object: ManagedObject) throws {
             guard plan.members.insert(ObjectIdentifier(object)).inserted else { return }

@@ -6,7 +6,7 @@ public struct SaveResult: Sendable, Equatable {
     public var updated: [ObjectID] = []
     public var deleted: [ObjectID] = []
     /// References a No Action delete rule kept to the deleted objects, one entry per relationship that keeps them.
-    public var keptReferences: [KeptReferences] = []
+    package var keptReferences: [KeptReferences] = []
 
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
@@ -24,7 +24,7 @@ extension ObjectContext {
             let survivors = saveCandidates(excluding: plan)
             var issues = plan.issues
             issues += try validate(survivors + (try neighboursWithRules(of: survivors, plan)), deletions: plan)
-            if !issues.isEmpty { throw ValidationError(issues: issues) }
+            if !issues.isEmpty { throw ValidationFailure(issues: issues) }
             var result = try write(survivors, plan)
             result.keptReferences = keptReferences(plan)
             didSave(plan)
@@ -89,7 +89,7 @@ extension ObjectContext {
 
     /// What `r` of `o` holds now, and for a to-one also the object it held when stored (a relinked order's former
     /// customer); members a to-many lost before they were loaded too.
-    private func relatedNowAndBefore(_ o: ManagedObject, _ r: Relationship) throws -> [ManagedObject] {
+    private func relatedNowAndBefore(_ o: ManagedObject, _ r: EntityRelationship) throws -> [ManagedObject] {
         if r.isToMany {
             var related = try o.members(r)
             if case .some(let set) = o.toMany[r.name] { related += set.removed.values }
@@ -192,7 +192,7 @@ extension ObjectContext {
         return ordered
     }
 
-    private func foreignKeyColumns(_ o: ManagedObject) -> [(String, Relationship)] {
+    private func foreignKeyColumns(_ o: ManagedObject) -> [(String, EntityRelationship)] {
         o.entity.relationships.compactMap { r in
             guard !r.isToMany, case .foreignKey(let column) = model.storage(of: r, in: o.entity) else { return nil }
             return (column, r)
@@ -309,7 +309,7 @@ extension ObjectContext {
     /// Whether the stored value of `a` is not what the value set, equal to the one read, stores: text another tool
     /// wrote with a NUL or bytes that are not UTF-8 reads as the text before the NUL or repaired, a Boolean stored
     /// as 2 reads as yes (`check` names each). Setting the value it reads as writes it, and the object changed.
-    private func storedDiffers(_ o: ManagedObject, _ a: Attribute, _ rowID: Int64, _ db: any StorageConnection) throws -> Bool {
+    private func storedDiffers(_ o: ManagedObject, _ a: EntityAttribute, _ rowID: Int64, _ db: any StorageConnection) throws -> Bool {
         let value = (o.values[a.name] ?? .null).storedValue(for: a.type)
         let same = try db.cachedRows(ContextSQL.stored(o.entity.name, column: a.name), [value, .integer(rowID)]).first?[0].bool
         return same == false
@@ -358,15 +358,15 @@ extension ObjectContext {
 
 /// The references one relationship keeps to objects a save deleted (its inverse has delete rule No Action): they
 /// read as none, `show` prints the ID as missing, and `check` notes them.
-public struct KeptReferences: Sendable, Equatable {
+package struct KeptReferences: Sendable, Equatable {
     /// `Note.customer`: the relationship that holds the references.
-    public var relationship: String
+    package var relationship: String
     /// `Customer.notes`: the relationship whose delete rule is No Action.
-    public var rule: String
+    package var rule: String
     /// How many objects still refer to a deleted one.
-    public var referring: Int
+    package var referring: Int
     /// The deleted objects they refer to.
-    public var deleted: [ObjectID]
+    package var deleted: [ObjectID]
 }
 
 /// An object reached at one step of one way back from a change to a rule's object (see `neighboursWithRules`).

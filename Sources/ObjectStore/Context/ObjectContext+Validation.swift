@@ -68,7 +68,7 @@ extension ObjectContext {
 
     /// The label of a stored object (other than `object`) that holds `value` in unique attribute `a`,
     /// unless that object is being deleted or changes its value in this save.
-    private func storedHolder(of a: Attribute, value: Value, in e: Entity, excluding object: ManagedObject,
+    private func storedHolder(of a: EntityAttribute, value: Value, in e: Entity, excluding object: ManagedObject,
                               plan: DeletionPlan) throws -> String? {
         let ids = try store.read { db in
             try db.cachedRows(ContextSQL.ids(in: e.name, where: a.name), [value.storedValue(for: a.type)]).compactMap { $0.int64(0) }

@@ -2,9 +2,12 @@
 /// A unit of work over a store: objects are fetched into it, inserted, changed and deleted in memory,
 /// then `save()` validates everything and writes it in one transaction — or writes nothing and reports
 /// every problem. `rollback()` forgets all unsaved changes.
+///
+/// Not `Sendable`: a context and its objects belong to one task (or thread) at a time. Tasks that work on the same
+/// store each make their own context over the shared `Store`, and pass `ObjectID`s, not objects, between them.
 public final class ObjectContext {
     public let store: Store
-    public var model: Model { store.model }
+    public var model: ObjectModel { store.model }
 
     var registered: [ObjectID: ManagedObject] = [:]
     var insertedObjects: [ManagedObject] = []
@@ -145,7 +148,7 @@ public final class ObjectContext {
 
     /// The stored objects whose text attribute `a` has a byte ≥ 0x80 (its length in bytes and in characters
     /// differ), in object ID order: the candidates for a key equal after NFC, by one scan.
-    func storedObjects(of entity: Entity, nonASCIIIn a: Attribute) throws -> [ManagedObject] {
+    func storedObjects(of entity: Entity, nonASCIIIn a: EntityAttribute) throws -> [ManagedObject] {
         let sql = ContextSQL.objects(in: entity.name, nonASCIIIn: a.name)
         let rows = try store.read { db in try db.rows(sql) }
         return try rows.map { try materialize($0, entity) }
@@ -177,7 +180,7 @@ public final class ObjectContext {
     }
 
     /// The stored objects related to `object` through `r` (without unsaved changes).
-    func loadRelated(_ object: ManagedObject, _ r: Relationship) throws -> [ManagedObject] {
+    func loadRelated(_ object: ManagedObject, _ r: EntityRelationship) throws -> [ManagedObject] {
         guard let rowID = object.rowID, let destination = model.entity(named: r.destination) else { return [] }
         let sql: String
         switch model.storage(of: r, in: object.entity) {
@@ -194,7 +197,7 @@ public final class ObjectContext {
 
     // MARK: Relationship maintenance
 
-    func setToOne(_ object: ManagedObject, _ r: Relationship, _ target: ManagedObject?) throws {
+    func setToOne(_ object: ManagedObject, _ r: EntityRelationship, _ target: ManagedObject?) throws {
         if let target {
             precondition(target.context === self, "object belongs to another context")
             guard target.entity.name == r.destination else {
@@ -230,7 +233,7 @@ public final class ObjectContext {
         didChange(object)
     }
 
-    func addToMany(_ object: ManagedObject, _ r: Relationship, _ target: ManagedObject) throws {
+    func addToMany(_ object: ManagedObject, _ r: EntityRelationship, _ target: ManagedObject) throws {
         guard target.entity.name == r.destination else {
             throw ContextError.wrongDestination(relationship: "\(object.entity.name).\(r.name)",
                                                 expected: r.destination, got: target.entity.name)
@@ -246,7 +249,7 @@ public final class ObjectContext {
         recordLink(object, r, target, present: true)
     }
 
-    func removeFromMany(_ object: ManagedObject, _ r: Relationship, _ target: ManagedObject) throws {
+    func removeFromMany(_ object: ManagedObject, _ r: EntityRelationship, _ target: ManagedObject) throws {
         let inverse = model.inverse(of: r)
         if !inverse.isToMany {
             if try target.currentTarget(inverse) === object { try setToOne(target, inverse, nil) }
@@ -257,7 +260,7 @@ public final class ObjectContext {
         recordLink(object, r, target, present: false)
     }
 
-    private func recordLink(_ object: ManagedObject, _ r: Relationship, _ target: ManagedObject, present: Bool) {
+    private func recordLink(_ object: ManagedObject, _ r: EntityRelationship, _ target: ManagedObject, present: Bool) {
         guard case .joinTable(let table, let own, let other) = model.storage(of: r, in: object.entity) else { return }
         // Normalise so that both directions of one link share a key.
         let (c1, o1, c2, o2) = own < other ? (own, object, other, target) : (other, target, own, object)

@@ -15,7 +15,7 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard let slash = text.lastIndex(of: "/") else { return nil }
         let name = String(text[..<slash])
         let digits = text[text.index(after: slash)...]
-        guard Model.isIdentifier(name), let n = Int64(digits), n > 0, String(n) == digits else { return nil }
+        guard ObjectModel.isIdentifier(name), let n = Int64(digits), n > 0, String(n) == digits else { return nil }
         self.init(entity: name, rowID: n)
     }
 

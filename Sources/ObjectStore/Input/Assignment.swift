@@ -4,22 +4,22 @@ import Foundation
 // reference (`customer=Acme Ltd`, `customer=Customer/3`, `customer.code=C042`), to-many relationships as a
 // comma-separated list (`tags=vip,wholesale`, `tags+=vip`, `tags-=vip`). An empty value clears.
 
-public struct Assignment: Sendable, Equatable {
-    public enum Operation: Sendable, Equatable { case set, add, remove }
+package struct Assignment: Sendable, Equatable {
+    package enum Operation: Sendable, Equatable { case set, add, remove }
 
     /// The property, possibly with a key to look the target up by: `customer.code`.
-    public let key: String
-    public let operation: Operation
-    public let value: String
+    package let key: String
+    package let operation: Operation
+    package let value: String
 
-    public init(key: String, operation: Operation = .set, value: String) {
+    package init(key: String, operation: Operation = .set, value: String) {
         self.key = key
         self.operation = operation
         self.value = value
     }
 
     /// Parses `key=value`, `key+=value` or `key-=value` (the value may contain `=`).
-    public init(parsing text: String) throws(InputError) {
+    package init(parsing text: String) throws(InputError) {
         guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
             throw InputError("expected key=value, got \"\(text)\"", category: .usage)
         }
@@ -36,7 +36,7 @@ public struct Assignment: Sendable, Equatable {
 extension ObjectContext {
     /// Applies assignments to an object, checking each key against the model and each value against its type.
     /// Every assignment is tried: all the problems of a command are reported together, one line each.
-    public func apply(_ assignments: [Assignment], to object: ManagedObject) throws {
+    package func apply(_ assignments: [Assignment], to object: ManagedObject) throws {
         var problems: [any CategorizedError] = []
         for assignment in assignments {
             do {
@@ -49,7 +49,7 @@ extension ObjectContext {
         if !problems.isEmpty { throw AssignmentErrors(problems: problems) }
     }
 
-    public func apply(_ assignment: Assignment, to object: ManagedObject) throws {
+    package func apply(_ assignment: Assignment, to object: ManagedObject) throws {
         let entity = object.entity
         let parts = assignment.key.split(separator: ".", maxSplits: 1).map(String.init)
         let property = try entity.requireProperty(parts[0])
@@ -89,7 +89,7 @@ extension ObjectContext {
         }
     }
 
-    private func reference(_ text: String, for r: Relationship, in entity: Entity, by key: String?) throws -> ManagedObject {
+    private func reference(_ text: String, for r: EntityRelationship, in entity: Entity, by key: String?) throws -> ManagedObject {
         do {
             return try resolve(text, in: r.destination, by: key)
         } catch let error as ContextError {
@@ -107,18 +107,18 @@ extension ObjectContext {
 
 /// Several assignments of one command failed: one line each; a usage error (an unknown key) makes the whole a
 /// usage error, else it is a data error.
-public struct AssignmentErrors: CategorizedError {
-    public let problems: [any CategorizedError]
-    public var category: ErrorCategory { problems.contains { $0.category == .usage } ? .usage : problems[0].category }
-    public var description: String { messages.joined(separator: "\n") }
-    public var messages: [String] { problems.flatMap(\.messages) }
+package struct AssignmentErrors: CategorizedError {
+    package let problems: [any CategorizedError]
+    package var category: ErrorCategory { problems.contains { $0.category == .usage } ? .usage : problems[0].category }
+    package var description: String { messages.joined(separator: "\n") }
+    package var messages: [String] { problems.flatMap(\.messages) }
 }
 
 extension Assignment {
     /// Refuses two `key=` for one property (`name=a name=b`, or `customer=Acme customer.code=C1`), naming both:
     /// keeping either silently would store a value the user may not have meant. `+=` and `-=` may repeat,
     /// as they add to and remove from a to-many relationship in order.
-    public static func checkNoConflicts(_ assignments: [Assignment]) throws(InputError) {
+    package static func checkNoConflicts(_ assignments: [Assignment]) throws(InputError) {
         var first: [String: Assignment] = [:]
         for assignment in assignments where assignment.operation == .set {
             let property = String(assignment.key.prefix { $0 != "." })

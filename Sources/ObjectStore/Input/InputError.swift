@@ -1,12 +1,12 @@
 /// A value given as text that cannot be used: it names the property and the value.
-public struct InputError: CategorizedError, Equatable {
-    public let message: String
-    public let category: ErrorCategory
+package struct InputError: CategorizedError, Equatable {
+    package let message: String
+    package let category: ErrorCategory
 
-    public init(_ message: String, category: ErrorCategory = .data) {
+    package init(_ message: String, category: ErrorCategory = .data) {
         self.message = message
         self.category = category
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -9,10 +9,10 @@ extension ObjectContext {
     /// A text spelt like an object ID is first a natural key, as import and export take it: `show Customer
     /// Customer/1` shows the customer named "Customer/1" when there is one, else object 1. When it names one object
     /// by key and another by ID, it is refused as ambiguous, naming both.
-    public func resolve(_ reference: String, in entityName: String, by keyAttribute: String? = nil) throws -> ManagedObject {
+    package func resolve(_ reference: String, in entityName: String, by keyAttribute: String? = nil) throws -> ManagedObject {
         let entity = try model.entity(entityName)
         if keyAttribute == nil, let id = ObjectID(reference) { return try resolve(reference, speltLike: id, in: entity) }
-        let key: Attribute
+        let key: EntityAttribute
         do {
             key = try entity.identifyingKey(keyAttribute)
         } catch KeyError.noNaturalKey {
@@ -68,7 +68,7 @@ extension ObjectContext {
     }
 
     /// A stored key close to a misspelt one, when the directory is small enough to look through.
-    private func nearbyKey(_ text: String, entity: Entity, key: Attribute) throws -> String? {
+    private func nearbyKey(_ text: String, entity: Entity, key: EntityAttribute) throws -> String? {
         guard key.type == .string else { return nil }
         let candidates = try store.read { db -> [String]? in
             let count = try db.int(ContextSQL.count(in: entity.name)) ?? 0

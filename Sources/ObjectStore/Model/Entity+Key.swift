@@ -1,12 +1,12 @@
 /// Why an attribute cannot name one object of an entity.
-public enum KeyError: CategorizedError, Equatable {
+package enum KeyError: CategorizedError, Equatable {
     case noNaturalKey(entity: String)
     case unknown(entity: String, key: String, suggestion: String?)
     case notUnique(entity: String, key: String)
 
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noNaturalKey(let entity): "\(entity) has no natural key: name a unique attribute"
         case .unknown(let entity, let key, let suggestion): "unknown key \"\(key)\" on \(entity)\(Suggestions.didYouMean(suggestion))"
@@ -18,7 +18,7 @@ public enum KeyError: CategorizedError, Equatable {
 extension Entity {
     /// The one look-up of the attribute that names one object — an import's `--key`, a reference by key, an
     /// upsert: `name` when given, else the natural key; it must be unique (a natural key is).
-    public func identifyingKey(_ name: String? = nil) throws(KeyError) -> Attribute {
+    package func identifyingKey(_ name: String? = nil) throws(KeyError) -> EntityAttribute {
         guard let name = name ?? naturalKey else { throw .noNaturalKey(entity: self.name) }
         guard let a = attribute(named: name) else {
             throw .unknown(entity: self.name, key: name, suggestion: Suggestions.closest(to: name, in: attributes.map(\.name)))

@@ -1,6 +1,6 @@
 import FileOutput
 /// What kind of failure an error is, so a front end can choose an exit status without knowing every error type.
-public enum ErrorCategory: Sendable {
+package enum ErrorCategory: Sendable {
     /// The command was used wrongly (unknown entity or key, malformed argument).
     case usage
     /// The input data is wrong (a value that does not fit, a validation failure, a missing referenced object).
@@ -20,7 +20,7 @@ public enum ErrorCategory: Sendable {
 }
 
 /// An error with human messages and a category.
-public protocol CategorizedError: Error, CustomStringConvertible {
+package protocol CategorizedError: Error, CustomStringConvertible {
     var category: ErrorCategory { get }
     /// One message per problem (most errors have one). A front end prints each as one line: a line feed inside
     /// a message is part of a value, never a second message, so the messages are kept apart here rather than
@@ -29,9 +29,12 @@ public protocol CategorizedError: Error, CustomStringConvertible {
 }
 
 extension CategorizedError {
-    public var messages: [String] { [description] }
+    package var messages: [String] { [description] }
 }
 
+/// A model that is not valid (`invalidModel`, `nameClash`, checked when an `ObjectModel` is made), or a name a
+/// caller gave that the model does not have (`unknownEntity`, `unknownProperty`, with the closest name when one
+/// is near).
 public enum ModelError: CategorizedError, Equatable {
     case unknownEntity(String, suggestion: String?)
     case unknownProperty(entity: String, key: String, suggestion: String?)
@@ -41,7 +44,7 @@ public enum ModelError: CategorizedError, Equatable {
     /// (`Customer`, `Customer.name`) that make them, so that a model file can name the line of the one it declares.
     case nameClash(String, subjects: [String])
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .unknownEntity, .unknownProperty: .usage
         case .invalidModel, .nameClash: .configuration
@@ -65,14 +68,14 @@ public enum ModelError: CategorizedError, Equatable {
 
 extension Entity {
     /// The attribute, or an error with a did-you-mean suggestion.
-    public func requireAttribute(_ name: String) throws(ModelError) -> Attribute {
+    package func requireAttribute(_ name: String) throws(ModelError) -> EntityAttribute {
         if let a = attribute(named: name) { return a }
         throw ModelError.unknownProperty(entity: self.name, key: name,
                                          suggestion: Suggestions.closest(to: name, in: propertyNames))
     }
 
     /// Whether `name` is an attribute or a relationship; throws with a did-you-mean when it is neither.
-    public func requireProperty(_ name: String) throws(ModelError) -> Property {
+    package func requireProperty(_ name: String) throws(ModelError) -> Property {
         if let a = attribute(named: name) { return .attribute(a) }
         if let r = relationship(named: name) { return .relationship(r) }
         throw ModelError.unknownProperty(entity: self.name, key: name,
@@ -81,12 +84,12 @@ extension Entity {
 }
 
 /// An attribute or a relationship.
-public enum Property: Sendable {
-    case attribute(Attribute)
-    case relationship(Relationship)
+package enum Property: Sendable {
+    case attribute(EntityAttribute)
+    case relationship(EntityRelationship)
 }
 
 /// The file-writing module knows nothing of exit statuses: an output refused or not created is 73, a failed write 74.
 extension FileOutputError: CategorizedError {
-    public var category: ErrorCategory { kind == .cannotCreate ? .cannotCreateOutput : .io }
+    package var category: ErrorCategory { kind == .cannotCreate ? .cannotCreateOutput : .io }
 }

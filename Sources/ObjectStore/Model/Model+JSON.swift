@@ -3,9 +3,9 @@ import Foundation
 // The model as plain JSON: recorded in every store's metadata (so a store says which model wrote it)
 // and printed by `bookkeeper model --format json` for tools. The shape is a contract: add keys, never rename.
 
-extension Model {
+extension ObjectModel {
     /// A JSON-compatible description, with stable key order when serialised with `.sortedKeys`.
-    public var jsonObject: [String: Any] {
+    package var jsonObject: [String: Any] {
         ["entities": entities.map { e -> [String: Any] in
             var entity: [String: Any] = [
                 "name": e.name,
@@ -35,7 +35,7 @@ extension Model {
     /// The canonical JSON text of the model: what `JSONSerialization.data(withJSONObject: jsonObject, options:
     /// [.sortedKeys])` writes (ModelTests compare them on generated models), written directly. Every command that
     /// opens a store hashes it, and JSONSerialization's dynamic casts took 4 ms of a 25 ms report (issue 27).
-    public var canonicalJSON: String {
+    package var canonicalJSON: String {
         var out: [UInt8] = []
         out.reserveCapacity(4096)
         func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
@@ -126,13 +126,13 @@ extension Model {
     }
 
     /// The canonical JSON text as JSONSerialization writes it (what `canonicalJSON` must equal).
-    public var canonicalJSONThroughSerialization: String {
+    package var canonicalJSONThroughSerialization: String {
         let data = try! JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 
     /// A short fingerprint of the canonical JSON (FNV-1a, 64 bits): equal models have equal hashes.
-    public var versionHash: String {
+    package var versionHash: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in canonicalJSON.utf8 {
             hash ^= UInt64(byte)
@@ -143,10 +143,10 @@ extension Model {
     }
 }
 
-extension Model {
+extension ObjectModel {
     /// The model a store recorded (`jsonObject`'s shape), read back for comparing with the current one.
     /// Behaviours are not recorded; they come from the current model by entity name.
-    public init(jsonObject: Any, behaviours: [String: EntityBehaviour] = [:]) throws(ModelError) {
+    package init(jsonObject: Any, behaviours: [String: EntityBehaviour] = [:]) throws(ModelError) {
         func fail(_ what: String) -> ModelError { .invalidModel("the recorded model is unreadable: \(what)") }
         guard let root = jsonObject as? [String: Any], let list = root["entities"] as? [[String: Any]] else {
             throw fail("no entities")
@@ -155,7 +155,7 @@ extension Model {
         for e in list {
             guard let name = e["name"] as? String, let kindText = e["kind"] as? String,
                   let kind = EntityKind(rawValue: kindText) else { throw fail("an entity without name or kind") }
-            var attributes: [Attribute] = []
+            var attributes: [EntityAttribute] = []
             for a in e["attributes"] as? [[String: Any]] ?? [] {
                 guard let aName = a["name"] as? String, let typeName = a["type"] as? String,
                       let type = AttributeType(name: typeName, scale: a["scale"] as? Int ?? 0) else {
@@ -171,15 +171,15 @@ extension Model {
                         defaultValue = .value(v)
                     }
                 }
-                attributes.append(Attribute(aName, type, required: a["required"] as? Bool ?? false, default: defaultValue,
+                attributes.append(EntityAttribute(aName, type, required: a["required"] as? Bool ?? false, default: defaultValue,
                                             unique: a["unique"] as? Bool ?? false, indexed: a["indexed"] as? Bool ?? false))
             }
-            var relationships: [Relationship] = []
+            var relationships: [EntityRelationship] = []
             for r in e["relationships"] as? [[String: Any]] ?? [] {
                 guard let rName = r["name"] as? String, let destination = r["destination"] as? String,
                       let inverse = r["inverse"] as? String, let ruleText = r["deleteRule"] as? String,
                       let rule = DeleteRule(rawValue: ruleText) else { throw fail("a relationship of \(name)") }
-                relationships.append(Relationship(rName, to: destination, inverse: inverse, toMany: r["toMany"] as? Bool ?? false,
+                relationships.append(EntityRelationship(rName, to: destination, inverse: inverse, toMany: r["toMany"] as? Bool ?? false,
                                                   required: r["required"] as? Bool ?? false, deleteRule: rule))
             }
             let rules = (e["rules"] as? [[String: String]] ?? []).compactMap { d in
@@ -194,7 +194,7 @@ extension Model {
 
 extension AttributeType {
     /// The type named in model files and recorded models (`decimal` with its scale).
-    public init?(name: String, scale: Int = 0) {
+    package init?(name: String, scale: Int = 0) {
         switch name.lowercased() {
         case "string": self = .string
         case "integer": self = .integer
@@ -208,5 +208,5 @@ extension AttributeType {
         }
     }
 
-    public static let names = ["string", "integer", "decimal", "double", "boolean", "date", "datetime", "binary"]
+    package static let names = ["string", "integer", "decimal", "double", "boolean", "date", "datetime", "binary"]
 }

@@ -6,7 +6,7 @@
 // with SQLite's "duplicate column name", and a migration to it failed after copying the store, on every run. So the
 // model is checked against the very schema it makes (SchemaBuilder's), before any store is touched.
 
-extension Model {
+extension ObjectModel {
     /// SQLite's comparison of names: ASCII letters fold to lower case, every other character is itself.
     static func sqlFold(_ name: String) -> String {
         String(String.UnicodeScalarView(name.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))

@@ -2,7 +2,7 @@
 // context and the query compiler agree without storing anything.
 
 /// How a relationship is represented in the store.
-public enum RelationshipStorage: Sendable, Hashable {
+package enum RelationshipStorage: Sendable, Hashable {
     /// A foreign-key column on this entity's table (a to-one whose inverse is to-many, or the owning side of a one-to-one).
     case foreignKey(column: String)
     /// The foreign key is a column on the destination's table pointing back here.
@@ -11,8 +11,8 @@ public enum RelationshipStorage: Sendable, Hashable {
     case joinTable(table: String, ownColumn: String, otherColumn: String)
 }
 
-extension Model {
-    public func storage(of relationship: Relationship, in entity: Entity) -> RelationshipStorage {
+extension ObjectModel {
+    package func storage(of relationship: EntityRelationship, in entity: Entity) -> RelationshipStorage {
         let inverse = self.inverse(of: relationship)
         switch (relationship.isToMany, inverse.isToMany) {
         case (false, true):

@@ -17,7 +17,9 @@ public enum DefaultValue: Sendable, Hashable {
     }
 }
 
-public struct Attribute: Sendable, Hashable {
+/// A typed attribute of an entity, as Core Data's attribute description: a name, an `AttributeType`, whether a
+/// saved object must have a value, a default, and whether values are unique among the entity's objects or indexed.
+public struct EntityAttribute: Sendable, Hashable {
     public var name: String
     public var type: AttributeType
     public var isRequired: Bool
@@ -62,7 +64,10 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-public struct Relationship: Sendable, Hashable {
+/// One end of a relationship between two entities. Every relationship has an inverse on the destination
+/// entity that points back (`customer` to-one on Invoice, `invoices` to-many on Customer); what a delete does to
+/// the objects at this end is the `deleteRule`. Many-to-many pairs are kept in a link table.
+public struct EntityRelationship: Sendable, Hashable {
     public var name: String
     public var destination: String
     public var inverse: String
@@ -89,20 +94,22 @@ public enum EntityKind: String, Sendable, Hashable, CaseIterable {
     case rows
 }
 
+/// An entity of the model: its attributes, its relationships, an optional natural key (the attribute that
+/// names an object to people, unique), a default sort and validation rules. Each entity is one table.
 public struct Entity: Sendable, Hashable {
     public var name: String
     public var kind: EntityKind
     /// The attribute that names an object to people and other systems (a directory's `name`, a document's `number`).
     public var naturalKey: String?
-    public var attributes: [Attribute]
-    public var relationships: [Relationship]
-    /// The order `list` and `fetch` use when none is given: sort keys as text (`closed desc, name`).
+    public var attributes: [EntityAttribute]
+    public var relationships: [EntityRelationship]
+    /// The order of a fetch that gives none: sort keys as text (`closed desc, name`).
     public var defaultSort: String?
     /// Validation rules written as predicates: every saved object must satisfy each one.
     public var rules: [ModelRule]
 
     public init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
-                attributes: [Attribute], relationships: [Relationship] = [],
+                attributes: [EntityAttribute], relationships: [EntityRelationship] = [],
                 defaultSort: String? = nil, rules: [ModelRule] = []) {
         self.name = name
         self.kind = kind
@@ -113,8 +120,8 @@ public struct Entity: Sendable, Hashable {
         self.rules = rules
     }
 
-    public func attribute(named name: String) -> Attribute? { attributes.first { $0.name == name } }
-    public func relationship(named name: String) -> Relationship? { relationships.first { $0.name == name } }
+    public func attribute(named name: String) -> EntityAttribute? { attributes.first { $0.name == name } }
+    public func relationship(named name: String) -> EntityRelationship? { relationships.first { $0.name == name } }
 
     /// Every property name, attributes first, in declaration order.
     public var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
@@ -122,7 +129,7 @@ public struct Entity: Sendable, Hashable {
 
 /// Read and write access to one object's attribute values: what a domain rule sees, whether the object
 /// is a `ManagedObject` in a context or a record in a bulk write.
-public protocol ObjectValues: AnyObject {
+package protocol ObjectValues: AnyObject {
     var entity: Entity { get }
     /// An attribute's value (null when unset). The key must be an attribute of the entity.
     subscript(_ key: String) -> Value { get set }
@@ -134,9 +141,15 @@ public struct ModelRule: Sendable, Hashable {
     public var predicate: String
     public var message: String
     /// Where the predicate was written (a model file's line and column), for error positions. Not part of the model.
-    public var origin: PredicateSourceOrigin?
+    package var origin: PredicateSourceOrigin?
 
-    public init(_ predicate: String, message: String, origin: PredicateSourceOrigin? = nil) {
+    /// A rule every saved object of the entity must satisfy: `predicate` in NSPredicate format syntax, `message`
+    /// the text of the validation issue when an object does not.
+    public init(_ predicate: String, message: String) {
+        self.init(predicate, message: message, origin: nil)
+    }
+
+    package init(_ predicate: String, message: String, origin: PredicateSourceOrigin?) {
         self.predicate = predicate
         self.message = message
         self.origin = origin
@@ -152,16 +165,16 @@ public struct ModelRule: Sendable, Hashable {
 
 /// Per-entity behaviour a domain adds to the model: values derived before saving and extra validation rules.
 /// Kept apart from the data so the model itself stays plain, comparable and serialisable.
-public struct EntityBehaviour: Sendable {
+package struct EntityBehaviour: Sendable {
     /// Called for every inserted or updated object before validation (e.g. derive a row's sum).
-    public var willSave: (@Sendable (any ObjectValues) -> Void)?
+    package var willSave: (@Sendable (any ObjectValues) -> Void)?
     /// Returns problems as messages (`OrderRow.sum must not be negative`); empty when valid.
-    public var validate: (@Sendable (any ObjectValues) -> [String])?
+    package var validate: (@Sendable (any ObjectValues) -> [String])?
     /// Attributes whose values beyond the attribute's range `validate` reports itself, naming how they were
     /// derived (a row's sum as quantity × price), so the store does not report them a second time.
-    public var rangeCheckedByBehaviour: Set<String>
+    package var rangeCheckedByBehaviour: Set<String>
 
-    public init(willSave: (@Sendable (any ObjectValues) -> Void)? = nil,
+    package init(willSave: (@Sendable (any ObjectValues) -> Void)? = nil,
                 validate: (@Sendable (any ObjectValues) -> [String])? = nil,
                 rangeCheckedByBehaviour: Set<String> = []) {
         self.willSave = willSave
@@ -171,20 +184,25 @@ public struct EntityBehaviour: Sendable {
 }
 
 /// A checked, indexed set of entities.
-public struct Model: Sendable {
+public struct ObjectModel: Sendable {
     public let entities: [Entity]
-    public let behaviours: [String: EntityBehaviour]
+    package let behaviours: [String: EntityBehaviour]
     private let index: [String: Int]
     /// Each entity's rules, bound once: (predicate, message).
     package private(set) var boundRules: [String: [(BoundPredicate, String)]] = [:]
     /// For each entity, the ways back from one of its objects to the objects whose rules read it: each a chain of
     /// relationships to follow (the inverses of a rule's key path, from where the object sits on it back to the
     /// rule's entity). `orders.rows.@sum.sum` on Customer gives an OrderRow [order, customer] and an Order [customer].
-    package private(set) var ruleDependencies: [String: [[Relationship]]] = [:]
+    package private(set) var ruleDependencies: [String: [[EntityRelationship]]] = [:]
 
     /// Builds a model and checks it: names, natural keys, and that each relationship's inverse exists and points back.
     /// `sortOrigins` says where each entity's default sort was written (a model file), for error positions.
-    public init(entities: [Entity], behaviours: [String: EntityBehaviour] = [:],
+    public init(entities: [Entity]) throws(ModelError) {
+        try self.init(entities: entities, behaviours: [:])
+    }
+
+    /// A model whose entities also have behaviours written in Swift (a hook before save, a validation).
+    package init(entities: [Entity], behaviours: [String: EntityBehaviour],
                 sortOrigins: [String: PredicateSourceOrigin] = [:]) throws(ModelError) {
         self.entities = entities
         self.behaviours = behaviours
@@ -206,7 +224,7 @@ public struct Model: Sendable {
             for rule in e.rules {
                 let origin = rule.origin ?? PredicateSourceOrigin(name: "\(e.name) rule")
                 do {
-                    let plan = try FetchPlan(FetchRequest(entity: e.name, predicate: rule.predicate, predicateOrigin: origin),
+                    let plan = try FetchPlan(ObjectFetchRequest(entity: e.name, predicate: rule.predicate, predicateOrigin: origin),
                                              model: self, columns: [])
                     if let p = plan.predicate { bound[e.name, default: []].append((p, rule.message)) }
                 } catch {
@@ -217,14 +235,14 @@ public struct Model: Sendable {
                 let origin = sortOrigins[e.name]
                 do {
                     let keys = try SortKey.parseList(sort, origin: origin ?? PredicateSourceOrigin(name: "\(e.name) sort"))
-                    _ = try FetchPlan(FetchRequest(entity: e.name, sortDescriptors: keys), model: self, columns: [])
+                    _ = try FetchPlan(ObjectFetchRequest(entity: e.name, sortDescriptors: keys), model: self, columns: [])
                 } catch {
                     throw ModelError.invalidModel("\(error)", located: origin != nil)
                 }
             }
         }
         boundRules = bound
-        var dependencies: [String: Set<[Relationship]>] = [:]
+        var dependencies: [String: Set<[EntityRelationship]>] = [:]
         for (p, _) in bound.values.joined() {
             for chain in p.relationshipChains {
                 // Every prefix: a row's change matters to the customer through [orders, rows], an order's through [orders].
@@ -249,18 +267,18 @@ public struct Model: Sendable {
     }
 
     /// The inverse of a relationship (always present in a checked model).
-    public func inverse(of relationship: Relationship) -> Relationship {
+    public func inverse(of relationship: EntityRelationship) -> EntityRelationship {
         entity(named: relationship.destination)!.relationship(named: relationship.inverse)!
     }
 
     private func check() throws(ModelError) {
         for e in entities {
-            guard Model.isIdentifier(e.name), !e.name.hasPrefix("_") else {
+            guard ObjectModel.isIdentifier(e.name), !e.name.hasPrefix("_") else {
                 throw ModelError.invalidModel("\"\(e.name)\" is not a valid entity name (letters, digits and _; starting with a letter)")
             }
             var seen: Set<String> = []
             for p in e.propertyNames {
-                guard Model.isIdentifier(p) else {
+                guard ObjectModel.isIdentifier(p) else {
                     throw ModelError.invalidModel("\(e.name).\(p) is not a valid property name", subject: "\(e.name).\(p)")
                 }
                 guard p != "id" else { throw ModelError.invalidModel("\(e.name).id is reserved for object IDs", subject: "\(e.name).id") }

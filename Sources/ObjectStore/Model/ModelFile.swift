@@ -31,19 +31,19 @@ import Yams
 // inverse-delete (default nullify). A natural key is made required and unique.
 
 /// A mistake in a model file, with its place.
-public struct ModelFileError: CategorizedError, Equatable {
-    public let file: String
-    public let line: Int
-    public let column: Int
-    public let message: String
+package struct ModelFileError: CategorizedError, Equatable {
+    package let file: String
+    package let line: Int
+    package let column: Int
+    package let message: String
 
-    public var category: ErrorCategory { .configuration }
-    public var description: String { "\(file):\(line):\(column): \(message)" }
+    package var category: ErrorCategory { .configuration }
+    package var description: String { "\(file):\(line):\(column): \(message)" }
 }
 
-public enum ModelFile {
+package enum ModelFile {
     /// Reads the model file at `path` and returns `base` extended by it.
-    public static func load(path: String, extending base: Model, displayName: String? = nil) throws -> Model {
+    package static func load(path: String, extending base: ObjectModel, displayName: String? = nil) throws -> ObjectModel {
         let name = displayName ?? path
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDirectory: ObjCBool = false
@@ -58,7 +58,7 @@ public enum ModelFile {
     }
 
     /// Parses model-file text (named `name` in errors) and returns `base` extended by it.
-    public static func parse(_ text: String, name: String, extending base: Model) throws -> Model {
+    package static func parse(_ text: String, name: String, extending base: ObjectModel) throws -> ObjectModel {
         var reader = Reader(file: name)
         let root: Node?
         do {
@@ -128,12 +128,12 @@ private struct Reader {
         return PredicateSourceOrigin(name: file, line: node.mark?.line ?? 1, column: column)
     }
 
-    mutating func extend(_ base: Model, with root: Node) throws -> Model {
+    mutating func extend(_ base: ObjectModel, with root: Node) throws -> ObjectModel {
         var entities = base.entities
         var marks: [String: Node] = [:]          // entity name → its key node, for errors found later
         var propertyMarks: [String: Node] = [:]  // `Entity.property` → its key node (an inverse made here: its owner's)
         var sortOrigins: [String: PredicateSourceOrigin] = [:]
-        var pendingInverses: [(owner: String, relationship: Relationship, inverseMany: Bool, inverseDelete: DeleteRule,
+        var pendingInverses: [(owner: String, relationship: EntityRelationship, inverseMany: Bool, inverseDelete: DeleteRule,
                                toNode: Node, inverseNode: Node)] = []
         let top = try mapping(root, "the model file", allowed: ["entities"])
         guard let entitiesNode = top.first?.value else { return base }
@@ -141,7 +141,7 @@ private struct Reader {
         // Every entity a relationship may point to: the built-in ones and those of this file, declared before or after.
         let entityNames = base.entities.map(\.name) + declared.map(\.text).filter { n in !base.entities.contains { $0.name == n } }
         for (keyNode, name, body) in declared {
-            guard Model.isIdentifier(name), !name.hasPrefix("_") else {
+            guard ObjectModel.isIdentifier(name), !name.hasPrefix("_") else {
                 throw fail(keyNode, "\"\(name)\" is not a valid entity name (letters, digits and _, starting with a letter)")
             }
             marks[name] = keyNode
@@ -189,7 +189,7 @@ private struct Reader {
                             throw fail(rKey, "relationship \(name).\(rName) needs inverse: (the relationship's name on \(try string(toNode, "to")))")
                         }
                         let many = try get("many").map { n throws(ModelFileError) in try bool(n, "many") } ?? false
-                        let r = Relationship(rName, to: try string(toNode, "to"), inverse: try string(inverseNode, "inverse"), toMany: many,
+                        let r = EntityRelationship(rName, to: try string(toNode, "to"), inverse: try string(inverseNode, "inverse"), toMany: many,
                                              required: try get("required").map { n throws(ModelFileError) in try bool(n, "required") } ?? false,
                                              deleteRule: try get("delete").map { n throws(ModelFileError) in try rule(n, "delete") } ?? .nullify)
                         if r.isToMany && r.isRequired { throw fail(get("required"), "a to-many relationship cannot be required") }
@@ -252,11 +252,11 @@ private struct Reader {
             if entities[d].attribute(named: r.inverse) != nil {
                 throw fail(node, "\(r.destination).\(r.inverse) is an attribute, so it cannot be the inverse of \(owner).\(r.name)")
             }
-            entities[d].relationships.append(Relationship(r.inverse, to: owner, inverse: r.name, toMany: inverseMany, deleteRule: inverseDelete))
+            entities[d].relationships.append(EntityRelationship(r.inverse, to: owner, inverse: r.name, toMany: inverseMany, deleteRule: inverseDelete))
             propertyMarks["\(r.destination).\(r.inverse)"] = propertyMarks["\(owner).\(r.name)"]
         }
         do {
-            return try Model(entities: entities, behaviours: base.behaviours, sortOrigins: sortOrigins)
+            return try ObjectModel(entities: entities, behaviours: base.behaviours, sortOrigins: sortOrigins)
         } catch {
             // Rules and sorts name their own place; names SQLite cannot hold apart name the line of the one written
             // last (the other may be built in); a property's problem names the property's line (it named the entity's:
@@ -281,7 +281,7 @@ private struct Reader {
         fail(node, "\(owner).\(relationship) points to unknown entity \(destination)\(Suggestions.didYouMean(Suggestions.closest(to: destination, in: names)))")
     }
 
-    func attribute(_ name: String, of entity: String, _ keyNode: Node, _ body: Node) throws(ModelFileError) -> Attribute {
+    func attribute(_ name: String, of entity: String, _ keyNode: Node, _ body: Node) throws(ModelFileError) -> EntityAttribute {
         let spec = try mapping(body, "attribute \(entity).\(name)", allowed: ["type", "scale", "required", "unique", "indexed", "default"])
         func get(_ key: String) -> Node? { spec.first { $0.text == key }?.value }
         guard let typeNode = get("type") else {
@@ -322,6 +322,6 @@ private struct Reader {
             }
         }
         func flag(_ key: String) throws(ModelFileError) -> Bool { try get(key).map { n throws(ModelFileError) in try bool(n, key) } ?? false }
-        return Attribute(name, type, required: try flag("required"), default: defaultValue, unique: try flag("unique"), indexed: try flag("indexed"))
+        return EntityAttribute(name, type, required: try flag("required"), default: defaultValue, unique: try flag("unique"), indexed: try flag("indexed"))
     }
 }

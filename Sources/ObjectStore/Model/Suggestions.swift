@@ -1,6 +1,6 @@
 /// Did-you-mean: the candidate closest to a misspelt name, if it is close enough to be a likely typo.
-public enum Suggestions {
-    public static func closest(to name: String, in candidates: [String]) -> String? {
+package enum Suggestions {
+    package static func closest(to name: String, in candidates: [String]) -> String? {
         let lowered = name.lowercased()
         var best: (String, Int)?
         for c in candidates {
@@ -13,7 +13,7 @@ public enum Suggestions {
     }
 
     /// Damerau-Levenshtein (optimal string alignment) distance over characters.
-    public static func distance(_ a: String, _ b: String) -> Int {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
@@ -35,16 +35,16 @@ public enum Suggestions {
     }
 
     /// ` — did you mean "name"?` or the empty string.
-    public static func didYouMean(_ suggestion: String?) -> String {
+    package static func didYouMean(_ suggestion: String?) -> String {
         suggestion.map { " — did you mean \"\($0)\"?" } ?? ""
     }
 }
 
-extension Model {
+extension ObjectModel {
     /// For an object ID whose entity the model has not, but has one spelt close to it (`customer/2`, `Custmer/2`):
     /// `there is no entity "customer" in the object ID customer/2 — did you mean "Customer/2"?`. Nil when the
     /// entity exists or nothing is close. One wording for predicates, `show`, `set` and `delete`.
-    public func misspeltEntity(in id: ObjectID) -> String? {
+    package func misspeltEntity(in id: ObjectID) -> String? {
         guard entity(named: id.entity) == nil, let close = Suggestions.closest(to: id.entity, in: entities.map(\.name)) else { return nil }
         return "there is no entity \"\(id.entity)\" in the object ID \(id)"
             + Suggestions.didYouMean(ObjectID(entity: close, rowID: id.rowID).description)

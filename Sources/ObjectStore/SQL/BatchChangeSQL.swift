@@ -12,10 +12,10 @@
 
 /// The SQL of batch changes, through the store's dialect.
 package struct BatchChangeSQL {
-    let model: Model
+    let model: ObjectModel
     let dialect: any SQLDialect = Store.dialect
 
-    package init(model: Model) { self.model = model }
+    package init(model: ObjectModel) { self.model = model }
 
     static let matchedName = "bk_batch_matched"
     static let deletedName = "bk_batch_deleted"
@@ -102,7 +102,7 @@ package struct BatchChangeSQL {
 
     /// The IDs of the objects that `r` (of `entity`) reaches from the objects whose IDs `from` selects (one
     /// column): a foreign key read, a foreign key pointing back, or a join table — one statement for the set.
-    func follow(_ r: Relationship, of entity: Entity, from: String) -> String {
+    func follow(_ r: EntityRelationship, of entity: Entity, from: String) -> String {
         switch model.storage(of: r, in: entity) {
         case .foreignKey(let column):
             return "SELECT \(q(column)) AS v FROM \(q(entity.name)) WHERE \(q("id")) IN (\(from)) AND \(q(column)) IS NOT NULL"
@@ -116,7 +116,7 @@ package struct BatchChangeSQL {
     /// Pairs (object of `entity` in `from`, object of `r.destination` it reaches through `r`) whose destination
     /// object exists and is not in `excluding` (an ID selection): who refers to what, for Deny, Nullify and No
     /// Action.
-    func pairs(_ r: Relationship, of entity: Entity, from: String, excluding: String) -> String {
+    func pairs(_ r: EntityRelationship, of entity: Entity, from: String, excluding: String) -> String {
         let destination = q(r.destination)
         switch model.storage(of: r, in: entity) {
         case .foreignKey(let column):
@@ -176,7 +176,7 @@ package struct BatchChangeSQL {
 
     /// Adds to `deleted` what `r` of `entity` reaches from its deleted objects (a Cascade): arguments 1 the
     /// destination's name, 2 the entity's, 3 the round.
-    func cascade(_ r: Relationship, of entity: Entity) -> String {
+    func cascade(_ r: EntityRelationship, of entity: Entity) -> String {
         dialect.insertIgnoringDuplicates(into: deleted, columns: ["entity", "id", "round"],
                                          select: "SELECT \(p(1)), x.v, \(p(3)) FROM (\(follow(r, of: entity, from: deletedIDs(2)))) AS x"
                                              + " WHERE x.v IN (SELECT \(q("id")) FROM \(q(r.destination)))")
@@ -203,7 +203,7 @@ package struct BatchChangeSQL {
     /// The objects of `r.destination` that `r` reaches from the deleted objects of `entity` (its name bound as
     /// argument 1) and that are not deleted themselves (the destination's name, argument 2): those a Nullify
     /// clears.
-    func surviving(_ r: Relationship, of entity: Entity) -> String {
+    func surviving(_ r: EntityRelationship, of entity: Entity) -> String {
         "SELECT x.v AS v FROM (\(follow(r, of: entity, from: deletedIDs(1)))) AS x WHERE x.v NOT IN (\(deletedIDs(2)))"
     }
 

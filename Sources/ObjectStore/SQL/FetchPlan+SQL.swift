@@ -2,7 +2,7 @@
 // derived tables of FetchPlan+SharedAggregates and FetchPlan+GroupedAggregates.
 
 extension FetchPlan {
-    public enum Selection: Sendable {
+    package enum Selection: Sendable {
         /// Whole rows of the fetched entity, for objects.
         case objects
         /// The plan's columns.
@@ -12,7 +12,7 @@ extension FetchPlan {
     }
 
     /// The statement and its arguments.
-    public func sql(_ selection: Selection) -> (sql: String, arguments: [StoredValue]) { sql(selection, coverage: nil) }
+    package func sql(_ selection: Selection) -> (sql: String, arguments: [StoredValue]) { sql(selection, coverage: nil) }
 
     /// The statement as run on a store: `db` tells which ranges cover so much of their table that its index would
     /// only slow the read (`Store.rangeCoverage`).
@@ -24,7 +24,7 @@ extension FetchPlan {
     /// 27's derived table), for the tests that compare the two.
     /// `groupAggregates: false` keeps every to-many aggregate a correlated subquery (no grouped derived table,
     /// FetchPlan+GroupedAggregates), for the tests that compare the two.
-    func sql(_ selection: Selection, coverage: ((Entity, Attribute, StoredValue?, StoredValue?) -> Double?)?,
+    func sql(_ selection: Selection, coverage: ((Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double?)?,
              shareAggregates: Bool = true, groupAggregates: Bool = true) -> (sql: String, arguments: [StoredValue]) {
         let s = statement(selection, coverage: coverage, shareAggregates: shareAggregates, groupAggregates: groupAggregates)
         return (s.sql, s.arguments)
@@ -32,7 +32,7 @@ extension FetchPlan {
 
     /// The statement; `marked` writes each aggregate subquery with its number (`SQLCompiler.marking`), `marks`
     /// giving each aggregate's number by its key.
-    func statement(_ selection: Selection, coverage: ((Entity, Attribute, StoredValue?, StoredValue?) -> Double?)?,
+    func statement(_ selection: Selection, coverage: ((Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double?)?,
                    shareAggregates: Bool = true, groupAggregates: Bool = false, marked: Bool = false)
         -> (sql: String, arguments: [StoredValue], marks: [String: Int]) {
         let compiler = SQLCompiler(model: model, scopes: scopes, coverage: coverage)

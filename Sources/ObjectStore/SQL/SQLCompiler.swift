@@ -42,7 +42,7 @@ final class SQLQuery {
 
 /// Compiles bound predicates and expressions into SQL with numbered arguments.
 package final class SQLCompiler {
-    let model: Model
+    let model: ObjectModel
     let scopes: [Entity]
     let dialect: any SQLDialect = Store.dialect
     /// The form the sum being compiled takes beyond an Int64 (see `ordering`).
@@ -51,10 +51,10 @@ package final class SQLCompiler {
     private var aliasCount = 0
     /// The share of the fetched entity's rows (0...1) a range on one of its indexed attributes covers, when the
     /// statement is compiled against a store (`RangeCoverage`); nil compiles without it.
-    let coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)?
+    let coverage: ((_ entity: Entity, _ attribute: EntityAttribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)?
 
-    init(model: Model, scopes: [Entity],
-         coverage: ((_ entity: Entity, _ attribute: Attribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)? = nil) {
+    init(model: ObjectModel, scopes: [Entity],
+         coverage: ((_ entity: Entity, _ attribute: EntityAttribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)? = nil) {
         self.model = model
         self.scopes = scopes
         self.coverage = coverage
@@ -501,7 +501,7 @@ package final class SQLCompiler {
     /// correlated subquery), or read from a grouped derived table's column (`grouped`: NULL for an object that
     /// has no elements, no row there). Over no elements a count is 0, a sum 0 (0.0 for doubles), an average, a
     /// minimum and a maximum NULL, either way; an average is brought to its attribute's scale.
-    func finishedAggregate(_ op: AggregateOperator, _ a: Attribute?, _ term: String, grouped: Bool) -> String {
+    func finishedAggregate(_ op: AggregateOperator, _ a: EntityAttribute?, _ term: String, grouped: Bool) -> String {
         switch op {
         case .count: return grouped ? "COALESCE(\(term), 0)" : term
         case .sum: return "COALESCE(\(term), \(a!.type == .double ? "0.0" : "0"))"
@@ -551,7 +551,7 @@ package final class SQLCompiler {
     /// A double attribute's column read where SQLite would compute with it (a sum, an average, a list): wrapped
     /// so that a stored infinity fails the statement, naming the object, instead of turning a sum into ±∞ or
     /// (+∞ + −∞) NULL. Other types are read as they are.
-    private func finite(_ column: String, _ path: ToOnePath, _ a: Attribute, in q: SQLQuery) -> String {
+    private func finite(_ column: String, _ path: ToOnePath, _ a: EntityAttribute, in q: SQLQuery) -> String {
         guard a.type == .double else { return column }
         let entity = path.hops.last?.destination ?? scopes[path.scope].name
         return dialect.finite(column, entity: entity, attribute: a.name, id: "\(alias(of: path, in: q)).\"id\"")

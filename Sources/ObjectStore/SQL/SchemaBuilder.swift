@@ -24,8 +24,8 @@ extension DeleteRule {
 struct ColumnSpec: Hashable {
     enum Role: Hashable {
         case id
-        case attribute(Attribute)
-        case foreignKey(Relationship)
+        case attribute(EntityAttribute)
+        case foreignKey(EntityRelationship)
         /// A join table's column holding the id of an object of `entity`.
         case link(entity: String)
     }
@@ -60,9 +60,9 @@ struct TableSpec: Hashable {
     func column(named name: String) -> ColumnSpec? { columns.first { $0.name == name } }
 }
 
-public enum SchemaBuilder {
+package enum SchemaBuilder {
     /// The statements that create the whole schema, in order.
-    public static func statements(for model: Model) -> [String] {
+    package static func statements(for model: ObjectModel) -> [String] {
         let tables = self.tables(for: model)
         let entityTables = tables.filter { $0.entity != nil }
         let joinTables = tables.filter { $0.entity == nil }
@@ -72,7 +72,7 @@ public enum SchemaBuilder {
     }
 
     /// Every table the model wants: the entities' in model order, then the join tables by name.
-    static func tables(for model: Model) -> [TableSpec] {
+    static func tables(for model: ObjectModel) -> [TableSpec] {
         var entityTables: [TableSpec] = []
         var joinTables: [String: TableSpec] = [:]
         for entity in model.entities {

@@ -6,7 +6,7 @@ extension Store {
     /// The share (0...1) of `entity`'s rows whose `attribute` lies in [low, high] (nil: open), estimated from the
     /// column's min and max, as if its values were spread evenly between them; nil when there is nothing to go on
     /// (an empty table, text, a blob).
-    static func rangeCoverage(_ db: any StorageConnection) -> (Entity, Attribute, StoredValue?, StoredValue?) -> Double? {
+    static func rangeCoverage(_ db: any StorageConnection) -> (Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double? {
         var seen: [String: StorageRow] = [:]
         return { entity, attribute, low, high in
             let table = quoted(entity.name)

@@ -6,8 +6,8 @@ import FileOutput
 ///
 /// While a COMMIT runs, signals are held back (`SignalHold`): the commit finishes, the state says which way it
 /// went, and the signal is raised again to be reported with the true message.
-public enum CommitProgress {
-    public enum State: Int32 {
+package enum CommitProgress {
+    package enum State: Int32 {
         case nothingCommitted = 0
         case committing = 1
         case committed = 2
@@ -20,13 +20,13 @@ public enum CommitProgress {
     }()
 
     /// Async-signal-safe.
-    public static var state: State {
+    package static var state: State {
         let raw = memory[0]
         if raw == State.committed.rawValue { return .committed }
         return raw == State.committing.rawValue ? .committing : .nothingCommitted
     }
 
-    public static var hasCommitted: Bool { state == .committed }
+    package static var hasCommitted: Bool { state == .committed }
 
     /// Marks the start of a COMMIT. Call `finish(committed:)` after it, whichever way it went.
     static func beginCommit() {

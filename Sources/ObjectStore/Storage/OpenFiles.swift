@@ -11,12 +11,12 @@ import Foundation
 import Glibc
 #endif
 
-public enum OpenFiles {
+package enum OpenFiles {
     /// The descriptors a command may hold at once beyond standard input, output and error, with room to spare: the
     /// store and its -wal and -shm (3), libdispatch's epoll and event descriptors (2), an input, a rejects file or
     /// an output and its temporary file, the busy note, the input's hash thread, SQLite's temporary files and
     /// libxlsxwriter's — at most 11 at once as measured (an import, an XLSX report), so 24 leaves as many again.
-    public static let needed = 24
+    package static let needed = 24
 
     /// How many more descriptors this process can open now, counted up to `limit` by opening them (and closing
     /// them again); nil when the probe itself failed for another reason than the limit (no `/` to open).
@@ -34,14 +34,14 @@ public enum OpenFiles {
     }
 
     /// Throws `TooManyOpenFiles` unless `count` more descriptors can be opened now.
-    public static func require(_ count: Int = needed) throws {
+    package static func require(_ count: Int = needed) throws {
         guard let free = free(upTo: count), free < count else { return }
         throw TooManyOpenFiles(free: free, needed: count)
     }
 
     /// The error to report when fewer than `count` descriptors are free now — an open failed for the limit, not for
     /// the file — else nil.
-    public static func exhausted(needing count: Int = 3) -> TooManyOpenFiles? {
+    package static func exhausted(needing count: Int = 3) -> TooManyOpenFiles? {
         guard let free = free(upTo: count), free < count else { return nil }
         return TooManyOpenFiles(free: free)
     }
@@ -55,19 +55,19 @@ public enum OpenFiles {
 }
 
 /// Too few file descriptors are free for the command (`ulimit -n` too low, or the system's table full).
-public struct TooManyOpenFiles: CategorizedError {
-    public let free: Int
-    public let needed: Int
-    public let limit: UInt64?
+package struct TooManyOpenFiles: CategorizedError {
+    package let free: Int
+    package let needed: Int
+    package let limit: UInt64?
 
-    public init(free: Int, needed: Int = OpenFiles.needed) {
+    package init(free: Int, needed: Int = OpenFiles.needed) {
         self.free = free
         self.needed = needed
         self.limit = OpenFiles.limit
     }
 
-    public var category: ErrorCategory { .io }
-    public var description: String {
+    package var category: ErrorCategory { .io }
+    package var description: String {
         let limitText = limit.map { "the limit on open files (ulimit -n) is \($0), and " } ?? ""
         return "too many open files: \(limitText)bookkeeper needs \(needed) free besides standard input, output and error "
             + "but has \(free) — raise the limit (ulimit -n 1024) or close files the job inherits"

@@ -11,11 +11,11 @@ import Foundation
 import Glibc
 #endif
 
-public enum ProcessLimit {
+package enum ProcessLimit {
     /// The threads a command may run at once, its main thread included, with room to spare: an import runs its
     /// input's hash thread, the inserter, up to four index helpers (one per core beyond the first), the checkpoint
     /// thread and libdispatch's two — 5 at once as measured on two cores, up to 3 more with five cores or more.
-    public static let needed = 16
+    package static let needed = 16
 
     /// How many more threads this process could start now, counted up to `limit` by starting them (each waits on a
     /// lock until all are started, then ends); nil when starting failed for another reason than the limit.
@@ -52,7 +52,7 @@ public enum ProcessLimit {
     /// Throws `TooFewProcesses` unless this process can run `count` threads at once (its main thread and
     /// `count - 1` more). Only a limit set on processes is probed, and not for root, whom the kernel does not hold
     /// to it.
-    public static func require(_ count: Int = needed) throws {
+    package static func require(_ count: Int = needed) throws {
         var limits = rlimit()
         guard getuid() != 0, getrlimit(__rlimit_resource_t(__RLIMIT_NPROC.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max,
               let free = free(upTo: count - 1), free < count - 1 else { return }
@@ -83,14 +83,14 @@ private extension Character {
 }
 
 /// A limit on processes (`ulimit -u`) that leaves too few for the threads a command may run.
-public struct TooFewProcesses: CategorizedError {
-    public let limit: UInt64
+package struct TooFewProcesses: CategorizedError {
+    package let limit: UInt64
     /// The threads of the user's other processes, which count against the same limit; nil when unknown.
-    public let others: Int?
-    public let needed: Int
+    package let others: Int?
+    package let needed: Int
 
-    public var category: ErrorCategory { .io }
-    public var description: String {
+    package var category: ErrorCategory { .io }
+    package var description: String {
         let running = others.map { ", this user's other processes run \($0) thread\($0 == 1 ? "" : "s")" } ?? ""
         let suggested = others.map { UInt64($0 + needed) } ?? limit + UInt64(needed)
         // dash, cron's /bin/sh on Debian, calls the limit -p where bash calls it -u.
@@ -103,8 +103,8 @@ public struct TooFewProcesses: CategorizedError {
 /// The limits every command is held to before any work — open files, memory, processes — checked together, so that
 /// a job under several low limits learns of all of them in one run rather than one per run (found by the attack on
 /// 0.6.0 before it landed: `ulimit -n 20 -u 5 -v 100000` took three runs to tell).
-public enum CommandLimits {
-    public static func require() throws {
+package enum CommandLimits {
+    package static func require() throws {
         var found: [any CategorizedError] = []
         let checks: [() throws -> Void] = [{ try OpenFiles.require() }, { try AddressSpace.require() }, { try ProcessLimit.require() }]
         for check in checks {
@@ -116,9 +116,9 @@ public enum CommandLimits {
 }
 
 /// Several limits too low at once: one line for each.
-public struct LimitsTooLow: CategorizedError {
-    public let errors: [any CategorizedError]
-    public var category: ErrorCategory { .io }
-    public var messages: [String] { errors.flatMap(\.messages) }
-    public var description: String { messages.joined(separator: "\n") }
+package struct LimitsTooLow: CategorizedError {
+    package let errors: [any CategorizedError]
+    package var category: ErrorCategory { .io }
+    package var messages: [String] { errors.flatMap(\.messages) }
+    package var description: String { messages.joined(separator: "\n") }
 }

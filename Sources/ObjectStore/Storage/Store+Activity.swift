@@ -38,7 +38,7 @@ extension Store {
     }
 
     /// What the process holding the store's write lock said it is doing, if it is still running.
-    public static func currentActivity(at path: String) -> String? {
+    package static func currentActivity(at path: String) -> String? {
         SideFile.liveNote(at: path + "-activity")
     }
 

@@ -9,23 +9,23 @@
 // it came from.
 
 /// A double the store holds that is not finite: `Item/3.weight: the store holds a non-finite number (inf) …`.
-public struct NonFiniteStoredNumber: CategorizedError, Equatable {
-    public let object: ObjectID
-    public let attribute: String
-    public let value: Double
+package struct NonFiniteStoredNumber: CategorizedError, Equatable {
+    package let object: ObjectID
+    package let attribute: String
+    package let value: Double
 
-    public init(object: ObjectID, attribute: String, value: Double) {
+    package init(object: ObjectID, attribute: String, value: Double) {
         self.object = object
         self.attribute = attribute
         self.value = value
     }
 
-    public var category: ErrorCategory { .data }
+    package var category: ErrorCategory { .data }
 
     /// The store's check lists every such value.
     package var nextStep: NextStep { .runCheck }
 
-    public var description: String {
+    package var description: String {
         "\(object).\(attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(value))), which no output "
             + "can write — another tool wrote it; set each such value to a number"
     }
@@ -47,27 +47,27 @@ public struct NonFiniteStoredNumber: CategorizedError, Equatable {
     private static let sqlMarker = "bk_finite"
 
     /// `inf`, `-inf` or `nan`.
-    public static func spelling(_ value: Double) -> String {
+    package static func spelling(_ value: Double) -> String {
         value.isNaN ? "nan" : value < 0 ? "-inf" : "inf"
     }
 }
 
 /// A value computed from finite ones that is not finite: a sum, a total or an average whose adding up passed
 /// ±1.8e308 (even if the exact sum would not: 1.7e308 + 1.7e308 − 1.7e308).
-public struct NonFiniteResult: CategorizedError, Equatable {
+package struct NonFiniteResult: CategorizedError, Equatable {
     /// Where: `column "Weight"`, `the total of column "Weight"`.
-    public let place: String
+    package let place: String
     /// Prefixed to the message (an output file), or nil.
-    public let file: String?
+    package let file: String?
 
-    public init(place: String, file: String? = nil) {
+    package init(place: String, file: String? = nil) {
         self.place = place
         self.file = file
     }
 
-    public var category: ErrorCategory { .data }
+    package var category: ErrorCategory { .data }
 
-    public var description: String {
+    package var description: String {
         // Standard output (`-`) is not named: the message is about the data, as `fetch`'s is.
         (file.flatMap { $0 == "-" ? nil : "\($0): " } ?? "") + "\(place) overflows a double (±\(Double.greatestFiniteMagnitude)) "
             + "as its values are added up, and is not written as a number"
@@ -77,7 +77,7 @@ public struct NonFiniteResult: CategorizedError, Equatable {
 extension Value {
     /// Whether this is a double that is not a finite number.
     @inline(__always)
-    public var isNonFiniteDouble: Bool {
+    package var isNonFiniteDouble: Bool {
         if case .double(let d) = self { return !d.isFinite }
         return false
     }
@@ -86,8 +86,8 @@ extension Value {
 extension Store {
     /// The first double the store holds that is not finite, in model order (the attributes named `preferring`
     /// first: the one an output was reading); nil when every stored double is finite.
-    public func firstNonFiniteDouble(preferring attribute: String? = nil) throws -> NonFiniteStoredNumber? {
-        var candidates: [(Entity, Attribute)] = []
+    package func firstNonFiniteDouble(preferring attribute: String? = nil) throws -> NonFiniteStoredNumber? {
+        var candidates: [(Entity, EntityAttribute)] = []
         for entity in model.entities {
             for a in entity.attributes where a.type == .double { candidates.append((entity, a)) }
         }
@@ -107,7 +107,7 @@ extension Store {
 
     /// Why an output met a non-finite double in `place` (a column, read by `keyPath`): the stored value it came
     /// from, else a computed value that overflowed.
-    public func nonFiniteError(place: String, keyPath: String?, file: String? = nil) throws -> any CategorizedError {
+    package func nonFiniteError(place: String, keyPath: String?, file: String? = nil) throws -> any CategorizedError {
         let last = keyPath.flatMap { $0.split(separator: ".").last.map(String.init) }
         if let stored = try firstNonFiniteDouble(preferring: last) { return stored }
         return NonFiniteResult(place: place, file: file)

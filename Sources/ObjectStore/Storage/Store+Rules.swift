@@ -10,7 +10,7 @@ extension Store {
         var problems: [String] = []
         for entity in entities ?? model.entities {
             for rule in entity.rules {
-                let plan = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))", limit: limit),
+                let plan = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))", limit: limit),
                                          model: model, columns: [])
                 let (sql, arguments) = plan.sql(.objects)
                 // Named by ID and natural key, as the context names objects (`Order/3 "B-2"`): inside a batch the
@@ -25,7 +25,7 @@ extension Store {
                     problems.append("\(entity.name)/\(id)\(keyText): \(rule.message)")
                 }
                 if counting && rows.count == limit {
-                    let all = try FetchPlan(FetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
+                    let all = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
                     let (sql, arguments) = all.sql(.objects)
                     let total = try db.int(CheckSQL.count(of: sql), arguments) ?? 0
                     if total > limit { problems.append("\(entity.name): … and \(total - limit) more: \(rule.message)") }

@@ -43,7 +43,7 @@ public enum StoreError: CategorizedError, Equatable {
     /// An entity's object-ID mark in the metadata table is not an ID (another tool changed it): `value` as stored.
     case idMarkUnreadable(path: String, entity: String, value: String)
 
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         switch self {
         case .missing: .missingInput
         case .alreadyExists: .cannotCreateOutput

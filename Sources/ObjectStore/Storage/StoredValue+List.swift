@@ -19,7 +19,7 @@ extension StoredValue {
     static let listSeparator: Unicode.Scalar = "\u{1F}"
 
     /// The list text of `items` (see above); NULL items are left out.
-    public static func listText(_ items: [StoredValue]) -> String {
+    package static func listText(_ items: [StoredValue]) -> String {
         var out = String.UnicodeScalarView()
         var first = true
         for item in items {
@@ -48,7 +48,7 @@ extension StoredValue {
     }
 
     /// The items of a text `listText` wrote; nil for any other text.
-    public static func listItems(_ text: String) -> [StoredValue]? {
+    package static func listItems(_ text: String) -> [StoredValue]? {
         var items: [StoredValue] = []
         for part in text.unicodeScalars.split(separator: listSeparator, omittingEmptySubsequences: false) {
             guard let tag = part.first else { return nil }

@@ -4,7 +4,7 @@ import Foundation
 /// integer units at their attribute's scale, booleans 0/1, dates and date-times ISO text (docs/model.md "How the store
 /// keeps it"). What the storage protocol binds and reads. Every stored value the engine reads becomes a `Value`
 /// through one decoder, `Value(stored:as:)` (Value+Stored.swift): the object context, `fetch` and reports alike.
-public enum StoredValue: Sendable, Hashable {
+package enum StoredValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)

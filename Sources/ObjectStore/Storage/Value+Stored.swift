@@ -25,8 +25,7 @@ extension Value {
     }
 
     /// The one decoder from storage, to a `Value` (`StoredValue.decoded(as:)` has the rules).
-    @inlinable
-    public init(stored: StoredValue, as type: AttributeType) {
+    package init(stored: StoredValue, as type: AttributeType) {
         self = stored.decoded(as: type)
     }
 }
@@ -49,7 +48,7 @@ extension StoredValue {
 
 /// What a stored value can be decoded to: the engine's `Value`, or a reader's own form of the same values (a report's
 /// cells, which `StoredValue.decoded(as:)` builds directly, without a `Value` in between, once per cell).
-public protocol StoredValueDecodable {
+package protocol StoredValueDecodable {
     static var null: Self { get }
     static func string(_ text: String) -> Self
     static func integer(_ value: Int64) -> Self
@@ -63,7 +62,7 @@ public protocol StoredValueDecodable {
 
 extension Value: StoredValueDecodable {
     @inlinable
-    public static func decimal(units: Int128, scale: Int) -> Value { .decimal(DecimalNumber(units: units, scale: scale)) }
+    package static func decimal(units: Int128, scale: Int) -> Value { .decimal(DecimalNumber(units: units, scale: scale)) }
 }
 
 extension StoredValue {
@@ -75,7 +74,7 @@ extension StoredValue {
     /// computed in SQL beyond an Int64 comes back as a wide integer (WideInteger.swift). Inlinable, so that each
     /// reader's form is built directly.
     @inlinable
-    public func decoded<T: StoredValueDecodable>(as type: AttributeType) -> T {
+    package func decoded<T: StoredValueDecodable>(as type: AttributeType) -> T {
         switch self {
         case .null:
             return .null

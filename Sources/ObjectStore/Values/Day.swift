@@ -44,7 +44,7 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
         return digits
     }
 
-    public static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -53,8 +53,8 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The first and last days a date holds: 0001-01-01 and 9999-12-31.
-    public static let first = Day(checkedYear: 1, month: 1, day: 1)
-    public static let last = Day(checkedYear: 9999, month: 12, day: 31)
+    package static let first = Day(checkedYear: 1, month: 1, day: 1)
+    package static let last = Day(checkedYear: 9999, month: 12, day: 31)
 
     private init(checkedYear year: Int, month: Int, day: Int) {
         self.year = year
@@ -64,7 +64,7 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Today in `zone` (the process's, TZ), as a user at the terminal sees it; a clock outside the years 1 to 9999
     /// gives the nearest day a date holds rather than a trap.
-    public static func today(now: Date = Date(), zone: Zone = .process) -> Day {
+    package static func today(now: Date = Date(), zone: Zone = .process) -> Day {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let days = Int(zone.localDays(at: seconds))
         return Day(daysSinceEpoch: days) ?? (days < 0 ? .first : .last)
@@ -73,17 +73,17 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Today for this run (`RunMoment.today`): `BOOKKEEPER_TODAY` when set — for tests, and for re-running a past
     /// night's jobs — else the system clock in the process's time zone. `$TODAY` in predicates, `default: today`
     /// and the reports' relative dates all count from it.
-    public static func current() -> Day { RunMoment.today }
+    package static func current() -> Day { RunMoment.today }
 
     /// Days since 1970-01-01 (negative before), for arithmetic.
-    public var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
+    package var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
 
-    public init?(daysSinceEpoch: Int) {
+    package init?(daysSinceEpoch: Int) {
         let (year, month, day) = CivilCalendar.date(days: daysSinceEpoch)
         self.init(year: year, month: month, day: day)
     }
 
-    public func adding(days: Int) -> Day? { Day(daysSinceEpoch: daysSinceEpoch + days) }
+    package func adding(days: Int) -> Day? { Day(daysSinceEpoch: daysSinceEpoch + days) }
 
     public static func < (a: Day, b: Day) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)

@@ -11,12 +11,12 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     public let units: Int128
     public let scale: Int
 
-    public static let maxScale = 18
+    @usableFromInline package static let maxScale = 18
 
     /// Applies `count` trailing fraction zeros of a number being parsed while the scale and the range allow (so
     /// `1.50` stays at scale 2); the rest are dropped, which changes no value. Shared by every decimal parser.
     @inlinable
-    public static func keepTrailingZeros<Units: FixedWidthInteger>(_ count: Int, units: inout Units, scale: inout Int) {
+    package static func keepTrailingZeros<Units: FixedWidthInteger>(_ count: Int, units: inout Units, scale: inout Int) {
         var count = count
         while count > 0, scale < maxScale {
             let (m, o) = units.multipliedReportingOverflow(by: 10)
@@ -29,7 +29,7 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// The units a stored value may have (an attribute's column is an SQLite INTEGER): symmetric, as the range
     /// the messages give (±92233720368547758.07 at scale 2) — Int64.min's units have no negation in an Int64.
-    public static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
+    package static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
 
     public init(units: Int128, scale: Int) {
         precondition(scale >= 0 && scale <= DecimalNumber.maxScale, "scale out of range")
@@ -40,16 +40,16 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     public init(_ integer: Int64) { self.init(units: Int128(integer), scale: 0) }
 
     /// Whether the units fit a stored column (an Int64).
-    public var fitsStorage: Bool { DecimalNumber.storedRange.contains(units) }
+    package var fitsStorage: Bool { DecimalNumber.storedRange.contains(units) }
 
     /// The units as stored; nil when they do not fit an Int64.
-    public var storedUnits: Int64? { Int64(exactly: units) }
+    package var storedUnits: Int64? { Int64(exactly: units) }
 
     /// The value in SQL: an INTEGER, or beyond an Int64 the wide form of WideInteger.swift.
     package var wideStoredValue: StoredValue { WideInteger.encode(units) }
 
     /// The largest value an attribute of `scale` can hold, as text: `92233720368547758.07` at scale 2.
-    public static func storedMaximum(scale: Int) -> DecimalNumber {
+    package static func storedMaximum(scale: Int) -> DecimalNumber {
         DecimalNumber(units: Int128(Int64.max), scale: scale)
     }
 
@@ -107,7 +107,7 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// The same value at a larger scale, or nil on overflow.
-    public func widened(to newScale: Int) -> DecimalNumber? {
+    package func widened(to newScale: Int) -> DecimalNumber? {
         precondition(newScale >= scale)
         let (u, o) = units.multipliedReportingOverflow(by: DecimalNumber.powerOfTen(newScale - scale))
         return o ? nil : DecimalNumber(units: u, scale: newScale)
@@ -135,14 +135,14 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// The exact product (scales add), or nil on overflow.
-    public func multiplied(by other: DecimalNumber) -> DecimalNumber? {
+    package func multiplied(by other: DecimalNumber) -> DecimalNumber? {
         let (u, o) = units.multipliedReportingOverflow(by: other.units)
         guard !o, scale + other.scale <= DecimalNumber.maxScale else { return nil }
         return DecimalNumber(units: u, scale: scale + other.scale)
     }
 
     /// The exact sum at the larger scale, or nil on overflow.
-    public func adding(_ other: DecimalNumber) -> DecimalNumber? {
+    package func adding(_ other: DecimalNumber) -> DecimalNumber? {
         let s = max(scale, other.scale)
         guard let a = widened(to: s), let b = other.widened(to: s) else { return nil }
         let (u, o) = a.units.addingReportingOverflow(b.units)

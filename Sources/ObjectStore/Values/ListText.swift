@@ -11,15 +11,15 @@
 import Foundation
 import ValueText
 
-public enum ListText {
+package enum ListText {
     /// Why a list cannot be read: an item's quote is not closed, or text follows a closing quote.
-    public struct Malformed: Error, Sendable, Equatable {
+    package struct Malformed: Error, Sendable, Equatable {
         /// The whole list as given.
-        public let text: String
-        public let reason: String
+        package let text: String
+        package let reason: String
 
         /// `"\"x, y" is not a list of keys: the quote that opens item 1 is not closed (…)`
-        public var message: String { "\"\(text)\" is not a list of keys: \(reason)" }
+        package var message: String { "\"\(text)\" is not a list of keys: \(reason)" }
     }
 
     /// The spaces trimmed around a plain item (as import has always trimmed them), and line breaks.
@@ -28,13 +28,13 @@ public enum ListText {
     }
 
     /// The items, joined with `separator` and a space; each quoted when it would not read back as itself.
-    public static func join(_ items: [String], separator: Character = ",") -> String {
+    package static func join(_ items: [String], separator: Character = ",") -> String {
         items.map { quotedIfNeeded($0, separator: separator) }.joined(separator: String(separator) + " ")
     }
 
     /// `item` as written in a list: as it is, or in quotes when it is empty, holds the separator, a quote or a line
     /// break, or begins or ends with a space.
-    public static func quotedIfNeeded(_ item: String, separator: Character = ",") -> String {
+    package static func quotedIfNeeded(_ item: String, separator: Character = ",") -> String {
         // One rule for every list bookkeeper writes (ValueText's PlainText.listItem: `fetch`, reports, `show`).
         precondition(separator.unicodeScalars.count == 1, "a list separator is one character")
         return PlainText.listItem(item, separator: separator.unicodeScalars.first!)
@@ -42,7 +42,7 @@ public enum ListText {
 
     /// The items of `text`, in order. Empty plain items (`a,,b`, a separator at the end) are left out; a quoted
     /// empty item (`""`) is an item.
-    public static func split(_ text: String, separator: Character = ",") throws(Malformed) -> [String] {
+    package static func split(_ text: String, separator: Character = ",") throws(Malformed) -> [String] {
         let scalars = Array(text.unicodeScalars)
         let sep = Array(separator.unicodeScalars)
         func isSeparator(at i: Int) -> Bool {

@@ -14,7 +14,7 @@ package enum TextNormalForm {
     /// `precomposedStringWithCanonicalMapping` was measured instead and left out: on Linux it leaves a Hangul
     /// syllable followed by a trailing consonant jamo (U+AC00 U+11A8) uncomposed, where `==` and Unicode give
     /// U+AC01 (TextNormalFormTests), takes time quadratic in the length (0.35 s for 160 KB), and cost about 6 ×
-    /// as much per short key (2.6 µs against 0.4 µs for 200,000 Cyrillic names). `_nfcCodeUnits` is public but
+    /// as much per short key (2.6 µs against 0.4 µs for 200,000 Cyrillic names). `_nfcCodeUnits` is package but
     /// underscored: were it ever taken away, the build fails here, never the comparison silently.
     package static func nfc(_ text: String) -> String {
         isSurelyNFC(text) ? text : composed(text)

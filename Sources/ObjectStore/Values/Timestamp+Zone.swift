@@ -11,10 +11,10 @@ import Foundation
 import LocalTime
 
 /// Why a text is not a date-time: the reason, to follow the quoted value.
-public struct DateTimeProblem: Error, Sendable, Equatable {
-    public let reason: String
+package struct DateTimeProblem: Error, Sendable, Equatable {
+    package let reason: String
 
-    public static let malformed = DateTimeProblem(
+    package static let malformed = DateTimeProblem(
         reason: "is not a date and time (expected YYYY-MM-DDTHH:MM:SS with an optional Z or ±HH:MM)")
 
     /// `+05:99`, `+24:00`: no offset a clock has.
@@ -25,11 +25,11 @@ public struct DateTimeProblem: Error, Sendable, Equatable {
 
 extension Timestamp {
     /// The first and last instants the store holds: 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
-    public static let range: ClosedRange<Int64> = -62_135_596_800 ... 253_402_300_799
+    package static let range: ClosedRange<Int64> = -62_135_596_800 ... 253_402_300_799
 
     /// `YYYY-MM-DDTHH:MM:SS` (or a space for `T`) with `Z`, `±HH:MM` or `±HH:MM:SS`, or without: then a local time
     /// in `zone`.
-    public static func parse(_ text: some StringProtocol, in zone: Zone) -> Result<Timestamp, DateTimeProblem> {
+    package static func parse(_ text: some StringProtocol, in zone: Zone) -> Result<Timestamp, DateTimeProblem> {
         switch scan(text) {
         case .malformed: return .failure(.malformed)
         case .offsetOutOfRange(let offset): return .failure(.offsetOutOfRange(offset))
@@ -39,7 +39,7 @@ extension Timestamp {
     }
 
     /// The instant of a local time (seconds since 1970-01-01T00:00:00 local) in `zone`.
-    public static func local(_ local: Int64, in zone: Zone) -> Result<Timestamp, DateTimeProblem> {
+    package static func local(_ local: Int64, in zone: Zone) -> Result<Timestamp, DateTimeProblem> {
         switch zone.resolve(localSeconds: local) {
         case .unique(let t), .ambiguous(let t, _): return checked(t)
         case .skipped(let from, let to, _): return .failure(DateTimeProblem(reason: zone.skippedReason(from: from, to: to)))
@@ -52,7 +52,7 @@ extension Timestamp {
     }
 
     /// The local date of the instant in `zone`; nil outside the years 1 to 9999.
-    public func day(in zone: Zone) -> Day? { Day(daysSinceEpoch: Int(zone.localDays(at: secondsSinceEpoch))) }
+    package func day(in zone: Zone) -> Day? { Day(daysSinceEpoch: Int(zone.localDays(at: secondsSinceEpoch))) }
 }
 
 /// `BOOKKEEPER_TODAY`: a fixed now and today for a run, for tests and for re-running a past night.
@@ -62,12 +62,12 @@ extension Timestamp {
 /// that a run under `BOOKKEEPER_TODAY=2020-01-01` fills, selects and reports 2020-01-01 alike. A value that is
 /// neither a date nor a date-time is refused (status 78) before any work, by the command line's
 /// `RunMoment.checkProcess()`, rather than quietly replaced by the clock.
-public enum RunMoment {
-    public static let environmentVariable = "BOOKKEEPER_TODAY"
+package enum RunMoment {
+    package static let environmentVariable = "BOOKKEEPER_TODAY"
 
     /// `YYYY-MM-DD` is that day from its first instant in `zone` (its midnight); an ISO date-time is that moment (a
     /// local time in `zone` without an offset), today its local date. Nil when the text is neither.
-    public static func fixed(_ text: String, zone: Zone) -> Result<(now: Timestamp, today: Day), DateTimeProblem>? {
+    package static func fixed(_ text: String, zone: Zone) -> Result<(now: Timestamp, today: Day), DateTimeProblem>? {
         if let day = Day(iso: text) {
             // 0001-01-01 east of Greenwich starts in year 0 in UTC: no now a run can have (a report's generation time).
             let start = zone.startOfDay(days: Int64(day.daysSinceEpoch))
@@ -88,7 +88,7 @@ public enum RunMoment {
     }
 
     /// The fixed moment `environment` gives (nil when `BOOKKEEPER_TODAY` is unset or empty), or why it is none.
-    public static func fixed(environment: [String: String], zone: Zone) throws(RunMomentError) -> (now: Timestamp, today: Day)? {
+    package static func fixed(environment: [String: String], zone: Zone) throws(RunMomentError) -> (now: Timestamp, today: Day)? {
         guard let text = environment[environmentVariable], !text.isEmpty else { return nil }
         switch fixed(text, zone: zone) {
         case .success(let moment)?: return moment
@@ -105,29 +105,29 @@ public enum RunMoment {
     }()
 
     /// Refuses a `BOOKKEEPER_TODAY` that is neither a date nor a date-time (the command line, before any work).
-    public static func checkProcess() throws(RunMomentError) { _ = try processMoment.get() }
+    package static func checkProcess() throws(RunMomentError) { _ = try processMoment.get() }
 
     /// Today for this run: `BOOKKEEPER_TODAY`'s day when set, else the clock's date in the process's zone (TZ).
-    public static var today: Day {
+    package static var today: Day {
         if case .success(let moment?) = processMoment { return moment.today }
         return Day.today(zone: .process)
     }
 
     /// Now for this run: `BOOKKEEPER_TODAY`'s moment when set (a date's midnight), else the clock.
-    public static var now: Timestamp {
+    package static var now: Timestamp {
         if case .success(let moment?) = processMoment { return moment.now }
         return Timestamp.now()
     }
 }
 
 /// A `BOOKKEEPER_TODAY` that is neither a date nor a date-time, or a local time the clocks skip: bad configuration.
-public struct RunMomentError: CategorizedError, Equatable {
-    public let message: String
-    public var category: ErrorCategory { .configuration }
-    public var description: String { message }
+package struct RunMomentError: CategorizedError, Equatable {
+    package let message: String
+    package var category: ErrorCategory { .configuration }
+    package var description: String { message }
 }
 
 /// A TZ that names no zone is a configuration error (status 78), as a bad model or report definition.
 extension ZoneError: CategorizedError {
-    public var category: ErrorCategory { .configuration }
+    package var category: ErrorCategory { .configuration }
 }

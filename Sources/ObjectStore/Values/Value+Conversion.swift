@@ -6,7 +6,7 @@ extension Value {
     /// numbers between integer and decimal scales only when nothing is rounded, anything to text, text parsed
     /// strictly, booleans to and from 0/1, a date to a date-time at its start in the process's zone ($TZ: midnight,
     /// or when the clocks skipped midnight, the moment they did) and back only at such a start.
-    public func converted(to type: AttributeType, zone: Zone = .process) -> Value? {
+    package func converted(to type: AttributeType, zone: Zone = .process) -> Value? {
         // A decimal must also fit the stored column: `converted` is how migrations retype values.
         guard let result = convertedIgnoringRange(to: type, zone: zone) else { return nil }
         if case .decimal(let d) = result, !d.fitsStorage { return nil }

@@ -7,7 +7,7 @@ extension Value {
     /// null empty): the one text form of a stored value, which `list`, `show` and the messages that quote a stored
     /// value print. (`description` is the form `export` writes and an import reads back in any zone: date-times in
     /// UTC, booleans yes/no.)
-    public func text(in zone: Zone) -> String {
+    package func text(in zone: Zone) -> String {
         switch self {
         case .null: ""
         case .string(let s): s

@@ -2,13 +2,13 @@ import Foundation
 import LocalTime
 
 /// Why a piece of text is not a value of an attribute's type.
-public struct ValueParseError: Error, Sendable, Equatable {
-    public let text: String
-    public let type: AttributeType
-    public let reason: String
+package struct ValueParseError: Error, Sendable, Equatable {
+    package let text: String
+    package let type: AttributeType
+    package let reason: String
 
     /// `"31/02/2024" is not a date (expected YYYY-MM-DD)`
-    public var message: String { "\"\(text)\" \(reason)" }
+    package var message: String { "\"\(text)\" \(reason)" }
 }
 
 extension Value {
@@ -16,7 +16,7 @@ extension Value {
     /// Dates are `YYYY-MM-DD`; date-times ISO 8601, local in `zone` without an offset (Timestamp+Zone.swift);
     /// booleans yes/no/true/false/y/n/1/0 in any case; decimals use `.` and may not have more places than the
     /// scale; binary is hex with an optional `0x`.
-    public static func parse(_ text: String, as type: AttributeType, zone: Zone = .process) throws(ValueParseError) -> Value {
+    package static func parse(_ text: String, as type: AttributeType, zone: Zone = .process) throws(ValueParseError) -> Value {
         func fail(_ reason: String) -> ValueParseError { ValueParseError(text: text, type: type, reason: reason) }
         switch type {
         case .string:
@@ -62,11 +62,11 @@ extension Value {
     }
 
     /// Why an infinity or a NaN (`inf`, `nan`, `1e999`) is not stored: no output could write it.
-    public static let nonFiniteReason = "is not a finite number (a double holds at most ±\(Double.greatestFiniteMagnitude); "
+    package static let nonFiniteReason = "is not a finite number (a double holds at most ±\(Double.greatestFiniteMagnitude); "
         + "infinities and NaN are not stored)"
 
     /// Why `1e-400` is not stored: a double rounds it to 0, silently.
-    public static let underflowReason = "is too small for a double (the smallest above 0 is \(Double.leastNonzeroMagnitude)): "
+    package static let underflowReason = "is too small for a double (the smallest above 0 is \(Double.leastNonzeroMagnitude)): "
         + "it would be stored as 0"
 
     /// Whether a number's digits before its exponent are not all zeros (`1e-400`, not `0.000e5`).
@@ -78,7 +78,7 @@ extension Value {
         return false
     }
 
-    public static func parseBoolean(_ text: String) -> Bool? {
+    package static func parseBoolean(_ text: String) -> Bool? {
         switch text.trimmingCharacters(in: .whitespaces).lowercased() {
         case "yes", "y", "true", "1": true
         case "no", "n", "false", "0": false

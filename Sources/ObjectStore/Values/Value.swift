@@ -11,7 +11,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     case dateTime
     case binary
 
-    /// The name used in model files and in `bookkeeper model`.
+    /// The name used in model files: `string`, `decimal`, `datetime`.
     public var name: String {
         switch self {
         case .string: "string"
@@ -71,7 +71,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Text as the command line, CSV and reports show it: decimals at their scale, dates ISO, booleans yes/no,
+    /// The value's one text form, as every output shows it: decimals at their scale, dates ISO, booleans yes/no,
     /// binary as hex; null as the empty string.
     public var description: String {
         switch self {
@@ -89,12 +89,12 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a decimal does not fit an attribute of `scale`, worded after the attribute's name:
     /// `1.005 has more than 2 decimal places`, `92233720368547758.08 is beyond what Decimal(2) can hold (±92233720368547758.07)`.
-    public static func decimalMisfit(_ d: DecimalNumber, scale: Int) -> String {
+    package static func decimalMisfit(_ d: DecimalNumber, scale: Int) -> String {
         "\(d) \(decimalMisfitReason(d, scale: scale))"
     }
 
     /// The reason alone: `has more than 2 decimal places`, `is beyond what Decimal(2) can hold (±…)`.
-    public static func decimalMisfitReason(_ d: DecimalNumber, scale: Int) -> String {
+    package static func decimalMisfitReason(_ d: DecimalNumber, scale: Int) -> String {
         if d.exactly(atScale: scale) == nil, d.rounded(toScale: scale) != nil {
             return "has more than \(scale) decimal place\(scale == 1 ? "" : "s")"
         }
@@ -104,7 +104,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Why decimal text that `DecimalNumber(exactly:)` cannot hold does not fit an attribute of `scale`: a nonzero
     /// digit past the 18th place (`1.0000000000000000001`) has more places than the scale, and more digits than
     /// the units hold are beyond the range. Nil when the text is not a decimal number at all (`1.2.3`, `12a`).
-    public static func decimalTextMisfitReason(_ text: some StringProtocol, scale: Int) -> String? {
+    package static func decimalTextMisfitReason(_ text: some StringProtocol, scale: Int) -> String? {
         var bytes = Array(text.utf8)[...]
         if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
         let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
@@ -113,6 +113,21 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         let places = parts.count == 2 ? (parts[1].lastIndex { $0 != UInt8(ascii: "0") }.map { $0 - parts[1].startIndex + 1 } ?? 0) : 0
         if places > scale { return "has more than \(scale) decimal place\(scale == 1 ? "" : "s")" }
         return "is beyond what Decimal(\(scale)) can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
+    }
+
+    /// What the value is, for a message: `the integer 5`, `the string "x"`, `NULL`.
+    package var kindPhrase: String {
+        switch self {
+        case .null: "NULL"
+        case .string(let s): "the string \(String(reflecting: s))"
+        case .integer: "the integer \(self)"
+        case .decimal: "the decimal \(self)"
+        case .double: "the double \(self)"
+        case .boolean: "the boolean \(self)"
+        case .date: "the date \(self)"
+        case .dateTime: "the date-time \(self)"
+        case .binary: "binary data"
+        }
     }
 
     static func format(double d: Double) -> String {

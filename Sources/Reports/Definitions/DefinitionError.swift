@@ -7,15 +7,15 @@ import ReportRenderers
 
 /// A report definition that cannot be used: bad YAML, an unknown or missing key, a wrong type, a key
 /// path the model does not have, a total over a text column.
-public struct DefinitionError: CategorizedError, Equatable {
+package struct DefinitionError: CategorizedError, Equatable {
     /// `Reports/x.yaml:4:8: unknown key "nmae" on Customer — did you mean "name"?`
-    public let message: String
+    package let message: String
 
-    public init(_ message: String, at place: SourcePlace) {
+    package init(_ message: String, at place: SourcePlace) {
         self.message = "\(place): \(message)"
     }
 
-    public init(_ message: String, file: String) {
+    package init(_ message: String, file: String) {
         self.message = "\(file): \(message)"
     }
 
@@ -24,41 +24,41 @@ public struct DefinitionError: CategorizedError, Equatable {
         self.message = message
     }
 
-    public var category: ErrorCategory { .configuration }
-    public var description: String { message }
+    package var category: ErrorCategory { .configuration }
+    package var description: String { message }
 }
 
 /// A mistake on the command line about reports: an unknown report or parameter, a parameter value of
 /// the wrong type, a missing required parameter (exit status 64).
-public struct ReportUsageError: CategorizedError, Equatable {
-    public let message: String
+package struct ReportUsageError: CategorizedError, Equatable {
+    package let message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var category: ErrorCategory { .usage }
-    public var description: String { message }
+    package var category: ErrorCategory { .usage }
+    package var description: String { message }
 }
 
 /// A report or definition directory that is not there (exit status 66), or a file that cannot be read.
-public struct ReportInputError: CategorizedError, Equatable {
-    public let message: String
-    public let category: ErrorCategory
+package struct ReportInputError: CategorizedError, Equatable {
+    package let message: String
+    package let category: ErrorCategory
 
-    public init(_ message: String, category: ErrorCategory = .missingInput) {
+    package init(_ message: String, category: ErrorCategory = .missingInput) {
         self.message = message
         self.category = category
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// The renderers know nothing of exit statuses (they do not depend on ObjectStore); a report run
 /// maps their errors here: an output that cannot be created is 73, a failed write 74, a report larger
 /// than its format holds 65, and so is a total beyond what a double holds.
 extension ReportRenderError: CategorizedError {
-    public var category: ErrorCategory {
+    package var category: ErrorCategory {
         if isBeyondFormat || isTotalNotFinite { return .data }
         if message.hasPrefix("cannot create") { return .cannotCreateOutput }
         if errno != nil || message.hasPrefix("cannot ") { return .io }

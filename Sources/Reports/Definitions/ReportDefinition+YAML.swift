@@ -14,7 +14,7 @@ import Yams
 
 extension ReportDefinition {
     /// The keys a definition may have, in the order docs/reports.md documents them.
-    public static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart",
+    package static let keys = ["title", "description", "entity", "where", "params", "sort", "group", "columns", "totals", "chart",
                               "negative", "period"]
     static let columnKeys = ["key", "title", "format", "width", "empty"]
     static let parameterKeys = ["type", "default", "title"]
@@ -22,7 +22,7 @@ extension ReportDefinition {
     static let periodKeys = ["from", "to"]
 
     /// Reads the definition at `path`; `file` names it in messages (default: the path).
-    public static func load(path: String, file: String? = nil) throws -> ReportDefinition {
+    package static func load(path: String, file: String? = nil) throws -> ReportDefinition {
         let file = file ?? path
         // A report's output may not replace its own definition (`report x.yaml --output x.yaml`).
         ProtectedFiles.protect(path, as: "a report definition")
@@ -36,7 +36,7 @@ extension ReportDefinition {
     }
 
     /// Reads definition text; `name` is the report's name, `file` names it in messages.
-    public static func parse(_ text: String, name: String, file: String) throws(DefinitionError) -> ReportDefinition {
+    package static func parse(_ text: String, name: String, file: String) throws(DefinitionError) -> ReportDefinition {
         var reader = DefinitionReader(source: YAMLSource(text: text, file: file))
         return try reader.definition(yaml: text, name: name)
     }

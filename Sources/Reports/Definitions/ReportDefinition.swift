@@ -29,127 +29,127 @@ import ObjectStore
 import ReportRenderers
 
 /// A value with the place it was written: the file and the 1-based line and column (in characters).
-public struct Placed<Value: Sendable>: Sendable {
-    public var value: Value
-    public var place: SourcePlace
+package struct Placed<Value: Sendable>: Sendable {
+    package var value: Value
+    package var place: SourcePlace
 
-    public init(_ value: Value, at place: SourcePlace) {
+    package init(_ value: Value, at place: SourcePlace) {
         self.value = value
         self.place = place
     }
 }
 
 /// A place in a definition file.
-public struct SourcePlace: Sendable, Hashable, CustomStringConvertible {
+package struct SourcePlace: Sendable, Hashable, CustomStringConvertible {
     /// The file as messages name it (relative to the working directory when inside it).
-    public var file: String
-    public var line: Int
-    public var column: Int
+    package var file: String
+    package var line: Int
+    package var column: Int
 
-    public init(file: String, line: Int, column: Int) {
+    package init(file: String, line: Int, column: Int) {
         self.file = file
         self.line = line
         self.column = column
     }
 
     /// `Reports/x.yaml:4:8`
-    public var description: String { "\(file):\(line):\(column)" }
+    package var description: String { "\(file):\(line):\(column)" }
 }
 
 /// The text of a predicate, key path or key list, and where its first character is: what the
 /// predicate parser needs to report errors at the right place in the file.
-public struct SourceSnippet: Sendable, Hashable {
+package struct SourceSnippet: Sendable, Hashable {
     /// The text to parse. For a YAML scalar written over several lines this is the source region
     /// itself (indentation included), so that positions on every line are those of the file.
-    public var text: String
-    public var place: SourcePlace
+    package var text: String
+    package var place: SourcePlace
     /// For a quoted value with escapes or folded lines, where each of its characters is in the file.
-    public var map: SourceMap?
+    package var map: SourceMap?
 
-    public init(_ text: String, at place: SourcePlace, map: SourceMap? = nil) {
+    package init(_ text: String, at place: SourcePlace, map: SourceMap? = nil) {
         self.text = text
         self.place = place
         self.map = map
     }
 }
 
-public struct ReportDefinition: Sendable {
+package struct ReportDefinition: Sendable {
     /// The file's base name without `.yaml`: `unpaid-orders`.
-    public var name: String
+    package var name: String
     /// The file as messages name it.
-    public var file: String
-    public var title: Placed<String>?
-    public var description: Placed<String>?
-    public var entity: Placed<String>
-    public var predicate: SourceSnippet?
-    public var parameters: [ParameterDefinition]
-    public var sort: [SourceSnippet]
-    public var group: [SourceSnippet]
-    public var columns: [ColumnDefinition]
-    public var totals: [Placed<String>]
-    public var chart: ChartDefinition?
+    package var file: String
+    package var title: Placed<String>?
+    package var description: Placed<String>?
+    package var entity: Placed<String>
+    package var predicate: SourceSnippet?
+    package var parameters: [ParameterDefinition]
+    package var sort: [SourceSnippet]
+    package var group: [SourceSnippet]
+    package var columns: [ColumnDefinition]
+    package var totals: [Placed<String>]
+    package var chart: ChartDefinition?
     /// Which parameters bound the report's period (`period: { from: $from, to: $to }`): every period between
     /// them is shown, those without data with zeros.
-    public var period: PeriodDefinition?
+    package var period: PeriodDefinition?
     /// How negative money looks in XLSX (`negative: minus|red|parentheses`); nil for a minus.
-    public var negative: Placed<NegativeStyle>?
+    package var negative: Placed<NegativeStyle>?
     /// Where the whole definition starts (for errors about something missing).
-    public var place: SourcePlace
+    package var place: SourcePlace
 
     /// The title to show: the definition's, else the name.
-    public var displayTitle: String { title?.value ?? name }
+    package var displayTitle: String { title?.value ?? name }
 }
 
 /// A typed parameter: `until: { type: date, default: today }`.
-public struct ParameterDefinition: Sendable {
-    public var name: Placed<String>
-    public var type: Placed<ParameterType>
+package struct ParameterDefinition: Sendable {
+    package var name: Placed<String>
+    package var type: Placed<ParameterType>
     /// The default as written (`today`, `start of last month`, `2024-01-01`, `yes`); nil when the
     /// parameter must be given with `--param`.
-    public var defaultValue: Placed<String>?
+    package var defaultValue: Placed<String>?
     /// The label shown in report headers; nil for the name.
-    public var title: Placed<String>?
+    package var title: Placed<String>?
 
-    public var displayName: String { title?.value ?? name.value }
+    package var displayName: String { title?.value ?? name.value }
 }
 
-public enum ParameterType: String, Sendable, CaseIterable, CustomStringConvertible {
+package enum ParameterType: String, Sendable, CaseIterable, CustomStringConvertible {
     case date, string, number, boolean
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// One column: a key path (or a period or aggregate), its title and how its values are shown.
-public struct ColumnDefinition: Sendable {
-    public var key: SourceSnippet
-    public var title: Placed<String>?
+package struct ColumnDefinition: Sendable {
+    package var key: SourceSnippet
+    package var title: Placed<String>?
     /// `money`, `number`, `code`, …; nil to choose from the value type.
-    public var format: Placed<String>?
+    package var format: Placed<String>?
     /// The XLSX column width in characters; nil to size it from the values.
-    public var width: Placed<Int>?
+    package var width: Placed<Int>?
     /// What text and XLSX show for an empty value (`empty: (none)`); nil for the default: `(no customer)` for a
     /// group key `customer.name`, nothing for other columns.
-    public var empty: Placed<String>?
-    public var place: SourcePlace
+    package var empty: Placed<String>?
+    package var place: SourcePlace
 
-    public var displayTitle: String { title?.value ?? key.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+    package var displayTitle: String { title?.value ?? key.text.trimmingCharacters(in: .whitespacesAndNewlines) }
 }
 
 /// The parameters bounding a report grouped by a period: `period: { from: $from, to: $to }`.
-public struct PeriodDefinition: Sendable {
+package struct PeriodDefinition: Sendable {
     /// `$from` as written (a date parameter's name with its `$`).
-    public var from: Placed<String>?
-    public var to: Placed<String>?
-    public var place: SourcePlace
+    package var from: Placed<String>?
+    package var to: Placed<String>?
+    package var place: SourcePlace
 }
 
 /// A chart drawn in XLSX output: `{ type: column, categories: Month, values: [Total] }`.
-public struct ChartDefinition: Sendable {
-    public var kind: Placed<String>
-    public var title: Placed<String>?
+package struct ChartDefinition: Sendable {
+    package var kind: Placed<String>
+    package var title: Placed<String>?
     /// The title (or key) of the categories column.
-    public var categories: Placed<String>
+    package var categories: Placed<String>
     /// The titles (or keys) of the value columns, one series each.
-    public var values: [Placed<String>]
-    public var place: SourcePlace
+    package var values: [Placed<String>]
+    package var place: SourcePlace
 }

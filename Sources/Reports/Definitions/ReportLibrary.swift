@@ -9,28 +9,28 @@
 import Foundation
 import ObjectStore
 
-public struct ReportLibrary: Sendable {
+package struct ReportLibrary: Sendable {
     /// One definition file found.
-    public struct Entry: Sendable {
-        public var name: String
+    package struct Entry: Sendable {
+        package var name: String
         /// The path to read.
-        public var path: String
+        package var path: String
         /// The path as messages show it (relative to the working directory when inside it).
-        public var file: String
+        package var file: String
     }
 
     /// The directories searched, in order.
-    public let directories: [String]
+    package let directories: [String]
     /// Directories that must exist (the ones named on the command line).
     private let required: Set<String>
 
-    public init(directories: [String], required: Set<String> = []) {
+    package init(directories: [String], required: Set<String> = []) {
         self.directories = directories
         self.required = required
     }
 
     /// `extra` (from `--reports`), then `$BOOKKEEPER_REPORTS`, then the shipped `Reports/`.
-    public static func standard(extra: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+    package static func standard(extra: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
                                 executablePath: String? = ReportLibrary.executablePath()) -> ReportLibrary {
         var directories = extra
         if let list = environment["BOOKKEEPER_REPORTS"] {
@@ -43,17 +43,17 @@ public struct ReportLibrary: Sendable {
     }
 
     /// The running executable, symbolic links resolved.
-    public static func executablePath() -> String? {
+    package static func executablePath() -> String? {
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         return Bundle.main.executablePath
     }
 
     /// Where an installed executable's definitions go, relative to the folder it is in (`make install`).
-    public static let installedRelativePath = "../share/bookkeeper/reports"
+    package static let installedRelativePath = "../share/bookkeeper/reports"
 
     /// `../share/bookkeeper/reports` beside an installed `executable`, else `Reports/` in the nearest folder
     /// above it that holds `Package.swift` and `Reports/` (a build in a checkout).
-    public static func shippedDirectory(executable: String) -> String? {
+    package static func shippedDirectory(executable: String) -> String? {
         let binDirectory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         let installed = binDirectory.appendingPathComponent(installedRelativePath).standardizedFileURL
         if isDirectory(installed.path) { return installed.path }
@@ -75,7 +75,7 @@ public struct ReportLibrary: Sendable {
     }
 
     /// Every definition, the first of each name, sorted by name.
-    public func entries() throws -> [Entry] {
+    package func entries() throws -> [Entry] {
         var found: [String: Entry] = [:]
         for directory in directories {
             var isDirectory: ObjCBool = false
@@ -103,7 +103,7 @@ public struct ReportLibrary: Sendable {
     }
 
     /// The directories searched, as messages name them.
-    public var searched: String {
+    package var searched: String {
         guard !directories.isEmpty else {
             return "no report directories: give --reports DIR or $BOOKKEEPER_REPORTS, or install the shipped ones "
                 + "in \(ReportLibrary.installedRelativePath) beside the executable"
@@ -112,7 +112,7 @@ public struct ReportLibrary: Sendable {
     }
 
     /// The definition file of `name`; an unknown name is a usage error with a did-you-mean.
-    public func entry(named name: String) throws -> Entry {
+    package func entry(named name: String) throws -> Entry {
         let all = try entries()
         if let entry = all.first(where: { $0.name == name }) { return entry }
         let suggestion = Suggestions.closest(to: name, in: all.map(\.name))
@@ -121,13 +121,13 @@ public struct ReportLibrary: Sendable {
     }
 
     /// Reads the definition of `name`.
-    public func definition(named name: String) throws -> ReportDefinition {
+    package func definition(named name: String) throws -> ReportDefinition {
         let entry = try entry(named: name)
         return try ReportDefinition.load(path: entry.path, file: entry.file)
     }
 
     /// `path` relative to the working directory when it is inside it.
-    public static func displayPath(_ path: String) -> String {
+    package static func displayPath(_ path: String) -> String {
         let cwd = FileManager.default.currentDirectoryPath
         let absolute = path.hasPrefix("/") ? URL(fileURLWithPath: path).standardizedFileURL.path : path
         if cwd != "/", absolute.hasPrefix(cwd + "/") { return String(absolute.dropFirst(cwd.count + 1)) }

@@ -84,8 +84,8 @@ extension CellDecoder: Equatable {}
 /// A report cell straight from a stored value (`StoredValue.decoded(as:)`): the cell `ReportCell(_ value:)` makes of
 /// the `Value` the same stored value decodes to.
 extension ReportCell: StoredValueDecodable {
-    public static func string(_ text: String) -> ReportCell { .text(text) }
-    public static func date(_ day: Day) -> ReportCell { .date(year: day.year, month: day.month, day: day.day) }
-    public static func dateTime(_ instant: Timestamp) -> ReportCell { .dateTime(secondsSinceEpoch: instant.secondsSinceEpoch) }
-    public static func binary(_ bytes: Data) -> ReportCell { .text(Value.binary(bytes).text(in: .utc)) }
+    package static func string(_ text: String) -> ReportCell { .text(text) }
+    package static func date(_ day: Day) -> ReportCell { .date(year: day.year, month: day.month, day: day.day) }
+    package static func dateTime(_ instant: Timestamp) -> ReportCell { .dateTime(secondsSinceEpoch: instant.secondsSinceEpoch) }
+    package static func binary(_ bytes: Data) -> ReportCell { .text(Value.binary(bytes).text(in: .utc)) }
 }

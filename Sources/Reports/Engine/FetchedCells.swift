@@ -7,7 +7,7 @@ import ReportRenderers
 
 extension ReportCell {
     /// The cell a report would show for `value`.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         switch value {
         case .null: self = .null
         case .string(let s): self = .text(s)
@@ -26,7 +26,7 @@ extension ReportCell {
     /// The cell of a to-many column's value (`FetchColumn.listItemType`): its items, each the cell a value of
     /// `itemType` stored so is (`StoredValue.decoded(as:)`), in a list; no items (NULL) is an empty list. A text
     /// that is no such list (another tool's) is shown as it is.
-    public init(list value: StoredValue, itemType: AttributeType) {
+    package init(list value: StoredValue, itemType: AttributeType) {
         switch value {
         case .null: self = .list([])
         case .text(let text):
@@ -40,7 +40,7 @@ extension ReportCell {
     }
 
     /// The same from the `Value` a fetch gives (`.string` of the list text, or `.null`).
-    public init(list value: Value, itemType: AttributeType) {
+    package init(list value: Value, itemType: AttributeType) {
         switch value {
         case .null: self.init(list: StoredValue.null, itemType: itemType)
         case .string(let text): self.init(list: StoredValue.text(text), itemType: itemType)
@@ -51,7 +51,7 @@ extension ReportCell {
 
 extension ColumnFormat {
     /// The format a report column of values of `type` has when its definition names none.
-    public init(defaultFor type: AttributeType) {
+    package init(defaultFor type: AttributeType) {
         self = ColumnFormats.defaultFormat(for: type, isYear: false)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 import ObjectStore
 
 /// A parameter's value, typed.
-public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
+package enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     case date(Day)
     case string(String)
     case number(DecimalNumber)
@@ -22,7 +22,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// As shown in report headers: `2026-11-21`, `yes`.
-    public var description: String { variableText }
+    package var description: String { variableText }
 }
 
 extension ParameterType {

@@ -85,7 +85,7 @@ extension PreparedReport {
 
     /// Renders the report from `store` to `output` (a file is written atomically); returns the number of rows.
     @discardableResult
-    public func render(from store: Store, with renderer: any ReportRenderer, to output: ReportOutput) throws -> Int {
+    package func render(from store: Store, with renderer: any ReportRenderer, to output: ReportOutput) throws -> Int {
         try withRows(in: store, file: output.description) { rows in
             try renderer.render(document, rows: &rows, to: output)
             return rows.delivered
@@ -94,14 +94,14 @@ extension PreparedReport {
 
     /// Adds the report as a worksheet of `workbook`; returns the sheet's name.
     @discardableResult
-    public func add(to workbook: XLSXWorkbook, from store: Store) throws -> String {
+    package func add(to workbook: XLSXWorkbook, from store: Store) throws -> String {
         try withRows(in: store, file: workbook.displayName) { rows in
             try workbook.add(document, rows: &rows)
         }
     }
 
     /// The cells of every row, in memory.
-    public func rows(from store: Store) throws -> [[ReportCell]] {
+    package func rows(from store: Store) throws -> [[ReportCell]] {
         try withRows(in: store) { rows in
             var all: [[ReportCell]] = []
             while let row = try rows.nextRow() { all.append(row) }

@@ -12,11 +12,11 @@ import Foundation
 import ObjectStore
 import ReportRenderers
 
-public struct PreparedReport: Sendable {
-    public let definition: ReportDefinition
-    public let plan: FetchPlan
-    public let document: ReportDocument
-    public let parameters: [(name: String, value: ParameterValue)]
+package struct PreparedReport: Sendable {
+    package let definition: ReportDefinition
+    package let plan: FetchPlan
+    package let document: ReportDocument
+    package let parameters: [(name: String, value: ParameterValue)]
     /// How each column's stored values become cells.
     let decoders: [CellDecoder]
     /// How the missing periods of a period report are filled; nil for other reports.
@@ -25,21 +25,21 @@ public struct PreparedReport: Sendable {
     /// Binds `definition` against `model` with the parameter values from `arguments` (else the
     /// defaults). With `rejectUnknown`, a `--param` the report does not declare is an error.
     /// Throws `DefinitionError` (the file is wrong) or `ReportUsageError` (the arguments are).
-    public init(_ definition: ReportDefinition, model: Model, arguments: ParameterArguments = ParameterArguments(),
+    package init(_ definition: ReportDefinition, model: ObjectModel, arguments: ParameterArguments = ParameterArguments(),
                 clock: ReportClock, rejectUnknown: Bool = true) throws {
         let values = try definition.parameterValues(arguments, today: clock.today, rejectUnknown: rejectUnknown)
         try self.init(definition, model: model, values: values, given: arguments.values, clock: clock)
     }
 
     /// Checks a definition without running it: parameters take their defaults, or a stand-in value.
-    public static func check(_ definition: ReportDefinition, model: Model, clock: ReportClock) throws {
+    package static func check(_ definition: ReportDefinition, model: ObjectModel, clock: ReportClock) throws {
         _ = try PreparedReport(definition, model: model, values: try definition.sampleParameterValues(today: clock.today),
                                given: [:], clock: clock)
     }
 
     /// `given`: the values given with `--param`, by name; a value the predicate cannot take is the user's mistake
     /// there (64), where a default's is the definition's (78).
-    private init(_ definition: ReportDefinition, model: Model, values: [(ParameterDefinition, ParameterValue)],
+    private init(_ definition: ReportDefinition, model: ObjectModel, values: [(ParameterDefinition, ParameterValue)],
                  given: [String: String], clock: ReportClock) throws {
         self.definition = definition
         let file = definition.file
@@ -85,7 +85,7 @@ public struct PreparedReport: Sendable {
             for snippet in definition.sort {
                 sortKeys += try SortKey.parseList(snippet.text, origin: origin(snippet))
             }
-            let request = FetchRequest(entity: entity.name, predicate: definition.predicate?.text, sortDescriptors: sortKeys,
+            let request = ObjectFetchRequest(entity: entity.name, predicate: definition.predicate?.text, sortDescriptors: sortKeys,
                                        variables: variables,
                                        predicateOrigin: definition.predicate.map { origin($0) } ?? PredicateSourceOrigin(name: file))
             let groupTerms = definition.group.flatMap { FetchTerm.list($0.text, origin: origin($0)) }
@@ -252,7 +252,7 @@ public struct PreparedReport: Sendable {
     }
 
     /// The SQL and its arguments, as `--explain` shows them.
-    public var explanation: String {
+    package var explanation: String {
         let (sql, arguments) = plan.sql(.columns)
         var lines = [sql]
         for (i, argument) in arguments.enumerated() { lines.append("  ?\(i + 1) = \(argument)") }

@@ -17,7 +17,7 @@
 import LocalTime
 import ObjectStore
 
-public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
+package struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
     enum Period: String, CaseIterable { case week, month, quarter, year }
     enum Unit { case day, week, month, quarter, year }
     enum Base: Hashable {
@@ -33,7 +33,7 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
     let offset: Int
     let unit: Unit
     /// The text as written.
-    public let text: String
+    package let text: String
 
     /// Phrases for messages and did-you-mean.
     static let phrases: [String] = {
@@ -52,10 +52,10 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
     static let countBeyondTheYears = 10_000_000
 
     /// What a date may be, for messages.
-    public static let forms = "YYYY-MM-DD, today, yesterday, start of month, end of last month, start of year, "
+    package static let forms = "YYYY-MM-DD, today, yesterday, start of month, end of last month, start of year, "
         + "today - 30 days, …"
 
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         self.text = text
         var words = RelativeDate.tokens(text.lowercased())
         guard let first = words.first else { return nil }
@@ -128,7 +128,7 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
     /// The day this date is when today is `today`; nil outside years 1–9999. The way there may pass days outside
     /// them (the start of the month after December 9999): days are counted as plain numbers and only the result
     /// must be a day.
-    public func resolve(today: Day) -> Day? {
+    package func resolve(today: Day) -> Day? {
         let months: Int
         switch unit {
         case .day, .week: months = 0
@@ -192,10 +192,10 @@ public struct RelativeDate: Sendable, Hashable, CustomStringConvertible {
 
     private static func civilFromDays(_ days: Int) -> (Int, Int, Int) { CivilCalendar.date(days: days) }
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// Whether the text is a plain `YYYY-MM-DD` date rather than one relative to today.
-    public var isFixed: Bool {
+    package var isFixed: Bool {
         if case .fixed = base, offset == 0 { return true }
         return false
     }

@@ -10,14 +10,14 @@ import Foundation
 import LocalTime
 import ObjectStore
 
-public struct ReportClock: Sendable {
+package struct ReportClock: Sendable {
     /// The generation time.
-    public var now: Date
+    package var now: Date
     /// The zone of the generation time, of date-time cells and of "today".
-    public var timeZone: Zone
-    public var today: Day
+    package var timeZone: Zone
+    package var today: Day
 
-    public init(now: Date, timeZone: Zone) {
+    package init(now: Date, timeZone: Zone) {
         self.now = now
         self.timeZone = timeZone
         self.today = Day.today(now: now, zone: timeZone)
@@ -29,10 +29,10 @@ public struct ReportClock: Sendable {
         self.today = today
     }
 
-    public static let environmentVariable = RunMoment.environmentVariable
+    package static let environmentVariable = RunMoment.environmentVariable
 
     /// The system clock, or `BOOKKEEPER_TODAY` when set (read as RunMoment reads it for the whole process).
-    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment,
+    package static func current(environment: [String: String] = ProcessInfo.processInfo.environment,
                                timeZone: Zone) throws -> ReportClock {
         guard let moment = try RunMoment.fixed(environment: environment, zone: timeZone) else {
             return ReportClock(now: Date(), timeZone: timeZone)

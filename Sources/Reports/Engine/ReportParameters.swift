@@ -6,19 +6,19 @@ import Foundation
 import ObjectStore
 
 /// `--param NAME=VALUE` arguments, parsed.
-public struct ParameterArguments: Sendable {
-    public var values: [String: String]
+package struct ParameterArguments: Sendable {
+    package var values: [String: String]
     /// The names in the order given.
-    public var names: [String]
+    package var names: [String]
 
-    public init(_ values: [String: String] = [:]) {
+    package init(_ values: [String: String] = [:]) {
         self.values = values
         self.names = values.keys.sorted()
     }
 
     /// Parses `NAME=VALUE` texts (the value may be empty or contain `=`); a name given twice is refused with both
     /// values, rather than one of them winning in silence.
-    public init(parsing arguments: [String]) throws(ReportUsageError) {
+    package init(parsing arguments: [String]) throws(ReportUsageError) {
         values = [:]
         names = []
         for argument in arguments {
@@ -97,7 +97,7 @@ extension ReportDefinition {
 
 extension ParameterType {
     /// How `--help`-style text writes a value of this type.
-    public var placeholder: String {
+    package var placeholder: String {
         switch self {
         case .date: "DATE"
         case .string: "TEXT"
@@ -124,7 +124,7 @@ extension ParameterType {
 /// Checks the `$NAME` variables of a report's predicate against its declared parameters.
 struct VariableCheck {
     let definition: ReportDefinition
-    let model: Model
+    let model: ObjectModel
     let entity: Entity
     let syntax: PredicateSyntax
 
@@ -195,7 +195,7 @@ struct VariableCheck {
     private func valueType(of path: PredicateKeyPath) throws -> AttributeType? {
         let text = String(syntax.source.text(in: path.range))
         guard !text.isEmpty,
-              let plan = try? FetchPlan(FetchRequest(entity: entity.name), model: model,
+              let plan = try? FetchPlan(ObjectFetchRequest(entity: entity.name), model: model,
                                         columns: [FetchTerm(text, origin: PredicateSourceOrigin(name: "check"))], groupBy: []),
               let column = plan.columns.first else { return nil }
         switch column.expression {
@@ -208,7 +208,7 @@ struct VariableCheck {
 
 extension ParameterDefinition {
     /// The default's value on `today`, as text (`2026-10-01` for `start of last month`); nil without one.
-    public func resolvedDefault(today: Day) -> String? {
+    package func resolvedDefault(today: Day) -> String? {
         guard let text = defaultValue?.value, case .success(let value) = type.value.value(text, today: today) else { return nil }
         return value.description
     }

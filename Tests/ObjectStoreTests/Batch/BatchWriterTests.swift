@@ -408,11 +408,11 @@ final class BatchWriterTests: XCTestCase {
     /// A constraint only SQLite checks (a one-to-one relationship's unique foreign key) fails the batch, and the
     /// rows of the failing multi-row INSERT (OR FAIL keeps those before the failing one) go with the transaction.
     func testAConstraintOnlySQLiteChecksFailsTheWholeBatch() throws {
-        let model = try Model(entities: [
-            Entity("Seat", kind: .directory, naturalKey: "name", attributes: [Attribute("name", .string, required: true, unique: true)],
-                   relationships: [Relationship("guest", to: "Guest", inverse: "seat", deleteRule: .nullify)]),
-            Entity("Guest", kind: .directory, naturalKey: "name", attributes: [Attribute("name", .string, required: true, unique: true)],
-                   relationships: [Relationship("seat", to: "Seat", inverse: "guest", deleteRule: .nullify)]),
+        let model = try ObjectModel(entities: [
+            Entity("Seat", kind: .directory, naturalKey: "name", attributes: [EntityAttribute("name", .string, required: true, unique: true)],
+                   relationships: [EntityRelationship("guest", to: "Guest", inverse: "seat", deleteRule: .nullify)]),
+            Entity("Guest", kind: .directory, naturalKey: "name", attributes: [EntityAttribute("name", .string, required: true, unique: true)],
+                   relationships: [EntityRelationship("seat", to: "Seat", inverse: "guest", deleteRule: .nullify)]),
         ])
         let store = try Store.create(at: dir.file("seats.sqlite"), model: model)
         try store.batch { w in
@@ -439,11 +439,11 @@ final class BatchWriterTests: XCTestCase {
     /// A row table's unique attribute, in a table that was empty: checked against the key cache, which sees the rows
     /// written before in this batch (its unique index may be dropped until the end).
     func testAUniqueAttributeOfRowsIsCheckedWithinTheBatch() throws {
-        let model = try Model(entities: [
-            Entity("Invoice", kind: .document, naturalKey: "number", attributes: [Attribute("number", .string, required: true, unique: true)],
-                   relationships: [Relationship("lines", to: "Line", inverse: "invoice", toMany: true, deleteRule: .cascade)]),
-            Entity("Line", kind: .rows, attributes: [Attribute("serial", .string, unique: true)],
-                   relationships: [Relationship("invoice", to: "Invoice", inverse: "lines", required: true, deleteRule: .nullify)]),
+        let model = try ObjectModel(entities: [
+            Entity("Invoice", kind: .document, naturalKey: "number", attributes: [EntityAttribute("number", .string, required: true, unique: true)],
+                   relationships: [EntityRelationship("lines", to: "Line", inverse: "invoice", toMany: true, deleteRule: .cascade)]),
+            Entity("Line", kind: .rows, attributes: [EntityAttribute("serial", .string, unique: true)],
+                   relationships: [EntityRelationship("invoice", to: "Invoice", inverse: "lines", required: true, deleteRule: .nullify)]),
         ])
         let store = try Store.create(at: dir.file("invoices.sqlite"), model: model)
         try store.batch { w in

@@ -52,7 +52,7 @@ final class DayComparisonDifferentialTests: XCTestCase {
                 default: return local >= d && local <= e
                 }
             }.map { String($0) })
-            let request = FetchRequest(entity: "Book", predicate: predicate, variables: ["D": d])
+            let request = ObjectFetchRequest(entity: "Book", predicate: predicate, variables: ["D": d])
             let plan = try FetchPlan(request, model: store.model, columns: [])
             let sql = try c.fetch(plan).map { $0["isbn"].description }
             let memory = try c.fetchInMemory(plan).map { $0["isbn"].description }

@@ -22,7 +22,7 @@ final class FetchExecutionTests: XCTestCase {
     }
 
     func testOneStatementPerFetchWhateverTheNumberOfResults() throws {
-        let plan = try FetchPlan(ObjectStore.FetchRequest(entity: "Book", predicate: "ANY genres.name != 'x'", sortDescriptors: [SortKey("author.name")]),
+        let plan = try FetchPlan(ObjectStore.ObjectFetchRequest(entity: "Book", predicate: "ANY genres.name != 'x'", sortDescriptors: [SortKey("author.name")]),
                                  model: store.model,
                                  columns: ["isbn", "author.name", "chapters.@count", "genres.name", "author.books.@sum.price"])
         var rows = 0
@@ -30,11 +30,11 @@ final class FetchExecutionTests: XCTestCase {
         XCTAssertEqual(rows, 9, "the books with at least one genre")
         XCTAssertEqual(sql.count, 1, "\(sql)")
         let context = ObjectContext(store: store)
-        let objects = try statements { _ = try context.fetch(ObjectStore.FetchRequest(entity: "Book", predicate: "pages > 0")) }
+        let objects = try statements { _ = try context.fetch(ObjectStore.ObjectFetchRequest(entity: "Book", predicate: "pages > 0")) }
         XCTAssertEqual(objects.count, 1)
     }
 
-    func queryPlan(_ request: ObjectStore.FetchRequest, columns: [String]) throws -> String {
+    func queryPlan(_ request: ObjectStore.ObjectFetchRequest, columns: [String]) throws -> String {
         let (sql, arguments) = try FetchPlan(request, model: store.model, columns: columns).sql(.columns)
         return try store.readSQLite { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
@@ -43,13 +43,13 @@ final class FetchExecutionTests: XCTestCase {
     }
 
     func testNaturalKeysAndForeignKeysAreSearchedThroughIndexes() throws {
-        let byKey = try queryPlan(ObjectStore.FetchRequest(entity: "Book", predicate: "isbn == '003'"), columns: ["title"])
+        let byKey = try queryPlan(ObjectStore.ObjectFetchRequest(entity: "Book", predicate: "isbn == '003'"), columns: ["title"])
         XCTAssertTrue(byKey.contains("USING INDEX Book_isbn_unique"), byKey)
-        let aggregate = try queryPlan(ObjectStore.FetchRequest(entity: "Book", predicate: "chapters.@count > 1"), columns: ["title"])
+        let aggregate = try queryPlan(ObjectStore.ObjectFetchRequest(entity: "Book", predicate: "chapters.@count > 1"), columns: ["title"])
         XCTAssertTrue(aggregate.contains("USING COVERING INDEX Chapter_book_id") || aggregate.contains("USING INDEX Chapter_book_id"), aggregate)
-        let manyToMany = try queryPlan(ObjectStore.FetchRequest(entity: "Genre", predicate: "ANY books.isbn == '001'"), columns: ["name"])
+        let manyToMany = try queryPlan(ObjectStore.ObjectFetchRequest(entity: "Genre", predicate: "ANY books.isbn == '001'"), columns: ["name"])
         XCTAssertTrue(manyToMany.contains("Book_genres_Genre_id") || manyToMany.contains("PRIMARY KEY"), manyToMany)
-        let toOne = try queryPlan(ObjectStore.FetchRequest(entity: "Book", predicate: "author.name == 'Ann'"), columns: ["title"])
+        let toOne = try queryPlan(ObjectStore.ObjectFetchRequest(entity: "Book", predicate: "author.name == 'Ann'"), columns: ["title"])
         XCTAssertTrue(toOne.contains("INTEGER PRIMARY KEY") || toOne.contains("USING INDEX"), toOne)
     }
 }

@@ -14,9 +14,9 @@ final class PredicateSemanticsTests: XCTestCase {
     /// The natural keys (or IDs) matching, by SQL — after checking that the in-memory evaluator agrees.
     func keys(_ entity: String, _ predicate: String, sort: String = "", variables: [String: String] = [:],
               arguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
-        let request = FetchRequest(entity: entity, predicate: predicate,
+        let request = ObjectFetchRequest(entity: entity, predicate: predicate,
                                    sortDescriptors: try SortKey.parseList(sort.isEmpty ? "id" : sort).filter { $0.keyPath != "id" },
-                                   variables: variables, arguments: arguments)
+                                   variables: variables, textArguments: arguments)
         let plan = try FetchPlan(request, model: store.model, columns: [])
         let context = ObjectContext(store: store)
         let sql = try context.fetch(plan).map { $0.naturalKeyText ?? $0.displayID }

@@ -69,7 +69,7 @@ final class GroupedAggregateDifferentialTests: XCTestCase {
                     columns = [root.key] + listed.map(\.0)
                     sort = listed.isEmpty ? [] : (0..<rng.next(upTo: 3)).map { _ in SortKey(rng.pick(listed).0, ascending: rng.next(upTo: 2) == 0) }
                 }
-                let request = FetchRequest(entity: root.entity, predicate: predicate, sortDescriptors: sort + [SortKey(root.key)], limit: limit)
+                let request = ObjectFetchRequest(entity: root.entity, predicate: predicate, sortDescriptors: sort + [SortKey(root.key)], limit: limit)
                 let plan = try FetchPlan(request, model: store.model, columns: columns, groupBy: group ? [root.key] : [])
                 let what = "seed \(seed), store \(storeNumber): \(root.entity) where \(predicate ?? "-") columns \(columns) sort \(sort) limit \(limit.map(String.init) ?? "-") group \(group)"
                 for selection in [FetchPlan.Selection.columns, .count] {
@@ -117,7 +117,7 @@ final class GroupedAggregateDifferentialTests: XCTestCase {
             try b.setObject(busy, for: "author")
         }
         try c.save()
-        let plan = try FetchPlan(FetchRequest(entity: "Author", sortDescriptors: [SortKey("name")]), model: store.model,
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Author", sortDescriptors: [SortKey("name")]), model: store.model,
                                  columns: ["name", "books.@count", "books.@max.added", "books.@sum.price", "books.chapters.@count"])
         let sql = plan.sql(.columns, coverage: nil).sql
         XCTAssertEqual(sql.components(separatedBy: "GROUP BY +").count - 1, 2, "books, books.chapters: \(sql)")
@@ -132,7 +132,7 @@ final class GroupedAggregateDifferentialTests: XCTestCase {
                                               Value.decimal(DecimalNumber(units: 0, scale: 2)).description, Value.integer(0).description])
         XCTAssertEqual(rows[0][3], Value.decimal(DecimalNumber(units: 2 * Int128(Int64.max) - 5, scale: 2)).description, "exact beyond an Int64")
         // A plain conjunct, or a LIMIT: the correlated subqueries.
-        for request in [FetchRequest(entity: "Author", predicate: "name BEGINSWITH 'L'"), FetchRequest(entity: "Author", limit: 1)] {
+        for request in [ObjectFetchRequest(entity: "Author", predicate: "name BEGINSWITH 'L'"), ObjectFetchRequest(entity: "Author", limit: 1)] {
             let p = try FetchPlan(request, model: store.model, columns: ["name", "books.@count", "books.@sum.price"])
             XCTAssertFalse(p.sql(.columns, coverage: nil).sql.contains("GROUP BY"), "\(request)")
         }

@@ -12,7 +12,7 @@ final class GroupedFetchTests: XCTestCase {
     }
 
     func rows(_ entity: String, where predicate: String? = nil, group: [String] = [], columns: [String], sort: String = "") throws -> [[String]] {
-        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort))
+        let request = ObjectFetchRequest(entity: entity, predicate: predicate, sortDescriptors: try SortKey.parseList(sort))
         let plan = try FetchPlan(request, model: store.model, columns: columns, groupBy: group)
         var result: [[String]] = []
         try store.fetchColumns(plan) { values in result.append(values.map { $0.isNull ? "NULL" : $0.description }) }
@@ -66,7 +66,7 @@ final class GroupedFetchTests: XCTestCase {
     /// sixteen years — ISO weeks at every year's edges included — and with ISO 8601's own examples.
     func testQuarterAndISOWeekOfEveryDayAgreeBetweenSQLAndTheEvaluator() throws {
         for unit in [PeriodUnit.quarter, .week] {
-            let plan = try FetchPlan(FetchRequest(entity: "Book"), model: store.model, columns: ["\(unit.rawValue)(added)"])
+            let plan = try FetchPlan(ObjectFetchRequest(entity: "Book"), model: store.model, columns: ["\(unit.rawValue)(added)"])
             let select = plan.sql(.columns).sql
             let expression = String(select.dropFirst("SELECT ".count)).components(separatedBy: " FROM ")[0]
                 .replacingOccurrences(of: #"t0."added""#, with: "d")

@@ -6,7 +6,7 @@ import TestSupport
 final class PredicateBindingErrorTests: XCTestCase {
     func message(_ entity: String, _ predicate: String, variables: [String: String] = [:], arguments: [String] = []) -> String {
         do {
-            _ = try FetchPlan(FetchRequest(entity: entity, predicate: predicate, variables: variables, arguments: arguments),
+            _ = try FetchPlan(ObjectFetchRequest(entity: entity, predicate: predicate, variables: variables, textArguments: arguments),
                               model: TestModel.model, columns: [])
             return "no error"
         } catch {
@@ -78,7 +78,7 @@ final class PredicateBindingErrorTests: XCTestCase {
     /// (an object ID's the same SQL as the comparison written the other way round), its mistakes the same.
     func testAVariableOnTheLeftIsTheSameStatement() throws {
         func statement(_ predicate: String, variables: [String: String] = [:], arguments: [String] = []) throws -> String {
-            let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: predicate, variables: variables, arguments: arguments),
+            let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: predicate, variables: variables, textArguments: arguments),
                                      model: TestModel.model, columns: [])
             let (sql, values) = plan.sql(.objects)
             return sql + " -- " + values.map { "\($0)" }.joined(separator: ", ")
@@ -141,7 +141,7 @@ final class PredicateBindingErrorTests: XCTestCase {
     func testSortAndColumnErrors() {
         func planError(sort: String = "", columns: [String]? = nil) -> String {
             do {
-                _ = try FetchPlan(FetchRequest(entity: "Book", sortDescriptors: try SortKey.parseList(sort)),
+                _ = try FetchPlan(ObjectFetchRequest(entity: "Book", sortDescriptors: try SortKey.parseList(sort)),
                                   model: TestModel.model, columns: columns)
                 return "no error"
             } catch {
@@ -168,13 +168,13 @@ final class PredicateInjectionTests: XCTestCase {
                        "%' OR '%'='", "\\'; SELECT * FROM _bookkeeper_meta; --", "1; ATTACH DATABASE '/tmp/x' AS x"]
         for attack in attacks {
             for predicate in ["title == %@", "title CONTAINS %@", "author.name BEGINSWITH[cd] %@", "ANY genres.name IN %@"] {
-                let request = FetchRequest(entity: "Book", predicate: predicate, arguments: [attack])
+                let request = ObjectFetchRequest(entity: "Book", predicate: predicate, textArguments: [attack])
                 XCTAssertEqual(try context.fetch(request).count, 0, "\(predicate) with \(attack)")
                 let (sql, arguments) = try FetchPlan(request, model: store.model, columns: []).sql(.objects)
                 XCTAssertFalse(sql.contains(attack), sql)
                 XCTAssertTrue(arguments.contains { $0.string?.contains(attack.prefix(5)) ?? false }, "\(arguments)")
             }
-            let viaVariable = FetchRequest(entity: "Book", predicate: "title == $q", variables: ["q": attack])
+            let viaVariable = ObjectFetchRequest(entity: "Book", predicate: "title == $q", variables: ["q": attack])
             XCTAssertEqual(try context.fetch(viaVariable).count, 0)
         }
         XCTAssertEqual(try dumpStore(store.path), before)

@@ -14,7 +14,7 @@ final class PredicateDifferentialTests: XCTestCase {
 
     private func check(_ entity: String, _ predicate: String, sort: [SortKey] = [], limit: Int? = nil,
                        offset: Int? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
-        let request = FetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort, limit: limit, offset: offset)
+        let request = ObjectFetchRequest(entity: entity, predicate: predicate, sortDescriptors: sort, limit: limit, offset: offset)
         let plan: FetchPlan
         do {
             plan = try FetchPlan(request, model: store.model, columns: [])
@@ -65,7 +65,7 @@ final class PredicateDifferentialTests: XCTestCase {
     /// Issue 15: 1,000 ANDs were "I/O error on the store" (SQLite's expression depth), and deep trees
     /// overflowed the stack. Long chains and nesting up to the limit must agree in SQL and in memory.
     private func rowIDs(_ predicate: String) throws -> [Int64] {
-        let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: predicate, sortDescriptors: []), model: store.model, columns: [])
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: predicate, sortDescriptors: []), model: store.model, columns: [])
         return try ObjectContext(store: store).fetch(plan).compactMap(\.rowID).sorted()
     }
 
@@ -87,7 +87,7 @@ final class PredicateDifferentialTests: XCTestCase {
     /// Object identity, as NSPredicate has it: `SELF == %@`, `SELF IN %@` and a to-one relationship compared with
     /// object IDs (`author == 'Author/2'`), in SQL and in the evaluator alike, and meaning the objects named.
     func testObjectIDsInPredicatesNameTheirObjects() throws {
-        let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: nil, sortDescriptors: []), model: store.model, columns: [])
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: nil, sortDescriptors: []), model: store.model, columns: [])
         let context = ObjectContext(store: store)
         let books = try context.fetch(plan)
         let ids = books.compactMap(\.rowID).sorted()
@@ -123,7 +123,7 @@ final class PredicateDifferentialTests: XCTestCase {
                 for op in ["==", "!="] {
                     let right = "\(path) \(op) '\(entity)/\(id)'", left = "'\(entity)/\(id)' \(op) \(path)"
                     func explained(_ p: String, _ arguments: [String] = []) throws -> String {
-                        store.explain(try FetchPlan(FetchRequest(entity: "Book", predicate: p, arguments: arguments), model: store.model, columns: []), .objects)
+                        store.explain(try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: p, textArguments: arguments), model: store.model, columns: []), .objects)
                     }
                     XCTAssertEqual(try explained(left), try explained(right), left)
                     XCTAssertEqual(try explained("%@ \(op) \(path)", ["\(entity)/\(id)"]), try explained(right), left)
@@ -137,7 +137,7 @@ final class PredicateDifferentialTests: XCTestCase {
     /// `[c]`, `[d]`, `[cd]` on `<`, `<=`, `>`, `>=` and BETWEEN compare the folded texts in code-point order (the
     /// order of SQLite's BINARY, which the sorts use), computed here in Swift over the fixture's titles.
     func testOrderingOptionsCompareTheFoldedTexts() throws {
-        let plan = try FetchPlan(FetchRequest(entity: "Book", predicate: nil, sortDescriptors: []), model: store.model, columns: [])
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: nil, sortDescriptors: []), model: store.model, columns: [])
         let books = try ObjectContext(store: store).fetch(plan).map { ($0.rowID!, $0["title"]) }
         var checked = 0
         for (spelling, c, d) in [("[c]", true, false), ("[d]", false, true), ("[cd]", true, true)] {

@@ -10,20 +10,20 @@ import TestSupport
 /// an object reached by a to-one relationship. Each generated fetch runs with the store's coverage and without any,
 /// and both are held to the in-memory evaluator.
 final class RangeCoverageDifferentialTests: XCTestCase {
-    static let model: Model = try! Model(entities: [
+    static let model: ObjectModel = try! ObjectModel(entities: [
         Entity("Ledger", kind: .directory, naturalKey: "code", attributes: [
-            Attribute("code", .string, required: true, unique: true),
-            Attribute("day", .date, indexed: true),
-            Attribute("at", .dateTime, indexed: true),
-            Attribute("amount", .decimal(scale: 2), indexed: true),
-            Attribute("n", .integer, indexed: true),
-            Attribute("x", .double, indexed: true),
-            Attribute("label", .string, indexed: true),
+            EntityAttribute("code", .string, required: true, unique: true),
+            EntityAttribute("day", .date, indexed: true),
+            EntityAttribute("at", .dateTime, indexed: true),
+            EntityAttribute("amount", .decimal(scale: 2), indexed: true),
+            EntityAttribute("n", .integer, indexed: true),
+            EntityAttribute("x", .double, indexed: true),
+            EntityAttribute("label", .string, indexed: true),
         ], relationships: [
-            Relationship("entries", to: "Entry", inverse: "ledger", toMany: true, deleteRule: .cascade),
+            EntityRelationship("entries", to: "Entry", inverse: "ledger", toMany: true, deleteRule: .cascade),
         ]),
-        Entity("Entry", kind: .rows, attributes: [Attribute("v", .integer)], relationships: [
-            Relationship("ledger", to: "Ledger", inverse: "entries", deleteRule: .nullify),
+        Entity("Entry", kind: .rows, attributes: [EntityAttribute("v", .integer)], relationships: [
+            EntityRelationship("ledger", to: "Ledger", inverse: "entries", deleteRule: .nullify),
         ]),
     ])
 
@@ -114,7 +114,7 @@ final class RangeCoverageDifferentialTests: XCTestCase {
                     ? ("Ledger", "", ["code", "day", "amount"]) : ("Entry", "ledger.", ["v", "ledger.code", "ledger.n"])
                 var predicate = Self.range(prefix, &rng)
                 if rng.next(upTo: 3) == 0 { predicate = "(\(predicate)) \(rng.pick(["AND", "OR"])) (\(Self.range(prefix, &rng)))" }
-                let request = FetchRequest(entity: entity, predicate: predicate)
+                let request = ObjectFetchRequest(entity: entity, predicate: predicate)
                 let plan = try FetchPlan(request, model: store.model, columns: columns)
                 let what = "seed \(seed), store \(storeNumber): \(entity) where \(predicate)"
                 for selection in [FetchPlan.Selection.columns, .count] {

@@ -129,7 +129,7 @@ final class SharedAggregateDifferentialTests: XCTestCase {
                     columns = ["isbn"] + paths + (paths.isEmpty || rng.next(upTo: 2) == 0 ? [] : [rng.pick(paths)])
                     sort = paths.isEmpty ? [] : (0..<rng.next(upTo: 3)).map { _ in SortKey(rng.pick(paths), ascending: rng.next(upTo: 2) == 0) }
                 }
-                let request = FetchRequest(entity: "Book", predicate: predicate, sortDescriptors: sort, limit: limit)
+                let request = ObjectFetchRequest(entity: "Book", predicate: predicate, sortDescriptors: sort, limit: limit)
                 let plan = try FetchPlan(request, model: store.model, columns: columns, groupBy: group ? ["inPrint"] : [])
                 let what = "seed \(seed), store \(storeNumber): Book where \(predicate ?? "-") columns \(columns) sort \(sort) limit \(limit.map(String.init) ?? "-") group \(group)"
                 for selection in [FetchPlan.Selection.columns, .count] {
@@ -175,7 +175,7 @@ final class SharedAggregateDifferentialTests: XCTestCase {
     func testAGroupedFetchComputesAPerObjectAggregateBeforeItsGroupsAreSorted() throws {
         let (store, dir) = try TestModel.makeStore()
         defer { withExtendedLifetime(dir) {} }
-        let request = FetchRequest(entity: "Book", predicate: "pages > 10", sortDescriptors: [SortKey("inPrint")])
+        let request = ObjectFetchRequest(entity: "Book", predicate: "pages > 10", sortDescriptors: [SortKey("inPrint")])
         let plan = try FetchPlan(request, model: store.model, columns: ["inPrint", "count", "sum:chapters.@count"], groupBy: ["inPrint"])
         let statement = plan.sql(.columns, coverage: nil)
         XCTAssertTrue(statement.sql.contains("LIMIT -1 OFFSET 0) t0"), statement.sql)
@@ -197,7 +197,7 @@ final class SharedAggregateDifferentialTests: XCTestCase {
     func testTheFetchBenchShapeComputesTheSumOnce() throws {
         let (store, dir) = try TestModel.makeStore()
         defer { withExtendedLifetime(dir) {} }
-        let request = FetchRequest(entity: "Author", predicate: "name != 'x' AND books.@sum.price > 10",
+        let request = ObjectFetchRequest(entity: "Author", predicate: "name != 'x' AND books.@sum.price > 10",
                                    sortDescriptors: [SortKey("name")])
         let plan = try FetchPlan(request, model: store.model, columns: ["name", "books.@sum.price"])
         let sql = plan.sql(.columns, coverage: nil).sql
@@ -212,7 +212,7 @@ final class SharedAggregateDifferentialTests: XCTestCase {
             XCTAssertFalse(plan.contains { $0.hasPrefix("MATERIALIZE") }, "\(plan)")
         }
         // With a LIMIT (ungrouped) the statement stays as it was: the sort may stop after a few rows.
-        let limited = try FetchPlan(FetchRequest(entity: "Author", predicate: "books.@sum.price > 10", limit: 3),
+        let limited = try FetchPlan(ObjectFetchRequest(entity: "Author", predicate: "books.@sum.price > 10", limit: 3),
                                     model: store.model, columns: ["name", "books.@sum.price"])
         XCTAssertFalse(limited.sql(.columns, coverage: nil).sql.contains("(SELECT t0.*"))
     }

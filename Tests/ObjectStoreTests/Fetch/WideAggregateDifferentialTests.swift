@@ -47,7 +47,7 @@ final class WideAggregateDifferentialTests: XCTestCase {
     }
 
     private func check(_ predicate: String, sort: [SortKey] = [], file: StaticString = #filePath, line: UInt = #line) throws {
-        let request = FetchRequest(entity: "Author", predicate: predicate, sortDescriptors: sort)
+        let request = ObjectFetchRequest(entity: "Author", predicate: predicate, sortDescriptors: sort)
         let plan = try FetchPlan(request, model: store.model, columns: [])
         let context = ObjectContext(store: store)
         let sql = try context.fetch(plan).map(\.rowID)
@@ -92,14 +92,14 @@ final class WideAggregateDifferentialTests: XCTestCase {
         }
         // The order itself, ascending: negative sums beyond an Int64 first (SQLite alone puts every BLOB last);
         // "cancel" and "none" both sum to 0 and keep the order of their IDs.
-        let plan = try FetchPlan(FetchRequest(entity: "Author", sortDescriptors: [SortKey("books.@sum.price", ascending: true, comparison: .binary)]),
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Author", sortDescriptors: [SortKey("books.@sum.price", ascending: true, comparison: .binary)]),
                                  model: store.model, columns: [])
         let names = try ObjectContext(store: store).fetch(plan).map { $0["name"].description }
         XCTAssertEqual(names, ["twoMin", "justUnder", "cancel", "none", "small", "one", "justOver", "twoMax", "threeMax"])
     }
 
     func testSumsReachTheColumnsExactly() throws {
-        let plan = try FetchPlan(FetchRequest(entity: "Author", sortDescriptors: [SortKey("name", ascending: true, comparison: .binary)]),
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Author", sortDescriptors: [SortKey("name", ascending: true, comparison: .binary)]),
                                  model: store.model,
                                  columns: ["name", "books.@sum.price", "books.@sum.pages", "books.@min.price"])
         var rows: [String: [String]] = [:]
@@ -113,7 +113,7 @@ final class WideAggregateDifferentialTests: XCTestCase {
 
     func testGroupedSumsOfWideSumsAreExact() throws {
         // Every author in one group (none has an email): the sum of per-author sums, some beyond an Int64 already.
-        let plan = try FetchPlan(FetchRequest(entity: "Author"), model: store.model,
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Author"), model: store.model,
                                  columns: ["email", "count", "sum:books.price", "max:books.price", "min:books.price", "sum:books.pages"],
                                  groupBy: ["email"])
         var rows: [[String]] = []

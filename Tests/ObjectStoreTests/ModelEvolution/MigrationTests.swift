@@ -25,9 +25,9 @@ final class MigrationTests: XCTestCase {
               total:  { type: decimal, scale: 2 }
         """
 
-    static let empty = try! Model(entities: [])
+    static let empty = try! ObjectModel(entities: [])
 
-    func model(_ yaml: String) throws -> Model { try ModelFile.parse(yaml, name: "model.yaml", extending: Self.empty) }
+    func model(_ yaml: String) throws -> ObjectModel { try ModelFile.parse(yaml, name: "model.yaml", extending: Self.empty) }
 
     override func setUpWithError() throws {
         dir = TemporaryDirectory()

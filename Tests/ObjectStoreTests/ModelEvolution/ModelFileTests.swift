@@ -4,17 +4,17 @@ import TestSupport
 
 final class ModelFileTests: XCTestCase {
     /// A base model standing in for a domain's built-in one: Customer and Order.
-    static let base: Model = try! Model(entities: [
+    static let base: ObjectModel = try! ObjectModel(entities: [
         Entity("Customer", kind: .directory, naturalKey: "name", attributes: [
-            Attribute("name", .string, required: true, unique: true),
+            EntityAttribute("name", .string, required: true, unique: true),
         ], relationships: [
-            Relationship("orders", to: "Order", inverse: "customer", toMany: true, deleteRule: .deny),
+            EntityRelationship("orders", to: "Order", inverse: "customer", toMany: true, deleteRule: .deny),
         ]),
         Entity("Order", kind: .document, naturalKey: "number", attributes: [
-            Attribute("number", .string, required: true, unique: true),
-            Attribute("date", .date, required: true, default: .today),
+            EntityAttribute("number", .string, required: true, unique: true),
+            EntityAttribute("date", .date, required: true, default: .today),
         ], relationships: [
-            Relationship("customer", to: "Customer", inverse: "orders"),
+            EntityRelationship("customer", to: "Customer", inverse: "orders"),
         ]),
     ])
 

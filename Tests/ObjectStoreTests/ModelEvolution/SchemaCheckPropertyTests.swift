@@ -47,7 +47,7 @@ final class SchemaCheckPropertyTests: XCTestCase {
     /// Opening for writing compares the whole schema: its cost grows with the model linearly. A search by name for
     /// each table and index, and a few statements for each, made a model of 400 entities take 15 s a write.
     func testComparingTheSchemaGrowsLinearlyWithTheModel() throws {
-        func model(_ entities: Int) throws -> Model {
+        func model(_ entities: Int) throws -> ObjectModel {
             var yaml = "entities:\n"
             for e in 0..<entities {
                 yaml += "  E\(e):\n    kind: directory\n    attributes:\n"
@@ -57,10 +57,10 @@ final class SchemaCheckPropertyTests: XCTestCase {
                     yaml += "      m: { to: E\(e - 1), many: true, inverse: mback\(e) }\n"
                 }
             }
-            return try ModelFile.parse(yaml, name: "model.yaml", extending: try Model(entities: []))
+            return try ModelFile.parse(yaml, name: "model.yaml", extending: try ObjectModel(entities: []))
         }
         let dir = TemporaryDirectory("bookkeeper-schema-doubling")
-        var stores: [Int: (Store, Model)] = [:]
+        var stores: [Int: (Store, ObjectModel)] = [:]
         for n in [60, 120] {
             let m = try model(n)
             stores[n] = (try Store.create(at: dir.file("s\(n).sqlite"), model: m), m)
@@ -105,7 +105,7 @@ final class SchemaCheckPropertyTests: XCTestCase {
     /// again when SQLite's schema version moved, under the write lock, before it writes anything.
     func testATriggerAddedAfterOpeningIsFoundInsideEveryWriteTransaction() throws {
         let dir = TemporaryDirectory("bookkeeper-schema-check")
-        let model = try Model(entities: [Entity("Thing", kind: .directory, attributes: [Attribute("a", .string)])])
+        let model = try ObjectModel(entities: [Entity("Thing", kind: .directory, attributes: [EntityAttribute("a", .string)])])
         let path = dir.file("store.sqlite")
         try Store.create(at: path, model: model).close()
         let table = model.entities[0].name
@@ -125,7 +125,7 @@ final class SchemaCheckPropertyTests: XCTestCase {
         assertRefused({ try store.batch { _ in } }, "a batch")
         try store.close()
         try executeSQL(path, "DROP TRIGGER t; DROP TABLE log")
-        let next = try XCTUnwrap(Model(entities: model.entities + [Entity("Added", kind: .directory, attributes: [Attribute("a", .string)])]))
+        let next = try XCTUnwrap(ObjectModel(entities: model.entities + [Entity("Added", kind: .directory, attributes: [EntityAttribute("a", .string)])]))
         let migrating = try Store.openForMigration(at: path, model: next)
         let plan = try migrating.migrationPlan()
         try executeSQL(path, trigger)
@@ -155,13 +155,13 @@ struct ModelGenerator {
 
     static let types: [AttributeType] = [.string, .integer, .decimal(scale: 2), .decimal(scale: 0), .double, .boolean, .date, .dateTime, .binary]
 
-    mutating func attribute() -> Attribute {
+    mutating func attribute() -> EntityAttribute {
         let type = random.pick(Self.types)
         let unique = type != .binary && type != .boolean && random.next(upTo: 4) == 0
         let indexed = !unique && random.next(upTo: 4) == 0
         // A required attribute gets a default, so that one added to a table with rows can be filled.
         let required = type != .binary && random.next(upTo: 2) == 0
-        return Attribute(name("a"), type, required: required, default: required ? defaultValue(type) : nil, unique: unique, indexed: indexed)
+        return EntityAttribute(name("a"), type, required: required, default: required ? defaultValue(type) : nil, unique: unique, indexed: indexed)
     }
 
     func defaultValue(_ type: AttributeType) -> DefaultValue? {
@@ -181,7 +181,7 @@ struct ModelGenerator {
         var attributes = (0..<(1 + random.next(upTo: 4))).map { _ in attribute() }
         var key: String?
         if random.next(upTo: 2) == 0 {
-            let a = Attribute(name("k"), .string, required: true, unique: true)
+            let a = EntityAttribute(name("k"), .string, required: true, unique: true)
             attributes.insert(a, at: 0)
             key = a.name
         }
@@ -194,22 +194,22 @@ struct ModelGenerator {
         let (toMany, inverseToMany) = [(false, true), (true, false), (false, false), (true, true)][random.next(upTo: i == j ? 3 : 4)]
         let forward = name("r"), backward = name("r")
         let rules = DeleteRule.allCases
-        entities[i].relationships.append(Relationship(forward, to: entities[j].name, inverse: backward, toMany: toMany,
+        entities[i].relationships.append(EntityRelationship(forward, to: entities[j].name, inverse: backward, toMany: toMany,
                                                       deleteRule: random.pick(rules)))
-        entities[j].relationships.append(Relationship(backward, to: entities[i].name, inverse: forward, toMany: inverseToMany,
+        entities[j].relationships.append(EntityRelationship(backward, to: entities[i].name, inverse: forward, toMany: inverseToMany,
                                                       deleteRule: random.pick(rules)))
     }
 
-    mutating func model() -> Model {
+    mutating func model() -> ObjectModel {
         while true {
             var entities = (0..<(1 + random.next(upTo: 4))).map { _ in entity() }
             for _ in 0..<random.next(upTo: 5) { relate(&entities) }
-            if let model = try? Model(entities: entities) { return model }
+            if let model = try? ObjectModel(entities: entities) { return model }
         }
     }
 
     /// The model changed in one way, with the renames the migration needs; nil when the change makes no valid model.
-    mutating func change(_ model: Model) -> (Model, [String: String])? {
+    mutating func change(_ model: ObjectModel) -> (ObjectModel, [String: String])? {
         var entities = model.entities
         var renames: [String: String] = [:]
         let e = random.next(upTo: entities.count)
@@ -268,7 +268,7 @@ struct ModelGenerator {
                 }
             }
         }
-        guard !entities.isEmpty, let next = try? Model(entities: entities) else { return nil }
+        guard !entities.isEmpty, let next = try? ObjectModel(entities: entities) else { return nil }
         return (next, renames)
     }
 
@@ -302,7 +302,7 @@ struct ModelGenerator {
         }
     }
 
-    func describe(_ model: Model) -> String {
+    func describe(_ model: ObjectModel) -> String {
         SchemaBuilder.statements(for: model).joined(separator: ";\n")
     }
 }

@@ -5,7 +5,7 @@
 
 extension BoundPredicate {
     /// Every chain of relationships the predicate follows from scope 0, each non-empty one once.
-    package var relationshipChains: Set<[Relationship]> {
+    package var relationshipChains: Set<[EntityRelationship]> {
         var walk = KeyPathWalk()
         walk.visit(self)
         return walk.chains
@@ -14,8 +14,8 @@ extension BoundPredicate {
 
 private struct KeyPathWalk {
     /// Each scope's chain from scope 0 (a collection's element scope is its collection's chain).
-    var scopes: [Int: [Relationship]] = [0: []]
-    var chains: Set<[Relationship]> = []
+    var scopes: [Int: [EntityRelationship]] = [0: []]
+    var chains: Set<[EntityRelationship]> = []
 
     mutating func visit(_ p: BoundPredicate) {
         switch p {

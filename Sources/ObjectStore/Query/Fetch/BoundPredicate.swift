@@ -6,14 +6,14 @@
 /// A path of to-one relationships from a scope: the fetched object (scope 0) or a collection element.
 package struct ToOnePath: Hashable, Sendable {
     package var scope: Int
-    package var hops: [Relationship]
+    package var hops: [EntityRelationship]
 }
 
 /// The elements reached from a scope through relationships of which at least one is to-many,
 /// optionally filtered (SUBQUERY). Elements are bound to `elementScope`.
 package struct BoundCollection: Hashable, Sendable {
     package var scope: Int
-    package var hops: [Relationship]
+    package var hops: [EntityRelationship]
     package var elementEntity: String
     package var elementScope: Int
     package var filter: BoundPredicate?
@@ -53,14 +53,14 @@ package indirect enum BoundExpression: Hashable, Sendable {
     /// `{a, b}` on the right of IN or BETWEEN.
     case list([Value])
     /// `customer.name`: an attribute at the end of a to-one path.
-    case attribute(ToOnePath, Attribute)
+    case attribute(ToOnePath, EntityAttribute)
     /// `customer`: the object at the end of a non-empty to-one path (compared with NULL).
     case reference(ToOnePath, destination: String)
     /// `rows.@sum.sum`, `tags.@count`, `SUBQUERY(...).@count`.
-    case aggregate(AggregateOperator, BoundCollection, value: ToOnePath?, Attribute?)
+    case aggregate(AggregateOperator, BoundCollection, value: ToOnePath?, EntityAttribute?)
     /// `tags.name` as a fetched column: the stored values of every element in one text (`StoredValue.listText`),
     /// which `fetch` and reports write each as a value of the attribute, in a list.
-    case values(BoundCollection, ToOnePath, Attribute)
+    case values(BoundCollection, ToOnePath, EntityAttribute)
     /// `month(date)` (`YYYY-MM` text), `quarter(date)` (`YYYY-Qn`), `week(date)` (ISO 8601: `YYYY-Www`) or
     /// `year(date)` (an integer) of a date or date-time expression.
     case period(PeriodUnit, BoundExpression)

@@ -2,28 +2,52 @@ import Foundation
 
 /// What to fetch: an entity, a predicate, sort descriptors, a limit and an offset (Core Data's fetch request),
 /// with the values for the predicate's `$NAME` variables and `%@`/`%K` placeholders.
-public struct FetchRequest: Sendable {
+///
+/// ```swift
+/// let request = ObjectFetchRequest(entity: "Invoice", predicate: "total >= %@ AND customer.name BEGINSWITH %@",
+///                                  arguments: [.decimal(DecimalNumber(100)), .string("A")],
+///                                  sortDescriptors: [SortKey("total", ascending: false)])
+/// ```
+public struct ObjectFetchRequest: Sendable {
+    /// The name of the entity whose objects are fetched.
     public var entity: String
     /// NSPredicate format syntax, e.g. `made == YES AND paid == NO`.
     public var predicate: String?
+    /// The order of the objects: the first key, then the next among equals.
     public var sortDescriptors: [SortKey]
+    /// At most this many objects.
     public var limit: Int?
+    /// Skips this many objects first.
     public var offset: Int?
-    /// `$NAME` values (from `--param NAME=VALUE`), typed by what they are compared with.
+    /// `$NAME` values as text, each typed by what it is compared with (`$since` against a date reads as a day).
     public var variables: [String: String]
-    /// `%@` and `%K` values in order (from `--arg VALUE`).
-    public var arguments: [String]
+    /// `%@` and `%K` values in order: a `%@` takes the value itself, which must be of the type it is compared with
+    /// (an integer, decimal or double compares with any number); a `%K` takes a key path as `.string`.
+    public var arguments: [Value]
+    /// `%@` and `%K` values as text, in order before `arguments`, each typed by what it is compared with (a
+    /// command line's arguments).
+    package var textArguments: [String]
     /// Where the predicate text comes from, for error positions (`where`, or a report file's line and column).
-    public var predicateOrigin: PredicateSourceOrigin
+    package var predicateOrigin: PredicateSourceOrigin
     /// More predicates ANDed with `predicate` (a repeated `--where`); each is parsed on its own, its errors naming
     /// `where#2`, `where#3`, …, and the `%@`/`%K` placeholders are numbered across all of them in order.
-    public var morePredicates: [String] = []
+    package var morePredicates: [String] = []
     /// Whether `sortDescriptors` is the entity's default sort rather than one the user wrote: a grouped fetch
     /// then keeps only its keys that are group keys, instead of failing over text the user never wrote.
-    public var sortIsDefault = false
+    package var sortIsDefault = false
 
-    public init(entity: String, predicate: String? = nil, sortDescriptors: [SortKey] = [],
-                limit: Int? = nil, offset: Int? = nil, variables: [String: String] = [:], arguments: [String] = [],
+    /// A request for the objects of `entity` that satisfy `predicate` with its `%@`/`%K` placeholders bound to
+    /// `arguments` and its `$NAME` variables to `variables`, in the order of `sortDescriptors`.
+    @_disfavoredOverload
+    public init(entity: String, predicate: String? = nil, arguments: [Value] = [], variables: [String: String] = [:],
+                sortDescriptors: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) {
+        self.init(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors, limit: limit, offset: offset,
+                  variables: variables)
+        self.arguments = arguments
+    }
+
+    package init(entity: String, predicate: String? = nil, sortDescriptors: [SortKey] = [],
+                limit: Int? = nil, offset: Int? = nil, variables: [String: String] = [:], textArguments: [String] = [],
                 predicateOrigin: PredicateSourceOrigin = PredicateSourceOrigin(name: "where")) {
         self.entity = entity
         self.predicate = predicate
@@ -31,41 +55,45 @@ public struct FetchRequest: Sendable {
         self.limit = limit
         self.offset = offset
         self.variables = variables
-        self.arguments = arguments
+        self.arguments = []
+        self.textArguments = textArguments
         self.predicateOrigin = predicateOrigin
     }
+
+    /// Every placeholder's argument in order: the text ones, then the typed ones.
+    var placeholderArguments: [PredicateArgument] { textArguments.map { .text($0) } + arguments.map { .value($0) } }
 }
 
 /// A column of a fetch: a key path (to-one chain, aggregate, or a to-many path listing its values).
-public struct FetchColumn: Sendable {
-    public let keyPath: String
+package struct FetchColumn: Sendable {
+    package let keyPath: String
     /// The type of the column's values (`.string` for a to-many list, `.integer` for `@count`, `.double` for `@avg`).
-    public let type: AttributeType
+    package let type: AttributeType
     package let expression: BoundExpression
     let term: FetchTerm
 
     /// For a to-many path listing its values (`tags.name`, `customers.at`), the type of its items: the column's
     /// values are then `StoredValue.listText` (the stored values in one text, as `.string`), to be decoded by
     /// `StoredValue.listItems` and each item as this type. Nil for every other column.
-    public var listItemType: AttributeType? {
+    package var listItemType: AttributeType? {
         if case .values(_, _, let attribute) = expression { return attribute.type }
         return nil
     }
 }
 
 /// A column, group key or sort key as written, with where it was written (for error positions).
-public struct FetchTerm: Sendable, Hashable {
-    public var text: String
-    public var origin: PredicateSourceOrigin
+package struct FetchTerm: Sendable, Hashable {
+    package var text: String
+    package var origin: PredicateSourceOrigin
 
-    public init(_ text: String, origin: PredicateSourceOrigin) {
+    package init(_ text: String, origin: PredicateSourceOrigin) {
         let lead = text.prefix { $0 == " " }.count
         self.text = text.trimmingCharacters(in: .whitespaces)
         self.origin = origin.at(column: origin.column + lead)
     }
 
     /// Splits `number, customer.name` at commas, each term keeping its column: `columns:1:9` points into the list.
-    public static func list(_ text: String, origin: PredicateSourceOrigin) -> [FetchTerm] {
+    package static func list(_ text: String, origin: PredicateSourceOrigin) -> [FetchTerm] {
         var terms: [FetchTerm] = []
         var column = origin.column
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
@@ -83,24 +111,24 @@ public struct FetchTerm: Sendable, Hashable {
 
 /// A fetch request checked against a model: every key path resolved, every literal typed. It compiles to one
 /// SQL statement and can also run in memory (the oracle that tests the compiler).
-public struct FetchPlan: Sendable {
-    public let entity: Entity
-    public let request: FetchRequest
-    public let columns: [FetchColumn]
+package struct FetchPlan: Sendable {
+    package let entity: Entity
+    package let request: ObjectFetchRequest
+    package let columns: [FetchColumn]
     package let predicate: BoundPredicate?
     package let sortKeys: [(SortKey, BoundExpression)]
     /// The most sort keys a fetch takes (see where it is checked).
-    public static let maximumSortKeys = 32
+    package static let maximumSortKeys = 32
     package let scopes: [Entity]
-    package let model: Model
+    package let model: ObjectModel
     package let groupKeys: [BoundExpression]
     /// Whether the plan has group keys or aggregate columns: one row per group rather than per object.
-    public let isGrouped: Bool
+    package let isGrouped: Bool
 
     /// Binds the request (and the columns, key paths separated by commas) against `model`.
     /// Throws `ModelError`, `PredicateSyntaxError`, `PredicateBindingError` or `SortError`.
     /// Binds the request with columns and group keys given as plain text (errors say `columns:1:N`, `group:1:N`).
-    public init(_ request: FetchRequest, model: Model, columns columnList: [String]? = nil, groupBy: [String] = []) throws {
+    package init(_ request: ObjectFetchRequest, model: ObjectModel, columns columnList: [String]? = nil, groupBy: [String] = []) throws {
         try self.init(request, model: model,
                       columns: columnList.map { $0.map { FetchTerm($0, origin: PredicateSourceOrigin(name: "columns")) } },
                       groupBy: groupBy.map { FetchTerm($0, origin: PredicateSourceOrigin(name: "group")) })
@@ -108,7 +136,7 @@ public struct FetchPlan: Sendable {
 
     /// Binds the request with columns and group keys that know where they were written (a report file's line
     /// and column), so errors point there.
-    public init(_ request: FetchRequest, model: Model, columns columnList: [FetchTerm]?, groupBy: [FetchTerm]) throws {
+    package init(_ request: ObjectFetchRequest, model: ObjectModel, columns columnList: [FetchTerm]?, groupBy: [FetchTerm]) throws {
         let entity = try model.entity(request.entity)
         self.entity = entity
         self.request = request
@@ -128,7 +156,7 @@ public struct FetchPlan: Sendable {
             for (text, origin) in texts { syntaxes.append(try PredicateSyntax(parsing: text, origin: origin)) }
             // Arguments fill placeholders in order across the predicates; the last takes what is left, so a
             // wrong count is reported there with both numbers.
-            var remaining = request.arguments[...]
+            var remaining = request.placeholderArguments[...]
             var parts: [BoundPredicate] = []
             for (i, var syntax) in syntaxes.enumerated() {
                 let take = i == syntaxes.count - 1 ? remaining.count : min(syntax.placeholderCount, remaining.count)
@@ -139,7 +167,7 @@ public struct FetchPlan: Sendable {
             }
             predicate = BoundPredicate.all(parts)
         } else {
-            if !request.arguments.isEmpty {
+            if !request.placeholderArguments.isEmpty {
                 var unused = PredicateBindingError("arguments were given, but there is no predicate with %@ or %K placeholders",
                                                    at: .start, in: PredicateSourceText("", origin: request.predicateOrigin))
                 unused.fact = .argumentsWithoutPlaceholders
@@ -253,7 +281,7 @@ extension FetchPlan {
     /// `rows.@sum.sum` and `rows.@SUM.sum`, `sum:rows.sum` and `sum: rows.sum`, `month(date)` and `MONTH( date )`);
     /// nil when each column is its own. Columns are compared as bound, each from the same binder state: every binding
     /// of a to-many path makes scopes of its own, so two bindings in turn would differ in them.
-    public var repeatedColumn: Int? {
+    package var repeatedColumn: Int? {
         let binder = PredicateBinder(model: model, entity: entity, source: PredicateSourceText("", origin: request.predicateOrigin),
                                      variables: request.variables)
         var seen: Set<BoundExpression> = []

@@ -1,10 +1,5 @@
 extension ObjectContext {
-    /// The objects matching a fetch request, in its order: one SQL statement.
-    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        try fetch(FetchPlan(request, model: model, columns: []))
-    }
-
-    public func fetch(_ plan: FetchPlan) throws -> [ManagedObject] {
+    package func fetch(_ plan: FetchPlan) throws -> [ManagedObject] {
         let (sql, arguments) = plan.sql(.objects)
         let rows = try store.read { db in
             try db.rows(sql, arguments)
@@ -12,11 +7,6 @@ extension ObjectContext {
         return try rows.map { try materialize($0, plan.entity) }
     }
 
-    /// The number of objects matching a fetch request.
-    public func count(_ request: FetchRequest) throws -> Int {
-        let (sql, arguments) = try FetchPlan(request, model: model, columns: []).sql(.count)
-        return try store.read { db in try db.int(sql, arguments) ?? 0 }
-    }
 
     /// The same fetch computed in memory, object by object, with the evaluator and the in-memory sorter:
     /// the oracle the SQL compiler is tested against.
@@ -48,7 +38,7 @@ extension Store {
     /// Streams the plan's columns row by row from a cursor: memory does not grow with the number of results.
     /// A double that is not finite (stored by another tool, or a sum beyond ±1.8e308) ends it with the error
     /// that says where it came from (Store+NonFinite.swift): `body` never sees one.
-    public func fetchColumns(_ plan: FetchPlan, _ body: ([Value]) throws -> Void) throws {
+    package func fetchColumns(_ plan: FetchPlan, _ body: ([Value]) throws -> Void) throws {
         // One array for every row: emptied, not reallocated, when `body` kept no copy of it (issue 27: a malloc
         // and a free per row of the fetch bench).
         var values: [Value] = []
@@ -62,7 +52,7 @@ extension Store {
 
     /// `fetchColumns`, each row handed over as the statement just stepped (`FetchedRow`), its values read in place
     /// as the caller asks: for a writer that needs no `Value` for some cells (fetch's CSV, issue 27).
-    public func fetchRows(_ plan: FetchPlan, _ body: (FetchedRow) throws -> Void) throws {
+    package func fetchRows(_ plan: FetchPlan, _ body: (FetchedRow) throws -> Void) throws {
         let nonFinite: Int? = try read { db in
             let (sql, arguments) = plan.sql(.columns, in: db)
             var cursor = try db.cursor(sql, arguments)
@@ -83,7 +73,7 @@ extension Store {
     }
 
     /// The number of objects matching the plan.
-    public func count(_ plan: FetchPlan) throws -> Int {
+    package func count(_ plan: FetchPlan) throws -> Int {
         return try read { db in
             let (sql, arguments) = plan.sql(.count, in: db)
             return try db.int(sql, arguments) ?? 0
@@ -91,7 +81,7 @@ extension Store {
     }
 
     /// The SQL of a plan and its bound arguments, as `--explain` shows them.
-    public func explain(_ plan: FetchPlan, _ selection: FetchPlan.Selection) -> String {
+    package func explain(_ plan: FetchPlan, _ selection: FetchPlan.Selection) -> String {
         // The statement as it would run on this store (its ranges judged against it).
         let (sql, arguments) = (try? read { db in plan.sql(selection, in: db) }) ?? plan.sql(selection)
         var lines = [sql]
@@ -123,21 +113,21 @@ enum SortOrder {
 
 /// One row of a plan's columns, as the statement has just been stepped (`Store.fetchRows`): valid only inside the
 /// call that hands it over.
-public struct FetchedRow {
+package struct FetchedRow {
     let statement: any StorageStatement
     let types: [AttributeType]
 
-    public var count: Int { types.count }
+    package var count: Int { types.count }
 
     /// Column `i`'s value, as `fetchColumns` gives it: its stored value read in place, through the one decoder.
-    public func value(_ i: Int) -> Value {
+    package func value(_ i: Int) -> Value {
         Value(stored: statement.column(Int32(i)), as: types[i])
     }
 
     /// Column `i`'s UTF-8, read in place, when `value(i)` is `.string` of exactly those bytes: text stored in a
     /// string column, all ASCII and without NUL (GRDB reads text up to a NUL and repairs what is not UTF-8, so
     /// other text goes through `value(i)`); else nil, and `body` is not called.
-    public func withASCIIText<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+    package func withASCIIText<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
         guard types[i] == .string, let bytes = statement.text(Int32(i)) else { return nil }
         for byte in bytes where byte == 0 || byte >= 0x80 { return nil }
         return try body(bytes)

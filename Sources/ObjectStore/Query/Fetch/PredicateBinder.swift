@@ -13,7 +13,7 @@ import LocalTime
 // - `$NAME` comes from --param NAME=VALUE and is typed like a command-line value; `$TODAY` is today's date.
 
 package struct PredicateBinder {
-    let model: Model
+    let model: ObjectModel
     var source: PredicateSourceText
     let variables: [String: String]
     /// scope id → entity; scope 0 is the fetched entity.
@@ -21,7 +21,7 @@ package struct PredicateBinder {
     /// SUBQUERY variables visible where binding is, innermost last: name → scope id.
     private var named: [(String, Int)] = []
 
-    package init(model: Model, entity: Entity, source: PredicateSourceText, variables: [String: String]) {
+    package init(model: ObjectModel, entity: Entity, source: PredicateSourceText, variables: [String: String]) {
         self.model = model
         self.source = source
         self.variables = variables
@@ -102,6 +102,7 @@ package struct PredicateBinder {
         func day(_ e: PredicateOperand) -> Day? {
             switch e {
             case .string(let s, _), .commandLineValue(let s, _, _): return Day(iso: s)
+            case .argumentValue(.date(let d), _, _): return d
             case .keyPath(let path):
                 guard let name = path.bareVariable, !isScopeVariable(name), let value = variableText(name) else { return nil }
                 return Day(iso: value)
@@ -152,7 +153,7 @@ package struct PredicateBinder {
         }
     }
 
-    private func unquantified(_ path: PredicateKeyPath, _ r: Relationship, _ c: PredicateComparison) -> PredicateBindingError {
+    private func unquantified(_ path: PredicateKeyPath, _ r: EntityRelationship, _ c: PredicateComparison) -> PredicateBindingError {
         var written = text(path.range)
         // `tags == "vip"` compares the elements themselves: suggest their natural key.
         if case .key(let last) = path.components.last?.kind, last == r.name || model.entity(named: r.destination)?.attribute(named: last) == nil,
@@ -325,7 +326,7 @@ package struct PredicateBinder {
 
     private func isLiteral(_ e: PredicateOperand) -> Bool {
         switch e {
-        case .string, .number, .boolean, .null, .commandLineValue: return true
+        case .string, .number, .boolean, .null, .commandLineValue, .argumentValue: return true
         case .keyPath(let path): return path.bareVariable.map { !isScopeVariable($0) } ?? false
         default: return false
         }
@@ -376,6 +377,8 @@ package struct PredicateBinder {
             }
         case .commandLineValue(let s, _, let range):
             return try typed(s, as: type, against: other, at: range)
+        case .argumentValue(let v, let ordinal, let range):
+            return try typedArgument(v, ordinal: ordinal, as: type, against: other, at: range)
         case .keyPath(let path):
             // In a list ({0, Int}) a key path is not a value (found by the predicate fuzzer: this was a crash).
             guard let name = path.bareVariable else {
@@ -434,6 +437,33 @@ package struct PredicateBinder {
         }
     }
 
+    /// A typed `%@` argument (a library caller's): of the type it is compared with, as a literal written in the
+    /// predicate must be — a number compares with any number (converted as its text would be), a day with a
+    /// date-time (the whole day, bound before this), a string with a reference when it is an object ID.
+    private func typedArgument(_ value: Value, ordinal: Int, as type: ExpressionType, against other: String,
+                               at range: SourceRange) throws(PredicateBindingError) -> Value {
+        switch (value, type) {
+        case (.null, _):
+            return .null
+        case (.string(let s), .null), (.string(let s), .attribute(.string)):
+            return try text(s, at: range)
+        case (_, .null), (.boolean, .attribute(.boolean)), (.date, .attribute(.date)), (.dateTime, .attribute(.dateTime)),
+             (.binary, .attribute(.binary)), (.integer, .attribute(.integer)), (.integer, .attribute(.decimal)),
+             (.decimal, .attribute(.integer)), (.decimal, .attribute(.decimal)):
+            return value
+        case (.integer, .attribute(.double)), (.decimal, .attribute(.double)), (.double, .attribute(.double)),
+             (.double, .attribute(.integer)), (.double, .attribute(.decimal)), (.date, .attribute(.dateTime)):
+            if case .double(let d) = value, !d.isFinite {
+                throw error("argument \(ordinal) is \(value.kindPhrase), which the store cannot hold", at: range)
+            }
+            return try typed(value.description, as: type, against: other, at: range)
+        case (.string(let s), .object(let destination)):
+            return try objectID(s, of: destination, against: other, at: range)
+        default:
+            throw mismatch(other, type, "argument \(ordinal) is \(value.kindPhrase)", range)
+        }
+    }
+
     /// An object ID (`Customer/17`) compared with a reference to `destination` (`customer == %@`, `SELF IN %@`): its
     /// row number, which is what the reference is in the store and in the evaluator.
     private func objectID(_ text: String, of destination: String, against other: String, at range: SourceRange) throws(PredicateBindingError) -> Value {
@@ -486,13 +516,13 @@ package struct PredicateBinder {
     enum Resolved {
         case scalar(BoundExpression)
         /// A path through at least one to-many relationship, not aggregated; then to-one hops and maybe an attribute.
-        case collection(BoundCollection, rest: [Relationship], attribute: Attribute?)
+        case collection(BoundCollection, rest: [EntityRelationship], attribute: EntityAttribute?)
     }
 
     /// An expression on one side of a comparison, or the to-many path that must be quantified.
     enum SideExpression {
         case expression(BoundExpression)
-        case collectionPath(PredicateKeyPath, Relationship)
+        case collectionPath(PredicateKeyPath, EntityRelationship)
 
         var bound: BoundExpression? { if case .expression(let e) = self { e } else { nil } }
     }
@@ -551,7 +581,7 @@ package struct PredicateBinder {
             return .scalar(.aggregate(.count, collection, value: nil, nil))
         }
         var entity = scopes[scope]
-        var hops: [Relationship] = []
+        var hops: [EntityRelationship] = []
         while let component = components.popFirst() {
             switch component.kind {
             case .key(let name):
@@ -582,7 +612,7 @@ package struct PredicateBinder {
                 }
                 // The rest is a to-one path to an attribute of the element.
                 var elementEntity = model.entity(named: collection.elementEntity)!
-                var rest: [Relationship] = []
+                var rest: [EntityRelationship] = []
                 while let c = components.popFirst() {
                     guard case .key(let name) = c.kind else {
                         throw error("\(op.spelling) needs a key after it, as in rows.\(op.spelling).sum", at: c.range)
@@ -615,7 +645,7 @@ package struct PredicateBinder {
         return finish(scope: scope, hops: hops, attribute: nil)
     }
 
-    private mutating func finish(scope: Int, hops: [Relationship], attribute: Attribute?) -> Resolved {
+    private mutating func finish(scope: Int, hops: [EntityRelationship], attribute: EntityAttribute?) -> Resolved {
         guard let lastToMany = hops.lastIndex(where: \.isToMany) else {
             if let attribute { return .scalar(.attribute(ToOnePath(scope: scope, hops: hops), attribute)) }
             return .scalar(.reference(ToOnePath(scope: scope, hops: hops), destination: hops.last?.destination ?? scopes[scope].name))
@@ -624,7 +654,7 @@ package struct PredicateBinder {
         return .collection(collection, rest: Array(hops[(lastToMany + 1)...]), attribute: attribute)
     }
 
-    private mutating func makeCollection(scope: Int, hops: [Relationship], filter: BoundPredicate? = nil) -> BoundCollection {
+    private mutating func makeCollection(scope: Int, hops: [EntityRelationship], filter: BoundPredicate? = nil) -> BoundCollection {
         let element = model.entity(named: hops.last!.destination)!
         return BoundCollection(scope: scope, hops: hops, elementEntity: element.name, elementScope: newScope(element), filter: filter)
     }

@@ -1,13 +1,13 @@
 /// A predicate that reads well but does not fit the model: an unknown key, a wrong type, an unquantified
 /// to-many key path. Rendered like a syntax error: `where:1:1: unknown key "nmae" on Customer — did you mean "name"?`
-public struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceError {
-    public private(set) var message: String
-    public private(set) var hint: String?
+package struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceError {
+    package private(set) var message: String
+    package private(set) var hint: String?
     package let position: SourcePosition
     package let source: PredicateSourceText
     /// The `$NAME` whose value (from `--param`, a report's parameter) is wrong, when that is what is wrong: the
     /// predicate is then as its author meant it, and the value is the mistake.
-    public internal(set) var variable: String?
+    package internal(set) var variable: String?
     /// What the message and hint are about when a front end words them (it names its own options): nil for the others.
     package internal(set) var fact: Fact?
 
@@ -39,9 +39,9 @@ public struct PredicateBindingError: Error, Hashable, Sendable, PredicateSourceE
 }
 
 extension PredicateBindingError: CategorizedError {
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 }
 
 extension PredicateSyntaxError: CategorizedError {
-    public var category: ErrorCategory { .usage }
+    package var category: ErrorCategory { .usage }
 }

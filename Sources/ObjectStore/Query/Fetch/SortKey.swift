@@ -13,10 +13,15 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     public var ascending: Bool
     public var comparison: Comparison
     /// Where the key path was written, for error positions; nil for keys made in code.
-    public var origin: PredicateSourceOrigin?
+    package var origin: PredicateSourceOrigin?
 
-    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary,
-                origin: PredicateSourceOrigin? = nil) {
+    /// A key on `keyPath` (`date`, `customer.name`, `rows.@sum.amount`).
+    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
+        self.init(keyPath, ascending: ascending, comparison: comparison, origin: nil)
+    }
+
+    package init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary,
+                origin: PredicateSourceOrigin?) {
         self.keyPath = keyPath
         self.ascending = ascending
         self.comparison = comparison
@@ -32,13 +37,13 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `date, customer.name desc natural` (each key: a key path, then `asc`/`desc` and
     /// `binary`/`nocase`/`natural` in any order). Errors name the source and column: `sort:1:15: …`.
-    public static func parseList(_ text: String, origin: String = "sort") throws(SortError) -> [SortKey] {
+    package static func parseList(_ text: String, origin: String = "sort") throws(SortError) -> [SortKey] {
         try parseList(text, origin: PredicateSourceOrigin(name: origin))
     }
 
     /// Parses a list written at `origin` (a report file's line and column): errors, and the keys' own
     /// errors later, point there.
-    public static func parseList(_ text: String, origin place: PredicateSourceOrigin) throws(SortError) -> [SortKey] {
+    package static func parseList(_ text: String, origin place: PredicateSourceOrigin) throws(SortError) -> [SortKey] {
         let origin = place.name
         func column(_ i: String.Index) -> Int { place.column + text.distance(from: text.startIndex, to: i) }
         func at(_ i: String.Index) -> String {
@@ -72,8 +77,8 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-public struct SortError: CategorizedError, Equatable {
-    public let message: String
-    public var category: ErrorCategory { .usage }
-    public var description: String { message }
+package struct SortError: CategorizedError, Equatable {
+    package let message: String
+    package var category: ErrorCategory { .usage }
+    package var description: String { message }
 }

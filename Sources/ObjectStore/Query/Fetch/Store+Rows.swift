@@ -1,20 +1,20 @@
 import Foundation
 
 /// The rows of a fetch plan's columns, read one at a time from an open cursor.
-public struct StoredRowCursor {
+package struct StoredRowCursor {
     /// The storage's cursor (its statement's values are read in place).
     var cursor: StorageCursor
-    public let columnCount: Int
+    package let columnCount: Int
 
     /// The next row's stored values, in column order; nil after the last row.
-    public mutating func next() throws -> [StoredValue]? {
+    package mutating func next() throws -> [StoredValue]? {
         var values: [StoredValue] = []
         return try next(into: &values) ? values : nil
     }
 
     /// The next row's stored values into `values` (replacing what it held, keeping its storage: a report reads
     /// every row through one array); false after the last row.
-    public mutating func next(into values: inout [StoredValue]) throws -> Bool {
+    package mutating func next(into values: inout [StoredValue]) throws -> Bool {
         guard try cursor.step() else { return false }
         // Read in place from the statement just stepped.
         let statement = cursor.statement
@@ -29,7 +29,7 @@ extension Store {
     /// Opens a cursor on the plan's columns and calls `body` with it — and, when `counted`, with the number of
     /// rows it will give, counted in the same read transaction, so a writer committing meanwhile cannot make
     /// the two disagree (a renderer that must know the row count up front relies on that).
-    public func withRows<T>(_ plan: FetchPlan, counted: Bool, _ body: (Int?, inout StoredRowCursor) throws -> T) throws -> T {
+    package func withRows<T>(_ plan: FetchPlan, counted: Bool, _ body: (Int?, inout StoredRowCursor) throws -> T) throws -> T {
         return try read { db in
             let (sql, arguments) = plan.sql(.columns, in: db)
             var result: T?

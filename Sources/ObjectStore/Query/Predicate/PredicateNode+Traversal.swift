@@ -79,7 +79,7 @@ extension PredicateOperand {
             }
         case .aggregate(let elements, _):
             for element in elements { element.forEachOperand(visit) }
-        case .string, .number, .boolean, .null, .valuePlaceholder, .keyPathPlaceholder, .commandLineValue:
+        case .string, .number, .boolean, .null, .valuePlaceholder, .keyPathPlaceholder, .commandLineValue, .argumentValue:
             break
         }
     }
@@ -101,7 +101,7 @@ extension PredicateOperand {
             var rewritten: [PredicateOperand] = []
             for element in elements { rewritten.append(try element.rewritingOperands(transform)) }
             return .aggregate(rewritten, range)
-        case .string, .number, .boolean, .null, .valuePlaceholder, .keyPathPlaceholder, .commandLineValue:
+        case .string, .number, .boolean, .null, .valuePlaceholder, .keyPathPlaceholder, .commandLineValue, .argumentValue:
             return self
         }
     }
@@ -127,6 +127,8 @@ extension PredicateOperand {
             return .keyPathPlaceholder(ordinal: ordinal, transform(range))
         case .commandLineValue(let value, let ordinal, let range):
             return .commandLineValue(value, ordinal: ordinal, transform(range))
+        case .argumentValue(let value, let ordinal, let range):
+            return .argumentValue(value, ordinal: ordinal, transform(range))
         }
     }
 

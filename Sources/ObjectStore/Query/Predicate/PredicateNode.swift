@@ -154,13 +154,16 @@ package indirect enum PredicateOperand: Hashable, Sendable {
     /// (`2024-03-01` is a date against a Date attribute, a string against a
     /// String one). Its range is the placeholder's.
     case commandLineValue(String, ordinal: Int, SourceRange)
+    /// What `binding(arguments:)` put in place of a `%@` given a typed value (a library caller's argument): the
+    /// binder checks it has the type of the other side. Its range is the placeholder's.
+    case argumentValue(Value, ordinal: Int, SourceRange)
 
     package var range: SourceRange {
         switch self {
         case .keyPath(let path): return path.range
         case .string(_, let range), .number(_, let range), .boolean(_, let range), .null(let range),
              .aggregate(_, let range), .valuePlaceholder(_, let range), .keyPathPlaceholder(_, let range),
-             .commandLineValue(_, _, let range):
+             .commandLineValue(_, _, let range), .argumentValue(_, _, let range):
             return range
         }
     }

@@ -152,6 +152,14 @@ package enum PredicatePrinter {
             write(path, to: &output)
         case .string(let value, _), .commandLineValue(let value, _, _):
             output += quote(value)
+        case .argumentValue(let value, _, _):
+            // As a literal of its own: numbers and booleans bare, everything else (dates included) quoted.
+            switch value {
+            case .null: output += "NULL"
+            case .boolean(let b): output += b ? "TRUE" : "FALSE"
+            case .integer, .decimal, .double: output += value.description
+            default: output += quote(value.description)
+            }
         case .number(let number, _):
             output += number.text
         case .boolean(let value, _):
@@ -279,6 +287,8 @@ package enum PredicatePrinter {
             return "%K\(ordinal)"
         case .commandLineValue(let value, let ordinal, _):
             return "(arg\(ordinal) \(quote(value)))"
+        case .argumentValue(let value, let ordinal, _):
+            return "(arg\(ordinal) \(text(of: operand)) \(value.kindPhrase))"
         case .string, .number, .boolean, .null:
             return text(of: operand)
         }

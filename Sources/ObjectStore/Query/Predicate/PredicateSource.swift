@@ -15,20 +15,20 @@
 /// `Reports/x.yaml:5:13: …`. Lines after the predicate's first line keep their
 /// own column (column 1 is the first character of that line), as they do in a
 /// YAML block scalar once its indentation is removed.
-public struct PredicateSourceOrigin: Hashable, Sendable {
+package struct PredicateSourceOrigin: Hashable, Sendable {
     /// The name shown before the position: `where`, `--filter`, a file path.
-    public var name: String
+    package var name: String
     /// The line, 1-based, of the predicate's first character in the named source.
-    public var line: Int
+    package var line: Int
     /// The column, 1-based, of the predicate's first character in the named source.
-    public var column: Int
+    package var column: Int
 
     /// For text that is not its source (a YAML quoted value, whose escapes and folded lines make the value's
     /// columns differ from the file's): where each line and column of the text is in the file. `line` and
     /// `column` then count in the text (1 and 1 at its start), and the map turns them into the file's.
-    public var map: SourceMap?
+    package var map: SourceMap?
 
-    public init(name: String, line: Int = 1, column: Int = 1, map: SourceMap? = nil) {
+    package init(name: String, line: Int = 1, column: Int = 1, map: SourceMap? = nil) {
         self.name = name
         self.line = line
         self.column = column
@@ -37,14 +37,14 @@ public struct PredicateSourceOrigin: Hashable, Sendable {
 
     /// The same source from another column of its first line (a term of a list, the key path inside
     /// `month(…)`), keeping the map.
-    public func at(column: Int) -> PredicateSourceOrigin {
+    package func at(column: Int) -> PredicateSourceOrigin {
         var moved = self
         moved.column = column
         return moved
     }
 
     /// The place in the named source of a line and column counted as `line` and `column` are.
-    public func place(line: Int, column: Int) -> (line: Int, column: Int) {
+    package func place(line: Int, column: Int) -> (line: Int, column: Int) {
         map?.place(line: line, column: column) ?? (line, column)
     }
 }
@@ -52,11 +52,11 @@ public struct PredicateSourceOrigin: Hashable, Sendable {
 /// Where the characters of a text are in the file it was read from, line by line: `places[l][c]` is the
 /// file's line and column (in characters) of the text's character at line l + 1, column c + 1. Each text line
 /// holds its line break too; the last has one entry more, the place just after the text (a closing quote).
-public struct SourceMap: Hashable, Sendable {
-    public struct Place: Hashable, Sendable {
-        public let line: Int
-        public let column: Int
-        public init(line: Int, column: Int) {
+package struct SourceMap: Hashable, Sendable {
+    package struct Place: Hashable, Sendable {
+        package let line: Int
+        package let column: Int
+        package init(line: Int, column: Int) {
             self.line = line
             self.column = column
         }
@@ -64,7 +64,7 @@ public struct SourceMap: Hashable, Sendable {
 
     private let places: [[Place]]
 
-    public init(_ places: [[Place]]) {
+    package init(_ places: [[Place]]) {
         self.places = places
     }
 

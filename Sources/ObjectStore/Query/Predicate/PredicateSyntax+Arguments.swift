@@ -1,6 +1,12 @@
 // Filling `%@` and `%K` placeholders with command-line arguments (`--arg VALUE`),
 // in order: the first argument fills placeholder 1, and so on.
 
+/// A `%@` or `%K` argument: text typed by what it is compared with (a command line's), or a typed value.
+package enum PredicateArgument: Sendable, Hashable {
+    case text(String)
+    case value(Value)
+}
+
 extension PredicateSyntax {
     /// Replaces the placeholders with `arguments`, in order.
     ///
@@ -11,21 +17,39 @@ extension PredicateSyntax {
     ///
     /// Bound nodes take the placeholder's source range. Too few or too many
     /// arguments is an error that names both counts.
-    public mutating func bind(arguments: [String]) throws(PredicateSyntaxError) {
-        self = try binding(arguments: arguments)
+    package mutating func bind(arguments: [String]) throws(PredicateSyntaxError) {
+        self = try binding(arguments: arguments.map { .text($0) })
     }
 
-    /// The predicate with its placeholders replaced; see `bind(arguments:)`.
-    public func binding(arguments: [String]) throws(PredicateSyntaxError) -> PredicateSyntax {
+    /// The predicate with its placeholders replaced by text arguments; see `bind(arguments:)`.
+    package func binding(arguments: [String]) throws(PredicateSyntaxError) -> PredicateSyntax {
+        try binding(arguments: arguments.map { .text($0) })
+    }
+
+    /// The predicate with its placeholders replaced; see `bind(arguments:)`. A typed `%@` argument becomes
+    /// `.argumentValue`, which the binder checks against the other side's type; a `%K` one must be a string.
+    package func binding(arguments: [PredicateArgument]) throws(PredicateSyntaxError) -> PredicateSyntax {
         let placeholders = self.placeholders
         try checkCount(placeholders: placeholders, arguments: arguments.count)
         let source = self.source
         let bound = try root.rewritingOperands { (operand) throws(PredicateSyntaxError) -> PredicateOperand? in
             switch operand {
             case .valuePlaceholder(let ordinal, let range):
-                return .commandLineValue(arguments[ordinal - 1], ordinal: ordinal, range)
+                switch arguments[ordinal - 1] {
+                case .text(let text): return .commandLineValue(text, ordinal: ordinal, range)
+                case .value(let value): return .argumentValue(value, ordinal: ordinal, range)
+                }
             case .keyPathPlaceholder(let ordinal, let range):
-                let path = try Self.keyPath(argument: arguments[ordinal - 1], ordinal: ordinal, at: range, in: source)
+                let text: String
+                switch arguments[ordinal - 1] {
+                case .text(let t), .value(.string(let t)): text = t
+                case .value(let value):
+                    throw PredicateSyntaxError(
+                        "argument \(ordinal) for %K is not a key path: it is \(value.kindPhrase)",
+                        hint: "a %K argument is a key path given as a string, as in .string(\"customer.name\")",
+                        at: range.start, in: source)
+                }
+                let path = try Self.keyPath(argument: text, ordinal: ordinal, at: range, in: source)
                 return .keyPath(path)
             default:
                 return nil

@@ -1,4 +1,4 @@
-// The public face of the syntax stage: parse predicate text, fill its
+// The package face of the syntax stage: parse predicate text, fill its
 // placeholders from the command line, print it back.
 
 /// A parsed predicate: its syntax tree and the text it was read from.
@@ -10,13 +10,13 @@
 ///
 /// The tree (`root`) is untyped: key paths are not yet checked against a
 /// model. The binder resolves them and reports its errors against `source`.
-public struct PredicateSyntax: Sendable, CustomStringConvertible {
+package struct PredicateSyntax: Sendable, CustomStringConvertible {
     package var root: PredicateNode
     /// The text and origin the tree was parsed from; its ranges point into it.
     package let source: PredicateSourceText
 
     /// Parses `text`; errors name `origin` (`where:1:6: …`).
-    public init(parsing text: String, origin: PredicateSourceOrigin = PredicateSourceOrigin(name: "predicate"))
+    package init(parsing text: String, origin: PredicateSourceOrigin = PredicateSourceOrigin(name: "predicate"))
         throws(PredicateSyntaxError)
     {
         let source = PredicateSourceText(text, origin: origin)
@@ -31,7 +31,7 @@ public struct PredicateSyntax: Sendable, CustomStringConvertible {
 
     /// The number of `%@` and `%K` placeholders, which is the number of
     /// arguments `bind(arguments:)` takes.
-    public var placeholderCount: Int { placeholders.count }
+    package var placeholderCount: Int { placeholders.count }
 
     /// The `%@` and `%K` placeholders in ordinal order.
     package var placeholders: [PredicateOperand] {
@@ -53,5 +53,5 @@ public struct PredicateSyntax: Sendable, CustomStringConvertible {
     }
 
     /// The canonical text of the predicate (see `PredicatePrinter`).
-    public var description: String { PredicatePrinter.text(of: root) }
+    package var description: String { PredicatePrinter.text(of: root) }
 }

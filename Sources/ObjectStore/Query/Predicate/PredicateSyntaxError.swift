@@ -17,11 +17,11 @@
 ///
 /// An error found at end of input points at the last token, the one that
 /// wanted something after it; an unterminated string points at its opening quote.
-public struct PredicateSyntaxError: Error, Hashable, Sendable, PredicateSourceError {
+package struct PredicateSyntaxError: Error, Hashable, Sendable, PredicateSourceError {
     /// What was expected and what was found, without the place.
-    public let message: String
+    package let message: String
     /// A remedy, e.g. `did you mean BEGINSWITH?`; nil when there is none to offer.
-    public let hint: String?
+    package let hint: String?
     /// The place in the predicate text.
     package let position: SourcePosition
     /// The predicate text and where it comes from.
@@ -47,19 +47,19 @@ package protocol PredicateSourceError: CustomStringConvertible {
 
 extension PredicateSourceError {
     /// The source name given by the caller: `where`, `Reports/x.yaml`.
-    public var sourceName: String { source.origin.name }
+    package var sourceName: String { source.origin.name }
     /// The 1-based line in the named source.
-    public var line: Int { source.location(of: position).line }
+    package var line: Int { source.location(of: position).line }
     /// The 1-based column in the named source.
-    public var column: Int { source.location(of: position).column }
+    package var column: Int { source.location(of: position).column }
 
     /// `where:1:6: message; hint`
-    public var description: String {
+    package var description: String {
         source.renderOneLine(message: message, hint: hint, at: position)
     }
 
     /// The one-line form without the hint, the predicate line with a caret, then the hint.
-    public var diagnostic: String {
+    package var diagnostic: String {
         source.renderWithSource(message: message, hint: hint, at: position)
     }
 }

@@ -19,7 +19,7 @@ package struct SQLiteDialect: SQLDialect {
     }
 
     /// SQLite compares names folding ASCII letters only (Model+SQLNames.swift).
-    package func foldName(_ name: String) -> String { Model.sqlFold(name) }
+    package func foldName(_ name: String) -> String { ObjectModel.sqlFold(name) }
 
     /// STRICT column types. Decimals are scaled integers; dates and date-times are ISO text; booleans 0/1.
     package func columnType(_ type: AttributeType) -> String {

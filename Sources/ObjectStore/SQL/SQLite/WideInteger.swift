@@ -9,7 +9,7 @@ import GRDB
 // big-endian with its sign bit flipped, so that equal values are equal bytes and blobs sort as the numbers
 // do. Comparisons that may meet such a value go through `bk_wide_cmp`, since SQLite orders every INTEGER
 // before every BLOB; sort keys through `bk_wide_order`.
-public enum WideInteger {
+package enum WideInteger {
     static let byteCount = 16
     /// `bk_wide_comparable(x)`: a wide value in its comparable form (`comparable`), for a sum computed once in
     /// its exact form and then compared with SQLite's own operators.
@@ -26,7 +26,7 @@ public enum WideInteger {
     static let orderFunction = "bk_wide_order"
 
     /// The SQL value of `value`: an INTEGER when it fits, else the 16-byte encoding.
-    public static func encode(_ value: Int128) -> StoredValue {
+    package static func encode(_ value: Int128) -> StoredValue {
         if let small = Int64(exactly: value) { return .integer(small) }
         return .blob(orderKey(value))
     }
@@ -50,7 +50,7 @@ public enum WideInteger {
     }
 
     /// An INTEGER or a 16-byte wide value as an Int128; nil for anything else.
-    public static func decode(_ value: DatabaseValue) -> Int128? {
+    package static func decode(_ value: DatabaseValue) -> Int128? {
         switch value.storage {
         case .int64(let i): return Int128(i)
         case .blob(let data): return decode(blob: data)
@@ -58,7 +58,7 @@ public enum WideInteger {
         }
     }
 
-    public static func decode(blob data: Data) -> Int128? {
+    package static func decode(blob data: Data) -> Int128? {
         guard data.count == byteCount else { return nil }
         return data.withUnsafeBytes { decode(bytes: $0) }
     }

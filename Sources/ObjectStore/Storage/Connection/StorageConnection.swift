@@ -123,7 +123,7 @@ package struct StorageRow: Sendable {
     package subscript(_ index: Int) -> StoredValue { values[index] }
     /// The column named `name` (ASCII case ignored, as SQL names are), nil when the row has none.
     package subscript(_ name: String) -> StoredValue? {
-        for (i, n) in names.enumerated() where n == name || Model.sqlFold(n) == Model.sqlFold(name) { return values[i] }
+        for (i, n) in names.enumerated() where n == name || ObjectModel.sqlFold(n) == ObjectModel.sqlFold(name) { return values[i] }
         return nil
     }
     package func int64(_ index: Int) -> Int64? { values[index].int64 }
@@ -291,7 +291,7 @@ package struct StorageCursor {
 extension StoredValue: CustomStringConvertible {
     /// As `--explain` lists a bound argument and messages name a stored value: a number's digits, text quoted,
     /// bytes by their count, `NULL`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: return "NULL"
         case .integer(let i): return String(i)

@@ -1,17 +1,17 @@
 
 /// What the user says about a migration: names that changed, values for attributes that become required,
 /// and whether changes that lose data are accepted.
-public struct MigrationOptions: Sendable {
+package struct MigrationOptions: Sendable {
     /// `Old` → `New` for entities, `Entity.old` → `new` for attributes and relationships (entity as in the new model).
-    public var renames: [String: String]
+    package var renames: [String: String]
     /// `Entity.attribute` → the value (as text) for objects that have none when the attribute becomes required.
-    public var defaults: [String: String]
+    package var defaults: [String: String]
     /// Accept removing and retyping attributes, relationships and entities.
-    public var allowDataLoss: Bool
+    package var allowDataLoss: Bool
     /// Accept new or changed rules that existing objects break (`check` lists them until they are fixed).
-    public var allowBrokenRules: Bool
+    package var allowBrokenRules: Bool
 
-    public init(renames: [String: String] = [:], defaults: [String: String] = [:], allowDataLoss: Bool = false,
+    package init(renames: [String: String] = [:], defaults: [String: String] = [:], allowDataLoss: Bool = false,
                 allowBrokenRules: Bool = false) {
         self.renames = renames
         self.defaults = defaults
@@ -21,56 +21,56 @@ public struct MigrationOptions: Sendable {
 }
 
 /// The way from the model a store was written with to the current one: the SQL, and what stands in its way.
-public struct MigrationPlan: Sendable {
+package struct MigrationPlan: Sendable {
     /// One statement of the plan, with its bound arguments.
-    public struct Step: Sendable, CustomStringConvertible {
-        public let sql: String
-        public let arguments: [StoredValue]
+    package struct Step: Sendable, CustomStringConvertible {
+        package let sql: String
+        package let arguments: [StoredValue]
 
-        public var description: String {
+        package var description: String {
             arguments.isEmpty ? sql + ";" : sql + ";  -- " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", ")
         }
     }
 
     /// The changes in words: `add attribute Customer.vat`.
-    public internal(set) var changes: [String] = []
+    package internal(set) var changes: [String] = []
     /// Changes that lose data, refused without `allowDataLoss`: `remove attribute Customer.fax (3 values)`.
-    public internal(set) var dataLoss: [String] = []
+    package internal(set) var dataLoss: [String] = []
     /// Data that must be fixed (or given a default) first: `Customer.vat: 2 objects share "X" (Customer/1, Customer/4)`.
     package internal(set) var blockers: [Blocker] = []
     /// Renames or defaults given (`MigrationOptions`) that name nothing: a typo is refused, never ignored.
     package internal(set) var unknownNames: [UnknownName] = []
-    public internal(set) var steps: [Step] = []
+    package internal(set) var steps: [Step] = []
     /// Existing objects that break a rule the model adds or changes, found by running the plan (see `Store.rehearse`):
     /// `Bank/2 "7": deposits cannot be negative`. Refused without `allowBrokenRules`.
-    public internal(set) var brokenRules: [String] = []
+    package internal(set) var brokenRules: [String] = []
     /// The rules each entity (by its new name) gains or changes, checked over its objects once the steps have run.
     var newRules: [String: [ModelRule]] = [:]
 
     /// Whether the model changed at all (the recorded model differs, even if no SQL is needed).
-    public internal(set) var modelChanged = false
+    package internal(set) var modelChanged = false
 
     /// The hash of the model the store recorded when the plan was made. The plan is applied only while the store
     /// still records it, checked under the write lock: another process may have migrated the store meanwhile.
-    public internal(set) var recordedHash: String?
+    package internal(set) var recordedHash: String?
 
     /// Whether it may run: nothing blocks, and data loss (if any) is accepted.
-    public func canApply(_ options: MigrationOptions) -> Bool {
+    package func canApply(_ options: MigrationOptions) -> Bool {
         blockers.isEmpty && unknownNames.isEmpty && (dataLoss.isEmpty || options.allowDataLoss)
             && (brokenRules.isEmpty || options.allowBrokenRules)
     }
 
     /// Additive only: what opening a store migrates without asking.
-    public var isAutomatic: Bool { blockers.isEmpty && dataLoss.isEmpty && brokenRules.isEmpty }
+    package var isAutomatic: Bool { blockers.isEmpty && dataLoss.isEmpty && brokenRules.isEmpty }
 
     /// The changes in one line, for a note on stderr (`add attribute Customer.vat; add index …`); a model that changed
     /// where no table shows it (a sort, a default, a removed rule) is said so, never as nothing.
-    public var summary: String {
+    package var summary: String {
         changes.isEmpty ? "record the changed model — no table changes: defaults, sorts or rules only" : changes.joined(separator: "; ")
     }
 
     /// The plan as a person reads it: changes, data loss, blockers, then the SQL.
-    public var text: String { lines.joined(separator: "\n") }
+    package var text: String { lines.joined(separator: "\n") }
 
     /// `lines`, with the given names and blockers worded by `wording` (a front end names its own options there).
     package func lines(_ wording: MigrationWording) -> [String] {
@@ -95,34 +95,30 @@ public struct MigrationPlan: Sendable {
 
     /// The same, a line each (a value in one, such as a step's argument, may hold a line feed of its own: an output
     /// escapes each line, not the breaks between them).
-    public var lines: [String] { lines(.engine) }
+    package var lines: [String] { lines(.engine) }
 }
 
 /// Why a store cannot be opened with the current model until it is migrated.
-public struct MigrationError: CategorizedError {
-    public let path: String
-    public let plan: MigrationPlan
-    public let reason: String
+package struct MigrationError: CategorizedError {
+    package let path: String
+    package let plan: MigrationPlan
+    package let reason: String
     /// What the reason asks for, when it asks for one thing (`.migrate`: the store was written with another model).
     package let reasonStep: NextStep?
 
-    public init(path: String, plan: MigrationPlan, reason: String) {
-        self.init(path: path, plan: plan, reason: reason, reasonStep: nil)
-    }
-
-    package init(path: String, plan: MigrationPlan, reason: String, reasonStep: NextStep?) {
+    package init(path: String, plan: MigrationPlan, reason: String, reasonStep: NextStep? = nil) {
         self.path = path
         self.plan = plan
         self.reason = reason
         self.reasonStep = reasonStep
     }
 
-    public var category: ErrorCategory { plan.unknownNames.isEmpty ? .data : .usage }
+    package var category: ErrorCategory { plan.unknownNames.isEmpty ? .data : .usage }
 
-    public var description: String { messages.joined(separator: "\n") }
+    package var description: String { messages.joined(separator: "\n") }
 
     /// One per problem, then the remedy.
-    public var messages: [String] { messages(.engine) }
+    package var messages: [String] { messages(.engine) }
 
     /// The remedy the last message gives: the model's names for names that name nothing, fixing the data for
     /// blockers, allowing what the migration loses or breaks.

@@ -31,7 +31,7 @@ extension Store {
     }
 
     /// Refuses (73) a copy's target with an SQLite companion beside it; devices, pipes and standard output have none.
-    public static func refuseStaleCompanions(of target: String) throws {
+    package static func refuseStaleCompanions(of target: String) throws {
         guard case let .regular(resolved) = try OutputTarget.resolve(target) else { return }
         try refuseStaleCompanions(of: target, resolved: resolved)
     }
@@ -46,7 +46,7 @@ extension Store {
     /// Refuses (73) to create a store at `path` with an SQLite companion beside it (`init`): the new store would
     /// open as whatever the companion holds.
     /// A companion of a store that another `init` has just created is its own: only one beside no store counts.
-    public static func refuseStaleCompanions(ofNewStore path: String) throws {
+    package static func refuseStaleCompanions(ofNewStore path: String) throws {
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         guard !FileManager.default.fileExists(atPath: path), companion(of: path, resolved: resolved) != nil,
               !FileManager.default.fileExists(atPath: path) else { return }

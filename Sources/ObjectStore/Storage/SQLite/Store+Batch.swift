@@ -88,7 +88,7 @@ extension Store {
     }
 }
 
-extension Model {
+extension ObjectModel {
     /// Whether a batch keeps every foreign key valid without SQLite's checks: it writes only row IDs it resolved
     /// or inserted, and the only rows it deletes (a document's rows) are no foreign key's target, so no
     /// ON DELETE action is needed either.

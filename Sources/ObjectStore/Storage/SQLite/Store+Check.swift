@@ -16,7 +16,7 @@ extension Store {
     /// `notes` receives what is no problem but worth a line: references that a No Action delete rule kept to objects
     /// that were deleted (`Note/1.customer refers to deleted Customer/1 (Customer.notes has delete rule No Action)`).
     /// A reference to an ID no object was ever given (another tool wrote it) is a problem.
-    public func check(limit: Int = 20, notes: inout [String]) throws -> [String] {
+    package func check(limit: Int = 20, notes: inout [String]) throws -> [String] {
         try check(limit: limit, notes: &notes, wording: \.description)
     }
 
@@ -40,13 +40,13 @@ extension Store {
     }
 
     /// `check(limit:notes:)`, its notes left out.
-    public func check(limit: Int = 20) throws -> [String] {
+    package func check(limit: Int = 20) throws -> [String] {
         var notes: [String] = []
         return try check(limit: limit, notes: &notes)
     }
 
     /// The number of problems `check`'s lines stand for: one a line, and N for each `… and N more`.
-    public static func problemCount(_ lines: [String]) -> Int {
+    package static func problemCount(_ lines: [String]) -> Int {
         lines.reduce(0) { count, line in
             guard let range = line.range(of: "… and "), let n = Int(line[range.upperBound...].prefix { $0.isNumber }),
                   line[range.upperBound...].dropFirst(String(n).count).hasPrefix(" more") else { return count + 1 }
@@ -337,7 +337,7 @@ extension Store {
     /// module: beside the target under a temporary name and renamed when complete (no half copy is ever left at
     /// `target`), or copied into a device or pipe; the store itself and its companions are refused, and so is a
     /// target with an SQLite companion beside it (Store+Backup). A copy put in place is checked where it is.
-    public func backup(to target: String) throws {
+    package func backup(to target: String) throws {
         let file = try OutputFile(path: target, assembledAtPath: true)
         let temporary = file.assemblyPath!
         if case let .regular(resolved) = file.target {

@@ -3,29 +3,29 @@ import Foundation
 import GRDB
 
 /// What a migration did.
-public struct MigrationResult: Sendable {
-    public let plan: MigrationPlan
+package struct MigrationResult: Sendable {
+    package let plan: MigrationPlan
     /// The copy of the store taken before migrating, beside it.
-    public let backupPath: String?
+    package let backupPath: String?
 }
 
 extension Store {
     /// The model the store was written with, as recorded in its metadata.
-    public func recordedModel() throws -> Model {
+    package func recordedModel() throws -> ObjectModel {
         try readSQLite { db in try recordedModel(db) }
     }
 
-    func recordedModel(_ db: Database) throws -> Model {
+    func recordedModel(_ db: Database) throws -> ObjectModel {
         let text = try String.fetchOne(db, sql: StoreSQL.metaValue(Store.metaTable), arguments: ["model"])
         guard let text, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
             throw StoreError.notAStore(path: path, reason: "its recorded model is missing or unreadable")
         }
-        return try Model(jsonObject: json, behaviours: model.behaviours)
+        return try ObjectModel(jsonObject: json, behaviours: model.behaviours)
     }
 
     /// Closes the connection now: at the end of a command that failed, one left open left the -wal and -shm files
     /// beside the store.
-    public func closeConnection() {
+    package func closeConnection() {
         try? closeQueue()
     }
 
@@ -42,7 +42,7 @@ extension Store {
 
     /// The plan that would bring the store to the current model, made from one state of the store (the recorded
     /// model and the schema read in one transaction).
-    public func migrationPlan(_ options: MigrationOptions = MigrationOptions()) throws -> MigrationPlan {
+    package func migrationPlan(_ options: MigrationOptions = MigrationOptions()) throws -> MigrationPlan {
         try readSQLite { db in
             func plan() throws -> MigrationPlan {
                 var plan = try MigrationPlanner.plan(from: try recordedModel(db), to: model, in: db, options: options)
@@ -72,7 +72,7 @@ extension Store {
     /// rule) refuses it as `rehearse` finds it, with a `MigrationError`; the copy made for it is then removed: a
     /// migration that cannot be made leaves nothing behind. (Data loss the caller has accepted or refused before.)
     @discardableResult
-    public func applyMigration(_ plan: MigrationPlan, options: MigrationOptions = MigrationOptions(),
+    package func applyMigration(_ plan: MigrationPlan, options: MigrationOptions = MigrationOptions(),
                                backup: Bool = true) throws -> MigrationResult? {
         var backupPath: String?
         var applied = false
@@ -134,7 +134,7 @@ extension Store {
     /// made from: another process migrated it while this one planned or waited for the lock, and the caller plans
     /// again from the store as it is now. Before, the dry run ran the old plan's steps on the migrated store and
     /// called it blocked ("duplicate column name", 65) where the real run in the same race found it migrated (0).
-    public func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan? {
+    package func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan? {
         var found: MigrationPlan? = plan
         try mapErrors { try queue.inDatabase { db in
             try db.execute(sql: BatchSQL.foreignKeys(on: false))
@@ -288,7 +288,7 @@ extension Store {
     }
 
     /// A consistent copy of the store beside it (SQLite's online backup), named `<store>.<suffix>-<UTC time>`.
-    public func makeBackup(suffix: String) throws -> String {
+    package func makeBackup(suffix: String) throws -> String {
         try makeBackup(suffix: suffix, from: queue)
     }
 

@@ -64,13 +64,13 @@ extension Store {
 
 
     /// Throws when this store was read without locks and another process wrote to it meanwhile.
-    public func confirmSteadyRead() throws {
+    package func confirmSteadyRead() throws {
         if let changed = changedWhileRead() { throw changed }
     }
 
     /// `confirmSteadyRead` for every store this process read without locks: called before a result is
     /// committed (an output file renamed into place, a success status).
-    public static func confirmSteadyReads() throws {
+    package static func confirmSteadyReads() throws {
         unlockedLock.lock()
         let stores = unlocked
         unlockedLock.unlock()
@@ -145,7 +145,7 @@ extension Store {
 
     /// The integrity problems of a store that cannot be opened as a store (its schema or metadata pages are
     /// damaged): for `check`, which lists the damage rather than refusing.
-    public static func integrityProblems(at path: String, limit: Int = 20) -> [String] {
+    package static func integrityProblems(at path: String, limit: Int = 20) -> [String] {
         do {
             let lines = try withCheckConnection(path: path, queue: nil) { db in try integrityLines(db, limit: limit) }
             return lines.isEmpty ? ["integrity: SQLite's check finds no damage, but the store's metadata cannot be read"] : lines

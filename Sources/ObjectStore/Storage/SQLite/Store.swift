@@ -9,27 +9,28 @@ import Glibc
 /// An open store: one SQLite file (in WAL mode) holding the objects of one model.
 ///
 /// The store records in a metadata table which model wrote it (the model's canonical JSON and hash) and the
-/// store format version, so that a store from a newer bookkeeper, or one that is not a store at all, is refused
-/// with a clear message rather than misread.
+/// store format version, so that a store from a newer version, or one that is not a store at all, is refused
+/// with a clear error rather than misread. A `Store` is `Sendable`: its reads and writes run one at a time on its
+/// connection, so tasks may share it, each with its own `ObjectContext`.
 public final class Store: @unchecked Sendable {
     /// The layout version of the store's own tables. Raise it when the metadata or the schema conventions change.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
     static let metaTable = "_bookkeeper_meta"
 
     public let path: String
-    public let model: Model
+    public let model: ObjectModel
     public let isReadOnly: Bool
     let queue: DatabaseQueue
     /// What opening the store migrated, if anything.
-    public internal(set) var migration: MigrationResult?
+    package internal(set) var migration: MigrationResult?
     /// For a dry run: the migration a real run would make first, which the dry run does not make. Its writes run it
     /// at the start of their transaction, which is rolled back (see `batch(dryRun:)`).
-    public internal(set) var pendingMigration: MigrationPlan?
+    package internal(set) var pendingMigration: MigrationPlan?
     /// For a reader that cannot write the store: the additive migration it needs, which this reader does not make;
     /// the store is read as it is under the model (see `readWithoutMigrating`).
-    public internal(set) var readAsItIs: MigrationPlan?
+    package internal(set) var readAsItIs: MigrationPlan?
     /// What this process writes, in words (`import of orders.csv`), told to other writers that find the store busy.
-    public var activity: String?
+    package var activity: String?
     /// The busy note this process wrote beside the store while it holds the write lock.
     var activityNote: SideFile?
     /// Where the schema was last compared with the model (nil when it was not: a read-only store); every write
@@ -47,7 +48,7 @@ public final class Store: @unchecked Sendable {
     /// The same connection as the storage protocol, which the engine's statements run on (`read`, `write`).
     let storage: SQLiteConnection
 
-    private init(path: String, model: Model, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
+    private init(path: String, model: ObjectModel, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
         self.model = model
         self.isReadOnly = readOnly
@@ -89,14 +90,15 @@ public final class Store: @unchecked Sendable {
         return config
     }
 
-    /// Creates a new store at `path` with the schema of `model`. Fails if a file is already there.
+    /// Creates a new store at `path` with the schema of `model`. Fails with `StoreError.alreadyExists` if a file
+    /// is already there.
     ///
     /// The store is made whole under a temporary name beside `path` and then linked into place, so no other process
-    /// ever finds a half-made store there (an empty file, or one without its metadata, which it would call "not a
-    /// bookkeeper store"), and of several creators exactly one wins: link(2) refuses the others with EEXIST, and they
-    /// throw `alreadyExists` for a whole store. Before, a second `init` that found the empty file SQLite had just
-    /// made failed, and one that started to write its schema into it removed the first one's store.
-    public static func create(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+    /// ever finds a half-made store there, and of several creators exactly one wins: link(2) refuses the others with
+    /// EEXIST, and they throw `alreadyExists`. (Before, a second creator that found the empty file SQLite had just
+    /// made failed, and one that started to write its schema into it removed the first one's store.)
+    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds.
+    public static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
         ProtectedFiles.protectStore(path)
         // A symlink (dangling: a store to be made where it points) is followed, as opening the path would.
@@ -190,7 +192,21 @@ public final class Store: @unchecked Sendable {
         throw StoreError.cannotCreate(path: path, reason: "no free temporary name beside it")
     }
 
-    /// Opens an existing store, checking that it is a bookkeeper store of a format this build can use.
+    /// Opens an existing store, checking that it is a store of a format this build can use (`StoreError` says why
+    /// not).
+    ///
+    /// When the store was written with another model, additive changes (a new entity, a new optional attribute)
+    /// are migrated at once after a backup copy is made beside the store; a change that could lose data, or that
+    /// the data does not allow, throws a `MigrationError` listing each problem, and nothing is changed. With
+    /// `migrate` false, any change throws. A `readOnly` store is usable only when no schema change is needed.
+    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds.
+    @_disfavoredOverload
+    public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, migrate: Bool = true,
+                            busyTimeout: TimeInterval = 30) throws -> Store {
+        try open(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, migrate: migrate, dryRun: false)
+    }
+
+    /// Opens an existing store (see the public `open`), checking that it is a store of a format this build can use.
     ///
     /// When the store was written with another model, additive changes are migrated at once (after a backup copy
     /// is made beside the store; `migration` tells what was done); changes that could lose data, or that the data
@@ -200,7 +216,7 @@ public final class Store: @unchecked Sendable {
     ///
     /// A `dryRun` changes nothing, not a byte of the store: it refuses what the real run would refuse, and keeps
     /// the migration the real run would make first in `pendingMigration` (rehearsed, and rolled back).
-    public static func open(at path: String, model: Model, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
+    package static func open(at path: String, model: ObjectModel, readOnly: Bool = false, busyTimeout: TimeInterval = 30,
                             migrate: Bool = true, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
@@ -243,9 +259,9 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store read-only with the model it records, which its schema was made for: for `check` of a store
     /// that `open` cannot bring to `model` (its schema was changed by another tool, so it is not migrated).
-    public static func openRecorded(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+    package static func openRecorded(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         let (store, _) = try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout)
-        let recorded: Model
+        let recorded: ObjectModel
         do {
             recorded = try store.recordedModel()
             try store.closeQueue()
@@ -258,7 +274,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens a store for `bookkeeper migrate`: checked to be a store, but not reconciled with the model. A store
     /// this user cannot write is opened read-only, for the plan (`migrate` refuses to apply one: 73).
-    public static func openForMigration(at path: String, model: Model, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
+    package static func openForMigration(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30, dryRun: Bool = false) throws -> Store {
         let (store, meta) = try openUnchecked(at: path, model: model, readOnly: false, busyTimeout: busyTimeout, dryRun: dryRun)
         let format = Int(meta["format"]!)!
         if format > formatVersion { throw StoreError.newerFormat(path: path, found: format, supported: formatVersion) }
@@ -267,11 +283,11 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store read-only as it is, whatever model it records: for `backup`, which copies it and needs no
     /// migration (a reader that cannot write the store was refused the copy).
-    public static func openForCopy(at path: String, model: Model, busyTimeout: TimeInterval = 30) throws -> Store {
+    package static func openForCopy(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
         try openUnchecked(at: path, model: model, readOnly: true, busyTimeout: busyTimeout).0
     }
 
-    private static func openUnchecked(at path: String, model: Model, readOnly: Bool,
+    private static func openUnchecked(at path: String, model: ObjectModel, readOnly: Bool,
                                       busyTimeout: TimeInterval, dryRun: Bool = false) throws -> (Store, [String: String]) {
         guard dryRun else { return try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: false, hadLog: true) }
         // Whether a -wal was there before this dry run opened the store: then its writer leaves it (and the store file)
@@ -300,7 +316,7 @@ public final class Store: @unchecked Sendable {
         try? queue.close()
     }
 
-    private static func openUnchecked(at path: String, model: Model, readOnly: Bool, busyTimeout: TimeInterval,
+    private static func openUnchecked(at path: String, model: ObjectModel, readOnly: Bool, busyTimeout: TimeInterval,
                                       dryRun: Bool, hadLog: Bool) throws -> (Store, [String: String]) {
         ProtectedFiles.protectStore(path)
         var isDirectory: ObjCBool = false

@@ -25,7 +25,7 @@ enum MigrationPlanner {
         case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
         }
     }
-    static func plan(from old: Model, to new: Model, in db: Database, options: MigrationOptions) throws -> MigrationPlan {
+    static func plan(from old: ObjectModel, to new: ObjectModel, in db: Database, options: MigrationOptions) throws -> MigrationPlan {
         var planner = Planner(old: old, new: new, db: db, options: options)
         try planner.run()
         return planner.plan
@@ -33,8 +33,8 @@ enum MigrationPlanner {
 }
 
 private struct Planner {
-    let old: Model
-    let new: Model
+    let old: ObjectModel
+    let new: ObjectModel
     let db: Database
     let options: MigrationOptions
     var plan = MigrationPlan()
@@ -44,7 +44,7 @@ private struct Planner {
     var propertyRenames: [String: String] = [:]
     var indexSteps: [MigrationPlan.Step] = []
 
-    init(old: Model, new: Model, db: Database, options: MigrationOptions) {
+    init(old: ObjectModel, new: ObjectModel, db: Database, options: MigrationOptions) {
         self.old = old
         self.new = new
         self.db = db
@@ -201,9 +201,9 @@ private struct Planner {
         checkNamesGiven()
         // Renamed entities first, so that everything after works on the new names; through a temporary name when
         // the new one is taken in SQLite's eyes (Bank=BANK, a swap), and after the removed entities are dropped.
-        let oldTableNames = Set(oldTables.values.flatMap { [$0.name] + $0.indexes.keys }.map(Model.sqlFold))
+        let oldTableNames = Set(oldTables.values.flatMap { [$0.name] + $0.indexes.keys }.map(ObjectModel.sqlFold))
         let entityRenames = entityOrigin.sorted(by: { $0.key < $1.key })
-        let renameViaTemporary = entityRenames.contains { oldTableNames.contains(Model.sqlFold($0.key)) }
+        let renameViaTemporary = entityRenames.contains { oldTableNames.contains(ObjectModel.sqlFold($0.key)) }
         for (newName, oldName) in entityRenames {
             step("ALTER TABLE \(quoted(oldName)) RENAME TO \(quoted(renameViaTemporary ? "_bk_rename_\(newName)" : newName))")
             plan.changes.append("rename entity \(oldName) to \(newName)")
@@ -372,8 +372,8 @@ private struct Planner {
             return
         }
         // Through temporary names when a new name is taken in SQLite's eyes: a swap (a=b, b=a), a change of case.
-        let oldColumns = Set(oldTable.columns.map { Model.sqlFold($0.name) })
-        if renames.contains(where: { oldColumns.contains(Model.sqlFold($0.1)) }) {
+        let oldColumns = Set(oldTable.columns.map { ObjectModel.sqlFold($0.name) })
+        if renames.contains(where: { oldColumns.contains(ObjectModel.sqlFold($0.1)) }) {
             for (from, to) in renames { step("ALTER TABLE \(quoted(name)) RENAME COLUMN \(quoted(from)) TO \(quoted("_bk_rename_\(to)"))") }
             for (_, to) in renames { step("ALTER TABLE \(quoted(name)) RENAME COLUMN \(quoted("_bk_rename_\(to)")) TO \(quoted(to))") }
         } else {
@@ -390,7 +390,7 @@ private struct Planner {
     /// out) read as none everywhere, and are cleared first, said in the plan with the first few named — else the
     /// new key would block the migration, and every command after it. One of a required relationship cannot be
     /// cleared: a blocker naming it. (An ID never handed out was written by another tool: the key check blocks.)
-    mutating func clearDeletedReferences(_ entity: String, _ r: Relationship, column: String, table: String,
+    mutating func clearDeletedReferences(_ entity: String, _ r: EntityRelationship, column: String, table: String,
                                          oldDestination: String, required: Bool) throws {
         let highest = try Store.highestHandedOutID(db.storage, entity: oldDestination)
         func deleted(_ destination: String) -> String {
@@ -412,7 +412,7 @@ private struct Planner {
     }
 
     /// A column the old table lacks: added in place when SQLite allows it, else by a rebuild.
-    mutating func addColumn(_ column: ColumnSpec, attribute a: Attribute, entity: String, rows: Int, rebuild: inout Bool,
+    mutating func addColumn(_ column: ColumnSpec, attribute a: EntityAttribute, entity: String, rows: Int, rebuild: inout Bool,
                             additions: inout [(ColumnSpec, String)], sources: inout [String: String],
                             bound: (DatabaseValue) -> String) throws {
         plan.changes.append("add attribute \(entity).\(a.name)")
@@ -443,7 +443,7 @@ private struct Planner {
         }
     }
 
-    mutating func retype(_ entity: String, _ column: String, _ from: AttributeType, _ a: Attribute) throws {
+    mutating func retype(_ entity: String, _ column: String, _ from: AttributeType, _ a: EntityAttribute) throws {
         let table = oldName(ofEntity: entity)
         var failures: [String] = []
         var count = 0

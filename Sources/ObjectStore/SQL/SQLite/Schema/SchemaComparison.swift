@@ -293,7 +293,7 @@ struct SchemaShape {
 
 extension SchemaShape {
     /// The schema `Store.create` makes for `model`, with the import history's table, made in memory.
-    static func expected(for model: Model) throws -> SchemaShape {
+    static func expected(for model: ObjectModel) throws -> SchemaShape {
         let statements = [Store.metaTableSQL, ImportJournal.createSQL] + SchemaBuilder.statements(for: model)
         let key = statements.joined(separator: ";\n")
         // Made once a process for each schema: a write compares it at opening and again in its transaction.
@@ -431,17 +431,17 @@ extension SchemaShape {
 }
 
 /// Writes refused because another tool changed the store's schema in a way that would change what they do.
-public struct ForeignSchemaError: CategorizedError, Equatable {
+package struct ForeignSchemaError: CategorizedError, Equatable {
     /// The store's check lists every difference.
     package var nextStep: NextStep { .runCheck }
 
-    public let path: String
+    package let path: String
     /// The differences that block writes, one line each.
-    public let problems: [String]
+    package let problems: [String]
 
-    public var category: ErrorCategory { .data }
-    public var description: String { messages.joined(separator: "\n") }
-    public var messages: [String] {
+    package var category: ErrorCategory { .data }
+    package var description: String { messages.joined(separator: "\n") }
+    package var messages: [String] {
         problems.map { "\(path): \($0)" }
             + ["\(path): the store's schema is not the model's (another tool changed it), so bookkeeper writes nothing to it "
                + "until that is undone; nothing was changed"]
@@ -452,19 +452,19 @@ extension Store {
     static var metaTableSQL: String { StoreSQL.createMeta(metaTable) }
 
     /// How the store's schema differs from the one `model` makes.
-    static func schemaDifferences(_ db: Database, model: Model) throws -> [SchemaDifference] {
+    static func schemaDifferences(_ db: Database, model: ObjectModel) throws -> [SchemaDifference] {
         try SchemaShape.read(db).differences(from: SchemaShape.expected(for: model))
     }
 
     /// Refuses a store whose schema another tool changed in a way that would change what writes do (see
     /// `SchemaDifference.blocksWrites`), before anything is written: `meta` is the store's metadata, whose
     /// recorded model is the one its schema was made for. Returns the schema it compared (see `SchemaCheckpoint`).
-    static func refuseForeignSchema(_ queue: DatabaseQueue, path: String, model: Model, meta: [String: String]) throws -> SchemaCheckpoint? {
+    static func refuseForeignSchema(_ queue: DatabaseQueue, path: String, model: ObjectModel, meta: [String: String]) throws -> SchemaCheckpoint? {
         var expected = model
         if meta["model_hash"] != model.versionHash {
             // The store is still at the model it records (opening migrates it after this check).
             guard let text = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
-                  let recorded = try? Model(jsonObject: json, behaviours: model.behaviours) else { return nil }
+                  let recorded = try? ObjectModel(jsonObject: json, behaviours: model.behaviours) else { return nil }
             expected = recorded
         }
         // In one read transaction: the schema compared is the one at that schema version.
@@ -507,7 +507,7 @@ extension Store {
 /// schema was last compared with `model` and found to block no write.
 struct SchemaCheckpoint {
     let version: Int
-    let model: Model
+    let model: ObjectModel
     /// The model hash the store recorded then (nil: not known); another one later means another process migrated it.
     var recordedHash: String?
 }

@@ -39,16 +39,16 @@ extension Store {
 
     /// Puts this model's tables and columns the store lacks into the connection's TEMP schema.
     private func overlayModel(_ db: Database) throws {
-        let present = Set(try String.fetchAll(db, sql: "SELECT \"name\" FROM main.sqlite_master WHERE \"type\" = 'table'").map(Model.sqlFold))
+        let present = Set(try String.fetchAll(db, sql: "SELECT \"name\" FROM main.sqlite_master WHERE \"type\" = 'table'").map(ObjectModel.sqlFold))
         for table in SchemaBuilder.tables(for: model) {
-            guard present.contains(Model.sqlFold(table.name)) else {
+            guard present.contains(ObjectModel.sqlFold(table.name)) else {
                 // A new entity or many-to-many relationship: no objects, no links yet.
                 let columns = table.columns.map { $0.role == .id ? "\"id\" INTEGER PRIMARY KEY" : quoted($0.name) }
                 try db.execute(sql: "CREATE TEMP TABLE \(quoted(table.name)) (\(columns.joined(separator: ", ")))")
                 continue
             }
-            let stored = Set(try Row.fetchAll(db, sql: "PRAGMA main.table_info(\(quoted(table.name)))").map { Model.sqlFold($0["name"] as String) })
-            let missing = table.columns.filter { !stored.contains(Model.sqlFold($0.name)) }
+            let stored = Set(try Row.fetchAll(db, sql: "PRAGMA main.table_info(\(quoted(table.name)))").map { ObjectModel.sqlFold($0["name"] as String) })
+            let missing = table.columns.filter { !stored.contains(ObjectModel.sqlFold($0.name)) }
             guard !missing.isEmpty else { continue }
             let added = missing.map { "\(fill(of: $0)) AS \(quoted($0.name))" }
             try db.execute(sql: "CREATE TEMP VIEW \(quoted(table.name)) AS SELECT *, \(added.joined(separator: ", ")) FROM main.\(quoted(table.name))")
