@@ -38,13 +38,8 @@ func amount(_ text: String) -> Value {
     return .decimal(number)
 }
 
-// A temporary folder of our own (mkdtemp), removed at the end whatever happens.
-var template = Array((FileManager.default.temporaryDirectory.path + "/ledger-XXXXXX").utf8CString)
-guard let made = mkdtemp(&template) else { fatalError("mkdtemp: \(String(cString: strerror(errno)))") }
-let folder = String(cString: made)
-defer { try? FileManager.default.removeItem(atPath: folder) }
-
-do {
+/// Everything the example does, in a folder of its own.
+func run(in folder: String) throws {
     let store = try Store.create(at: folder + "/ledger.sqlite", model: try ledgerModel())
     let context = ObjectContext(store: store)
 
@@ -104,7 +99,18 @@ do {
         print("deleting the rent account was refused: \(error)")
         context.rollback()
     }
+}
+
+// A temporary folder of our own (mkdtemp), removed at the end whatever happened.
+var template = Array((FileManager.default.temporaryDirectory.path + "/ledger-XXXXXX").utf8CString)
+guard let made = mkdtemp(&template) else { fatalError("mkdtemp: \(String(cString: strerror(errno)))") }
+let folder = String(cString: made)
+var failed = false
+do {
+    try run(in: folder)
 } catch {
     print("ledger: \(error)")
-    exit(1)
+    failed = true
 }
+try? FileManager.default.removeItem(atPath: folder)
+exit(failed ? 1 : 0)
