@@ -53,13 +53,16 @@ def module_maps():
 
 
 def extract(build_dir):
+    # One spelling of the folder (.build/debug is a link), and a module cache of the extractor's own: clang's
+    # modules cached under two spellings of one folder are refused as defined twice.
+    build_dir = os.path.realpath(build_dir)
     modules = os.path.join(build_dir, "Modules")
     if not os.path.isfile(os.path.join(modules, MODULE + ".swiftmodule")):
         sys.exit(f"api-record: {modules}/{MODULE}.swiftmodule is missing; run `swift build --build-tests` first")
     with tempfile.TemporaryDirectory() as out:
         command = ["swift", "symbolgraph-extract", "-module-name", MODULE, "-minimum-access-level", "public",
                    "-skip-synthesized-members", "-I", modules, "-output-dir", out,
-                   "-module-cache-path", os.path.join(build_dir, "ModuleCache")]
+                   "-module-cache-path", os.path.join(build_dir, "APIRecordModuleCache")]
         for path in module_maps():
             command += ["-Xcc", "-fmodule-map-file=" + path, "-Xcc", "-I" + os.path.dirname(path)]
         done = subprocess.run(command, capture_output=True, text=True)

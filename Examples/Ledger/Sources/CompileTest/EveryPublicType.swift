@@ -8,14 +8,12 @@ import ObjectStore
 
 // A declaration per public type; none of these is run.
 enum EveryPublicType {
-    typealias Types = (
-        ObjectModel, Entity, EntityAttribute, AttributeType, EntityRelationship, DeleteRule,
-        Store, ObjectContext, ManagedObject, ObjectID,
-        Value, DecimalNumber, Day, Timestamp,
-        ObjectFetchRequest, SortKey,
-        ModelError, StoreError, ContextError, ValidationFailure,
-        PredicateSyntaxError, PredicateBindingError, SortError
-    )
+    typealias ModelTypes = (ObjectModel, Entity, EntityKind, EntityAttribute, AttributeType, DefaultValue,
+                       EntityRelationship, DeleteRule, ModelRule)
+    typealias StoreTypes = (Store, ObjectContext, ManagedObject, ObjectID, SaveResult)
+    typealias ValueTypes = (Value, DecimalNumber, Day, Timestamp)
+    typealias FetchTypes = (ObjectFetchRequest, SortKey)
+    typealias ErrorTypes = (ModelError, StoreError, ContextError, ValidationFailure, ValidationIssue, FetchError)
     // Foundation's types beside them, unqualified too.
-    typealias FoundationTypes = (URL, Date, Data, Decimal, UUID)
+    typealias FoundationTypes = (URL, Date, Data, Decimal, UUID, Predicate<Int>)
 }

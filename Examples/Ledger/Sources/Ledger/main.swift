@@ -73,8 +73,8 @@ func run(in folder: String) throws {
     let request = ObjectFetchRequest(
         entity: "Entry",
         predicate: "account.code == %@ AND amount > %@ AND day BETWEEN {%@, %@}",
-        sortKeys: [SortKey("day"), SortKey("number")],
-        arguments: [.string("1200"), amount("-1000"), day("2026-03-01"), day("2026-03-31")]
+        arguments: [.string("1200"), amount("-1000"), day("2026-03-01"), day("2026-03-31")],
+        sortDescriptors: [SortKey("day"), SortKey("number")]
     )
     let found = try context.fetch(request)
     print("Entry where account.code == 1200, amount > -1000.00, day in March 2026: \(found.count)")
@@ -86,19 +86,24 @@ func run(in folder: String) throws {
     // The inverse is kept by the context: each account lists its entries.
     for code in accounts.keys.sorted() {
         let account = accounts[code]!
-        let total = try account.objects(for: "entries").count
-        print("Account \(code) \(account["name"]): \(total) entries")
+        let count = try account.objects(for: "entries").count
+        print("Account \(code) \(account["name"]): \(count) \(count == 1 ? "entry" : "entries")")
     }
 
-    // The delete rule: an account with entries cannot be deleted.
+    // The delete rule: an account with entries cannot be deleted. The save is refused with a ValidationFailure
+    // whose issues carry the facts (the object, the key, the message); nothing is written.
     context.delete(accounts["6100"]!)
     do {
         _ = try context.save()
         print("deleted the rent account (unexpected)")
-    } catch {
-        print("deleting the rent account was refused: \(error)")
+    } catch let failure as ValidationFailure {
+        print("deleting the rent account was refused: \(failure.issues.count) \(failure.issues.count == 1 ? "issue" : "issues")")
+        for issue in failure.issues {
+            print("  \(issue.objectLabel) \(issue.key ?? "-"): \(issue.message)")
+        }
         context.rollback()
     }
+    print("Account objects after the rollback: \(try context.count(of: "Account"))")
 }
 
 // A temporary folder of our own (mkdtemp), removed at the end whatever happened.
