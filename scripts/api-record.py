@@ -33,11 +33,14 @@ HEADER = [
 TYPE_KINDS = {"struct", "class", "enum", "protocol", "typealias", "actor"}
 
 
-def module_maps():
+def module_maps(build_dir):
     """The C modules' maps a build of ObjectStore reads: the package's own system libraries and its dependencies'
-    C targets (GRDB's SQLite module, Yams' CYaml), as `swift build` passes them."""
+    C targets (GRDB's SQLite module, Yams' CYaml), as `swift build` passes them. The dependencies are checked out
+    in the build's scratch folder (.build/checkouts beside .build/x86_64-unknown-linux-gnu/debug)."""
     tops = [os.path.join(ROOT, "Sources")]
-    checkouts = os.path.join(ROOT, ".build", "checkouts")
+    checkouts = os.path.join(os.path.dirname(os.path.dirname(build_dir)), "checkouts")
+    if not os.path.isdir(checkouts):
+        checkouts = os.path.join(ROOT, ".build", "checkouts")
     if os.path.isdir(checkouts):
         tops += [os.path.join(checkouts, name, "Sources") for name in sorted(os.listdir(checkouts))]
     maps = []
@@ -63,7 +66,7 @@ def extract(build_dir):
         command = ["swift", "symbolgraph-extract", "-module-name", MODULE, "-minimum-access-level", "public",
                    "-skip-synthesized-members", "-I", modules, "-output-dir", out,
                    "-module-cache-path", os.path.join(build_dir, "APIRecordModuleCache")]
-        for path in module_maps():
+        for path in module_maps(build_dir):
             command += ["-Xcc", "-fmodule-map-file=" + path, "-Xcc", "-I" + os.path.dirname(path)]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
