@@ -47,8 +47,9 @@ run: build
 # that send signals or measure memory or time one at a time, with reduced trial counts and fixed seeds. It ends
 # with the ten slowest tests, each group's time and "N passed, N failed, N skipped". `make test-install` builds
 # the static release binary and runs the install tests; `make stress` runs the trial loops with their full counts
-# and a random seed it prints. `.ci/run` runs all three. TEST_ORDER=reverse or shuffle (TEST_ORDER_SEED=N) runs
-# the jobs in another order; TEST_EACH=1 runs each test method in a process of its own.
+# and a random seed it prints; `make test-examples` (below) builds and runs the example packages. `.ci/run` runs
+# all four. TEST_ORDER=reverse or shuffle (TEST_ORDER_SEED=N) runs the jobs in another order; TEST_EACH=1 runs each
+# test method in a process of its own.
 TEST_ORDER ?= forward
 TEST_EACH ?=
 TEST_FLAGS ?=
