@@ -94,7 +94,7 @@ cli-reference: build
 
 # The library (docs/library.md). `make docs` builds ObjectStore's DocC archive (Sources/ObjectStore/ObjectStore.docc
 # and the doc comments) with swift-docc-plugin into $(DOCS_OUT), in a build folder of its own, and fails on any
-# documentation warning (an unresolved symbol link among them). `make test-examples` builds the example packages in
+# documentation warning (an unresolved symbol link among them). `make test-examples` builds the docs so, then the example packages in
 # Examples/ against this checkout (each in its own Examples/NAME/.build), runs them and compares what they print with
 # their expected output; .ci/run runs it as a tier of its own, so `make test` does not pay for the second build.
 # `make api-record` rewrites docs/api/ObjectStore.api, the recorded public API that PublicAPITests compares with.

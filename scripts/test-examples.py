@@ -3,7 +3,8 @@
 is built against this checkout of the library, in its own build folder (Examples/NAME/.build, ignored by git), and
 run; what it prints must be its expected-output.txt byte for byte. Two tests per example: the build (which compiles
 its compile test, a target naming every public type) and the run. Ends with `N passed, N failed, N skipped`, the
-line .ci/run reads."""
+line .ci/run reads. First, the library's DocC archive is built as `make docs` builds it (a documentation warning
+fails it), so that CI holds the docs as it holds the examples."""
 
 import os
 import subprocess
@@ -19,6 +20,15 @@ def main():
     names = sorted(n for n in os.listdir(examples)
                    if os.path.isfile(os.path.join(examples, n, "Package.swift")))
     passed = failed = skipped = 0
+    start = time.monotonic()
+    docs = subprocess.run(["make", "--no-print-directory", "docs", f"SWIFT={SWIFT}"], cwd=ROOT, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    if docs.returncode != 0:
+        print(f"FAIL docs: make docs (exit {docs.returncode}, {seconds:.0f} s)\n{docs.stdout[-4000:]}{docs.stderr[-4000:]}")
+        failed += 1
+    else:
+        print(f"ok   docs: make docs, no documentation warning ({seconds:.0f} s)")
+        passed += 1
     for name in names:
         package = os.path.join(examples, name)
         scratch = os.path.join(package, ".build")
