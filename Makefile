@@ -47,8 +47,9 @@ run: build
 # that send signals or measure memory or time one at a time, with reduced trial counts and fixed seeds. It ends
 # with the ten slowest tests, each group's time and "N passed, N failed, N skipped". `make test-install` builds
 # the static release binary and runs the install tests; `make stress` runs the trial loops with their full counts
-# and a random seed it prints. `.ci/run` runs all three. TEST_ORDER=reverse or shuffle (TEST_ORDER_SEED=N) runs
-# the jobs in another order; TEST_EACH=1 runs each test method in a process of its own.
+# and a random seed it prints; `make test-examples` (below) builds and runs the example packages. `.ci/run` runs
+# all four. TEST_ORDER=reverse or shuffle (TEST_ORDER_SEED=N) runs the jobs in another order; TEST_EACH=1 runs each
+# test method in a process of its own.
 TEST_ORDER ?= forward
 TEST_EACH ?=
 TEST_FLAGS ?=
@@ -90,6 +91,26 @@ uninstall:
 cli-reference: build
 	@mkdir -p $(OUT)
 	python3 scripts/cli-reference.py $(BIN) > $(OUT)/cli-reference.md && mv $(OUT)/cli-reference.md docs/cli-reference.md
+
+# The library (docs/library.md). `make docs` builds ObjectStore's DocC archive (Sources/ObjectStore/ObjectStore.docc
+# and the doc comments) with swift-docc-plugin into $(DOCS_OUT), in a build folder of its own, and fails on any
+# documentation warning (an unresolved symbol link among them). `make test-examples` builds the docs so, then the example packages in
+# Examples/ against this checkout (each in its own Examples/NAME/.build), runs them and compares what they print with
+# their expected output; .ci/run runs it as a tier of its own, so `make test` does not pay for the second build.
+# `make api-record` rewrites docs/api/ObjectStore.api, the recorded public API that PublicAPITests compares with.
+DOCS_SCRATCH ?= .build-docs
+DOCS_OUT ?= $(OUT)/ObjectStore.doccarchive
+.PHONY: docs test-examples api-record
+docs: deps
+	@mkdir -p $(OUT)
+	$(SWIFT) package --scratch-path $(DOCS_SCRATCH) --allow-writing-to-directory $(OUT) \
+	  generate-documentation --target ObjectStore --warnings-as-errors --output-path $(DOCS_OUT)
+
+test-examples: deps
+	SWIFT=$(SWIFT) python3 scripts/test-examples.py
+
+api-record: build-tests
+	python3 scripts/api-record.py --write
 
 # Speed and memory against a reference measured in the same run (bench/RESULTS.md), with the binary `make install`
 # installs (the release build with the Swift runtime linked in: it starts about 10 ms sooner than one that loads it).
@@ -163,4 +184,4 @@ fuzz: deps
 	BIN_DIR=$(FUZZ_SCRATCH)/debug FUZZ_SECONDS=$(FUZZ_SECONDS) python3 Fuzz/run.py
 
 clean:
-	rm -rf .build $(RELEASE_SCRATCH) $(MANUAL_SCRATCH) $(OUT)
+	rm -rf .build $(RELEASE_SCRATCH) $(MANUAL_SCRATCH) $(DOCS_SCRATCH) Examples/*/.build $(OUT)

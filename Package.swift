@@ -19,6 +19,8 @@ let package = Package(
     name: "Bookkeeper",
     products: [
         .executable(name: "bookkeeper", targets: ["bookkeeper"]),
+        // The engine as a library other packages depend on by URL or path (docs/library.md, Examples/Ledger).
+        .library(name: "ObjectStore", targets: ["ObjectStore"]),
         // For the fuzz targets in Fuzz/ (a separate package, built with -sanitize=fuzzer; see `make fuzz`).
         .library(name: "BookkeeperFuzzHarness", targets: ["FuzzHarness"]),
     ],
@@ -26,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // `make docs`: the ObjectStore DocC archive (swift package generate-documentation).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The one module that writes files: the guard that refuses the store, the input and devices as replaceable

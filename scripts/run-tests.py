@@ -58,6 +58,7 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
 STRESS = [
+    "ObjectStoreTests.TypedArgumentTests/testATypedArgumentAnswersAsItsTextDoes",
     "ObjectStoreTests.ModelSQLNameTests/testNoAcceptedModelNeedsTwoSQLNamesSQLiteTakesForOne",
     "BookkeeperCLITests.RejectsFileTests/testRejectsNeverDeletesAFileThatIsNotARejectsFile",
     "BookkeeperCLITests.OpenFileLimitTests/testEveryCommandUnderEveryOpenFileLimitSucceedsOrSaysTooManyOpenFiles",
