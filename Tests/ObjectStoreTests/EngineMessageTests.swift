@@ -73,7 +73,6 @@ final class EngineMessageTests: XCTestCase {
             (.missing(path: "a.sqlite"), .createStore),
             (.needsMigratingReadOnly(path: "a.sqlite"), .ownerMigrates),
             (.damaged(path: "a.sqlite", detail: "database disk image is malformed"), .runCheck),
-            (.damagedCopy(path: "a.sqlite", problem: "page 3 is never used"), .runCheck),
             (.foreignConstraint(path: "a.sqlite", constraint: "CHECK constraint no_unpaid"), .runCheck),
             (.missingColumn(path: "a.sqlite", column: "Customer.info"), .runCheck),
             (.idMarkUnreadable(path: "a.sqlite", entity: "Customer", value: "\"abc\""), .runCheck),
@@ -90,6 +89,9 @@ final class EngineMessageTests: XCTestCase {
         XCTAssertEqual(StoreError.missing(path: "a.sqlite").description, "a.sqlite: no such store")
         XCTAssertEqual(NonFiniteStoredNumber(object: ObjectID(entity: "Item", rowID: 3), attribute: "weight", value: .infinity).nextStep, .runCheck)
         XCTAssertEqual(ForeignSchemaError(path: "a.sqlite", problems: ["trigger t on Customer"]).nextStep, .runCheck)
+        let copy = DamagedCopyError(path: "a.sqlite", problem: "page 3 is never used")
+        XCTAssertEqual(copy.nextStep, .runCheck)
+        XCTAssertTrue(Self.namingLiterals(in: "let s = \(copy.description.debugDescription)").isEmpty, copy.description)
         for step in Self.everyNextStep {
             XCTAssertTrue(Self.namingLiterals(in: "let s = \(step.description.debugDescription)").isEmpty, "\(step): \(step)")
         }

@@ -14,6 +14,9 @@ enum EngineWording {
         switch error {
         case let error as StoreError: [text(error)]
         case BatchError.store(let error): [text(error)]
+        case let error as DamagedCopyError:
+            ["\(error.path): the copy fails SQLite's integrity check (\(error.problem)) — the store is damaged: `bookkeeper check` lists the damage; "
+                + "restore it from a backup. No copy was kept."]
         case let error as MigrationError: error.messages(migration)
         case let error as ForeignSchemaError:
             error.problems.map { "\(error.path): \($0)" }
@@ -43,9 +46,6 @@ enum EngineWording {
                 + "— its owner must run `bookkeeper migrate`"
         case .damaged(let path, let detail):
             "\(path): \(detail) — the store is damaged: `bookkeeper check` lists the damage; restore it from a backup"
-        case .damagedCopy(let path, let problem):
-            "\(path): the copy fails SQLite's integrity check (\(problem)) — the store is damaged: `bookkeeper check` lists the damage; "
-                + "restore it from a backup. No copy was kept."
         case .foreignConstraint(let path, let constraint):
             "\(path): the store's \(constraint) refused the change; it is not the model's (another tool added it; "
                 + "`bookkeeper check` lists it) — nothing was changed"

@@ -23,8 +23,6 @@ public enum StoreError: CategorizedError, Equatable {
     case migratedMeanwhile(path: String, detail: String)
     /// Damage SQLite's integrity check confirmed.
     case damaged(path: String, detail: String)
-    /// A backup's copy failed SQLite's integrity check (`problem`, its words): the store is damaged, and no copy was kept.
-    case damagedCopy(path: String, problem: String)
     case sqlite(String)
     /// SQLite refused a statement for its size (an expression nested too deep, too many bound values): the
     /// query asked too much, which is the user's to change, not an I/O failure.
@@ -49,7 +47,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .alreadyExists: .cannotCreateOutput
         case .notAStore, .newerFormat, .modelMismatch: .data
         case .busy, .snapshotUnavailable, .migratedMeanwhile, .hotJournal: .temporaryFailure
-        case .damaged, .damagedCopy: .io
+        case .damaged: .io
         case .readOnly, .folderNotWritable, .needsMigratingReadOnly: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
@@ -64,7 +62,7 @@ public enum StoreError: CategorizedError, Equatable {
         switch self {
         case .missing: .createStore
         case .needsMigratingReadOnly: .ownerMigrates
-        case .damaged, .damagedCopy, .foreignConstraint, .missingColumn, .idMarkUnreadable: .runCheck
+        case .damaged, .foreignConstraint, .missingColumn, .idMarkUnreadable: .runCheck
         default: nil
         }
     }
@@ -102,8 +100,6 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): another process migrated the store to another model while this command waited (\(detail)) — run it again"
         case .damaged(let path, let detail):
             "\(path): \(detail) — the store is damaged; restore it from a backup"
-        case .damagedCopy(let path, let problem):
-            "\(path): the copy fails SQLite's integrity check (\(problem)) — the store is damaged; restore it from a backup. No copy was kept."
         case .sqlite(let message):
             message
         case .matchFailed(let message):
@@ -124,5 +120,24 @@ public enum StoreError: CategorizedError, Equatable {
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")
                 + "the query is too large for SQLite (\(message)) — use fewer terms, shorter lists or less nesting"
         }
+    }
+}
+
+/// A backup's copy failed SQLite's integrity check (`problem`, its words): the store is damaged, and no copy was kept.
+package struct DamagedCopyError: CategorizedError, Equatable {
+    package let path: String
+    package let problem: String
+
+    package init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+
+    package var category: ErrorCategory { .io }
+    /// The store's check lists the damage.
+    package var nextStep: NextStep { .runCheck }
+
+    package var description: String {
+        "\(path): the copy fails SQLite's integrity check (\(problem)) — the store is damaged; restore it from a backup. No copy was kept."
     }
 }

@@ -363,7 +363,7 @@ extension Store {
             try confirmSteadyRead()
             if let problem, problem != "ok" {
                 try? destination.close()
-                throw StoreError.damagedCopy(path: path, problem: problem)
+                throw DamagedCopyError(path: path, problem: problem)
             }
             try destination.writeWithoutTransaction { db in try db.execute(sql: CheckSQL.fileJournal(.rollback)) }
             try destination.close()
