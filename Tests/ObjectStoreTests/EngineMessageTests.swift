@@ -19,7 +19,7 @@ final class EngineMessageTests: XCTestCase {
     /// backticks, or a command in backticks (`` `check` lists them ``). The product's name in a sentence ("bookkeeper
     /// writes nothing to it") and shell remedies (`ulimit -u`) are no command of ours.
     static let pattern = try! NSRegularExpression(pattern:
-        #"(^|[^A-Za-z0-9_-])--[a-z]|\bbookkeeper (\#(commands.joined(separator: "|")))\b|`bookkeeper|`(\#(commands.joined(separator: "|")))\b"#)
+        #"(^|[^A-Za-z0-9_-])--[a-z]|\bbookkeeper (\#(commands.joined(separator: "|")))\b|`bookkeeper|`(\#(commands.joined(separator: "|")))\b|\buse (\#(commands.joined(separator: "|")))\b"#)
 
     static func namingLiterals(in source: String) -> [(line: Int, text: String)] {
         var lexer = LiteralLexer(Array(source.unicodeScalars))

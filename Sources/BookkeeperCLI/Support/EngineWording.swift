@@ -25,6 +25,8 @@ enum EngineWording {
         case let error as NonFiniteStoredNumber: [text(error)]
         case let error as PredicateBindingError: [worded(error).description]
         case let error as ValidationFailure: error.issues.map(text)
+        case let error as InputError: [text(error)]
+        case let error as AssignmentErrors: error.problems.flatMap(messages(for:))
         case let error as ExportError:
             error.nonFinite.map { ["\(text($0.stored)) — \($0.outcome)"] } ?? error.messages
         default: error.messages
@@ -72,6 +74,11 @@ enum EngineWording {
     }
 
     /// A validation problem whose message ends with its next step in the engine's words: in the command line's.
+    static func text(_ error: InputError) -> String {
+        guard let step = error.nextStep, error.message.hasSuffix(step.description) else { return error.message }
+        return error.message.dropLast(step.description.count) + nextStep(step)
+    }
+
     static func text(_ issue: ValidationIssue) -> String {
         guard let step = issue.nextStep, issue.message.hasSuffix(step.description) else { return issue.message }
         return issue.message.dropLast(step.description.count) + nextStep(step)
@@ -104,6 +111,7 @@ enum EngineWording {
         case .giveArgumentPerPlaceholder: "give one --arg per placeholder"
         case .giveUpdatedValues(let count): "give \(count == 1 ? "it" : "them") with --set, or use set for each object"
         case .tryAWrite: "`bookkeeper set` or any other write lists them"
+        case .changeOneByOne(let eachObject): eachObject ? "use set for each object" : "use set"
         }
     }
 

@@ -47,9 +47,9 @@ extension ObjectContext {
             let name = String(a.key.prefix { $0 != "." })
             guard case .relationship(let r)? = try? entity.requireProperty(name) else { continue }
             if r.isToMany {
-                problems.append(InputError("\(entity.name).\(r.name) is to-many: a batch update changes attributes and to-one relationships only — use set for each object", category: .usage))
+                problems.append(InputError("\(entity.name).\(r.name) is to-many: a batch update changes attributes and to-one relationships only — ", category: .usage, then: .changeOneByOne(eachObject: true)))
             } else if !model.inverse(of: r).isToMany {
-                problems.append(InputError("\(entity.name).\(r.name) is one-to-one: a batch update cannot give one object to many — use set", category: .usage))
+                problems.append(InputError("\(entity.name).\(r.name) is one-to-one: a batch update cannot give one object to many — ", category: .usage, then: .changeOneByOne(eachObject: false)))
             }
         }
         if problems.count == 1 { throw problems[0] }
@@ -114,9 +114,9 @@ extension ObjectContext {
         for c in assigned where isUnique(c, entity) && !c.value.isNull && c.value.fits(c.attribute!.type) {
             let name = "\(entity.name).\(c.key)"
             if count > 1 {
-                issues.append("\(name) \"\(c.value)\" would be given to \(PlainText.groupedDigits(count)) objects (\(objects)): it must be unique")
+                issues.append(BatchChange.issue("\(name) \"\(c.value)\" would be given to \(PlainText.groupedDigits(count)) objects (\(objects)): it must be unique"))
             } else if let holder = try uniqueHolder(entity, c.attribute!, c, db) {
-                issues.append("\(name) \"\(c.value)\" already exists (\(holder)), so \(first[0]) cannot have it")
+                issues.append(BatchChange.issue("\(name) \"\(c.value)\" already exists (\(holder)), so \(first[0]) cannot have it"))
             }
         }
         if !issues.isEmpty { throw BatchChange.failure(issues) }
@@ -148,10 +148,10 @@ extension ObjectContext {
         try db.execute(sql.update(table: entity.name, columns: assigned.map(\.column)), assigned.map(\.stored))
         try change.touchWithDependents(of: entity, ids: sql.matchedIDs, arguments: [])
         let (behaviourIssues, derived) = try behaviourProblems(entity, sql, db)
-        issues += behaviourIssues
+        issues += BatchChange.issues(behaviourIssues)
         let broken = try change.brokenRules()
         if !issues.isEmpty || derived != nil || !broken.isEmpty {
-            throw ValidationFailure(issues: BatchChange.issues(issues) + [derived].compactMap { $0 } + BatchChange.issues(broken))
+            throw ValidationFailure(issues: issues + [derived].compactMap { $0 } + BatchChange.issues(broken))
         }
         for statement in sql.clearTables { try db.execute(statement) }
         return result
@@ -164,8 +164,8 @@ extension ObjectContext {
 
     /// What is wrong with the new values themselves, as a save words it, each line ending with `objects` (the
     /// objects it would go to): a required value cleared, a value its attribute cannot hold.
-    private func valueProblems(_ entity: Entity, _ assigned: [AssignedColumn], objects: String) -> [String] {
-        var issues: [String] = []
+    private func valueProblems(_ entity: Entity, _ assigned: [AssignedColumn], objects: String) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
         for c in assigned {
             let name = "\(entity.name).\(c.key)"
             if let a = c.attribute {
@@ -173,19 +173,21 @@ extension ObjectContext {
                     // (`set` would let the domain's code derive it, as a row's sum from quantity × price.)
                     let derives = model.behaviours[entity.name]?.willSave != nil
                     if a.isRequired {
-                        issues.append("\(name) is required (\(objects))" + (derives
-                            ? " — a batch update runs none of the model's derivations: give a value, or use set for each object" : ""))
+                        let step = NextStep.changeOneByOne(eachObject: true)
+                        issues.append(derives
+                            ? BatchChange.issue("\(name) is required (\(objects)) — a batch update runs none of the model's derivations: give a value, or \(step)", step)
+                            : BatchChange.issue("\(name) is required (\(objects))"))
                     }
                 } else if !c.value.fits(a.type) {
                     if case .decimal(let d) = c.value, case .decimal(let scale) = a.type {
-                        issues.append("\(name) \(Value.decimalMisfit(d, scale: scale)) (\(objects))")
+                        issues.append(BatchChange.issue("\(name) \(Value.decimalMisfit(d, scale: scale)) (\(objects))"))
                     } else {
-                        issues.append(c.value.isNonFiniteDouble ? "\(name) \(Value.nonFiniteReason) (\(objects))"
-                                      : "\(name) \"\(c.value)\" is not a \(a.type) (\(objects))")
+                        issues.append(BatchChange.issue(c.value.isNonFiniteDouble ? "\(name) \(Value.nonFiniteReason) (\(objects))"
+                                      : "\(name) \"\(c.value)\" is not a \(a.type) (\(objects))"))
                     }
                 }
             } else if let r = c.relationship, c.value.isNull, r.isRequired {
-                issues.append("\(name) is required (\(objects))")
+                issues.append(BatchChange.issue("\(name) is required (\(objects))"))
             }
         }
         return issues
@@ -249,6 +251,15 @@ extension BatchChange {
     }
 
     static func issues(_ messages: [String]) -> [ValidationIssue] {
-        messages.map { ValidationIssue(object: nil, objectLabel: "", key: nil, message: $0) }
+        messages.map { issue($0) }
+    }
+
+    /// One problem of a batch change; `step` when the message ends with it.
+    static func issue(_ message: String, _ step: NextStep? = nil) -> ValidationIssue {
+        ValidationIssue(object: nil, objectLabel: "", key: nil, message: message, nextStep: step)
+    }
+
+    static func failure(_ issues: [ValidationIssue]) -> ValidationFailure {
+        ValidationFailure(issues: issues)
     }
 }

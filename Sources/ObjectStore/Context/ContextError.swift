@@ -45,6 +45,7 @@ public enum ContextError: CategorizedError, Equatable {
 
 /// A failed save: every problem found, none written.
 public struct ValidationFailure: CategorizedError {
+    /// Every problem found, in the order of the objects.
     public let issues: [ValidationIssue]
 
     package var category: ErrorCategory { .data }
@@ -62,6 +63,7 @@ public struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
     public let objectLabel: String
     /// `Customer.name`, or nil for a problem of the whole object.
     public let key: String?
+    /// The problem in one line: `Customer.name is required`.
     public let message: String
     /// What the message's last words ask for, when a front end words it (it names its own options): nil for most.
     package var nextStep: NextStep? = nil

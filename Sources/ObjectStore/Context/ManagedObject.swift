@@ -5,6 +5,7 @@
 /// `objectID` once saved. Changes are kept in the context until `save()` validates and writes them all. Not
 /// `Sendable`: an object belongs to its context's task.
 public final class ManagedObject: ObjectValues {
+    /// The object's entity.
     public let entity: Entity
     /// The row id once the object is stored; nil while it is only inserted.
     package internal(set) var rowID: Int64?
@@ -20,7 +21,9 @@ public final class ManagedObject: ObjectValues {
     var toMany: [String: ToManySet] = [:]
     /// Keys whose value was set since the last save (attributes and relationships).
     var touched: Set<String> = []
+    /// Whether the object was inserted in its context and not yet saved.
     public internal(set) var isInserted = false
+    /// Whether the object was deleted in its context and not yet saved.
     public internal(set) var isDeleted = false
 
     init(entity: Entity, context: ObjectContext, rowID: Int64?, values: [String: Value], storedToOne: [String: Int64]) {

@@ -2,12 +2,16 @@ import Foundation
 
 /// What a save did: the IDs it inserted, updated and deleted (cascaded deletions included).
 public struct SaveResult: Sendable, Equatable {
+    /// The objects the save inserted.
     public var inserted: [ObjectID] = []
+    /// The objects the save changed.
     public var updated: [ObjectID] = []
+    /// The objects the save deleted, cascaded deletions included.
     public var deleted: [ObjectID] = []
     /// References a No Action delete rule kept to the deleted objects, one entry per relationship that keeps them.
     package var keptReferences: [KeptReferences] = []
 
+    /// Whether the save wrote nothing.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 

@@ -6,7 +6,9 @@
 /// Not `Sendable`: a context and its objects belong to one task (or thread) at a time. Tasks that work on the same
 /// store each make their own context over the shared `Store`, and pass `ObjectID`s, not objects, between them.
 public final class ObjectContext {
+    /// The store the context reads from and saves to.
     public let store: Store
+    /// The store's model.
     public var model: ObjectModel { store.model }
 
     var registered: [ObjectID: ManagedObject] = [:]
@@ -16,6 +18,7 @@ public final class ObjectContext {
     var linkChanges: [LinkKey: LinkChange] = [:]
     private var serialCounter = 0
 
+    /// An empty context over `store`.
     public init(store: Store) {
         self.store = store
     }

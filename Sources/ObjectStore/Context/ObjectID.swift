@@ -1,8 +1,11 @@
 /// A stored object's identity, printed and accepted as `Entity/N` (`Customer/17`).
 public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The entity's name.
     public let entity: String
+    /// The object's number within its entity, from 1, never reused.
     public let rowID: Int64
 
+    /// The ID of object `rowID` of `entity` (`Customer/17`).
     public init(entity: String, rowID: Int64) {
         self.entity = entity
         self.rowID = rowID

@@ -36,7 +36,9 @@ extension CategorizedError {
 /// caller gave that the model does not have (`unknownEntity`, `unknownProperty`, with the closest name when one
 /// is near).
 public enum ModelError: CategorizedError, Equatable {
+    /// The model has no entity of this name; `suggestion` is the closest one, if any is near.
     case unknownEntity(String, suggestion: String?)
+    /// `entity` has no attribute or relationship `key`; `suggestion` is the closest one, if any is near.
     case unknownProperty(entity: String, key: String, suggestion: String?)
     /// `subject`: the property (`Customer.name`) the problem is about, so that a model file can name its line.
     case invalidModel(String, located: Bool = false, subject: String? = nil)

@@ -3,8 +3,11 @@
 
 /// What a default value is: a constant, or the day/moment of insertion.
 public enum DefaultValue: Sendable, Hashable {
+    /// This value.
     case value(Value)
+    /// The day the object is inserted, in the zone of the run (a `date` attribute).
     case today
+    /// The moment the object is inserted (a `dateTime` attribute).
     case now
 
     /// The text used in model files: `today`, `now`, or the value's own text.
@@ -20,13 +23,20 @@ public enum DefaultValue: Sendable, Hashable {
 /// A typed attribute of an entity, as Core Data's attribute description: a name, an `AttributeType`, whether a
 /// saved object must have a value, a default, and whether values are unique among the entity's objects or indexed.
 public struct EntityAttribute: Sendable, Hashable {
+    /// The attribute's name.
     public var name: String
+    /// The type of its values.
     public var type: AttributeType
+    /// Whether a saved object must have a value.
     public var isRequired: Bool
+    /// The value a new object starts with.
     public var defaultValue: DefaultValue?
+    /// Whether two objects of the entity may not have one value.
     public var isUnique: Bool
+    /// Whether the store keeps an index on it.
     public var isIndexed: Bool
 
+    /// An attribute `name` of `type`: `required` refuses a save without a value, `unique` two objects with one, `indexed` makes lookups on it fast.
     public init(_ name: String, _ type: AttributeType, required: Bool = false, default defaultValue: DefaultValue? = nil,
                 unique: Bool = false, indexed: Bool = false) {
         self.name = name
@@ -54,6 +64,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     /// Do nothing: references are left as they are (the store keeps no foreign key for them).
     case noAction
 
+    /// The rule's name as Core Data's model editor shows it: `Nullify`, `No Action`.
     public var displayName: String {
         switch self {
         case .nullify: "Nullify"
@@ -68,14 +79,20 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
 /// entity that points back (`customer` to-one on Invoice, `invoices` to-many on Customer); what a delete does to
 /// the objects at this end is the `deleteRule`. Many-to-many pairs are kept in a link table.
 public struct EntityRelationship: Sendable, Hashable {
+    /// The relationship's name, a key of its entity.
     public var name: String
+    /// The entity of the objects at the other end.
     public var destination: String
+    /// The relationship of `destination` that points back.
     public var inverse: String
+    /// Whether an object refers to any number of objects through it, rather than to at most one.
     public var isToMany: Bool
     /// For a to-one relationship: whether every object must have one.
     public var isRequired: Bool
+    /// What deleting an object does to the objects it refers to through this relationship.
     public var deleteRule: DeleteRule
 
+    /// A relationship `name` to objects of `destination`, whose relationship `inverse` points back.
     public init(_ name: String, to destination: String, inverse: String, toMany: Bool = false,
                 required: Bool = false, deleteRule: DeleteRule = .nullify) {
         self.name = name
@@ -89,25 +106,33 @@ public struct EntityRelationship: Sendable, Hashable {
 
 /// The role of an entity: a directory (customers), a document (orders), or a document's row table.
 public enum EntityKind: String, Sendable, Hashable, CaseIterable {
+    /// Objects that are referred to and named (customers, services, tags).
     case directory
+    /// Dated records with a number (orders, invoices).
     case document
+    /// A document's row table: objects that belong to one document.
     case rows
 }
 
 /// An entity of the model: its attributes, its relationships, an optional natural key (the attribute that
 /// names an object to people, unique), a default sort and validation rules. Each entity is one table.
 public struct Entity: Sendable, Hashable {
+    /// The entity's name: the table's, and what `ObjectID`s and key paths name.
     public var name: String
+    /// The entity's role.
     public var kind: EntityKind
     /// The attribute that names an object to people and other systems (a directory's `name`, a document's `number`).
     public var naturalKey: String?
+    /// The typed attributes.
     public var attributes: [EntityAttribute]
+    /// The relationships, each with its inverse on its destination.
     public var relationships: [EntityRelationship]
     /// The order of a fetch that gives none: sort keys as text (`closed desc, name`).
     public var defaultSort: String?
     /// Validation rules written as predicates: every saved object must satisfy each one.
     public var rules: [ModelRule]
 
+    /// An entity named `name` (a letter, then letters, digits and `_`); `naturalKey` names one of its attributes.
     public init(_ name: String, kind: EntityKind, naturalKey: String? = nil,
                 attributes: [EntityAttribute], relationships: [EntityRelationship] = [],
                 defaultSort: String? = nil, rules: [ModelRule] = []) {
@@ -120,7 +145,9 @@ public struct Entity: Sendable, Hashable {
         self.rules = rules
     }
 
+    /// The attribute of this name, if the entity has one.
     public func attribute(named name: String) -> EntityAttribute? { attributes.first { $0.name == name } }
+    /// The relationship of this name, if the entity has one.
     public func relationship(named name: String) -> EntityRelationship? { relationships.first { $0.name == name } }
 
     /// Every property name, attributes first, in declaration order.
@@ -138,7 +165,9 @@ package protocol ObjectValues: AnyObject {
 /// A validation rule written as a predicate (`deposits == nil OR deposits >= 0`) with the message shown when an
 /// object breaks it.
 public struct ModelRule: Sendable, Hashable {
+    /// The rule in NSPredicate format syntax, evaluated against each saved object.
     public var predicate: String
+    /// The validation issue's text when an object breaks the rule.
     public var message: String
     /// Where the predicate was written (a model file's line and column), for error positions. Not part of the model.
     package var origin: PredicateSourceOrigin?
@@ -185,6 +214,7 @@ package struct EntityBehaviour: Sendable {
 
 /// A checked, indexed set of entities.
 public struct ObjectModel: Sendable {
+    /// The entities, in the order they were given.
     public let entities: [Entity]
     package let behaviours: [String: EntityBehaviour]
     private let index: [String: Int]
@@ -255,6 +285,7 @@ public struct ObjectModel: Sendable {
         ruleDependencies = dependencies.mapValues { $0.sorted { $0.map(\.name).lexicographicallyPrecedes($1.map(\.name)) } }
     }
 
+    /// The entity of exactly this name, if the model has one.
     public func entity(named name: String) -> Entity? { index[name].map { entities[$0] } }
 
     /// The entity, or an error with a did-you-mean suggestion.

@@ -26,6 +26,8 @@ package enum NextStep: Equatable, Sendable, CustomStringConvertible {
     case giveUpdatedValues(count: Int)
     /// Any write lists the schema differences that block writes.
     case tryAWrite
+    /// Change the objects one at a time rather than in a batch (`eachObject`: the batch named several).
+    case changeOneByOne(eachObject: Bool)
 
     /// The step in words that name no command or option (a front end's own words name them).
     package var description: String {
@@ -45,6 +47,7 @@ package enum NextStep: Equatable, Sendable, CustomStringConvertible {
         case .giveArgumentPerPlaceholder: "give one argument per placeholder"
         case .giveUpdatedValues(let count): "give \(count == 1 ? "it" : "them") with the update, or set each object"
         case .tryAWrite: "any write lists them"
+        case .changeOneByOne(let eachObject): eachObject ? "change each object on its own" : "change the object on its own"
         }
     }
 }

@@ -3,10 +3,14 @@ import LocalTime
 
 /// A calendar day with no time and no time zone, stored as `YYYY-MM-DD` text so that text order is date order.
 public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The year, 1 to 9999.
     public let year: Int
+    /// The month, 1 to 12.
     public let month: Int
+    /// The day of the month, 1 to 31.
     public let day: Int
 
+    /// The day, or nil when there is no such day between 0001-01-01 and 9999-12-31.
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
               day >= 1, day <= Day.daysInMonth(year: year, month: month) else { return nil }
@@ -100,10 +104,13 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 
 /// A moment in time, to the second, stored as UTC text `YYYY-MM-DDTHH:MM:SSZ`.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Seconds since 1970-01-01T00:00:00Z (negative before).
     public let secondsSinceEpoch: Int64
 
+    /// The instant `secondsSinceEpoch` seconds after 1970-01-01T00:00:00Z.
     public init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
 
+    /// The current instant, to the second.
     public static func now() -> Timestamp {
         Timestamp(secondsSinceEpoch: Int64(Date().timeIntervalSince1970.rounded(.down)))
     }

@@ -8,7 +8,9 @@
 
 /// An exact decimal number, `units / 10^scale`.
 public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The number's digits as an integer: 1050 for 10.50.
     public let units: Int128
+    /// How many of `units`' digits are after the point: 2 for 10.50.
     public let scale: Int
 
     @usableFromInline package static let maxScale = 18
@@ -31,12 +33,14 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     /// the messages give (±92233720368547758.07 at scale 2) — Int64.min's units have no negation in an Int64.
     package static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
 
+    /// The number `units` × 10^-`scale` (`units: 1050, scale: 2` is 10.50).
     public init(units: Int128, scale: Int) {
         precondition(scale >= 0 && scale <= DecimalNumber.maxScale, "scale out of range")
         self.units = units
         self.scale = scale
     }
 
+    /// The integer as a decimal of scale 0.
     public init(_ integer: Int64) { self.init(units: Int128(integer), scale: 0) }
 
     /// Whether the units fit a stored column (an Int64).

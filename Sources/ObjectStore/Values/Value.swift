@@ -2,13 +2,21 @@ import Foundation
 
 /// The type of an attribute. A decimal carries its scale: the number of digits kept after the point.
 public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+    /// Text (UTF-8, compared by code point unless a predicate or sort says otherwise).
     case string
+    /// A 64-bit signed integer.
     case integer
+    /// An exact decimal kept with `scale` digits after the point (0 to 18).
     case decimal(scale: Int)
+    /// A finite binary floating-point number.
     case double
+    /// Yes or no.
     case boolean
+    /// A calendar day, without a time or zone (`Day`).
     case date
+    /// An instant, in whole seconds (`Timestamp`), shown in the zone of the run.
     case dateTime
+    /// Bytes.
     case binary
 
     /// The name used in model files: `string`, `decimal`, `datetime`.
@@ -43,16 +51,26 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
 /// One attribute value. Typed: the store converts to and from SQLite's storage classes in one place
 /// (`Value+Stored.swift`), and text input in one other (`Value+Text.swift`).
 public enum Value: Sendable, Hashable, CustomStringConvertible {
+    /// No value.
     case null
+    /// A `string` value.
     case string(String)
+    /// An `integer` value.
     case integer(Int64)
+    /// A `decimal` value; an attribute keeps it at its scale.
     case decimal(DecimalNumber)
+    /// A `double` value.
     case double(Double)
+    /// A `boolean` value.
     case boolean(Bool)
+    /// A `date` value.
     case date(Day)
+    /// A `dateTime` value.
     case dateTime(Timestamp)
+    /// A `binary` value.
     case binary(Data)
 
+    /// Whether this is `.null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// Whether the value can be stored in an attribute of `type` (null fits every type).

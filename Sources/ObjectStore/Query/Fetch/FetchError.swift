@@ -12,6 +12,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case binding
     }
 
+    /// Which stage refused the request.
     public let kind: Kind
     /// What is wrong, without the place: `unknown key "nme" on Customer`.
     public let message: String

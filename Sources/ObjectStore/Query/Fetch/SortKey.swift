@@ -1,5 +1,6 @@
 /// One sort key: a key path (to-one chain or aggregate), a direction and a comparison.
 public struct SortKey: Sendable, Hashable, CustomStringConvertible {
+    /// How a key's values are compared.
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
         /// By stored value: numbers by value, text by UTF-8 bytes.
         case binary
@@ -9,8 +10,11 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
         case natural
     }
 
+    /// What is sorted by: an attribute, a to-one chain or an aggregate (`customer.name`, `rows.@sum.amount`).
     public var keyPath: String
+    /// Smallest first, else largest first; no value (NULL) comes first ascending and last descending, as in SQLite.
     public var ascending: Bool
+    /// How text is compared.
     public var comparison: Comparison
     /// Where the key path was written, for error positions; nil for keys made in code.
     package var origin: PredicateSourceOrigin?

@@ -17,8 +17,11 @@ public final class Store: @unchecked Sendable {
     package static let formatVersion = 1
     static let metaTable = "_bookkeeper_meta"
 
+    /// The store's file, as given.
     public let path: String
+    /// The model the store holds objects of.
     public let model: ObjectModel
+    /// Whether the store was opened to read only.
     public let isReadOnly: Bool
     let queue: DatabaseQueue
     /// What opening the store migrated, if anything.
