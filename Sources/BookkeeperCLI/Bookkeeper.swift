@@ -7,8 +7,8 @@ import LocalTime
 import ObjectStore
 
 /// The `bookkeeper` command: subcommands over one store.
-public struct Bookkeeper: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct Bookkeeper: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bookkeeper",
         abstract: "Keep a small business's books in an SQLite store: directories, orders, imports and reports.",
         discussion: """
@@ -25,11 +25,11 @@ public struct Bookkeeper: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    public init() {}
+    package init() {}
 
     /// Parses the arguments, runs the command, and exits with a documented status. Errors are one line each on
     /// stderr, `bookkeeper: ` first; argument errors too (status 64), with where to find help.
-    public static func runAndExit(_ arguments: [String]? = nil) -> Never {
+    package static func runAndExit(_ arguments: [String]? = nil) -> Never {
         var command: any ParsableCommand
         do {
             let given = arguments ?? Array(CommandLine.arguments.dropFirst())

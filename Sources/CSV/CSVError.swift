@@ -15,8 +15,8 @@ import Glibc
 /// `description` is one line that begins with `FILE:LINE: ` or `FILE:LINE:COLUMN: ` (FILE is the
 /// display name the caller gave, `-` for standard input). Errors that have no position (a file
 /// that cannot be opened, a failed write) have `line == 0` and begin with `FILE: `.
-public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// Bytes that are not UTF-8 while the input is read as UTF-8. `offset` is the 0-based byte
         /// offset of the first of them in the input. `guessedFromPrefix` is set when the encoding
         /// was not given but guessed from that many leading bytes of a stream that cannot be
@@ -46,7 +46,7 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Why an input is not CSV text.
-    public enum NotText: Sendable, Equatable {
+    package enum NotText: Sendable, Equatable {
         /// It starts with the byte-order mark of an encoding the reader does not read (`UTF-16 (little-endian)`).
         case byteOrderMark(String)
         /// A NUL byte at this input offset, among the first bytes read; `isZip` when it starts as a ZIP archive.
@@ -54,14 +54,14 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The display name of the input or output, as the caller passed it.
-    public let file: String
+    package let file: String
     /// 1-based physical line; 0 when the error has no position.
-    public let line: Int
+    package let line: Int
     /// 1-based character column within `line`, when the error points at a field.
-    public let column: Int?
-    public let kind: Kind
+    package let column: Int?
+    package let kind: Kind
 
-    public init(file: String, line: Int, column: Int? = nil, kind: Kind) {
+    package init(file: String, line: Int, column: Int? = nil, kind: Kind) {
         self.file = file
         self.line = line
         self.column = column
@@ -69,7 +69,7 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `FILE:LINE[:COLUMN]: message`, on one line.
-    public var description: String {
+    package var description: String {
         var place = file
         if line > 0 {
             place += ":\(line)"
@@ -79,7 +79,7 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The message without the place.
-    public var message: String {
+    package var message: String {
         switch kind {
         case let .invalidUTF8(bytes, offset, guessedFromPrefix):
             let shown = bytes.map { "0x" + String($0, radix: 16, uppercase: true).leftPadded(to: 2) }

@@ -34,9 +34,9 @@ import Foundation
 import Glibc
 #endif
 
-public final class CSVReader {
+package final class CSVReader {
     /// Which byte separates fields.
-    public enum Delimiter: Sendable, Hashable, CustomStringConvertible {
+    package enum Delimiter: Sendable, Hashable, CustomStringConvertible {
         /// Guess among `,` `;` tab `|` from the first records (see `DelimiterSniffer`).
         case auto
         case comma, semicolon, tab, pipe
@@ -44,7 +44,7 @@ public final class CSVReader {
         case byte(UInt8)
 
         /// `auto`, `,`/`comma`, `;`/`semicolon`, `\t`/`tab`, `|`/`pipe`, or any other single ASCII character.
-        public init?(label: String) {
+        package init?(label: String) {
             switch label {
             case "auto": self = .auto
             case ",", "comma": self = .comma
@@ -70,7 +70,7 @@ public final class CSVReader {
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .auto: "auto"
             case .tab: "tab"
@@ -80,7 +80,7 @@ public final class CSVReader {
     }
 
     /// How many fields each record must have.
-    public enum FieldCount: Sendable, Hashable {
+    package enum FieldCount: Sendable, Hashable {
         /// Any number; check yourself if you care.
         case any
         /// As many as the first record (the header); a record with another count throws
@@ -91,18 +91,18 @@ public final class CSVReader {
         case exactly(Int)
     }
 
-    public struct Options: Sendable, Hashable {
-        public var delimiter: Delimiter
-        public var encoding: CSVEncoding
-        public var fieldCount: FieldCount
+    package struct Options: Sendable, Hashable {
+        package var delimiter: Delimiter
+        package var encoding: CSVEncoding
+        package var fieldCount: FieldCount
         /// The longest record, in bytes without its line break, before the reader gives up with
         /// `recordTooLong`. Bounds memory: the buffer stays below this plus `bufferSize`, and the
         /// space for unescaping quoted fields below this.
-        public var maxRecordBytes: Int
+        package var maxRecordBytes: Int
         /// Bytes read per read(2) call; the buffer starts this big (at least 4 bytes).
-        public var bufferSize: Int
+        package var bufferSize: Int
 
-        public init(delimiter: Delimiter = .auto, encoding: CSVEncoding = .auto, fieldCount: FieldCount = .any,
+        package init(delimiter: Delimiter = .auto, encoding: CSVEncoding = .auto, fieldCount: FieldCount = .any,
                     maxRecordBytes: Int = 16 << 20, bufferSize: Int = 256 << 10) {
             self.delimiter = delimiter
             self.encoding = encoding
@@ -113,22 +113,22 @@ public final class CSVReader {
     }
 
     /// The name used in error messages: the path as given, `-` for standard input.
-    public let displayName: String
-    public let options: Options
+    package let displayName: String
+    package let options: Options
     /// The encoding in use: the one given, or the one `auto` settled on (never `auto`).
-    public private(set) var encoding: CSVEncoding = .utf8
+    package private(set) var encoding: CSVEncoding = .utf8
     /// The delimiter in use: the one given, or the one sniffed.
-    public private(set) var delimiter: UInt8 = UInt8(ascii: ",")
+    package private(set) var delimiter: UInt8 = UInt8(ascii: ",")
     /// Whether the input started with a byte-order mark (UTF-8, or the UTF-16/32 one that named its encoding),
     /// which was skipped.
-    public private(set) var hadByteOrderMark = false
+    package private(set) var hadByteOrderMark = false
     /// Whether the first line ends with CRLF (as Excel and 1C write), for files written back in the input's dialect.
-    public private(set) var usesCRLF = false
+    package private(set) var usesCRLF = false
     /// Blank lines skipped so far (see the behaviour notes at the top of this file).
-    public internal(set) var blankLinesSkipped = 0
+    package internal(set) var blankLinesSkipped = 0
     /// Records read so far, including the header and a record just reported as an error: the
     /// number of the last record read.
-    public private(set) var recordCount = 0
+    package private(set) var recordCount = 0
 
     // MARK: Internal state (read by CSVRecord and the scanner)
 
@@ -187,24 +187,24 @@ public final class CSVReader {
     // MARK: Opening
 
     /// Reads the file at `path`; `-` reads standard input. `displayName` defaults to `path`.
-    public convenience init(path: String, displayName: String? = nil, options: Options = Options()) throws {
+    package convenience init(path: String, displayName: String? = nil, options: Options = Options()) throws {
         let name = displayName ?? path
         try self.init(source: ByteSource.open(path: path, displayName: name), displayName: name, options: options)
     }
 
     /// Reads CSV held in memory (tests, small inputs).
-    public convenience init(data: Data, displayName: String = "<data>", options: Options = Options()) throws {
+    package convenience init(data: Data, displayName: String = "<data>", options: Options = Options()) throws {
         try self.init(source: .memory(data, position: 0), displayName: displayName, options: options)
     }
 
     /// Reads CSV text held in memory, as UTF-8 bytes.
-    public convenience init(string: String, displayName: String = "<string>", options: Options = Options()) throws {
+    package convenience init(string: String, displayName: String = "<string>", options: Options = Options()) throws {
         try self.init(data: Data(string.utf8), displayName: displayName, options: options)
     }
 
     /// Reads from an open file descriptor, from its current position. Closes it when the reader
     /// goes away only if `closeWhenDone`.
-    public convenience init(fileDescriptor: Int32, displayName: String, closeWhenDone: Bool = false,
+    package convenience init(fileDescriptor: Int32, displayName: String, closeWhenDone: Bool = false,
                             options: Options = Options()) throws {
         try self.init(source: .file(descriptor: fileDescriptor, closesOnDeinit: closeWhenDone),
                       displayName: displayName, options: options)
@@ -308,7 +308,7 @@ public final class CSVReader {
 
     /// The bytes `text` has in the input as the reader sees it (UTF-8 for a transcoded input), to
     /// compare with a field's bytes; nil if the encoding cannot hold it.
-    public func bytes(of text: String) -> [UInt8]? {
+    package func bytes(of text: String) -> [UInt8]? {
         switch resolvedEncoding {
         case .utf8:
             return Array(text.utf8)
@@ -458,7 +458,7 @@ public final class CSVReader {
 
     /// The next record, or `nil` at the end of the input. The record is a view into the reader's
     /// buffer, valid until the next call; copy what you keep (`Array(record)`, `record[i]`).
-    public func next() throws -> CSVRecord? {
+    package func next() throws -> CSVRecord? {
         if let finalError { throw finalError }
         generation.pointee &+= 1
         while true {
@@ -494,7 +494,7 @@ public final class CSVReader {
     }
 
     /// Every remaining record as strings. For small inputs and tests.
-    public func readAll() throws -> [[String]] {
+    package func readAll() throws -> [[String]] {
         var rows: [[String]] = []
         while let record = try next() { rows.append(Array(record)) }
         return rows
@@ -641,15 +641,15 @@ public final class CSVReader {
 }
 
 /// A place in the input: 1-based physical line and character column (Unicode scalars).
-public struct CSVPosition: Sendable, Hashable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+package struct CSVPosition: Sendable, Hashable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
     /// `LINE:COLUMN`, to put after `FILE:` in a message.
-    public var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 }

@@ -5,7 +5,7 @@
 // input's encoding, quotes removed) only when subscripted, and `withBytes(ofField:)` hands out the
 // bytes without any allocation. Positions for error messages are computed here, on demand.
 
-public struct CSVRecord: RandomAccessCollection {
+package struct CSVRecord: RandomAccessCollection {
     let reader: CSVReader
     // Copied from the reader, so the hot accessors read no class properties (no exclusivity
     // checks): valid while `stamp.pointee == generation`, i.e. until the next `next()`.
@@ -15,13 +15,13 @@ public struct CSVRecord: RandomAccessCollection {
     private let generation: Int
     private let encoding: ResolvedEncoding
     /// Physical line (1-based) where the record starts.
-    public let line: Int
+    package let line: Int
     /// Record number (1-based); the header is record 1. Blank lines are not counted.
-    public let number: Int
+    package let number: Int
     /// 0-based byte offset of the record's first byte in the input.
-    public let byteOffset: Int64
+    package let byteOffset: Int64
     /// Number of fields.
-    public let count: Int
+    package let count: Int
 
     init(reader: CSVReader) {
         self.reader = reader
@@ -36,11 +36,11 @@ public struct CSVRecord: RandomAccessCollection {
         count = reader.fieldCount
     }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { count }
 
     /// Field `index` as a String, decoded from the input's encoding, quotes removed.
-    public subscript(index: Int) -> String {
+    package subscript(index: Int) -> String {
         withBytes(ofField: index) { bytes in
             FieldDecoder.string(bytes.baseAddress!, count: bytes.count, encoding: encoding)
         }
@@ -49,7 +49,7 @@ public struct CSVRecord: RandomAccessCollection {
     /// Calls `body` with the bytes of field `index`, quotes removed and `""` unescaped, in the
     /// input's encoding (`CSVReader.encoding`), without allocating. The bytes are valid only
     /// inside `body`. (The base address is never nil, also for an empty field.)
-    public func withBytes<R>(ofField index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package func withBytes<R>(ofField index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let slot = self.slot(index)
         switch slot.kind {
         case FieldSlot.plain:
@@ -62,19 +62,19 @@ public struct CSVRecord: RandomAccessCollection {
     }
 
     /// Where field `index` starts (its opening quote, if quoted): physical line and character column.
-    public func position(ofField index: Int) -> CSVPosition {
+    package func position(ofField index: Int) -> CSVPosition {
         let slot = self.slot(index)
         return reader.locate(slot.start)
     }
 
     /// Whether field `index` was quoted in the input (`""` is an empty quoted field).
-    public func isQuoted(field index: Int) -> Bool {
+    package func isQuoted(field index: Int) -> Bool {
         slot(index).kind != FieldSlot.plain
     }
 
     /// The record as it appears in the input, quotes and all, without its line break: for
     /// showing a bad record to a user.
-    public var rawText: String {
+    package var rawText: String {
         checkCurrent()
         return FieldDecoder.string(buffer + reader.recordStart, count: reader.recordEnd - reader.recordStart,
                                    encoding: encoding)

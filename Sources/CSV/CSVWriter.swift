@@ -20,21 +20,21 @@ import Foundation
 import Glibc
 #endif
 
-public final class CSVWriter {
-    public enum LineEnding: Sendable, Hashable {
+package final class CSVWriter {
+    package enum LineEnding: Sendable, Hashable {
         case lf, crlf
     }
 
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// An ASCII byte other than `"`, CR and LF.
-        public var delimiter: UInt8
-        public var lineEnding: LineEnding
+        package var delimiter: UInt8
+        package var lineEnding: LineEnding
         /// Start the output with a UTF-8 byte-order mark.
-        public var byteOrderMark: Bool
+        package var byteOrderMark: Bool
         /// The output's encoding (`auto` is not one).
-        public var encoding: CSVEncoding
+        package var encoding: CSVEncoding
 
-        public init(delimiter: UInt8 = UInt8(ascii: ","), lineEnding: LineEnding = .lf, byteOrderMark: Bool = false,
+        package init(delimiter: UInt8 = UInt8(ascii: ","), lineEnding: LineEnding = .lf, byteOrderMark: Bool = false,
                     encoding: CSVEncoding = .utf8) {
             precondition(encoding != .auto, "an output has a named encoding")
             self.encoding = encoding
@@ -48,10 +48,10 @@ public final class CSVWriter {
     }
 
     /// The name used in error messages: the path as given, `-` for standard output.
-    public let displayName: String
-    public let options: Options
+    package let displayName: String
+    package let options: Options
     /// Records ended so far.
-    public private(set) var recordCount = 0
+    package private(set) var recordCount = 0
 
     private let sink: ByteSink
     /// 1 for bytes that force quoting: the delimiter, quote, CR, LF.
@@ -64,29 +64,29 @@ public final class CSVWriter {
     private var encodedBytes: [UInt8] = []
 
     /// A field's character that the output encoding cannot hold.
-    public struct Unencodable: Error, Sendable {
+    package struct Unencodable: Error, Sendable {
         /// The field's index in its record.
-        public var fieldIndex: Int
-        public var character: UnencodableCharacter
+        package var fieldIndex: Int
+        package var character: UnencodableCharacter
     }
 
     /// Writes to `path` through the one output module (`OutputFile`: the store and the input are refused, a
     /// regular file appears whole at `close()`, a device or pipe is written in place); `-` is standard output.
     /// Throws `FileOutputError` when the output is refused or cannot be created.
-    public convenience init(path: String, displayName: String? = nil, options: Options = Options()) throws {
+    package convenience init(path: String, displayName: String? = nil, options: Options = Options()) throws {
         let file = try OutputFile(path: path)
         try self.init(target: .output(file), displayName: displayName ?? FileOutputError.shownName(path), options: options)
     }
 
     /// Writes to an open file descriptor; closes it on `close()` only if `closeWhenDone`.
-    public convenience init(fileDescriptor: Int32, displayName: String, closeWhenDone: Bool = false,
+    package convenience init(fileDescriptor: Int32, displayName: String, closeWhenDone: Bool = false,
                             options: Options = Options()) throws {
         try self.init(target: .file(descriptor: fileDescriptor, closes: closeWhenDone), displayName: displayName,
                       options: options)
     }
 
     /// Writes to memory; read the result with `data`.
-    public convenience init(options: Options = Options()) {
+    package convenience init(options: Options = Options()) {
         try! self.init(target: .memory, displayName: "<memory>", options: options)
     }
 
@@ -123,31 +123,31 @@ public final class CSVWriter {
     }
 
     /// The bytes written so far (memory writers; for others, empty).
-    public var data: Data {
+    package var data: Data {
         try? sink.flush()
         return sink.data
     }
 
     /// Writes one record.
-    public func writeRecord(_ fields: [String]) throws {
+    package func writeRecord(_ fields: [String]) throws {
         for field in fields { try writeField(field) }
         try endRecord()
     }
 
     /// Writes one record (any sequence of strings or substrings).
-    public func writeRecord<S: Sequence>(_ fields: S) throws where S.Element: StringProtocol {
+    package func writeRecord<S: Sequence>(_ fields: S) throws where S.Element: StringProtocol {
         for field in fields { try writeField(field) }
         try endRecord()
     }
 
     /// Writes one field of the current record; finish the record with `endRecord()`.
-    public func writeField(_ field: String) throws {
+    package func writeField(_ field: String) throws {
         var field = field
         try field.withUTF8 { try writeField(bytes: $0) }
     }
 
     /// Writes one field of the current record; finish the record with `endRecord()`.
-    public func writeField<S: StringProtocol>(_ field: S) throws {
+    package func writeField<S: StringProtocol>(_ field: S) throws {
         if let done = try field.utf8.withContiguousStorageIfAvailable({ try writeField(bytes: $0) }) {
             return done
         }
@@ -156,7 +156,7 @@ public final class CSVWriter {
     }
 
     /// Writes one field given as UTF-8 bytes (quoted if needed, like any field).
-    public func writeField(bytes: UnsafeBufferPointer<UInt8>) throws {
+    package func writeField(bytes: UnsafeBufferPointer<UInt8>) throws {
         if let encoder { return try writeEncodedField(bytes, encoder) }
         let count = bytes.count
         // Worst case: delimiter, two quotes, every byte a doubled quote.
@@ -228,7 +228,7 @@ public final class CSVWriter {
     }
 
     /// Ends the current record with the line ending.
-    public func endRecord() throws {
+    package func endRecord() throws {
         if let encoder {
             var ending: [UInt8] = fieldsInRecord == 1 && lastFieldEmpty ? [UInt8(ascii: "\""), UInt8(ascii: "\"")] : []
             if options.lineEnding == .crlf { ending.append(UInt8(ascii: "\r")) }
@@ -252,12 +252,12 @@ public final class CSVWriter {
     }
 
     /// Writes out the buffered bytes.
-    public func flush() throws {
+    package func flush() throws {
         try io { () throws(Errno) in try sink.flush() }
     }
 
     /// Flushes and, if the writer owns the descriptor, closes it.
-    public func close() throws {
+    package func close() throws {
         try flush()
         try io(operation: "close") { () throws(Errno) in try sink.close() }
         // A failure to put the file in place is the output module's own error (`FileOutputError`).

@@ -12,19 +12,19 @@ import Glibc
 #endif
 
 /// A character that the output encoding cannot hold.
-public struct UnencodableCharacter: Error, Sendable, Equatable {
-    public var character: Unicode.Scalar
-    public var encoding: String
+package struct UnencodableCharacter: Error, Sendable, Equatable {
+    package var character: Unicode.Scalar
+    package var encoding: String
 
     /// `"中" (U+4E2D) cannot be written in windows-1251`
-    public var message: String {
+    package var message: String {
         let code = String(character.value, radix: 16, uppercase: true)
         return "\"\(character)\" (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)) cannot be written in \(encoding)"
     }
 }
 
-public final class OutputEncoder {
-    public let encoding: CSVEncoding
+package final class OutputEncoder {
+    package let encoding: CSVEncoding
     private enum Method {
         case utf8
         case table(SingleByteTable)
@@ -33,10 +33,10 @@ public final class OutputEncoder {
     private let method: Method
     /// The byte-order mark to begin the output with (UTF-16 and UTF-32 named without an endianness:
     /// little-endian with a mark, as Excel writes "Unicode Text").
-    public let byteOrderMark: [UInt8]
+    package let byteOrderMark: [UInt8]
 
     /// Nil when `encoding` is `auto` or this system's iconv cannot write it.
-    public init?(_ encoding: CSVEncoding) {
+    package init?(_ encoding: CSVEncoding) {
         self.encoding = encoding
         switch encoding.family {
         case .auto:
@@ -64,14 +64,14 @@ public final class OutputEncoder {
     }
 
     /// Whether the encoding writes ASCII as ASCII (then only non-ASCII text needs encoding).
-    public var isASCIICompatible: Bool {
+    package var isASCIICompatible: Bool {
         if case .iconv = method { return false }
         return true
     }
 
     /// Appends `text` (UTF-8) in the output encoding to `out`. `fallback`: write a character the
     /// encoding cannot hold as its ASCII equivalent instead of failing.
-    public func encode(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], fallback: Bool = false) throws(UnencodableCharacter) {
+    package func encode(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], fallback: Bool = false) throws(UnencodableCharacter) {
         switch method {
         case .utf8:
             out.append(contentsOf: text)
@@ -89,7 +89,7 @@ public final class OutputEncoder {
         }
     }
 
-    public func encode(_ text: String, into out: inout [UInt8], fallback: Bool = false) throws(UnencodableCharacter) {
+    package func encode(_ text: String, into out: inout [UInt8], fallback: Bool = false) throws(UnencodableCharacter) {
         let bytes = Array(text.utf8)
         let mark = out.count
         do {

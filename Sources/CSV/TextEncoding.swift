@@ -20,18 +20,18 @@ import Glibc
 /// are); encodings whose bytes are not ASCII where the reader looks for ASCII (UTF-16/32, whose
 /// every other byte is 0x00, and the multi-byte CJK encodings, whose second bytes can be `|` or
 /// `\`), which are transcoded to UTF-8 by iconv before the reader parses them; and `auto`.
-public struct CSVEncoding: Sendable, Hashable, CustomStringConvertible {
-    public enum Family: Sendable, Hashable {
+package struct CSVEncoding: Sendable, Hashable, CustomStringConvertible {
+    package enum Family: Sendable, Hashable {
         case auto, utf8, singleByte, transcoded
     }
 
     /// The canonical name, as messages, summaries and the import history show it (`windows-1251`).
-    public let name: String
+    package let name: String
     /// The name glibc's iconv knows it by.
     let iconvName: String
-    public let family: Family
+    package let family: Family
     /// The script or region, for messages (`Cyrillic`).
-    public let region: String
+    package let region: String
 
     init(_ name: String, iconv: String, _ family: Family, region: String = "") {
         self.name = name
@@ -40,19 +40,19 @@ public struct CSVEncoding: Sendable, Hashable, CustomStringConvertible {
         self.region = region
     }
 
-    public static func == (a: CSVEncoding, b: CSVEncoding) -> Bool { a.name == b.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    package static func == (a: CSVEncoding, b: CSVEncoding) -> Bool { a.name == b.name }
+    package func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// UTF-8 if the input is UTF-8; else the code page the text's letters fit (see `EncodingGuesser`).
-    public static let auto = CSVEncoding("auto", iconv: "", .auto)
-    public static let utf8 = CSVEncoding("utf-8", iconv: "UTF-8", .utf8)
+    package static let auto = CSVEncoding("auto", iconv: "", .auto)
+    package static let utf8 = CSVEncoding("utf-8", iconv: "UTF-8", .utf8)
     /// Windows-1252 as WHATWG defines it: the five bytes glibc leaves undefined (0x81 0x8D 0x8F
     /// 0x90 0x9D) map to the C1 controls of the same value.
-    public static let windows1252 = CSVEncoding("windows-1252", iconv: "CP1252", .singleByte, region: "Western European")
+    package static let windows1252 = CSVEncoding("windows-1252", iconv: "CP1252", .singleByte, region: "Western European")
     /// ISO-8859-1: every byte is the code point of the same value.
-    public static let latin1 = CSVEncoding("iso-8859-1", iconv: "ISO-8859-1", .singleByte, region: "Western European")
+    package static let latin1 = CSVEncoding("iso-8859-1", iconv: "ISO-8859-1", .singleByte, region: "Western European")
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Every accepted encoding with its aliases (normalized: lowercase letters and digits only).
     static let registry: [(CSVEncoding, [String])] = {
@@ -101,27 +101,27 @@ public struct CSVEncoding: Sendable, Hashable, CustomStringConvertible {
     }()
 
     /// Every canonical name (for did-you-mean).
-    public static var names: [String] { registry.map(\.0.name) }
+    package static var names: [String] { registry.map(\.0.name) }
 
     /// The accepted families, for messages.
-    public static let accepted = "auto, utf-8, utf-16 and utf-32 (le, be), windows-1250…1258, iso-8859-1…16, koi8-r, koi8-u, "
+    package static let accepted = "auto, utf-8, utf-16 and utf-32 (le, be), windows-1250…1258, iso-8859-1…16, koi8-r, koi8-u, "
         + "cp866, cp850, mac-roman, shift_jis, euc-jp, gb18030, big5, euc-kr"
 
     /// Why a label is not an encoding the reader accepts.
-    public enum LabelProblem: Error, Equatable, Sendable {
+    package enum LabelProblem: Error, Equatable, Sendable {
         /// A known encoding that cannot be read byte by byte (EBCDIC, a stateful one, an iconv suffix).
         case refused(String)
         case unknown
     }
 
     /// Accepts the usual labels, case-insensitively (`windows-1251`, `cp1251`, `ISO_8859-5`, `koi8r`).
-    public init?(label: String) {
+    package init?(label: String) {
         guard case .success(let e) = CSVEncoding.parse(label) else { return nil }
         self = e
     }
 
     /// The encoding a label names, or why it is not accepted.
-    public static func parse(_ label: String) -> Result<CSVEncoding, LabelProblem> {
+    package static func parse(_ label: String) -> Result<CSVEncoding, LabelProblem> {
         let lower = label.lowercased()
         if lower.contains("//") {
             return .failure(.refused("iconv's //IGNORE and //TRANSLIT are not accepted: a character that does not fit is an error, never dropped or replaced"))

@@ -8,8 +8,8 @@
 import Glibc
 #endif
 
-public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// The output was refused or could not be created; nothing was written.
         case cannotCreate
         /// Writing, syncing or putting the output in place failed.
@@ -17,14 +17,14 @@ public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// The output's path as given (`-` for standard output).
-    public let path: String
+    package let path: String
     /// The message without the path: `cannot create (Permission denied)`, `refusing to write: it is the store (…)`.
-    public let message: String
-    public let kind: Kind
+    package let message: String
+    package let kind: Kind
     /// The system error number, when a system call failed.
-    public let errno: Int32?
+    package let errno: Int32?
 
-    public init(path: String, message: String, kind: Kind, errno: Int32? = nil) {
+    package init(path: String, message: String, kind: Kind, errno: Int32? = nil) {
         self.path = path
         self.message = message
         self.kind = kind
@@ -41,7 +41,7 @@ public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// How a message names `path`: standard output by that name, as every command's messages do.
-    public static func shownName(_ path: String) -> String { path == "-" ? "standard output" : path }
+    package static func shownName(_ path: String) -> String { path == "-" ? "standard output" : path }
 
-    public var description: String { "\(FileOutputError.shownName(path)): \(message)" }
+    package var description: String { "\(FileOutputError.shownName(path)): \(message)" }
 }

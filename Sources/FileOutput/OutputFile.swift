@@ -19,16 +19,16 @@ import Foundation
 import Glibc
 #endif
 
-public final class OutputFile {
+package final class OutputFile {
     /// The path as given, for messages (`-` for standard output).
-    public let displayName: String
-    public let target: OutputTarget
+    package let displayName: String
+    package let target: OutputTarget
     /// Where `write` sends bytes: the temporary file, the device, or the inherited descriptor.
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     /// The regular file a path-based writer assembles the output in (nil unless asked for).
-    public let assemblyPath: String?
+    package let assemblyPath: String?
     /// The temporary file, for regular targets and assembled outputs.
-    public let temporaryPath: String?
+    package let temporaryPath: String?
     /// The descriptor of the device or socket itself when the output is assembled in a temporary file first.
     private var destination: Int32 = -1
     private var ownsDestination = false
@@ -57,15 +57,15 @@ public final class OutputFile {
     }
     /// Whether an output of this process is its standard output (`-`, `/dev/stdout`, `/dev/fd/1`): then nothing
     /// else may be written there.
-    nonisolated(unsafe) public private(set) static var standardOutputIsAResult = false
+    nonisolated(unsafe) package private(set) static var standardOutputIsAResult = false
     /// Runs at commit just before a regular file is renamed into place, and throws when it must not be: a backup
     /// checks there that no stale SQLite companion has appeared beside its target.
-    public var beforeReplacing: (() throws -> Void)?
+    package var beforeReplacing: (() throws -> Void)?
 
     /// Resolves `path` and opens the output. `assembledAtPath`: the output is assembled in a regular file at
     /// `assemblyPath` by a writer that opens it by name (for a device or pipe, a temporary file in $TMPDIR).
     /// `creatingThroughDanglingLink`: see `OutputTarget.resolve`.
-    public init(path: String, assembledAtPath: Bool = false, creatingThroughDanglingLink: Bool = false) throws {
+    package init(path: String, assembledAtPath: Bool = false, creatingThroughDanglingLink: Bool = false) throws {
         displayName = path
         target = try OutputTarget.resolve(path, creatingThroughDanglingLink: creatingThroughDanglingLink)
         switch target {
@@ -118,30 +118,30 @@ public final class OutputFile {
     }
 
     /// Whether the path as given is a symbolic link (its target is what is replaced).
-    public var pathIsSymlink: Bool {
+    package var pathIsSymlink: Bool {
         var status = stat()
         return lstat(displayName, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
     /// True when the output is a file put in place at commit (false for devices, pipes and descriptors).
-    public var isReplacedAtCommit: Bool {
+    package var isReplacedAtCommit: Bool {
         if case .regular = target { return true }
         return false
     }
 
     /// Writes all the bytes (through EINTR and partial writes).
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         let code = writeAll(fileDescriptor, bytes)
         if code != 0 { throw FileOutputError.system(displayName, "write", code, kind: .io) }
     }
 
-    public func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Syncs what was written so far to a regular file (so that a full disk shows before the caller commits
     /// anything else); a no-op for devices and descriptors.
-    public func sync() throws {
+    package func sync() throws {
         guard case .regular = target, !finished else { return }
         try retryingEINTR("sync") { fsync(fileDescriptor) }
     }
@@ -149,7 +149,7 @@ public final class OutputFile {
     /// Makes the output final: a regular file is synced and renamed into place, its folder synced; an assembled
     /// output is copied into its device. On an error before the rename the temporary file is removed and the
     /// target left as it was.
-    public func commit() throws {
+    package func commit() throws {
         precondition(!finished, "OutputFile committed or discarded twice")
         do {
             try OutputFile.runCommitChecks()
@@ -195,7 +195,7 @@ public final class OutputFile {
     }
 
     /// Closes and removes the temporary file; the target is untouched. Safe to call more than once.
-    public func discard() {
+    package func discard() {
         if !finished {
             finished = true
             if temporaryPath != nil || ownsDestination { _ = Glibc.close(fileDescriptor) }
@@ -209,7 +209,7 @@ public final class OutputFile {
     /// for a command whose result is "no file" (an import that rejected nothing removes an older rejects file).
     /// Devices and descriptors are left alone. Returns whether a file was removed.
     @discardableResult
-    public func removeTarget() -> Bool {
+    package func removeTarget() -> Bool {
         discard()
         if case let .regular(resolved) = target {
             var now = stat()

@@ -15,7 +15,7 @@
 import Glibc
 #endif
 
-public enum OutputTarget: Equatable, Sendable {
+package enum OutputTarget: Equatable, Sendable {
     /// A descriptor the process already has (standard output for `-`); written in place, never closed.
     case descriptor(Int32)
     /// A character device, FIFO or socket (its canonical path): opened and written in place.
@@ -27,7 +27,7 @@ public enum OutputTarget: Equatable, Sendable {
     /// that must not or cannot be written.
     /// `creatingThroughDanglingLink`: a symbolic link to nothing names the file it points to, made anew (for an
     /// output whose "nothing to write" removes the file a link points to: `import --rejects`).
-    public static func resolve(_ path: String, creatingThroughDanglingLink: Bool = false) throws -> OutputTarget {
+    package static func resolve(_ path: String, creatingThroughDanglingLink: Bool = false) throws -> OutputTarget {
         if path == "-" { return try descriptorTarget(STDOUT_FILENO, path) }
         if let fd = aliasedDescriptor(path) { return try descriptorTarget(fd, path) }
         guard !path.isEmpty else { throw FileOutputError.refused(path, "cannot create (the path is empty)") }
@@ -82,7 +82,7 @@ public enum OutputTarget: Equatable, Sendable {
 
     /// Refuses a standard output or error that the shell opened onto a protected file (`>> books.sqlite`,
     /// `1<>books.sqlite`): every message or result written there would go into the store.
-    public static func refuseStandardStreamsIntoProtectedFiles() throws {
+    package static func refuseStandardStreamsIntoProtectedFiles() throws {
         for (fd, name) in [(STDOUT_FILENO, "standard output"), (STDERR_FILENO, "standard error")] {
             if let entry = ProtectedFiles.match(descriptor: fd) {
                 throw FileOutputError.refused(name, "refusing to write: \(entry.reason)")
@@ -110,7 +110,7 @@ public enum OutputTarget: Equatable, Sendable {
 
     /// Refuses a new store's path (`init`) that is a protected file other than the store itself: a model file,
     /// a profile, a report definition or a new name in a report folder. Spelt any way, as for any output.
-    public static func refuseProtectedOtherThanTheStore(_ path: String) throws {
+    package static func refuseProtectedOtherThanTheStore(_ path: String) throws {
         guard !path.isEmpty, let canonical = canonicalPath(path) else { return }
         var status = stat()
         let exists = stat(path, &status) == 0

@@ -14,24 +14,24 @@ import Foundation
 import Glibc
 #endif
 
-public enum ProtectedFiles {
-    public struct Entry: Sendable, Equatable {
+package enum ProtectedFiles {
+    package struct Entry: Sendable, Equatable {
         /// The path as registered, for messages (for a folder's new names, the folder).
-        public let path: String
+        package let path: String
         /// What it is, for messages: "the store", "the input being imported", "a report definition".
-        public let role: String
+        package let role: String
         /// The store or one of its companions (`init` creates the store, so only the others refuse it).
-        public var isStore = false
+        package var isStore = false
         /// For a new name in a registered folder: the folder as messages name it ("the report folder").
-        public var folder: String?
+        package var folder: String?
         /// For a file that does not exist yet but would be read once made: where it would be read from
         /// ("beside the store books.sqlite").
-        public var place: String?
+        package var place: String?
 
         /// Why an output may not go there: `it is the store (books.sqlite)`, or for a new name in a folder of
         /// definitions `it would be read as a report definition (in the report folder defs)`, or for a file
         /// that would be read once made `it would be read as the model file (beside the store books.sqlite)`.
-        public var reason: String {
+        package var reason: String {
             if let folder { return "it would be read as \(role) (in \(folder) \(path))" }
             if let place { return "it would be read as \(role) (\(place))" }
             return "it is \(role) (\(path))"
@@ -58,14 +58,14 @@ public enum ProtectedFiles {
     private static let lock = NSLock()
 
     /// Protects `path` (as spelt by the user) in the role given, for the rest of the process.
-    public static func protect(_ path: String, as role: String) {
+    package static func protect(_ path: String, as role: String) {
         add(Entry(path: path, role: role))
     }
 
     /// Protects `path`, a file that does not exist yet but would be read as `role` once made (the model file's
     /// default path, `model.yaml` beside the store): matched by its canonical path, or by identity if it appears.
     /// `place` says where it would be read from, for messages ("beside the store books.sqlite").
-    public static func protectNew(_ path: String, as role: String, place: String) {
+    package static func protectNew(_ path: String, as role: String, place: String) {
         add(Entry(path: path, role: role, place: place))
     }
 
@@ -77,7 +77,7 @@ public enum ProtectedFiles {
     }
 
     /// Protects an SQLite store and the files SQLite keeps beside it.
-    public static func protectStore(_ path: String) {
+    package static func protectStore(_ path: String) {
         func store(_ path: String, _ role: String) { add(Entry(path: path, role: role, isStore: true)) }
         store(path, "the store")
         store(path + "-wal", "the store's write-ahead log")
@@ -97,7 +97,7 @@ public enum ProtectedFiles {
     /// would be read as one. `folderRole` names the folder in messages ("the report folder"). A folder that does
     /// not exist protects nothing. The files are listed once, here; matching an output against them costs the
     /// same however many there are.
-    public static func protectFolder(_ folder: String, suffixes: [String], as role: String, folderRole: String) {
+    package static func protectFolder(_ folder: String, suffixes: [String], as role: String, folderRole: String) {
         var isFolder: ObjCBool = false
         guard !folder.isEmpty, FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
               let canonical = canonicalPath(folder),

@@ -11,8 +11,8 @@ import Foundation
 import Glibc
 #endif
 
-public final class SideFile {
-    public let path: String
+package final class SideFile {
+    package let path: String
     private let device: dev_t
     private let inode: ino_t
     private var removed = false
@@ -27,7 +27,7 @@ public final class SideFile {
 
     /// Creates the note `path` holding this process's identity and `text` (one line). Returns nil when it
     /// cannot be created, or when something that is not a stale note of ours has that name (left untouched).
-    public static func createNote(at path: String, text: String) -> SideFile? {
+    package static func createNote(at path: String, text: String) -> SideFile? {
         let identity = ProcessIdentity.current.map { "\($0.pid) \($0.startTime)" } ?? "\(getpid())"
         let bytes = Array("\(identity)\n\(text.replacingOccurrences(of: "\n", with: " "))\n".utf8)
         for attempt in 0..<2 {
@@ -59,7 +59,7 @@ public final class SideFile {
 
     /// Removes the note if the name still is the file created here: the same inode, and (since a file made after
     /// ours was removed may get its inode number) still naming this process.
-    public func remove() {
+    package func remove() {
         guard !removed else { return }
         removed = true
         if let slot { TemporaryFileCleanup.unregister(slot) }
@@ -71,7 +71,7 @@ public final class SideFile {
     }
 
     /// The note's text if it was written by a process that is still running, else nil.
-    public static func liveNote(at path: String) -> String? {
+    package static func liveNote(at path: String) -> String? {
         guard let (identity, text) = readNote(at: path) else { return nil }
         return identity.isRunning ? text : nil
     }
@@ -105,12 +105,12 @@ public final class SideFile {
 
 /// A process as the kernel knows it: its pid and its start time (clock ticks since boot), which together
 /// name one process even after the pid is reused.
-public struct ProcessIdentity: Equatable, Sendable {
-    public let pid: Int32
-    public let startTime: UInt64
+package struct ProcessIdentity: Equatable, Sendable {
+    package let pid: Int32
+    package let startTime: UInt64
     var knowsStart = true
 
-    public static var current: ProcessIdentity? {
+    package static var current: ProcessIdentity? {
         startTime(of: getpid()).map { ProcessIdentity(pid: getpid(), startTime: $0) }
     }
 
@@ -126,7 +126,7 @@ public struct ProcessIdentity: Equatable, Sendable {
     }
 
     /// Whether this very process still runs (not merely a process with the same pid).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
         guard knowsStart else { return true }
         return ProcessIdentity.startTime(of: pid) == startTime

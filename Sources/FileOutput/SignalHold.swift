@@ -6,7 +6,7 @@ import Glibc
 /// every handler of this process: a handler that finds a hold records its signal and returns; `end()` raises
 /// it again, when the handlers can tell the truth about what was done. Blocking the signals instead would not
 /// do: a signal sent to the process goes to any thread that does not block it.
-public enum SignalHold {
+package enum SignalHold {
     nonisolated(unsafe) private static let memory: UnsafeMutablePointer<Int32> = {
         let memory = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
         memory.initialize(repeating: 0, count: 2)
@@ -14,15 +14,15 @@ public enum SignalHold {
     }()
 
     /// Async-signal-safe.
-    public static var isHolding: Bool { memory[0] != 0 }
+    package static var isHolding: Bool { memory[0] != 0 }
 
     /// From a signal handler while `isHolding`. Async-signal-safe.
-    public static func hold(_ signal: Int32) { memory[1] = signal }
+    package static func hold(_ signal: Int32) { memory[1] = signal }
 
-    public static func begin() { memory[0] = 1 }
+    package static func begin() { memory[0] = 1 }
 
     /// Ends the hold; a signal that arrived meanwhile is raised now.
-    public static func end() {
+    package static func end() {
         memory[0] = 0
         let held = memory[1]
         memory[1] = 0

@@ -5,10 +5,10 @@
 // a line feed in a file name began a forged `bookkeeper:` line in the mail. Every text output (and every message)
 // writes such a character as `<U+001B>`, as the messages did; CSV and JSON outputs keep the exact bytes.
 
-public enum VisibleText {
+package enum VisibleText {
     /// `text` with every character that would act on a terminal or begin a line written `<U+001B>` (four hex
     /// digits at least; the brackets keep it apart from the text that follows).
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         // Most text has no such character: one pass over the bytes, no copy. (Every byte at 0x80 or above may
         // begin a C1 control, a separator or a bidirectional control: those take the slow path.)
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
@@ -25,7 +25,7 @@ public enum VisibleText {
     }
 
     /// `<U+001B>`.
-    public static func code(_ scalar: Unicode.Scalar) -> String {
+    package static func code(_ scalar: Unicode.Scalar) -> String {
         let digits = String(scalar.value, radix: 16, uppercase: true)
         return "<U+\(String(repeating: "0", count: max(0, 4 - digits.count)))\(digits)>"
     }
@@ -35,7 +35,7 @@ public enum VisibleText {
     /// Bidi_Control property: the embeddings, overrides and isolates U+202A–202E and U+2066–2069, and the marks
     /// U+200E, U+200F and U+061C), which reorder what is shown around them on the line ("Trojan Source").
     /// Seen (attack 27, finding 13): the marks were passed raw while the overrides were coded.
-    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029: true
         case 0..<0x600: false
@@ -45,7 +45,7 @@ public enum VisibleText {
 
     /// Whether `text[start...]` begins with a code as `code(_:)` writes it (`<U+` four to six hex digits `>`):
     /// its length in characters, else nil. A shortened text is cut before a code, never inside it.
-    public static func codeLength<S: StringProtocol>(at start: S.Index, in text: S) -> Int? {
+    package static func codeLength<S: StringProtocol>(at start: S.Index, in text: S) -> Int? {
         var i = start
         for expected in "<U+" {
             guard i < text.endIndex, text[i] == expected else { return nil }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Writes all of `bytes` to `fd`, retrying EINTR and short writes; returns 0, or the errno of the failure.
-public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
     guard var base = bytes.baseAddress else { return 0 }
     var left = bytes.count
     while left > 0 {

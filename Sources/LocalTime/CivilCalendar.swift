@@ -2,9 +2,9 @@
 // civil_from_days), for any year: the one copy every module's calendar (the zone rules, Day, Timestamp, relative
 // dates, the renderers' dates) counts days with. It lives here because LocalTime depends on nothing.
 
-public enum CivilCalendar {
+package enum CivilCalendar {
     /// Days since 1970-01-01 of a proleptic Gregorian date (any year; month 1–12, day 1–31).
-    public static func days(year: Int, month: Int, day: Int) -> Int {
+    package static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -14,7 +14,7 @@ public enum CivilCalendar {
     }
 
     /// The proleptic Gregorian date `days` after 1970-01-01.
-    public static func date(days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func date(days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

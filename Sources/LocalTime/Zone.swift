@@ -24,11 +24,11 @@
 import Glibc
 #endif
 
-public struct Zone: Sendable, CustomStringConvertible {
+package struct Zone: Sendable, CustomStringConvertible {
     /// What outputs call the zone: `America/New_York` for TZ=America/New_York, TZ=:America/New_York and
     /// TZ=/usr/share/zoneinfo/America/New_York; `UTC` for UTC and its aliases; a POSIX TZ string as written
     /// (`EST5EDT,M3.2.0,M11.1.0`), since its abbreviations (EST, CET) do not say which rules it has.
-    public let name: String
+    package let name: String
     let rules: Rules
     /// The largest offset of the zone, and a second: every instant with a given local time lies within this many
     /// seconds of that local time read as UTC.
@@ -52,9 +52,9 @@ public struct Zone: Sendable, CustomStringConvertible {
         }
     }
 
-    public static let utc = Zone(name: "UTC", rules: .fixed(offset: 0, abbreviation: "UTC"))
+    package static let utc = Zone(name: "UTC", rules: .fixed(offset: 0, abbreviation: "UTC"))
 
-    public var description: String { name }
+    package var description: String { name }
 
     // MARK: Reading TZ
 
@@ -62,7 +62,7 @@ public struct Zone: Sendable, CustomStringConvertible {
     static let localtimePath = "/etc/localtime"
 
     /// The zone `tz` names (nil: TZ unset), read as glibc reads it; `zoneinfoDirectory` is `TZDIR`.
-    public init(tz: String?, zoneinfoDirectory: String? = nil) throws(ZoneError) {
+    package init(tz: String?, zoneinfoDirectory: String? = nil) throws(ZoneError) {
         let directory = zoneinfoDirectory.flatMap { $0.isEmpty ? nil : $0 } ?? Zone.defaultDirectory
         guard var spec = tz else {
             // The system's zone; UTC when there is none (a container), as glibc.
@@ -213,17 +213,17 @@ public struct Zone: Sendable, CustomStringConvertible {
     }()
 
     /// The zone of this process ($TZ, $TZDIR), read once; a TZ that names no zone is the error.
-    public static func current() throws(ZoneError) -> Zone { try processZone.get() }
+    package static func current() throws(ZoneError) -> Zone { try processZone.get() }
 
     /// The zone of this process, for code that cannot throw. The command line calls `current()` before every command
     /// that reads or shows a local time or today, and refuses a bad TZ there (status 78); only a caller that did not
     /// gets UTC here for a TZ that names no zone.
-    public static var process: Zone { (try? processZone.get()) ?? .utc }
+    package static var process: Zone { (try? processZone.get()) ?? .utc }
 
     // MARK: Instants and local times
 
     /// Seconds east of Greenwich at `t` (seconds since 1970-01-01T00:00:00Z).
-    public func offset(at t: Int64) -> Int {
+    package func offset(at t: Int64) -> Int {
         switch rules {
         case .fixed(let offset, _): return offset
         case .posix(let rule): return rule.offset(at: t)
@@ -232,7 +232,7 @@ public struct Zone: Sendable, CustomStringConvertible {
     }
 
     /// The abbreviation at `t` (`CET`, `EDT`, `+03`).
-    public func abbreviation(at t: Int64) -> String {
+    package func abbreviation(at t: Int64) -> String {
         switch rules {
         case .fixed(_, let abbreviation): return abbreviation
         case .posix(let rule): return rule.abbreviation(at: t)
@@ -241,13 +241,13 @@ public struct Zone: Sendable, CustomStringConvertible {
     }
 
     /// The local time at `t`, as seconds since 1970-01-01T00:00:00 local.
-    public func localSeconds(at t: Int64) -> Int64 { t + Int64(offset(at: t)) }
+    package func localSeconds(at t: Int64) -> Int64 { t + Int64(offset(at: t)) }
 
     /// The local date at `t`, as days since 1970-01-01.
-    public func localDays(at t: Int64) -> Int64 { CivilCalendar.floorDays(localSeconds(at: t)) }
+    package func localDays(at t: Int64) -> Int64 { CivilCalendar.floorDays(localSeconds(at: t)) }
 
     /// Which instants have a local time.
-    public enum Resolution: Sendable, Equatable {
+    package enum Resolution: Sendable, Equatable {
         /// One.
         case unique(Int64)
         /// Two: the clocks went back over it; `earlier` is the one before the change.
@@ -257,7 +257,7 @@ public struct Zone: Sendable, CustomStringConvertible {
     }
 
     /// The instants whose local time is `local` (seconds since 1970-01-01T00:00:00 local).
-    public func resolve(localSeconds local: Int64) -> Resolution {
+    package func resolve(localSeconds local: Int64) -> Resolution {
         let range = (local - reach)...(local + reach)
         var points: [Int64] = []
         switch rules {
@@ -288,7 +288,7 @@ public struct Zone: Sendable, CustomStringConvertible {
 
     /// The instant of a local time: the earlier of two when the clocks went back over it (as ISO 8601's and
     /// Python's fold=0, and PostgreSQL); nil when they skipped it.
-    public func instant(localSeconds local: Int64) -> Int64? {
+    package func instant(localSeconds local: Int64) -> Int64? {
         switch resolve(localSeconds: local) {
         case .unique(let t), .ambiguous(let t, _): return t
         case .skipped: return nil
@@ -297,7 +297,7 @@ public struct Zone: Sendable, CustomStringConvertible {
 
     /// The first instant of a local day (days since 1970-01-01): its midnight, or when the clocks skipped
     /// midnight, the moment they skipped it.
-    public func startOfDay(days: Int64) -> Int64 {
+    package func startOfDay(days: Int64) -> Int64 {
         switch resolve(localSeconds: days * 86_400) {
         case .unique(let t), .ambiguous(let t, _): return t
         case .skipped(_, _, let transition): return transition
@@ -306,7 +306,7 @@ public struct Zone: Sendable, CustomStringConvertible {
 
     /// Why a local time is not one in this zone, for messages after the value:
     /// `does not exist in Europe/Berlin: the clocks skip from 02:00 to 03:00 on 2024-03-31`.
-    public func skippedReason(from: Int64, to: Int64) -> String {
+    package func skippedReason(from: Int64, to: Int64) -> String {
         func clock(_ local: Int64) -> String {
             let second = Int(local - CivilCalendar.floorDays(local) * 86_400)
             var text = pad(second / 3600) + ":" + pad(second / 60 % 60)
@@ -322,20 +322,20 @@ public struct Zone: Sendable, CustomStringConvertible {
 }
 
 /// A TZ that names no time zone glibc or bookkeeper can read.
-public struct ZoneError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ZoneError: Error, Sendable, Equatable, CustomStringConvertible {
     /// TZ as given (nil: unset).
-    public let tz: String?
-    public let reason: String
+    package let tz: String?
+    package let reason: String
     /// The zone was read, but its times cannot be written (see `Zone.requireWritableOffsets`).
-    public var unwritable = false
+    package var unwritable = false
 
-    public init(tz: String?, reason: String, unwritable: Bool = false) {
+    package init(tz: String?, reason: String, unwritable: Bool = false) {
         self.tz = tz
         self.reason = reason
         self.unwritable = unwritable
     }
 
-    public var description: String {
+    package var description: String {
         guard let tz else { return ZoneError.oneLine(reason) }
         return ZoneError.oneLine("TZ \"\(tz)\" \(unwritable ? "names a zone bookkeeper cannot use" : "names no time zone"): \(reason) (write a zone such as Europe/Berlin or "
             + ":America/New_York, a zoneinfo file's path, or a POSIX TZ string such as EST5EDT,M3.2.0,M11.1.0)")

@@ -1,17 +1,25 @@
 /// Why a store could not be opened, read or written.
 public enum StoreError: CategorizedError, Equatable {
+    /// No store is at `path`.
     case missing(path: String)
+    /// A file is already at `path`, where a store was to be created.
     case alreadyExists(path: String)
+    /// The file at `path` is not a store; `reason` says what it is instead.
     case notAStore(path: String, reason: String)
+    /// The store's format version (`found`) is newer than this build's (`supported`): written by a newer version.
     case newerFormat(path: String, found: Int, supported: Int)
+    /// The store was written with another model, and the change is not one to make on opening.
     case modelMismatch(path: String)
+    /// Another process held the store's lock past the busy timeout; try again later.
     case busy(path: String, detail: String)
+    /// The store cannot be written by this user, or was opened to read only.
     case readOnly(path: String)
     /// The store needs a migration this user cannot make (it cannot write the store), and it cannot be read as it
     /// is (the change is not additive, or the command writes): one code and one wording from every command.
     case needsMigratingReadOnly(path: String)
     /// The store file may be written, but not its folder, where SQLite must create the -wal and -shm files.
     case folderNotWritable(path: String)
+    /// The store could not be created at `path`, for `reason`.
     case cannotCreate(path: String, reason: String)
     /// A killed writer's rollback journal is beside the store (DELETE mode), and this user cannot write the store,
     /// or this is a dry run (which changes no byte): a user who can write it rolls it back by running any command.
@@ -23,6 +31,7 @@ public enum StoreError: CategorizedError, Equatable {
     case migratedMeanwhile(path: String, detail: String)
     /// Damage SQLite's integrity check confirmed.
     case damaged(path: String, detail: String)
+    /// SQLite failed otherwise: its message.
     case sqlite(String)
     /// SQLite refused a statement for its size (an expression nested too deep, too many bound values): the
     /// query asked too much, which is the user's to change, not an I/O failure.

@@ -1,8 +1,8 @@
 // A chart a report asks for (drawn in XLSX only; other formats ignore it).
 
 /// A chart over a report's data rows: categories from one column, one series per value column.
-public struct ChartSpec: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+package struct ChartSpec: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Vertical bars.
         case column
         /// Horizontal bars.
@@ -12,14 +12,14 @@ public struct ChartSpec: Sendable, Hashable {
         case pie
     }
 
-    public var kind: Kind
-    public var title: String?
+    package var kind: Kind
+    package var title: String?
     /// Index into the document's columns.
-    public var categoriesColumn: Int
+    package var categoriesColumn: Int
     /// Indexes into the document's columns, one series each.
-    public var valueColumns: [Int]
+    package var valueColumns: [Int]
 
-    public init(kind: Kind, title: String? = nil, categoriesColumn: Int, valueColumns: [Int]) {
+    package init(kind: Kind, title: String? = nil, categoriesColumn: Int, valueColumns: [Int]) {
         self.kind = kind
         self.title = title
         self.categoriesColumn = categoriesColumn

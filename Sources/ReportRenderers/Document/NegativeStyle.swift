@@ -4,7 +4,7 @@
 // choice is per report and applies to XLSX money cells; text, CSV and JSON always write a minus.
 
 /// How negative amounts look in XLSX money cells.
-public enum NegativeStyle: String, Sendable, Hashable, CaseIterable {
+package enum NegativeStyle: String, Sendable, Hashable, CaseIterable {
     /// `-1,234.50` (the default).
     case minus
     /// `-1,234.50` in red.

@@ -8,7 +8,7 @@
 import ValueText
 
 /// A value in a report row.
-public enum ReportCell: Sendable, Hashable {
+package enum ReportCell: Sendable, Hashable {
     case null
     case text(String)
     case integer(Int64)
@@ -38,7 +38,7 @@ extension ReportCell {
     /// A number rounded half away from zero to `scale` decimals, as a decimal (a list's items each): a report shows an average at the
     /// scale of what it averages, and `format: integer` as a whole number. A double goes through its shortest
     /// form; one beyond 38 digits, like every other cell, stays as it is.
-    public func rounded(toScale scale: Int) -> ReportCell {
+    package func rounded(toScale scale: Int) -> ReportCell {
         let scale = max(scale, 0)
         switch self {
         case let .decimal(units, current) where current > scale:

@@ -3,7 +3,7 @@
 /// How a column's values are shown.
 ///
 /// The raw values (`"dateTime"`, …) appear in the JSON output's `columns`.
-public enum ColumnFormat: String, Sendable, Hashable, CaseIterable {
+package enum ColumnFormat: String, Sendable, Hashable, CaseIterable {
     /// Free text; the only kind the text renderer shortens to fit a line.
     case text
     /// IDs and codes: written as text even when they look numeric (`007`, `C042`).
@@ -33,21 +33,21 @@ public enum ColumnFormat: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A column of a report.
-public struct ReportColumn: Sendable, Hashable {
-    public var title: String
-    public var format: ColumnFormat
+package struct ReportColumn: Sendable, Hashable {
+    package var title: String
+    package var format: ColumnFormat
     /// The XLSX column width the definition asks for (in characters); nil to size it from the values.
-    public var width: Int?
+    package var width: Int?
     /// Whether the column has a totals cell (numeric columns only; ignored on others).
-    public var total: Bool
+    package var total: Bool
     /// What the text and XLSX outputs show for an empty value (`(no customer)` for a group without a
     /// customer); nil to leave it empty. CSV and JSON always keep the empty value or null, for programs.
-    public var emptyLabel: String?
+    package var emptyLabel: String?
     /// For a period column (`month(date)`): the unit, so XLSX writes each period as its first day, formatted to
     /// read as the period; text, CSV and JSON show the cell as it is (`2026-03`).
-    public var period: ReportPeriodUnit?
+    package var period: ReportPeriodUnit?
 
-    public init(title: String, format: ColumnFormat = .text, width: Int? = nil, total: Bool = false, emptyLabel: String? = nil) {
+    package init(title: String, format: ColumnFormat = .text, width: Int? = nil, total: Bool = false, emptyLabel: String? = nil) {
         self.title = title
         self.format = format
         self.width = width

@@ -5,24 +5,24 @@ import Foundation
 import LocalTime
 
 /// A report to render, without its rows (those come from a `ReportRowSource`).
-public struct ReportDocument: Sendable {
+package struct ReportDocument: Sendable {
     /// A short file-safe name (`unpaid-orders`): XLSX sheet names are made from it.
-    public var name: String
-    public var title: String
-    public var description: String?
+    package var name: String
+    package var title: String
+    package var description: String?
     /// The parameters the report was run with, in the order to show them.
-    public var parameters: [(name: String, value: String)]
+    package var parameters: [(name: String, value: String)]
     /// How the rows are sorted, in words (`due date, oldest first`).
-    public var sortDescription: String?
-    public var generatedAt: Date
+    package var sortDescription: String?
+    package var generatedAt: Date
     /// The zone for the generation time and for date-time cells.
-    public var timeZone: Zone
-    public var columns: [ReportColumn]
-    public var chart: ChartSpec?
+    package var timeZone: Zone
+    package var columns: [ReportColumn]
+    package var chart: ChartSpec?
     /// How negative money looks in XLSX.
-    public var negative: NegativeStyle
+    package var negative: NegativeStyle
 
-    public init(name: String, title: String, description: String? = nil,
+    package init(name: String, title: String, description: String? = nil,
                 parameters: [(name: String, value: String)] = [], sortDescription: String? = nil,
                 generatedAt: Date, timeZone: Zone, columns: [ReportColumn], chart: ChartSpec? = nil,
                 negative: NegativeStyle = .minus) {

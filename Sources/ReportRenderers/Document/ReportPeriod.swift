@@ -10,14 +10,14 @@
 import ValueText
 
 /// A calendar period unit.
-public enum ReportPeriodUnit: String, Sendable, Hashable, CaseIterable {
+package enum ReportPeriodUnit: String, Sendable, Hashable, CaseIterable {
     case month, quarter, week, year
 }
 
 /// One period: a unit and an ordinal (months, quarters and years counted from year 0; weeks as the
 /// day number of their Monday).
-public struct ReportPeriod: Sendable, Hashable, Comparable {
-    public let unit: ReportPeriodUnit
+package struct ReportPeriod: Sendable, Hashable, Comparable {
+    package let unit: ReportPeriodUnit
     /// Months since 0000-01, quarters since 0000-Q1, the year, or for weeks days from 1970-01-01 to the Monday.
     let ordinal: Int
 
@@ -27,7 +27,7 @@ public struct ReportPeriod: Sendable, Hashable, Comparable {
     }
 
     /// The period of `unit` that holds the date.
-    public init(unit: ReportPeriodUnit, year: Int, month: Int, day: Int) {
+    package init(unit: ReportPeriodUnit, year: Int, month: Int, day: Int) {
         self.unit = unit
         switch unit {
         case .month: ordinal = year * 12 + month - 1
@@ -41,7 +41,7 @@ public struct ReportPeriod: Sendable, Hashable, Comparable {
 
     /// The period a cell of a period column holds (`2026-03`, `2026-Q1`, `2026-W09`, `2026` as text or an
     /// integer); nil for anything else.
-    public init?(unit: ReportPeriodUnit, cell: ReportCell) {
+    package init?(unit: ReportPeriodUnit, cell: ReportCell) {
         switch cell {
         case .integer(let value) where unit == .year:
             self.init(unit: .year, ordinal: Int(value))
@@ -83,16 +83,16 @@ public struct ReportPeriod: Sendable, Hashable, Comparable {
         }
     }
 
-    public static func < (a: ReportPeriod, b: ReportPeriod) -> Bool { a.ordinal < b.ordinal }
+    package static func < (a: ReportPeriod, b: ReportPeriod) -> Bool { a.ordinal < b.ordinal }
 
     /// The next period.
-    public var next: ReportPeriod { ReportPeriod(unit: unit, ordinal: ordinal + (unit == .week ? 7 : 1)) }
+    package var next: ReportPeriod { ReportPeriod(unit: unit, ordinal: ordinal + (unit == .week ? 7 : 1)) }
 
     /// The period before.
-    public var previous: ReportPeriod { ReportPeriod(unit: unit, ordinal: ordinal - (unit == .week ? 7 : 1)) }
+    package var previous: ReportPeriod { ReportPeriod(unit: unit, ordinal: ordinal - (unit == .week ? 7 : 1)) }
 
     /// The period's first day.
-    public var firstDay: (year: Int, month: Int, day: Int) {
+    package var firstDay: (year: Int, month: Int, day: Int) {
         switch unit {
         case .month: return (Int(floorDiv(ordinal, 12)), ordinal - floorDiv(ordinal, 12) * 12 + 1, 1)
         case .quarter: return (floorDiv(ordinal, 4), (ordinal - floorDiv(ordinal, 4) * 4) * 3 + 1, 1)
@@ -104,7 +104,7 @@ public struct ReportPeriod: Sendable, Hashable, Comparable {
     /// As text, CSV and JSON show it: `2026-03`, `2026-Q1`, `2026-W09`, `2026`. A year is an integer there (`1` for
     /// the year 1, a JSON number), so it is not padded here either: XLSX writes a year before 1900 as this text,
     /// and wrote `0001` where every other output wrote `1`.
-    public var text: String {
+    package var text: String {
         switch unit {
         case .year:
             return String(firstDay.year)
@@ -127,7 +127,7 @@ public struct ReportPeriod: Sendable, Hashable, Comparable {
     }
 
     /// The cell a period column holds for this period: the year as an integer, the others as text.
-    public var cell: ReportCell {
+    package var cell: ReportCell {
         unit == .year ? .integer(Int64(ordinal)) : .text(text)
     }
 

@@ -7,7 +7,7 @@
 // the render rather than leaving a file with missing rows.
 
 /// The rows of a report, streamed.
-public protocol ReportRowSource {
+package protocol ReportRowSource {
     /// How many rows `nextRow()` will give, when known before the first one; nil when not.
     var rowCount: Int? { get }
     /// The next row (one cell per column), or nil after the last.
@@ -15,17 +15,17 @@ public protocol ReportRowSource {
 }
 
 /// Rows held in memory: for tests and small reports.
-public struct ArrayRowSource: ReportRowSource {
-    public let rows: [[ReportCell]]
+package struct ArrayRowSource: ReportRowSource {
+    package let rows: [[ReportCell]]
     private var index = 0
 
-    public init(_ rows: [[ReportCell]]) {
+    package init(_ rows: [[ReportCell]]) {
         self.rows = rows
     }
 
-    public var rowCount: Int? { rows.count }
+    package var rowCount: Int? { rows.count }
 
-    public mutating func nextRow() throws -> [ReportCell]? {
+    package mutating func nextRow() throws -> [ReportCell]? {
         guard index < rows.count else { return nil }
         defer { index += 1 }
         return rows[index]

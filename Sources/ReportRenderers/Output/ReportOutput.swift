@@ -1,17 +1,17 @@
 // Where a rendered report goes.
 
 /// Standard output, or a file (written through `OutputFile`: atomically, or in place for a device or pipe).
-public enum ReportOutput: Sendable, Hashable, CustomStringConvertible {
+package enum ReportOutput: Sendable, Hashable, CustomStringConvertible {
     case standardOutput
     case file(path: String)
 
     /// `-` is standard output; anything else a file path.
-    public init(path: String) {
+    package init(path: String) {
         self = path == "-" ? .standardOutput : .file(path: path)
     }
 
     /// The name used in messages: the path as given, `-` for standard output.
-    public var description: String {
+    package var description: String {
         switch self {
         case .standardOutput: return "-"
         case let .file(path): return path

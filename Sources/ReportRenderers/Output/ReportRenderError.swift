@@ -11,7 +11,7 @@ import Glibc
 
 /// A rendering failure. `description` is one line: `FILE: message`, FILE being the output's path as
 /// given (standard output by that name).
-public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Kind: Sendable, Equatable {
         /// A system call failed; `operation` completes "cannot …" (`create`, `write`, `sync`, …).
         case io(operation: String, errno: Int32)
@@ -31,7 +31,7 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The output's path as given, `-` for standard output.
-    public let file: String
+    package let file: String
     let kind: Kind
 
     init(file: String, kind: Kind) {
@@ -40,19 +40,19 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The system error number, for failed system calls.
-    public var errno: Int32? {
+    package var errno: Int32? {
         if case let .io(_, code) = kind { return code }
         return nil
     }
 
     /// Whether the report is larger than the output format can hold (a data error, not a failure).
-    public var isBeyondFormat: Bool {
+    package var isBeyondFormat: Bool {
         if case .beyondFormat = kind { return true }
         return false
     }
 
     /// Whether a total is not a finite number (a data error, not a failure).
-    public var isTotalNotFinite: Bool {
+    package var isTotalNotFinite: Bool {
         if case .totalNotFinite = kind { return true }
         return false
     }
@@ -63,7 +63,7 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The message without the file name.
-    public var message: String {
+    package var message: String {
         switch kind {
         case let .io(operation, code):
             return "cannot \(operation) (\(String(cString: strerror(code))))"
@@ -87,5 +87,5 @@ public struct ReportRenderError: Error, Sendable, Equatable, CustomStringConvert
 
     /// `FILE: message`; a total that overflows at standard output is the data's fault, not the output's, and is
     /// named as `fetch` names it, without `-: `.
-    public var description: String { file == "-" && isTotalNotFinite ? message : "\(FileOutputError.shownName(file)): \(message)" }
+    package var description: String { file == "-" && isTotalNotFinite ? message : "\(FileOutputError.shownName(file)): \(message)" }
 }

@@ -25,17 +25,17 @@
 import CSV
 import Foundation
 
-public struct CSVRenderer: ReportRenderer {
-    public enum Dialect: String, Sendable, Hashable, CaseIterable {
+package struct CSVRenderer: ReportRenderer {
+    package enum Dialect: String, Sendable, Hashable, CaseIterable {
         case standard
         case raw
         case excel
         case excelEU = "excel-eu"
     }
 
-    public var dialect: Dialect
+    package var dialect: Dialect
 
-    public init(dialect: Dialect = .standard) {
+    package init(dialect: Dialect = .standard) {
         self.dialect = dialect
     }
 
@@ -47,7 +47,7 @@ public struct CSVRenderer: ReportRenderer {
         }
     }
 
-    public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
+    package func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
                                               to output: ReportOutput) throws {
         try withOutputChannel(output) { channel in
             do {

@@ -36,10 +36,10 @@
 import Foundation
 import ValueText
 
-public struct JSONRenderer: ReportRenderer {
-    public init() {}
+package struct JSONRenderer: ReportRenderer {
+    package init() {}
 
-    public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
+    package func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
                                               to output: ReportOutput) throws {
         try withOutputChannel(output) { channel in
             let out = OutputBuffer(channel)

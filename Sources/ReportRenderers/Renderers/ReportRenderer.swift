@@ -8,7 +8,7 @@
 // through unchanged.
 
 /// A report output format.
-public protocol ReportRenderer: Sendable {
+package protocol ReportRenderer: Sendable {
     /// Reads `rows` to the end and writes the report to `output`. On any error a file output is
     /// left as it was (no partial file, no temporary file).
     func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows, to output: ReportOutput) throws
@@ -16,30 +16,30 @@ public protocol ReportRenderer: Sendable {
 
 extension ReportRenderer where Self == TextRenderer {
     /// Aligned plain-text columns for mail and terminals (see TextRenderer.swift).
-    public static func text(useColor: Bool = false) -> TextRenderer { TextRenderer(useColor: useColor) }
+    package static func text(useColor: Bool = false) -> TextRenderer { TextRenderer(useColor: useColor) }
 }
 
 extension ReportRenderer where Self == CSVRenderer {
     /// RFC 4180 CSV (see CSVRenderer.swift).
-    public static func csv(_ dialect: CSVRenderer.Dialect = .standard) -> CSVRenderer { CSVRenderer(dialect: dialect) }
+    package static func csv(_ dialect: CSVRenderer.Dialect = .standard) -> CSVRenderer { CSVRenderer(dialect: dialect) }
 }
 
 extension ReportRenderer where Self == JSONRenderer {
     /// One JSON object, streamed (see JSONRenderer.swift).
-    public static func json() -> JSONRenderer { JSONRenderer() }
+    package static func json() -> JSONRenderer { JSONRenderer() }
 }
 
 extension ReportRenderer where Self == XLSXRenderer {
     /// An Excel workbook written in constant memory (see XLSXRenderer.swift).
-    public static func xlsx() -> XLSXRenderer { XLSXRenderer() }
+    package static func xlsx() -> XLSXRenderer { XLSXRenderer() }
 }
 
 /// The formats by name, for a command line's `--format`.
-public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
+package enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     case text, csv, json, xlsx
 
     /// The renderer for this format; `csvDialect` applies to CSV, `useColor` to text.
-    public func renderer(csvDialect: CSVRenderer.Dialect = .standard, useColor: Bool = false) -> any ReportRenderer {
+    package func renderer(csvDialect: CSVRenderer.Dialect = .standard, useColor: Bool = false) -> any ReportRenderer {
         switch self {
         case .text: return TextRenderer(useColor: useColor)
         case .csv: return CSVRenderer(dialect: csvDialect)
@@ -49,7 +49,7 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The usual file extension, without the dot.
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .text: return "txt"
         case .csv: return "csv"

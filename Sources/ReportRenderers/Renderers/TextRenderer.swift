@@ -35,23 +35,23 @@ import FileOutput
 import Foundation
 import ValueText
 
-public struct TextRenderer: ReportRenderer {
+package struct TextRenderer: ReportRenderer {
     /// Bold title, column titles and totals (ANSI escapes). A command line sets it only when
     /// standard output is a terminal and NO_COLOR is unset.
-    public var useColor: Bool
+    package var useColor: Bool
     /// The width to fit the table in, where the data allows.
-    public var lineWidth: Int
+    package var lineWidth: Int
 
     /// Shortened text columns keep at least this many terminal columns.
     static let minimumShortenedWidth = 10
     static let separator = "  "
 
-    public init(useColor: Bool = false, lineWidth: Int = 78) {
+    package init(useColor: Bool = false, lineWidth: Int = 78) {
         self.useColor = useColor
         self.lineWidth = lineWidth
     }
 
-    public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
+    package func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
                                               to output: ReportOutput) throws {
         try withOutputChannel(output) { channel in
             let buffer = OutputBuffer(channel)

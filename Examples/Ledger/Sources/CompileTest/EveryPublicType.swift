@@ -13,7 +13,7 @@ enum EveryPublicType {
     typealias StoreTypes = (Store, ObjectContext, ManagedObject, ObjectID, SaveResult)
     typealias ValueTypes = (Value, DecimalNumber, Day, Timestamp)
     typealias FetchTypes = (ObjectFetchRequest, SortKey)
-    typealias ErrorTypes = (ModelError, StoreError, ContextError, ValidationFailure, ValidationIssue, FetchError)
+    typealias ErrorTypes = (ModelError, StoreError, MigrationError, ContextError, ValidationFailure, ValidationIssue, FetchError)
     // Foundation's types beside them, unqualified too.
     typealias FoundationTypes = (URL, Date, Data, Decimal, UUID, Predicate<Int>)
 }

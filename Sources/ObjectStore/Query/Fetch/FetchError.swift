@@ -20,8 +20,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public let hint: String?
     /// The text the place is in: `where` for the predicate, `where#2` for a second one.
     public let source: String
-    /// The 1-based line and column in `source`.
+    /// The 1-based line in `source`.
     public let line: Int
+    /// The 1-based column in `source`, in characters.
     public let column: Int
     /// The `$NAME` variable whose value is wrong, when that is what is wrong (the predicate is then as meant).
     public let variable: String?

@@ -99,10 +99,15 @@ package struct MigrationPlan: Sendable {
 }
 
 /// Why a store cannot be opened with the current model until it is migrated.
-package struct MigrationError: CategorizedError {
-    package let path: String
+/// A store written with another model that opening did not migrate: the change could lose data, break a new rule
+/// or is blocked by the data (or opening was asked not to migrate). Nothing was changed. Each field is a fact;
+/// `description` lists them one per line.
+public struct MigrationError: CategorizedError {
+    /// The store's path.
+    public let path: String
     package let plan: MigrationPlan
-    package let reason: String
+    /// Why the store needs a migration: `the store was written with another model`.
+    public let reason: String
     /// What the reason asks for, when it asks for one thing (`.migrate`: the store was written with another model).
     package let reasonStep: NextStep?
 
@@ -115,7 +120,14 @@ package struct MigrationError: CategorizedError {
 
     package var category: ErrorCategory { plan.unknownNames.isEmpty ? .data : .usage }
 
-    package var description: String { messages.joined(separator: "\n") }
+    public var description: String { messages.joined(separator: "\n") }
+
+    /// What the migration would lose, one line each (`Customer.fax: 3 values`).
+    public var dataLoss: [String] { plan.dataLoss }
+    /// The new rules objects would break, one line each.
+    public var brokenRules: [String] { plan.brokenRules }
+    /// What in the data stops the migration, one line each.
+    public var blockers: [String] { plan.blockers.map(MigrationWording.engine.blocker) }
 
     /// One per problem, then the remedy.
     package var messages: [String] { messages(.engine) }

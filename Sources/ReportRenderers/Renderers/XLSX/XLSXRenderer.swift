@@ -47,10 +47,10 @@
 // standard output, a device or a pipe.
 
 /// One report, one worksheet, plus the About sheet.
-public struct XLSXRenderer: ReportRenderer {
-    public init() {}
+package struct XLSXRenderer: ReportRenderer {
+    package init() {}
 
-    public func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
+    package func render<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows,
                                               to output: ReportOutput) throws {
         let workbook = try XLSXWorkbook(output: output)
         do {

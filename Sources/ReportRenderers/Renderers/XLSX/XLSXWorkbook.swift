@@ -14,10 +14,10 @@ import ValueText
 /// them all (`report --all --format xlsx --output FILE.xlsx`). Call `add` per report, then
 /// `close()`. If `add` or `close` throws, the workbook is abandoned — a half-written sheet cannot
 /// be taken back — and nothing is left at the output; so is it when released without `close()`.
-public final class XLSXWorkbook {
+package final class XLSXWorkbook {
     /// Rows a worksheet can hold besides the header and totals rows.
-    public static let maximumRows = 1_048_576 - 2
-    public static let maximumColumns = 16_384
+    package static let maximumRows = 1_048_576 - 2
+    package static let maximumColumns = 16_384
     static let maximumComputedWidth = 60
     static let maximumStringLength = 32_767
 
@@ -32,7 +32,7 @@ public final class XLSXWorkbook {
 
     private let output: ReportOutput
     /// The output's path as given (`-` for standard output), as messages name it.
-    public let displayName: String
+    package let displayName: String
     private let title: String?
     private let file: OutputFile
     private var workbook: UnsafeMutablePointer<lxw_workbook>?
@@ -46,7 +46,7 @@ public final class XLSXWorkbook {
 
     /// Creates the temporary file the workbook is assembled in. `title` is the workbook's title
     /// property; nil for the title of its only report (or `Reports`).
-    public init(output: ReportOutput, title: String? = nil) throws {
+    package init(output: ReportOutput, title: String? = nil) throws {
         self.output = output
         self.title = title
         displayName = output.description
@@ -73,7 +73,7 @@ public final class XLSXWorkbook {
 
     /// Adds a report on a new worksheet; returns the sheet's name.
     @discardableResult
-    public func add<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows) throws -> String {
+    package func add<Rows: ReportRowSource>(_ document: ReportDocument, rows: inout Rows) throws -> String {
         guard let workbook else { throw closed }
         do {
             return try addSheet(document, rows: &rows, workbook: workbook)
@@ -113,7 +113,7 @@ public final class XLSXWorkbook {
 
     /// Writes the About sheet and the document properties, assembles the workbook and moves it
     /// into place (or copies it to standard output).
-    public func close() throws {
+    package func close() throws {
         guard let workbook else { throw closed }
         do {
             try writeAboutSheet()
@@ -153,7 +153,7 @@ public final class XLSXWorkbook {
     }
 
     /// Abandons the workbook: nothing is written, the temporary files are removed.
-    public func discard() {
+    package func discard() {
         if let workbook {
             // libxlsxwriter 1.1.4 closes a sheet's row file only when assembling the workbook;
             // lxw_workbook_free leaves it open (the file itself is already unlinked).
