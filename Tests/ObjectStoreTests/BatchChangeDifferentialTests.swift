@@ -157,7 +157,7 @@ final class BatchChangeDifferentialTests: XCTestCase {
                     c.rollback()
                 }
                 for o in objects {
-                    if deleting { c.delete(o) } else { try c.apply(assignments, to: o) }
+                    if deleting { try c.delete(o) } else { try c.apply(assignments, to: o) }
                 }
                 try c.save()
                 reference = .changed(try dumpStore(referencePath))

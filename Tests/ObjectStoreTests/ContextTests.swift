@@ -144,7 +144,7 @@ final class ContextTests: XCTestCase {
         let kim = try c3.resolve("Kim", in: "Author"), lee = try c3.resolve("Lee", in: "Author")
         let bob3 = try c3.resolve("Bob", in: "Author")
         lee["name"] = .string("Zed"); kim["name"] = .string("Lee")                   // a chain
-        c3.delete(bob3); try c3.resolve("Ann", in: "Author")["name"] = .string("Bob") // taken from a deleted object
+        try c3.delete(bob3); try c3.resolve("Ann", in: "Author")["name"] = .string("Bob") // taken from a deleted object
         try c3.save()
         XCTAssertEqual(try queryStore(store.path, "SELECT name FROM Author ORDER BY id"), ["Bob", "Lee", "Zed"])
         // Two objects given one value stay a validation error, and nothing is written.
@@ -174,7 +174,7 @@ final class ContextTests: XCTestCase {
         let b = try c.resolve("1", in: "Book")
         b["title"] = .string("Changed")
         try book(c, "2")
-        c.delete(b)
+        try c.delete(b)
         XCTAssertTrue(c.hasChanges)
         c.rollback()
         XCTAssertFalse(c.hasChanges)

@@ -119,7 +119,7 @@ final class DeepRuleTests: XCTestCase {
                     // A shelf's books keep their reference (No Action), which the covers' rule reads.
                     let entity = random.pick(["Book", "Chapter", "Note", "Genre", "Author", "Cover", "Shelf"])
                     guard let o = try any(entity) else { continue }
-                    c.delete(o)
+                    try c.delete(o)
                     done.append("delete \(entity)")
                 }
             }

@@ -37,7 +37,7 @@ final class DeleteRuleTests: XCTestCase {
     func testDenyRefusesAndSaysWhatBlocks() throws {
         let before = try dumpStore(store.path)
         let c = ObjectContext(store: store)
-        c.delete(try c.resolve("Ann", in: "Author"))
+        try c.delete(try c.resolve("Ann", in: "Author"))
         XCTAssertThrowsError(try c.save()) { error in
             XCTAssertEqual("\(error)", "Author/1 \"Ann\" cannot be deleted: 1 Book object refers to it (Book/1 \"1\") — Author.books has delete rule Deny")
         }
@@ -46,7 +46,7 @@ final class DeleteRuleTests: XCTestCase {
 
     func testCascadeDeletesDependantsRecursively() throws {
         let c = ObjectContext(store: store)
-        c.delete(try c.resolve("1", in: "Book"))
+        try c.delete(try c.resolve("1", in: "Book"))
         let result = try c.save()
         XCTAssertEqual(result.deleted.sorted(), ["Book/1", "Chapter/1", "Chapter/2", "Cover/1", "Note/1"].map { ObjectID($0)! })
         XCTAssertEqual(try count("Chapter"), "0")
@@ -56,19 +56,19 @@ final class DeleteRuleTests: XCTestCase {
         XCTAssertEqual(try count("Genre"), "2", "Nullify keeps the genres")
         XCTAssertEqual(try count("Author"), "1")
         // Once the book is gone, the Deny on Author.books no longer blocks.
-        c.delete(try c.resolve("Ann", in: "Author"))
+        try c.delete(try c.resolve("Ann", in: "Author"))
         XCTAssertEqual(try c.save().deleted, [ObjectID("Author/1")!])
     }
 
     func testNullifyClearsToOneReferencesAndManyToManyLinks() throws {
         let c = ObjectContext(store: store)
-        c.delete(try c.resolve("Crime", in: "Genre"))
+        try c.delete(try c.resolve("Crime", in: "Genre"))
         let result = try c.save()
         XCTAssertEqual(result.deleted, [ObjectID("Genre/1")!])
         XCTAssertEqual(try queryStore(store.path, "SELECT Genre_id FROM Book_genres"), ["2"])
 
         // Deleting the cover nullifies the book's to-one reference to it.
-        c.delete(try c.object(with: ObjectID("Cover/1")!))
+        try c.delete(try c.object(with: ObjectID("Cover/1")!))
         XCTAssertEqual(try c.save().updated, [ObjectID("Book/1")!])
         XCTAssertEqual(try queryStore(store.path, "SELECT cover_id FROM Book"), [nil])
         XCTAssertEqual(try count("Book"), "1")
@@ -80,7 +80,7 @@ final class DeleteRuleTests: XCTestCase {
         try loan.setObject(try c.resolve("1", in: "Book"), for: "book")
         try c.save()
         let before = try dumpStore(store.path)
-        c.delete(try c.resolve("1", in: "Book"))
+        try c.delete(try c.resolve("1", in: "Book"))
         XCTAssertThrowsError(try c.save()) { error in
             XCTAssertEqual("\(error)", "Loan.book is required, but the deletion would clear it on Loan/1")
         }
@@ -89,14 +89,14 @@ final class DeleteRuleTests: XCTestCase {
 
     func testDeletingARowCascadesToItsOwnRows() throws {
         let c = ObjectContext(store: store)
-        c.delete(try c.object(with: ObjectID("Chapter/1")!))
+        try c.delete(try c.object(with: ObjectID("Chapter/1")!))
         XCTAssertEqual(try c.save().deleted.sorted(), [ObjectID("Chapter/1")!, ObjectID("Note/1")!])
         XCTAssertEqual(try c.resolve("1", in: "Book").objects(for: "chapters").map { $0["title"] }, [.string("End")])
     }
 
     func testNoActionLeavesReferencesAsTheyAre() throws {
         let c = ObjectContext(store: store)
-        c.delete(try c.resolve("A", in: "Shelf"))
+        try c.delete(try c.resolve("A", in: "Shelf"))
         XCTAssertEqual(try c.save().deleted, [ObjectID("Shelf/1")!])
         XCTAssertEqual(try queryStore(store.path, "SELECT shelf_id FROM Book"), ["1"], "the dangling reference stays")
     }

@@ -54,7 +54,7 @@ final class ObjectIDTests: XCTestCase {
                     }
                     done.append("insert \(entity)")
                 } else if let o = try any(entity, newest: random.next(upTo: 3) > 0) {
-                    c.delete(o)
+                    try c.delete(o)
                     done.append("delete \(o.displayID)")
                 }
             }
@@ -125,9 +125,9 @@ final class ObjectIDTests: XCTestCase {
         let c = ObjectContext(store: store)
         for name in ["A", "B", "C"] { try c.insert("Shelf")["name"] = .string(name) }
         try c.save()
-        c.delete(try c.resolve("C", in: "Shelf"))
+        try c.delete(try c.resolve("C", in: "Shelf"))
         try c.save()
-        c.delete(try c.resolve("A", in: "Shelf"))
+        try c.delete(try c.resolve("A", in: "Shelf"))
         try c.save()
         XCTAssertEqual(try queryStore(store.path, "SELECT value FROM _bookkeeper_meta WHERE key = 'ids:Shelf'"), ["3"])
         let d = try c.insert("Shelf"); d["name"] = .string("D")

@@ -46,7 +46,7 @@ struct Delete: StoreCommand {
         let context = try openContext()
         let object = try context.resolve(id, in: entity)
         let objectID = object.objectID!
-        context.delete(object)
+        try context.delete(object)
         let result = try context.save()
         let cascaded = result.deleted.filter { $0 != objectID }.sorted()
         var line = "deleted \(objectID)"

@@ -14,11 +14,15 @@ public enum ContextError: CategorizedError, Equatable {
     case ambiguousReference(String, byID: ObjectID, idObjectKey: String?, byKey: String, key: String)
     /// An object ID whose entity is not in the model but close to one that is (`customer/2`): the message.
     case misspeltEntity(ObjectID, message: String)
+    /// An object of another context was given (to relate, or to delete): `object` is its label (`Customer/3 "Acme"`).
+    case otherContext(String)
+    /// An object was used after its context was gone (a context is kept as long as its objects are used).
+    case contextGone(String)
 
     package var category: ErrorCategory {
         switch self {
         case .objectNotFound, .keyNotFound: .missingInput
-        case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference, .misspeltEntity: .usage
+        case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference, .misspeltEntity, .otherContext, .contextGone: .usage
         }
     }
 
@@ -36,6 +40,10 @@ public enum ContextError: CategorizedError, Equatable {
             "\(relationship) takes a \(expected), not a \(got)"
         case .misspeltEntity(_, let message):
             message
+        case .otherContext(let object):
+            "\(object) belongs to another context: relate and delete objects of one context"
+        case .contextGone(let object):
+            "the context of \(object) is gone: keep a context while its objects are used"
         case .ambiguousReference(let reference, let byID, let idObjectKey, let byKey, let key):
             "\(byID.entity) \"\(reference)\" is ambiguous: it is the object ID of \(byID) and the \(key) of \(byKey) — "
                 + "name the one you mean otherwise: \(idObjectKey.map { "\"\($0)\"" } ?? "the \(key) of \(byID)") or \(byKey)"

@@ -9,7 +9,20 @@ public final class ManagedObject: ObjectValues {
     public let entity: Entity
     /// The row id once the object is stored; nil while it is only inserted.
     package internal(set) var rowID: Int64?
-    unowned let context: ObjectContext
+    /// The context the object lives in. Weak, as the context holds its objects: an object kept past its context's
+    /// life throws `ContextError.contextGone` where it would need it (it was `unowned`, and such a use trapped:
+    /// found by the attack on the library).
+    private weak var owner: ObjectContext?
+    /// The object's context, or `contextGone` when it no longer exists.
+    var context: ObjectContext {
+        get throws(ContextError) {
+            guard let owner else { throw ContextError.contextGone(label) }
+            return owner
+        }
+    }
+
+    /// Whether the object lives in `context`.
+    func lives(in context: ObjectContext) -> Bool { owner === context }
     let serial: Int
 
     var values: [String: Value]
@@ -28,7 +41,7 @@ public final class ManagedObject: ObjectValues {
 
     init(entity: Entity, context: ObjectContext, rowID: Int64?, values: [String: Value], storedToOne: [String: Int64]) {
         self.entity = entity
-        self.context = context
+        self.owner = context
         self.rowID = rowID
         self.values = values
         self.committedValues = values
@@ -57,8 +70,9 @@ public final class ManagedObject: ObjectValues {
 
     // MARK: Attributes
 
-    /// An attribute's value (null when unset). The key must be an attribute of the entity.
-    public subscript(_ key: String) -> Value {
+    /// An attribute's value (null when unset). The key must be an attribute of the entity (the engine's own
+    /// callers know it is; a library's use `value(forKey:)`, which throws for any other name).
+    package subscript(_ key: String) -> Value {
         get {
             precondition(entity.attribute(named: key) != nil, "\(entity.name) has no attribute \(key)")
             return values[key] ?? .null
@@ -67,13 +81,22 @@ public final class ManagedObject: ObjectValues {
             precondition(entity.attribute(named: key) != nil, "\(entity.name) has no attribute \(key)")
             values[key] = newValue
             touched.insert(key)
-            context.didChange(self)
+            owner?.didChange(self)
         }
     }
 
-    /// Sets an attribute by name, checking that the entity has it.
-    public func setValue(_ value: Value, forKey key: String) throws(ModelError) {
+    /// An attribute's value (`.null` when unset). Throws `ModelError.unknownProperty` for a name that is not an
+    /// attribute of the entity (a relationship's included: see `object(for:)` and `objects(for:)`).
+    public func value(forKey key: String) throws(ModelError) -> Value {
         _ = try entity.requireAttribute(key)
+        return values[key] ?? .null
+    }
+
+    /// Sets an attribute by name, checking that the entity has it. The value's type is checked when the context
+    /// is saved (a `ValidationFailure` names each value that does not fit its attribute).
+    public func setValue(_ value: Value, forKey key: String) throws {
+        _ = try entity.requireAttribute(key)
+        _ = try context
         self[key] = value
     }
 
@@ -135,7 +158,7 @@ public final class ManagedObject: ObjectValues {
         }
         if rowID == nil { return nil }
         // The foreign key lives on the other side (one-to-one, not owner): ask the store.
-        if case .inverseForeignKey = context.model.storage(of: r, in: entity) {
+        if case .inverseForeignKey = try context.model.storage(of: r, in: entity) {
             let found = try context.loadRelated(self, r).first
             toOne[r.name] = .some(found)
             return found

@@ -307,6 +307,9 @@ extension ObjectContext {
         }
         arguments.append(.integer(rowID))
         try db.execute(cached: ContextSQL.update(o.entity.name, setting: assignments), arguments)
+        // Another context or process deleted the row since it was read: the save fails rather than report an
+        // update that wrote nothing (found by the attack on the library: SaveResult listed it as updated).
+        if db.changes == 0 { throw ContextError.objectNotFound(ObjectID(entity: o.entity.name, rowID: rowID)) }
         if !o.isInserted { didUpdate(ObjectID(entity: o.entity.name, rowID: rowID)) }
     }
 

@@ -60,8 +60,9 @@ public final class ObjectContext {
     }
 
     /// Marks an object for deletion. Delete rules are applied when the context is saved.
-    public func delete(_ object: ManagedObject) {
-        precondition(object.context === self, "object belongs to another context")
+    /// Throws `ContextError.otherContext` for an object of another context.
+    public func delete(_ object: ManagedObject) throws(ContextError) {
+        guard object.lives(in: self) else { throw ContextError.otherContext(object.label) }
         guard !object.isDeleted else { return }
         object.isDeleted = true
         if object.isInserted {
@@ -202,7 +203,7 @@ public final class ObjectContext {
 
     func setToOne(_ object: ManagedObject, _ r: EntityRelationship, _ target: ManagedObject?) throws {
         if let target {
-            precondition(target.context === self, "object belongs to another context")
+            guard target.lives(in: self) else { throw ContextError.otherContext(target.label) }
             guard target.entity.name == r.destination else {
                 throw ContextError.wrongDestination(relationship: "\(object.entity.name).\(r.name)",
                                                     expected: r.destination, got: target.entity.name)
@@ -237,6 +238,7 @@ public final class ObjectContext {
     }
 
     func addToMany(_ object: ManagedObject, _ r: EntityRelationship, _ target: ManagedObject) throws {
+        guard target.lives(in: self) else { throw ContextError.otherContext(target.label) }
         guard target.entity.name == r.destination else {
             throw ContextError.wrongDestination(relationship: "\(object.entity.name).\(r.name)",
                                                 expected: r.destination, got: target.entity.name)
@@ -253,6 +255,7 @@ public final class ObjectContext {
     }
 
     func removeFromMany(_ object: ManagedObject, _ r: EntityRelationship, _ target: ManagedObject) throws {
+        guard target.lives(in: self) else { throw ContextError.otherContext(target.label) }
         let inverse = model.inverse(of: r)
         if !inverse.isToMany {
             if try target.currentTarget(inverse) === object { try setToOne(target, inverse, nil) }

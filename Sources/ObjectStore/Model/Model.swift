@@ -298,7 +298,7 @@ public struct ObjectModel: Sendable {
     }
 
     /// The inverse of a relationship (always present in a checked model).
-    public func inverse(of relationship: EntityRelationship) -> EntityRelationship {
+    package func inverse(of relationship: EntityRelationship) -> EntityRelationship {
         entity(named: relationship.destination)!.relationship(named: relationship.inverse)!
     }
 

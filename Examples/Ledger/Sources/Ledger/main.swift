@@ -80,19 +80,20 @@ func run(in folder: String) throws {
     print("Entry where account.code == 1200, amount > -1000.00, day in March 2026: \(found.count)")
     for entry in found {
         let account = try entry.object(for: "account")
-        print("  \(entry["number"])  \(entry["day"])  \(entry["amount"])  \(account?["name"] ?? .null)  \(entry["memo"])")
+        let name = try account?.value(forKey: "name") ?? .null
+        print("  \(try entry.value(forKey: "number"))  \(try entry.value(forKey: "day"))  \(try entry.value(forKey: "amount"))  \(name)  \(try entry.value(forKey: "memo"))")
     }
 
     // The inverse is kept by the context: each account lists its entries.
     for code in accounts.keys.sorted() {
         let account = accounts[code]!
         let count = try account.objects(for: "entries").count
-        print("Account \(code) \(account["name"]): \(count) \(count == 1 ? "entry" : "entries")")
+        print("Account \(code) \(try account.value(forKey: "name")): \(count) \(count == 1 ? "entry" : "entries")")
     }
 
     // The delete rule: an account with entries cannot be deleted. The save is refused with a ValidationFailure
     // whose issues carry the facts (the object, the key, the message); nothing is written.
-    context.delete(accounts["6100"]!)
+    try context.delete(accounts["6100"]!)
     do {
         _ = try context.save()
         print("deleted the rent account (unexpected)")
