@@ -88,4 +88,42 @@ final class LibraryContextAttackTests: XCTestCase {
         // Nothing of the failed save was written: Ann keeps her name.
         XCTAssertEqual(try names(store), ["Ann"])
     }
+
+    func testANegativeLimitOrOffsetIsRefusedNotReadAsNone() throws {
+        let (store, dir) = try store()
+        _ = dir
+        let context = ObjectContext(store: store)
+        for (request, field) in [(ObjectFetchRequest(entity: "Author", limit: -1), "limit"),
+                                 (ObjectFetchRequest(entity: "Author", offset: -3), "offset")] {
+            for attempt in [{ _ = try context.fetch(request) }, { _ = try context.count(request) }] {
+                XCTAssertThrowsError(try attempt()) { error in
+                    guard let error = error as? FetchError else { return XCTFail("\(error)") }
+                    XCTAssertEqual(error.kind, .request)
+                    XCTAssertEqual(error.source, field)
+                    XCTAssertEqual(error.description, field == "limit" ? "limit: limit is -1; it must be 0 or more" : "offset: offset is -3; it must be 0 or more")
+                }
+            }
+        }
+        XCTAssertEqual(try context.count(ObjectFetchRequest(entity: "Author", limit: 0)), 0)
+    }
+
+    func testAnObjectUsedAfterARollbackSaysItWasForgottenInsteadOfDroppingTheEdit() throws {
+        let (store, dir) = try store()
+        _ = dir
+        let context = ObjectContext(store: store)
+        let ann = try context.object(with: ObjectID("Author/1")!)
+        let new = try context.insert("Author")
+        context.rollback()
+        XCTAssertFalse(new.isInserted)
+        for object in [ann, new] {
+            XCTAssertThrowsError(try object.setValue(.string("Zed"), forKey: "name")) { error in
+                guard case .forgotten? = error as? ContextError else { return XCTFail("\(error)") }
+            }
+        }
+        XCTAssertThrowsError(try context.delete(ann))
+        XCTAssertThrowsError(try context.object(with: ObjectID("Author/2")!).setObjects([new], for: "books"))
+        try context.object(with: ObjectID("Author/1")!).setValue(.string("Anne"), forKey: "name")
+        try context.save()
+        XCTAssertEqual(try names(store), ["Anne", "Bob"])
+    }
 }

@@ -18,11 +18,13 @@ public enum ContextError: CategorizedError, Equatable {
     case otherContext(String)
     /// An object was used after its context was gone (a context is kept as long as its objects are used).
     case contextGone(String)
+    /// An object was used after its context's `rollback()`, which forgot it: fetch it again.
+    case forgotten(String)
 
     package var category: ErrorCategory {
         switch self {
         case .objectNotFound, .keyNotFound: .missingInput
-        case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference, .misspeltEntity, .otherContext, .contextGone: .usage
+        case .wrongEntity, .noNaturalKey, .wrongDestination, .ambiguousReference, .misspeltEntity, .otherContext, .contextGone, .forgotten: .usage
         }
     }
 
@@ -42,6 +44,8 @@ public enum ContextError: CategorizedError, Equatable {
             message
         case .otherContext(let object):
             "\(object) belongs to another context: relate and delete objects of one context"
+        case .forgotten(let object):
+            "\(object) was forgotten by its context's rollback: fetch it again"
         case .contextGone(let object):
             "the context of \(object) is gone: keep a context while its objects are used"
         case .ambiguousReference(let reference, let byID, let idObjectKey, let byKey, let key):

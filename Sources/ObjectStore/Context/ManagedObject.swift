@@ -13,16 +13,26 @@ public final class ManagedObject: ObjectValues {
     /// life throws `ContextError.contextGone` where it would need it (it was `unowned`, and such a use trapped:
     /// found by the attack on the library).
     private weak var owner: ObjectContext?
-    /// The object's context, or `contextGone` when it no longer exists.
+    /// Whether the context's rollback forgot the object.
+    private var forgotten = false
+    /// The object's context, or `contextGone` when it no longer exists, `forgotten` after its rollback.
     var context: ObjectContext {
         get throws(ContextError) {
+            if forgotten { throw ContextError.forgotten(label) }
             guard let owner else { throw ContextError.contextGone(label) }
             return owner
         }
     }
 
+    /// A rollback forgot the object: it is no longer its context's, and says so when used.
+    func forget() {
+        forgotten = true
+        isInserted = false
+        owner = nil
+    }
+
     /// Whether the object lives in `context`.
-    func lives(in context: ObjectContext) -> Bool { owner === context }
+    func lives(in context: ObjectContext) -> Bool { !forgotten && owner === context }
     let serial: Int
 
     var values: [String: Value]

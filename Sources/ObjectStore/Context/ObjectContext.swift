@@ -73,7 +73,11 @@ public final class ObjectContext {
     }
 
     /// Forgets every unsaved change. Objects obtained before are invalid afterwards; fetch them again.
+    /// Using such an object throws `ContextError.forgotten` (its edits went nowhere: found by the attack on the
+    /// library).
     public func rollback() {
+        for object in registered.values { object.forget() }
+        for object in insertedObjects { object.forget() }
         registered = [:]
         insertedObjects = []
         deletedObjects = []

@@ -10,6 +10,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The predicate reads well but does not fit the model: an unknown key, a wrong type, an argument of
         /// another type than what it is compared with.
         case binding
+        /// The request itself is wrong: a negative limit or offset (`source` names which).
+        case request
     }
 
     /// Which stage refused the request.
@@ -34,6 +36,19 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 
     package init(_ error: PredicateBindingError) {
         self.init(kind: .binding, error, variable: error.variable)
+    }
+
+    /// A request whose `field` (`limit`, `offset`) is negative: silently fetching everything would answer another
+    /// question (found by the attack on the library).
+    init(negative field: String, _ value: Int) {
+        kind = .request
+        message = "\(field) is \(value); it must be 0 or more"
+        hint = nil
+        source = field
+        line = 1
+        column = 1
+        variable = nil
+        description = "\(field): \(message)"
     }
 
     private init(kind: Kind, _ error: some PredicateSourceError, variable: String?) {
@@ -69,6 +84,8 @@ extension ObjectContext {
 extension FetchError {
     /// The request bound against `model`, its predicate errors as `FetchError`.
     static func plan(_ request: ObjectFetchRequest, model: ObjectModel) throws -> FetchPlan {
+        if let limit = request.limit, limit < 0 { throw FetchError(negative: "limit", limit) }
+        if let offset = request.offset, offset < 0 { throw FetchError(negative: "offset", offset) }
         do {
             return try FetchPlan(request, model: model, columns: [])
         } catch let error as PredicateSyntaxError {
