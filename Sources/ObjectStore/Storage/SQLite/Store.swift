@@ -228,8 +228,7 @@ public final class Store: @unchecked Sendable {
     @_disfavoredOverload
     public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, migrate: Bool = true,
                             busyTimeout: TimeInterval = 30) throws -> Store {
-        try open(at: path, model: model, readOnly: readOnly, busyTimeout: checkedBusyTimeout(busyTimeout, path: path),
-                 migrate: migrate, dryRun: false)
+        try open(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, migrate: migrate, dryRun: false)
     }
 
     /// Opens an existing store (see the public `open`), checking that it is a store of a format this build can use.
@@ -315,6 +314,7 @@ public final class Store: @unchecked Sendable {
 
     private static func openUnchecked(at path: String, model: ObjectModel, readOnly: Bool,
                                       busyTimeout: TimeInterval, dryRun: Bool = false) throws -> (Store, [String: String]) {
+        let busyTimeout = try checkedBusyTimeout(busyTimeout, path: path)
         guard dryRun else { return try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: false, hadLog: true) }
         // Whether a -wal was there before this dry run opened the store: then its writer leaves it (and the store file)
         // as it is when it closes; else SQLite removes the -wal and -shm its connections made when the last closes.
