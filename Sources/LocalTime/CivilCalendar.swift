@@ -38,7 +38,8 @@ package enum CivilCalendar {
 
     /// Whole days (rounded down) in `seconds` since the epoch.
     static func floorDays(_ seconds: Int64) -> Int64 {
-        seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        // (Not `(seconds - 86_399) / 86_400`, which overflows within a day of Int64.min.)
+        seconds / 86_400 - (seconds % 86_400 < 0 ? 1 : 0)
     }
 
     /// The UTC calendar year an instant falls in.

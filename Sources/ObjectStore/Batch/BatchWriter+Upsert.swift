@@ -17,7 +17,8 @@ extension BatchWriter {
             throw .invalid([BatchIssue(key: key, message: "\(e.name).\(key) is required")])
         }
         guard r.values[ki].fits(a.type) else {
-            throw .invalid([BatchIssue(key: key, message: "\(e.name).\(key) \"\(r.values[ki])\" is not a \(a.type)")])
+            throw .invalid([BatchIssue(key: key, message: r.values[ki].unstorableReason(in: a.type).map { "\(e.name).\(key) \($0)" }
+                                       ?? "\(e.name).\(key) \"\(r.values[ki])\" is not a \(a.type)")])
         }
         let keyValue = r.values[ki].storedValue(for: a.type)
         let cache = try keyCache(layout, ki)

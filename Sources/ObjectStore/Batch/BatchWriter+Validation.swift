@@ -23,8 +23,8 @@ extension BatchWriter {
                     if d.exactly(atScale: scale) != nil, layout.rangeCheckedByBehaviour.contains(a.name) { continue }
                     issues.append(BatchIssue(key: a.name, message: "\(e.name).\(a.name) \(Value.decimalMisfit(d, scale: scale))"))
                 } else {
-                    issues.append(BatchIssue(key: a.name, message: value.isNonFiniteDouble ? "\(e.name).\(a.name) \(Value.nonFiniteReason)"
-                                             : "\(e.name).\(a.name) \"\(value)\" is not a \(a.type)"))
+                    issues.append(BatchIssue(key: a.name, message: value.unstorableReason(in: a.type).map { "\(e.name).\(a.name) \($0)" }
+                                             ?? "\(e.name).\(a.name) \"\(value)\" is not a \(a.type)"))
                 }
                 continue
             }

@@ -182,8 +182,8 @@ extension ObjectContext {
                     if case .decimal(let d) = c.value, case .decimal(let scale) = a.type {
                         issues.append(BatchChange.issue("\(name) \(Value.decimalMisfit(d, scale: scale)) (\(objects))"))
                     } else {
-                        issues.append(BatchChange.issue(c.value.isNonFiniteDouble ? "\(name) \(Value.nonFiniteReason) (\(objects))"
-                                      : "\(name) \"\(c.value)\" is not a \(a.type) (\(objects))"))
+                        issues.append(BatchChange.issue(c.value.unstorableReason(in: a.type).map { "\(name) \($0) (\(objects))" }
+                                      ?? "\(name) \"\(c.value)\" is not a \(a.type) (\(objects))"))
                     }
                 }
             } else if let r = c.relationship, c.value.isNull, r.isRequired {

@@ -29,7 +29,7 @@ extension ObjectContext {
                            model.behaviours[e.name]?.rangeCheckedByBehaviour.contains(a.name) == true { continue }
                         issue(o, a.name, "\(name) \(Value.decimalMisfit(d, scale: scale))")
                     } else {
-                        issue(o, a.name, value.isNonFiniteDouble ? "\(name) \(Value.nonFiniteReason)" : "\(name) \"\(value)\" is not a \(a.type)")
+                        issue(o, a.name, value.unstorableReason(in: a.type).map { "\(name) \($0)" } ?? "\(name) \"\(value)\" is not a \(a.type)")
                     }
                     continue
                 }

@@ -49,6 +49,9 @@ public enum StoreError: CategorizedError, Equatable {
     case missingColumn(path: String, column: String)
     /// An entity's object-ID mark in the metadata table is not an ID (another tool changed it): `value` as stored.
     case idMarkUnreadable(path: String, entity: String, value: String)
+    /// The `busyTimeout` given to `Store.create` or `Store.open` is not a number of seconds (a NaN, or below 0):
+    /// `value` as written.
+    case invalidBusyTimeout(path: String, value: String)
 
     package var category: ErrorCategory {
         switch self {
@@ -60,7 +63,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .readOnly, .folderNotWritable, .needsMigratingReadOnly: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
-        case .queryTooLarge: .usage
+        case .queryTooLarge, .invalidBusyTimeout: .usage
         case .matchFailed, .idsExhausted, .foreignConstraint, .missingColumn, .idMarkUnreadable: .data
         }
     }
@@ -124,6 +127,8 @@ public enum StoreError: CategorizedError, Equatable {
         case .idMarkUnreadable(let path, let entity, let value):
             "\(path): \(entity): the mark of the object IDs handed out (\(Store.idMarkKey(entity)) in \(Store.metaTable)) is unreadable: "
                 + "it holds \(value), which is not an ID (another tool changed it) — no new object is given one"
+        case .invalidBusyTimeout(let path, let value):
+            "\(path): busyTimeout \(value) is not a number of seconds to wait (give 0 or more; 0 does not wait)"
         case .queryTooLarge(let message):
             // The limit names the clause (ORDER BY, columns); only a predicate's is the `where:`.
             (message.contains(" BY ") || message.contains("columns") ? "" : "where: ")

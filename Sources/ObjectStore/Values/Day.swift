@@ -193,7 +193,16 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The UTC date of the instant; nil outside the years 1 to 9999 (`Timestamp.range`).
     public var day: Day? { Day(daysSinceEpoch: Int(Timestamp.floorDays(secondsSinceEpoch))) }
 
-    static func floorDays(_ seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
+    /// The day the instant falls on (days since 1970-01-01, rounded down). Written without `seconds - 86_399`, which
+    /// overflowed for an instant within a day of `Int64.min` (attack 18, finding 6).
+    static func floorDays(_ seconds: Int64) -> Int64 { seconds / 86_400 - (seconds % 86_400 < 0 ? 1 : 0) }
+
+    /// The seconds since the start of the instant's day, 0 to 86,399 (`seconds - floorDays * 86_400` would overflow
+    /// near `Int64.min`).
+    static func secondsOfDay(_ seconds: Int64) -> Int64 {
+        let r = seconds % 86_400
+        return r < 0 ? r + 86_400 : r
+    }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.secondsSinceEpoch < b.secondsSinceEpoch }
 
@@ -201,7 +210,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// seconds that is outside is still written (its year as it falls, `0000-12-31T23:00:00Z`), never a trap.
     public var description: String {
         let days = Timestamp.floorDays(secondsSinceEpoch)
-        let daySeconds = secondsSinceEpoch - days * 86_400
+        let daySeconds = Timestamp.secondsOfDay(secondsSinceEpoch)
         func pad(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let date = day?.description ?? Timestamp.civilText(days: days)
         return "\(date)T\(pad(daySeconds / 3600)):\(pad(daySeconds / 60 % 60)):\(pad(daySeconds % 60))Z"

@@ -33,8 +33,10 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
     /// the messages give (±92233720368547758.07 at scale 2) — Int64.min's units have no negation in an Int64.
     package static let storedRange: ClosedRange<Int128> = Int128(-Int64.max)...Int128(Int64.max)
 
-    /// The number `units` × 10^-`scale` (`units: 1050, scale: 2` is 10.50).
-    public init(units: Int128, scale: Int) {
+    /// The number `units` × 10^-`scale` (`units: 1050, scale: 2` is 10.50); `scale` 0 to `maxScale`, else a trap.
+    /// Package only (attack 18, finding 7): a library user makes decimals from text (`init?(exactly:)`) or an
+    /// integer, and cannot know the largest scale.
+    @usableFromInline package init(units: Int128, scale: Int) {
         precondition(scale >= 0 && scale <= DecimalNumber.maxScale, "scale out of range")
         self.units = units
         self.scale = scale
@@ -117,16 +119,20 @@ public struct DecimalNumber: Sendable, Hashable, Comparable, CustomStringConvert
         return o ? nil : DecimalNumber(units: u, scale: newScale)
     }
 
-    /// The value at `newScale` if that loses nothing (`1.50` → scale 1 is `1.5`; `1.05` → scale 1 is nil).
+    /// The value at `newScale` if that loses nothing (`1.50` → scale 1 is `1.5`; `1.05` → scale 1 is nil); nil for
+    /// a scale no decimal has (below 0 or above 18).
     public func exactly(atScale newScale: Int) -> DecimalNumber? {
+        guard (0...DecimalNumber.maxScale).contains(newScale) else { return nil }
         if newScale >= scale { return widened(to: newScale) }
         let divisor = DecimalNumber.powerOfTen(scale - newScale)
         guard units % divisor == 0 else { return nil }
         return DecimalNumber(units: units / divisor, scale: newScale)
     }
 
-    /// The value rounded half-to-even (banker's rounding) at `newScale`; nil on overflow.
+    /// The value rounded half-to-even (banker's rounding) at `newScale`; nil on overflow, and for a scale no
+    /// decimal has (below 0 or above 18).
     public func rounded(toScale newScale: Int) -> DecimalNumber? {
+        guard (0...DecimalNumber.maxScale).contains(newScale) else { return nil }
         if newScale >= scale { return widened(to: newScale) }
         let divisor = DecimalNumber.powerOfTen(scale - newScale)
         var quotient = units / divisor

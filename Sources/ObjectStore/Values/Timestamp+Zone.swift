@@ -46,8 +46,11 @@ extension Timestamp {
         }
     }
 
+    /// Why an instant outside `range` is refused, after the quoted value.
+    package static let outsideRangeReason = "falls outside the years 1 to 9999 in UTC"
+
     private static func checked(_ t: Int64) -> Result<Timestamp, DateTimeProblem> {
-        guard range.contains(t) else { return .failure(DateTimeProblem(reason: "falls outside the years 1 to 9999 in UTC")) }
+        guard range.contains(t) else { return .failure(DateTimeProblem(reason: outsideRangeReason)) }
         return .success(Timestamp(secondsSinceEpoch: t))
     }
 

@@ -73,12 +73,17 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is `.null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
 
-    /// Whether the value can be stored in an attribute of `type` (null fits every type).
+    /// Whether the value can be stored in an attribute of `type` (null fits every type). Text holding a NUL or more
+    /// combining marks in a row than the store takes, and an instant outside the years 1 to 9999 in UTC, fit no
+    /// attribute: the store would cut the text short, or compare and sort the instant wrongly (attack 18).
     public func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
-        case (.null, _), (.string, .string), (.integer, .integer),
-             (.boolean, .boolean), (.date, .date), (.dateTime, .dateTime), (.binary, .binary):
+        case (.null, _), (.integer, .integer), (.boolean, .boolean), (.date, .date), (.binary, .binary):
             return true
+        case (.string(let s), .string):
+            return Value.textMisfitReason(s) == nil
+        case (.dateTime(let t), .dateTime):
+            return Timestamp.range.contains(t.secondsSinceEpoch)
         case (.double(let d), .double):
             // No output can write an infinity or a NaN so that it reads back (Store+NonFinite.swift).
             return d.isFinite
@@ -104,6 +109,31 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .binary(let data): "0x" + data.map { String(format: "%02x", $0) }.joined()
         }
     }
+
+    /// Why a value of an attribute's own type does not fit it, worded after the attribute's name, as the command
+    /// line's input and the fetch arguments word it: `"a\0b" contains a NUL character (\0), which text in the store
+    /// cannot hold`, `"10000-01-01T00:00:00Z" falls outside the years 1 to 9999 in UTC`; nil for any other value
+    /// (decimals have `decimalMisfit`).
+    package func unstorableReason(in type: AttributeType) -> String? {
+        switch (self, type) {
+        case (.string(let s), .string): Value.textMisfitReason(s)
+        case (.dateTime(let t), .dateTime) where !Timestamp.range.contains(t.secondsSinceEpoch):
+            "\"\(t)\" \(Timestamp.outsideRangeReason)"
+        case (.double(let d), .double) where !d.isFinite: Value.nonFiniteReason
+        default: nil
+        }
+    }
+
+    /// Why text cannot be stored (a NUL, which SQLite's C interface ends text at; a run of combining marks longer
+    /// than the Stream-Safe Text Format's), or nil. Shared with the fetch arguments (PredicateBinder `text`).
+    package static func textMisfitReason(_ s: String) -> String? {
+        if s.utf8.contains(0) { return "\(String(reflecting: s)) \(nulReason)" }
+        if let run = TextNormalForm.overlongMarkRun(s) { return TextNormalForm.overlongMarkRunReason(run) }
+        return nil
+    }
+
+    /// Why text with a NUL is refused, after the quoted text.
+    package static let nulReason = "contains a NUL character (\\0), which text in the store cannot hold"
 
     /// Why a decimal does not fit an attribute of `scale`, worded after the attribute's name:
     /// `1.005 has more than 2 decimal places`, `92233720368547758.08 is beyond what Decimal(2) can hold (±92233720368547758.07)`.

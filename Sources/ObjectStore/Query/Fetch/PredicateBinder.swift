@@ -405,9 +405,7 @@ package struct PredicateBinder {
     /// A string value. SQLite's C interface, as GRDB uses it, ends text at a NUL, so a NUL would make SQL and the
     /// in-memory evaluator disagree (found by the predicate fuzzer): refused.
     private func text(_ s: String, at range: SourceRange) throws(PredicateBindingError) -> Value {
-        if s.utf8.contains(0) {
-            throw error("\(String(reflecting: s)) contains a NUL character (\\0), which text in the store cannot hold", at: range)
-        }
+        if s.utf8.contains(0) { throw error("\(String(reflecting: s)) \(Value.nulReason)", at: range) }
         if let run = TextNormalForm.overlongMarkRun(s) { throw error("the text " + TextNormalForm.overlongMarkRunReason(run), at: range) }
         return .string(s)
     }
@@ -450,6 +448,10 @@ package struct PredicateBinder {
         case (_, .null), (.boolean, .attribute(.boolean)), (.date, .attribute(.date)), (.dateTime, .attribute(.dateTime)),
              (.binary, .attribute(.binary)), (.integer, .attribute(.integer)), (.integer, .attribute(.decimal)),
              (.decimal, .attribute(.integer)), (.decimal, .attribute(.decimal)):
+            // An instant outside the years 1 to 9999 compares wrongly with the stored text (attack 18, finding 2).
+            if case .dateTime(let t) = value, !Timestamp.range.contains(t.secondsSinceEpoch) {
+                throw error("argument \(ordinal) is \(value.kindPhrase), which \(Timestamp.outsideRangeReason)", at: range)
+            }
             return value
         case (.integer, .attribute(.double)), (.decimal, .attribute(.double)), (.double, .attribute(.double)),
              (.double, .attribute(.integer)), (.double, .attribute(.decimal)), (.date, .attribute(.dateTime)):

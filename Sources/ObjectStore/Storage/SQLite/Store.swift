@@ -77,7 +77,7 @@ public final class Store: @unchecked Sendable {
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.readonly = readOnly
-        config.busyMode = .timeout(busyTimeout)
+        config.busyMode = .timeout(busyWait(busyTimeout))
         // WAL is set here, not by GRDB's `.wal`: GRDB then makes and drops a table whenever no -wal file is there
         // (its issue 102, for pools), which committed two schema changes on every opening — the store's bytes
         // changed (change counter, schema cookie) even for a command that was refused or only read (found by the
@@ -93,6 +93,23 @@ public final class Store: @unchecked Sendable {
         return config
     }
 
+    /// The longest busy timeout SQLite takes (`sqlite3_busy_timeout` counts milliseconds in a C int): about 24.8 days.
+    package static let longestBusyTimeout: TimeInterval = Double(Int32.max / 1000)
+
+    /// `busyTimeout` as SQLite takes it: above `longestBusyTimeout` (`.infinity` too) that longest, below 0 (or a
+    /// NaN, which the public entry points refuse first) 0. GRDB converts it to a C int, a trap beyond (attack 18,
+    /// finding 5).
+    static func busyWait(_ busyTimeout: TimeInterval) -> TimeInterval {
+        busyTimeout >= 0 ? min(busyTimeout, longestBusyTimeout) : 0
+    }
+
+    /// `busyTimeout` as a library caller gave it, checked: a NaN or a negative number throws
+    /// `StoreError.invalidBusyTimeout`; a longer one than SQLite takes is that longest.
+    static func checkedBusyTimeout(_ busyTimeout: TimeInterval, path: String) throws -> TimeInterval {
+        guard busyTimeout >= 0 else { throw StoreError.invalidBusyTimeout(path: path, value: "\(busyTimeout)") }
+        return busyWait(busyTimeout)
+    }
+
     /// Creates a new store at `path` with the schema of `model`. Fails with `StoreError.alreadyExists` if a file
     /// is already there.
     ///
@@ -100,8 +117,11 @@ public final class Store: @unchecked Sendable {
     /// ever finds a half-made store there, and of several creators exactly one wins: link(2) refuses the others with
     /// EEXIST, and they throw `alreadyExists`. (Before, a second creator that found the empty file SQLite had just
     /// made failed, and one that started to write its schema into it removed the first one's store.)
-    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds.
+    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds; a NaN or a negative
+    /// number throws `StoreError.invalidBusyTimeout`, and more than SQLite takes (about 24.8 days, `.infinity`
+    /// too) waits that longest.
     public static func create(at path: String, model: ObjectModel, busyTimeout: TimeInterval = 30) throws -> Store {
+        let busyTimeout = try checkedBusyTimeout(busyTimeout, path: path)
         if FileManager.default.fileExists(atPath: path) { throw StoreError.alreadyExists(path: path) }
         ProtectedFiles.protectStore(path)
         // A symlink (dangling: a store to be made where it points) is followed, as opening the path would.
@@ -202,7 +222,9 @@ public final class Store: @unchecked Sendable {
     /// are migrated at once after a backup copy is made beside the store; a change that could lose data, or that
     /// the data does not allow, throws a `MigrationError` listing each problem, and nothing is changed. With
     /// `migrate` false, any change throws. A `readOnly` store is usable only when no schema change is needed.
-    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds.
+    /// `busyTimeout`: how long a write waits for another process's write lock, in seconds; a NaN or a negative
+    /// number throws `StoreError.invalidBusyTimeout`, and more than SQLite takes (about 24.8 days, `.infinity`
+    /// too) waits that longest.
     @_disfavoredOverload
     public static func open(at path: String, model: ObjectModel, readOnly: Bool = false, migrate: Bool = true,
                             busyTimeout: TimeInterval = 30) throws -> Store {
@@ -292,6 +314,7 @@ public final class Store: @unchecked Sendable {
 
     private static func openUnchecked(at path: String, model: ObjectModel, readOnly: Bool,
                                       busyTimeout: TimeInterval, dryRun: Bool = false) throws -> (Store, [String: String]) {
+        let busyTimeout = try checkedBusyTimeout(busyTimeout, path: path)
         guard dryRun else { return try openUnchecked(at: path, model: model, readOnly: readOnly, busyTimeout: busyTimeout, dryRun: false, hadLog: true) }
         // Whether a -wal was there before this dry run opened the store: then its writer leaves it (and the store file)
         // as it is when it closes; else SQLite removes the -wal and -shm its connections made when the last closes.
