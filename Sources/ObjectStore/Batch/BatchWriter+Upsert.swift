@@ -16,7 +16,7 @@ extension BatchWriter {
         guard r.given[ki], !r.values[ki].isNull else {
             throw .invalid([BatchIssue(key: key, message: "\(e.name).\(key) is required")])
         }
-        guard r.values[ki].fits(a.type) else {
+        guard r.values[ki].fitsConverted(a.type) else {
             throw .invalid([BatchIssue(key: key, message: r.values[ki].unstorableReason(in: a.type).map { "\(e.name).\(key) \($0)" }
                                        ?? "\(e.name).\(key) \"\(r.values[ki])\" is not a \(a.type)")])
         }

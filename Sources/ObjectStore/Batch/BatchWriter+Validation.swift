@@ -17,7 +17,7 @@ extension BatchWriter {
                 if layout.required[k] { issues.append(BatchIssue(key: layout.names[k], message: "\(e.name).\(layout.names[k]) is required")) }
                 continue
             }
-            if !value.fits(type) {
+            if !value.fitsConverted(type) {
                 let a = e.attributes[k]
                 if case .decimal(let d) = value, case .decimal(let scale) = a.type {
                     if d.exactly(atScale: scale) != nil, layout.rangeCheckedByBehaviour.contains(a.name) { continue }

@@ -76,6 +76,13 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Whether the value can be stored in an attribute of `type` (null fits every type). Text holding a NUL or more
     /// combining marks in a row than the store takes, and an instant outside the years 1 to 9999 in UTC, fit no
     /// attribute: the store would cut the text short, or compare and sort the instant wrongly (attack 18).
+    /// `fits`, for values the importer's converters made: their text was checked for a NUL and mark runs as it was
+    /// read, so the batch writer's hot loop does not scan every text twice.
+    package func fitsConverted(_ type: AttributeType) -> Bool {
+        if case .string = self, case .string = type { return true }
+        return fits(type)
+    }
+
     public func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
         case (.null, _), (.integer, .integer), (.boolean, .boolean), (.date, .date), (.binary, .binary):
