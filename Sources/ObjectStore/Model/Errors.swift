@@ -45,11 +45,16 @@ public enum ModelError: CategorizedError, Equatable {
     /// Two names the schema needs that SQLite takes for one; `subjects` are the entities and properties
     /// (`Customer`, `Customer.name`) that make them, so that a model file can name the line of the one it declares.
     case nameClash(String, subjects: [String])
+    /// A model file that cannot be read: `reason` says why (no such model file, a directory, not readable).
+    case unreadableFile(path: String, reason: String)
+    /// A mistake in a model file, at its 1-based `line` and `column`.
+    case modelFile(file: String, line: Int, column: Int, message: String)
 
     package var category: ErrorCategory {
         switch self {
         case .unknownEntity, .unknownProperty: .usage
-        case .invalidModel, .nameClash: .configuration
+        case .invalidModel, .nameClash, .modelFile: .configuration
+        case .unreadableFile: .missingInput
         }
     }
 
@@ -64,6 +69,10 @@ public enum ModelError: CategorizedError, Equatable {
             located ? message : "invalid model: \(message)"
         case .nameClash(let message, _):
             "invalid model: \(message)"
+        case .unreadableFile(let path, let reason):
+            "\(path): \(reason)"
+        case .modelFile(let file, let line, let column, let message):
+            "\(file):\(line):\(column): \(message)"
         }
     }
 }

@@ -41,6 +41,31 @@ package struct ModelFileError: CategorizedError, Equatable {
     package var description: String { "\(file):\(line):\(column): \(message)" }
 }
 
+extension ObjectModel {
+    /// A model read from a model file (YAML: entities with their attributes, relationships, rules and default sort;
+    /// docs/model.md), its entities added to those of `base` (none by default).
+    ///
+    /// Throws `ModelError`: `.unreadableFile` when the file cannot be read, `.modelFile` at the line and column of a
+    /// mistake in it, or another case when the model it makes does not hold together.
+    public init(contentsOfFile path: String, extending base: ObjectModel? = nil) throws(ModelError) {
+        do {
+            self = try ModelFile.load(path: path, extending: base ?? ObjectModel(entities: []))
+        } catch let error as ModelError {
+            throw error
+        } catch let error as ModelFileError {
+            throw .modelFile(file: error.file, line: error.line, column: error.column, message: error.message)
+        } catch let error as InputError where error.category == .configuration {
+            // A mistake the reader placed itself (`model.yaml:7:12: …`).
+            throw .invalidModel(error.message, located: true)
+        } catch let error as InputError {
+            let prefix = path + ": "
+            throw .unreadableFile(path: path, reason: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message)
+        } catch {
+            throw .invalidModel("\(error)", located: true)
+        }
+    }
+}
+
 package enum ModelFile {
     /// Reads the model file at `path` and returns `base` extended by it.
     package static func load(path: String, extending base: ObjectModel, displayName: String? = nil) throws -> ObjectModel {
