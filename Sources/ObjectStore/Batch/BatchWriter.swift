@@ -107,12 +107,12 @@ package final class BatchWriter {
         if let l = layouts[entity.name] { return l }
         let l = EntityLayout(entity: entity, model: model)
         layouts[entity.name] = l
-        let s = try statement(BatchSQL.largestID(in: l.entity.name))
+        let s = try statement(BatchSQL.sqlite.largestID(in: l.entity.name))
         defer { s.reset() }
         _ = try s.step()
         l.maxIDAtStart = s.int64(0) ?? 0
         // IDs handed out before (and since deleted) are not handed out again (Store+ObjectIDs).
-        let mark = try statement(BatchSQL.metaValue(Store.metaTable))
+        let mark = try statement(BatchSQL.sqlite.metaValue(Store.metaTable))
         defer { mark.reset() }
         mark.bind(1, .text(Store.idMarkKey(entity.name)))
         let stored = try mark.step() ? mark.column(0) : nil
@@ -264,7 +264,7 @@ package final class BatchWriter {
             values.append(r.references[k].map(StoredValue.integer) ?? .null)
         }
         if assignments.isEmpty { return false }
-        let s = try statement(BatchSQL.update(layout.entity.name, setting: assignments))
+        let s = try statement(BatchSQL.sqlite.update(layout.entity.name, setting: assignments))
         for (i, v) in values.enumerated() { s.bind(Int32(i + 1), v) }
         s.bind(Int32(values.count + 1), stored.id)
         try s.execute()

@@ -121,9 +121,9 @@ final class EntityLayout {
         return nil
     }
 
-    func selectSQL(where column: String) -> String { BatchSQL.row(selectList, from: entity.name, where: column) }
+    func selectSQL(where column: String) -> String { BatchSQL.sqlite.row(selectList, from: entity.name, where: column) }
 
-    func selectSQL(whereID: Void = ()) -> String { BatchSQL.row(selectList, from: entity.name, where: "id") }
+    func selectSQL(whereID: Void = ()) -> String { BatchSQL.sqlite.row(selectList, from: entity.name, where: "id") }
 }
 
 /// A row table's link to its document: the foreign key's index in `toOne`, the relationship, the document's layout.

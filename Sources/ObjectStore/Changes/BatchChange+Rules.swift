@@ -15,7 +15,7 @@ struct BatchChange {
     init(model: ObjectModel, db: any StorageConnection) throws {
         self.model = model
         self.db = db
-        sql = BatchChangeSQL(model: model)
+        sql = BatchChangeSQL(model: model, dialect: db.dialect)
         for statement in sql.prepareTables { try db.execute(statement) }
     }
 

@@ -79,7 +79,7 @@ extension ObjectContext {
 
     private func update(_ entity: Entity, _ plan: FetchPlan, _ assigned: [AssignedColumn], dryRun: Bool,
                         _ db: any StorageConnection) throws -> BatchUpdateResult {
-        let sql = BatchChangeSQL(model: model)
+        let sql = BatchChangeSQL(model: model, dialect: db.dialect)
         let (selection, arguments) = plan.sql(.objects, in: db)
         var result = BatchUpdateResult(entity: entity.name, updated: 0, changes: [], dryRun: dryRun)
         // One statement when nothing needs the set of changed objects afterwards: no rule reads them, no value is
@@ -196,7 +196,7 @@ extension ObjectContext {
     /// The object of `entity` outside the update that holds `c`'s unique value already (`Customer/4`, or the same
     /// text in another Unicode normal form), if any.
     private func uniqueHolder(_ entity: Entity, _ a: EntityAttribute, _ c: AssignedColumn, _ db: any StorageConnection) throws -> String? {
-        let sql = BatchChangeSQL(model: model)
+        let sql = BatchChangeSQL(model: model, dialect: db.dialect)
         if let id = try db.int64(sql.holders(table: entity.name, column: a.name), [c.stored]) {
             return "\(entity.name)/\(id)"
         }

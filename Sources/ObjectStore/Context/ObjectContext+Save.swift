@@ -140,7 +140,7 @@ extension ObjectContext {
                 var handedOutUpTo: [String: Int64] = [:]
                 for o in plan.objects.reversed() {
                     guard let rowID = o.rowID else { continue }
-                    try db.execute(cached: ContextSQL.delete(from: o.entity.name), [.integer(rowID)])
+                    try db.execute(cached: ContextSQL(db.dialect).delete(from: o.entity.name), [.integer(rowID)])
                     result.deleted.append(ObjectID(entity: o.entity.name, rowID: rowID))
                     handedOutUpTo[o.entity.name] = max(handedOutUpTo[o.entity.name] ?? 0, rowID)
                 }
@@ -215,7 +215,7 @@ extension ObjectContext {
             // A target not stored yet gets its key in the second pass.
             if case .some(.some(let t)) = o.toOne[r.name] { arguments.append(t.rowID.map(StoredValue.integer) ?? .null) } else { arguments.append(.null) }
         }
-        try db.execute(cached: ContextSQL.insert(into: o.entity.name, columns: columns), arguments)
+        try db.execute(cached: ContextSQL(db.dialect).insert(into: o.entity.name, columns: columns), arguments)
         return db.lastInsertedID
     }
 
@@ -242,13 +242,13 @@ extension ObjectContext {
                         switch a.type.columnType {
                         case "TEXT": parked = .text("\u{7F}bookkeeper-moving-\(UUID().uuidString)")
                         case "INTEGER":
-                            let low = try db.int64(ContextSQL.extreme(column, in: table, largest: false)) ?? 0
-                            let high = try db.int64(ContextSQL.extreme(column, in: table, largest: true)) ?? 0
+                            let low = try db.int64(ContextSQL(db.dialect).extreme(column, in: table, largest: false)) ?? 0
+                            let high = try db.int64(ContextSQL(db.dialect).extreme(column, in: table, largest: true)) ?? 0
                             if low > Int64.min + 1_000_000 { parked = .integer(low - 1 - Int64(k)) }
                             else if high < Int64.max - 1_000_000 { parked = .integer(high + 1 + Int64(k)) }
                             else { continue }   // a column spanning Int64: left to SQLite's check
                         case "REAL":
-                            let low = try db.double(ContextSQL.extreme(column, in: table, largest: false)) ?? 0
+                            let low = try db.double(ContextSQL(db.dialect).extreme(column, in: table, largest: false)) ?? 0
                             var next = low
                             for _ in 0...k { next = next.nextDown }
                             guard next.isFinite else { continue }
@@ -257,7 +257,7 @@ extension ObjectContext {
                             parked = .blob(Data(UUID().uuidString.utf8))
                         }
                     }
-                    try db.execute(cached: ContextSQL.update(table, setting: [column]), [parked, o.rowID.map(StoredValue.integer) ?? .null])
+                    try db.execute(cached: ContextSQL(db.dialect).update(table, setting: [column]), [parked, o.rowID.map(StoredValue.integer) ?? .null])
                 }
             }
         }
@@ -268,7 +268,7 @@ extension ObjectContext {
         guard let rowID = o.rowID else { return }
         for (column, r) in foreignKeyColumns(o) where o.touched.contains(r.name) && !model.inverse(of: r).isToMany {
             guard let stored = o.storedToOne[r.name], case .some(let target) = o.toOne[r.name], target?.rowID != stored else { continue }
-            try db.execute(cached: ContextSQL.clear(o.entity.name, column: column), [.integer(rowID)])
+            try db.execute(cached: ContextSQL(db.dialect).clear(o.entity.name, column: column), [.integer(rowID)])
         }
     }
 
@@ -306,7 +306,7 @@ extension ObjectContext {
             return
         }
         arguments.append(.integer(rowID))
-        try db.execute(cached: ContextSQL.update(o.entity.name, setting: assignments), arguments)
+        try db.execute(cached: ContextSQL(db.dialect).update(o.entity.name, setting: assignments), arguments)
         // Another context or process deleted the row since it was read: the save fails rather than report an
         // update that wrote nothing (found by the attack on the library: SaveResult listed it as updated).
         if db.changes == 0 { throw ContextError.objectNotFound(ObjectID(entity: o.entity.name, rowID: rowID)) }
@@ -318,7 +318,7 @@ extension ObjectContext {
     /// as 2 reads as yes (`check` names each). Setting the value it reads as writes it, and the object changed.
     private func storedDiffers(_ o: ManagedObject, _ a: EntityAttribute, _ rowID: Int64, _ db: any StorageConnection) throws -> Bool {
         let value = (o.values[a.name] ?? .null).storedValue(for: a.type)
-        let same = try db.cachedRows(ContextSQL.stored(o.entity.name, column: a.name), [value, .integer(rowID)]).first?[0].bool
+        let same = try db.cachedRows(ContextSQL(db.dialect).stored(o.entity.name, column: a.name), [value, .integer(rowID)]).first?[0].bool
         return same == false
     }
 
@@ -333,8 +333,8 @@ extension ObjectContext {
                   !plan.members.contains(ObjectIdentifier(change.first)),
                   !plan.members.contains(ObjectIdentifier(change.second)) else { continue }
             let sql = change.present
-                ? ContextSQL.addLink(change.table, own: change.firstColumn, other: change.secondColumn)
-                : ContextSQL.removeLink(change.table, own: change.firstColumn, other: change.secondColumn)
+                ? ContextSQL(db.dialect).addLink(change.table, own: change.firstColumn, other: change.secondColumn)
+                : ContextSQL(db.dialect).removeLink(change.table, own: change.firstColumn, other: change.secondColumn)
             try db.execute(cached: sql, [.integer(a), .integer(b)])
         }
     }

@@ -71,7 +71,7 @@ extension ObjectContext {
     private func storedHolder(of a: EntityAttribute, value: Value, in e: Entity, excluding object: ManagedObject,
                               plan: DeletionPlan) throws -> String? {
         let ids = try store.read { db in
-            try db.cachedRows(ContextSQL.ids(in: e.name, where: a.name), [value.storedValue(for: a.type)]).compactMap { $0.int64(0) }
+            try db.cachedRows(ContextSQL(db.dialect).ids(in: e.name, where: a.name), [value.storedValue(for: a.type)]).compactMap { $0.int64(0) }
         }
         for id in ids where id != object.rowID {
             if let other = registered[ObjectID(entity: e.name, rowID: id)] {

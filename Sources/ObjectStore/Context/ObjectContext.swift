@@ -102,7 +102,7 @@ public final class ObjectContext {
         if let o = registered[id] { return o }
         let entity = model.entity(named: entityName)!
         let row = try store.read { db in
-            try db.cachedRows(ContextSQL.object(in: entity.name), [.integer(rowID)]).first
+            try db.cachedRows(ContextSQL(db.dialect).object(in: entity.name), [.integer(rowID)]).first
         }
         guard let row else { throw ContextError.objectNotFound(id) }
         return try materialize(row, entity)
@@ -112,7 +112,7 @@ public final class ObjectContext {
     public func objects(of entityName: String) throws -> [ManagedObject] {
         let entity = try model.entity(entityName)
         let rows = try store.read { db in
-            try db.rows(ContextSQL.objects(in: entity.name))
+            try db.rows(ContextSQL(db.dialect).objects(in: entity.name))
         }
         let stored = try rows.map { try materialize($0, entity) }.filter { !$0.isDeleted }
         return stored + insertedObjects.filter { $0.entity.name == entity.name }
@@ -122,7 +122,7 @@ public final class ObjectContext {
     public func count(of entityName: String) throws -> Int {
         let entity = try model.entity(entityName)
         return try store.read { db in
-            try db.int(ContextSQL.count(in: entity.name)) ?? 0
+            try db.int(ContextSQL(db.dialect).count(in: entity.name)) ?? 0
         }
     }
 
@@ -139,7 +139,7 @@ public final class ObjectContext {
             return changed
         }
         let rows = try store.read { db in
-            try db.cachedRows(ContextSQL.objects(in: entity.name, where: key), [value.storedValue(for: attribute.type)])
+            try db.cachedRows(ContextSQL(db.dialect).objects(in: entity.name, where: key), [value.storedValue(for: attribute.type)])
         }
         for row in rows {
             let o = try materialize(row, entity)
@@ -157,7 +157,7 @@ public final class ObjectContext {
     /// The stored objects whose text attribute `a` has a byte ≥ 0x80 (its length in bytes and in characters
     /// differ), in object ID order: the candidates for a key equal after NFC, by one scan.
     func storedObjects(of entity: Entity, nonASCIIIn a: EntityAttribute) throws -> [ManagedObject] {
-        let sql = ContextSQL.objects(in: entity.name, nonASCIIIn: a.name)
+        let sql = ContextSQL(store.dialect).objects(in: entity.name, nonASCIIIn: a.name)
         let rows = try store.read { db in try db.rows(sql) }
         return try rows.map { try materialize($0, entity) }
     }
@@ -195,9 +195,9 @@ public final class ObjectContext {
         case .foreignKey:
             return try object.storedToOne[r.name].map { [try existingObject(entity: r.destination, rowID: $0)] } ?? []
         case .inverseForeignKey(let table, let column):
-            sql = ContextSQL.objects(in: table, where: column)
+            sql = ContextSQL(store.dialect).objects(in: table, where: column)
         case .joinTable(let table, let own, let other):
-            sql = ContextSQL.linked(destination.name, through: table, own: own, other: other)
+            sql = ContextSQL(store.dialect).linked(destination.name, through: table, own: own, other: other)
         }
         let rows = try store.read { db in try db.cachedRows(sql, [.integer(rowID)]) }
         return try rows.map { try materialize($0, destination) }

@@ -71,9 +71,9 @@ extension ObjectContext {
     private func nearbyKey(_ text: String, entity: Entity, key: EntityAttribute) throws -> String? {
         guard key.type == .string else { return nil }
         let candidates = try store.read { db -> [String]? in
-            let count = try db.int(ContextSQL.count(in: entity.name)) ?? 0
+            let count = try db.int(ContextSQL(db.dialect).count(in: entity.name)) ?? 0
             guard count <= 10_000 else { return nil }
-            return try db.column(ContextSQL.values(key.name, in: entity.name)).compactMap(\.string)
+            return try db.column(ContextSQL(db.dialect).values(key.name, in: entity.name)).compactMap(\.string)
         }
         return candidates.flatMap { Suggestions.closest(to: text, in: $0) }
     }

@@ -13,9 +13,12 @@
 /// The SQL of batch changes, through the store's dialect.
 package struct BatchChangeSQL {
     let model: ObjectModel
-    let dialect: any SQLDialect = Store.dialect
+    let dialect: any SQLDialect
 
-    package init(model: ObjectModel) { self.model = model }
+    package init(model: ObjectModel, dialect: any SQLDialect) {
+        self.model = model
+        self.dialect = dialect
+    }
 
     static let matchedName = "bk_batch_matched"
     static let deletedName = "bk_batch_deleted"

@@ -4,137 +4,140 @@
 // their placeholders are numbered. Names come from the model (plain names, quoted here); values are never
 // written into the text.
 
-enum BatchSQL {
-    private static var d: any SQLDialect { Store.dialect }
-    private static func q(_ name: String) -> String { d.quote(name) }
-    private static func p(_ position: Int) -> String { d.placeholder(position) }
+struct BatchSQL {
+    let d: any SQLDialect
+    init(_ d: any SQLDialect) { self.d = d }
+    /// The statements in SQLite's dialect (for the parts of the store that are SQLite's own).
+    static let sqlite = BatchSQL(SQLiteDialect())
+    private func q(_ name: String) -> String { d.quote(name) }
+    private func p(_ position: Int) -> String { d.placeholder(position) }
 
     // MARK: Rows
 
     /// Inserts `rows` rows of `columns` ("id", the attributes, then the foreign keys), row after row.
-    static func insertRows(into table: String, columns: [String], rows: Int) -> String {
+    func insertRows(into table: String, columns: [String], rows: Int) -> String {
         d.insertRows(into: table, columns: columns, rows: rows)
     }
 
     /// The row whose `column` is parameter 1 (the first one found, with `limit`); `select` is a quoted column list.
-    static func row(_ select: String, from table: String, where column: String, limit: Int? = nil) -> String {
+    func row(_ select: String, from table: String, where column: String, limit: Int? = nil) -> String {
         "SELECT \(select) FROM \(q(table)) WHERE \(q(column)) = \(p(1))" + (limit.map { " LIMIT \($0)" } ?? "")
     }
 
     /// The IDs of the rows whose `column` is parameter 1, at most `limit`.
-    static func ids(from table: String, where column: String, limit: Int? = nil) -> String {
+    func ids(from table: String, where column: String, limit: Int? = nil) -> String {
         row(q("id"), from: table, where: column, limit: limit)
     }
 
     /// The rows of `table` whose `column` is parameter 1 and whose ID is above parameter 2, by ID.
-    static func rowsAfterID(_ select: String, from table: String, where column: String) -> String {
+    func rowsAfterID(_ select: String, from table: String, where column: String) -> String {
         "SELECT \(select) FROM \(q(table)) WHERE \(q(column)) = \(p(1)) AND \(q("id")) > \(p(2)) ORDER BY \(q("id"))"
     }
 
     /// Deletes the rows whose `column` is parameter 1 and whose ID is above parameter 2.
-    static func deleteRowsAfterID(from table: String, where column: String) -> String {
+    func deleteRowsAfterID(from table: String, where column: String) -> String {
         "DELETE FROM \(q(table)) WHERE \(q(column)) = \(p(1)) AND \(q("id")) > \(p(2))"
     }
 
     /// Deletes the row whose ID is parameter 1.
-    static func deleteRow(from table: String) -> String {
+    func deleteRow(from table: String) -> String {
         "DELETE FROM \(q(table)) WHERE \(q("id")) = \(p(1))"
     }
 
     /// Sets `columns` to parameters 1… of the row whose ID is the parameter after them.
-    static func update(_ table: String, setting columns: [String]) -> String {
+    func update(_ table: String, setting columns: [String]) -> String {
         let assignments = columns.enumerated().map { "\(q($1)) = \(p($0 + 1))" }
         return "UPDATE \(q(table)) SET \(assignments.joined(separator: ", ")) WHERE \(q("id")) = \(p(columns.count + 1))"
     }
 
     /// Sets `column` of the row whose ID is parameter 2 to parameter 1 when it holds another value (parameter 3,
     /// the same value): the changed-rows count then says whether it changed.
-    static func setReference(_ table: String, column: String) -> String {
+    func setReference(_ table: String, column: String) -> String {
         "UPDATE \(q(table)) SET \(q(column)) = \(p(1)) WHERE \(q("id")) = \(p(2)) AND \(d.isDistinct(q(column), p(3)))"
     }
 
     /// The largest ID in `table` (none when empty).
-    static func largestID(in table: String) -> String { "SELECT max(\(q("id"))) FROM \(q(table))" }
+    func largestID(in table: String) -> String { "SELECT max(\(q("id"))) FROM \(q(table))" }
 
     /// The value of the store's metadata key bound as parameter 1, as an integer.
     /// The value of key parameter 1 as it is stored.
-    static func metaValue(_ metaTable: String) -> String {
+    func metaValue(_ metaTable: String) -> String {
         "SELECT \(q("value")) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
     }
 
-    static func metaInteger(_ metaTable: String) -> String {
+    func metaInteger(_ metaTable: String) -> String {
         "SELECT CAST(\(q("value")) AS INTEGER) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
     }
 
     /// Whether the object of ID parameter 1 is among the rows of `fetch` (a query whose first column is "id").
-    static func isAmong(_ fetch: String) -> String {
+    func isAmong(_ fetch: String) -> String {
         "SELECT 1 FROM (\(fetch)) WHERE \(q("id")) = \(p(1))"
     }
 
     // MARK: Keys
 
     /// `column` of the row whose ID is parameter 1.
-    static func value(of column: String, in table: String) -> String {
+    func value(of column: String, in table: String) -> String {
         "SELECT \(q(column)) FROM \(q(table)) WHERE \(q("id")) = \(p(1))"
     }
 
     /// Every (key, ID) of `column` that is not none.
-    static func keys(_ column: String, in table: String) -> String {
+    func keys(_ column: String, in table: String) -> String {
         "SELECT \(q(column)), \(q("id")) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL"
     }
 
     /// Up to `limit` values of `column` that are not none.
-    static func values(_ column: String, in table: String, limit: Int) -> String {
+    func values(_ column: String, in table: String, limit: Int) -> String {
         "SELECT \(q(column)) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL LIMIT \(limit)"
     }
 
     /// Every (key, ID) of `column` whose text has a character beyond ASCII, by ID.
-    static func nonASCIIKeys(_ column: String, in table: String) -> String {
+    func nonASCIIKeys(_ column: String, in table: String) -> String {
         "SELECT \(q(column)), \(q("id")) FROM \(q(table)) WHERE \(d.hasNonASCIIText(q(column))) ORDER BY \(q("id"))"
     }
 
     // MARK: Links (to-many relationships through a join table)
 
     /// Adds the link (parameter 1, parameter 2) unless it is there.
-    static func addLink(_ table: String, own: String, other: String) -> String {
+    func addLink(_ table: String, own: String, other: String) -> String {
         d.upsert(into: table, columns: [own, other], values: [p(1), p(2)], conflict: [own, other], update: [])
     }
 
     /// Removes the link (parameter 1, parameter 2).
-    static func removeLink(_ table: String, own: String, other: String) -> String {
+    func removeLink(_ table: String, own: String, other: String) -> String {
         "DELETE FROM \(q(table)) WHERE \(q(own)) = \(p(1)) AND \(q(other)) = \(p(2))"
     }
 
     /// The other ends of the links of object parameter 1.
-    static func links(_ table: String, own: String, other: String) -> String {
+    func links(_ table: String, own: String, other: String) -> String {
         "SELECT \(q(other)) FROM \(q(table)) WHERE \(q(own)) = \(p(1))"
     }
 
     // MARK: Indexes, savepoints, checks
 
-    static func dropIndex(_ name: String) -> String { "DROP INDEX \(q(name))" }
-    static var indexesOfTable: String { d.indexesOfTable }
-    static var keyColumnsOfIndex: String { d.keyColumnsOfIndex }
-    static var indexExists: String { d.indexExists }
-    static func sortHelpers(_ count: Int) -> String { d.sortHelpers(count) }
+    func dropIndex(_ name: String) -> String { "DROP INDEX \(q(name))" }
+    var indexesOfTable: String { d.indexesOfTable }
+    var keyColumnsOfIndex: String { d.keyColumnsOfIndex }
+    var indexExists: String { d.indexExists }
+    func sortHelpers(_ count: Int) -> String { d.sortHelpers(count) }
 
     /// The savepoint of one record that `--on-error skip` may roll back alone.
     static let recordSavepoint = "batch_record"
-    static var beginRecord: String { d.savepoint(recordSavepoint) }
-    static var keepRecord: String { d.releaseSavepoint(recordSavepoint) }
-    static var undoRecord: [String] { [d.rollbackToSavepoint(recordSavepoint), d.releaseSavepoint(recordSavepoint)] }
+    var beginRecord: String { d.savepoint(Self.recordSavepoint) }
+    var keepRecord: String { d.releaseSavepoint(Self.recordSavepoint) }
+    var undoRecord: [String] { [d.rollbackToSavepoint(Self.recordSavepoint), d.releaseSavepoint(Self.recordSavepoint)] }
 
-    static var foreignKeysEnabled: String { d.foreignKeysEnabled }
-    static func foreignKeys(on: Bool) -> String { d.foreignKeys(on: on) }
-    static var foreignKeyCheck: String { d.foreignKeyCheck }
+    var foreignKeysEnabled: String { d.foreignKeysEnabled }
+    func foreignKeys(on: Bool) -> String { d.foreignKeys(on: on) }
+    var foreignKeyCheck: String { d.foreignKeyCheck }
 
     // MARK: The import history
 
     static let journalTable = "_bookkeeper_imports"
 
-    static var createJournal: String {
+    var createJournal: String {
         """
-        CREATE TABLE IF NOT EXISTS \(q(journalTable)) (\
+        CREATE TABLE IF NOT EXISTS \(q(Self.journalTable)) (\
         "id" INTEGER PRIMARY KEY, "file" TEXT NOT NULL, "sha256" TEXT NOT NULL, "started_at" TEXT NOT NULL, \
         "seconds" REAL NOT NULL, "entity" TEXT NOT NULL, "records" INTEGER NOT NULL, "inserted" INTEGER NOT NULL, \
         "updated" INTEGER NOT NULL, "unchanged" INTEGER NOT NULL, "deleted" INTEGER NOT NULL, \
@@ -145,26 +148,26 @@ enum BatchSQL {
     /// Columns added since the table was first made, each nullable (rows from before have no value).
     static let journalAddedColumns = [("encoding", "TEXT")]
 
-    static var columnsOfTable: String { d.columnsOfTable }
+    var columnsOfTable: String { d.columnsOfTable }
 
-    static func addJournalColumn(_ name: String, _ type: String) -> String {
-        "ALTER TABLE \(q(journalTable)) ADD COLUMN \(q(name)) \(type)"
+    func addJournalColumn(_ name: String, _ type: String) -> String {
+        "ALTER TABLE \(q(Self.journalTable)) ADD COLUMN \(q(name)) \(type)"
     }
 
     static let journalColumns = ["file", "sha256", "started_at", "seconds", "entity", "records", "inserted", "updated",
                                  "unchanged", "deleted", "rejected", "counts", "encoding"]
 
-    /// Records one import: `journalColumns` as parameters 1….
-    static var recordImport: String {
-        "INSERT INTO \(q(journalTable)) (\(journalColumns.map(q).joined(separator: ", "))) VALUES ("
-            + journalColumns.indices.map { p($0 + 1) }.joined(separator: ", ") + ")"
+    /// Records one import: `Self.journalColumns` as parameters 1….
+    var recordImport: String {
+        "INSERT INTO \(q(Self.journalTable)) (\(Self.journalColumns.map(q).joined(separator: ", "))) VALUES ("
+            + Self.journalColumns.indices.map { p($0 + 1) }.joined(separator: ", ") + ")"
     }
 
     /// Every recorded import, oldest first; an older table without the encoding column reads none there.
-    static func importHistory(hasEncoding: Bool) -> String {
+    func importHistory(hasEncoding: Bool) -> String {
         let columns = ["id", "file", "sha256", "started_at", "seconds", "entity", "records", "rejected", "counts"].map(q)
         let encoding = hasEncoding ? q("encoding") : "NULL AS \(q("encoding"))"
-        return "SELECT \((columns + [encoding]).joined(separator: ", ")) FROM \(q(journalTable)) ORDER BY \(q("id"))"
+        return "SELECT \((columns + [encoding]).joined(separator: ", ")) FROM \(q(Self.journalTable)) ORDER BY \(q("id"))"
     }
 
     // MARK: Export
@@ -179,7 +182,7 @@ enum BatchSQL {
     /// The objects of `table` by ID (of the parent bound as parameter 1 when `parentColumn` is given): "id", the
     /// `attributes`, then per reference the destination's key, the stored foreign key, and whether its row exists
     /// (to tell a dangling reference from none).
-    static func export(_ table: String, attributes: [String], references: [ExportedReference], parentColumn: String?) -> String {
+    func export(_ table: String, attributes: [String], references: [ExportedReference], parentColumn: String?) -> String {
         var columns = ["t.\(q("id"))"] + attributes.map { "t.\(q($0))" }
         var joins: [String] = []
         for (i, r) in references.enumerated() {
@@ -195,7 +198,7 @@ enum BatchSQL {
     }
 
     /// The keys of the objects linked to the object bound as parameter 1 through `joinTable`, by their ID.
-    static func exportLinks(_ joinTable: String, own: String, other: String, destination: String, keyColumn: String) -> String {
+    func exportLinks(_ joinTable: String, own: String, other: String, destination: String, keyColumn: String) -> String {
         "SELECT d.\(q(keyColumn)) FROM \(q(joinTable)) j JOIN \(q(destination)) d ON d.\(q("id")) = j.\(q(other)) "
             + "WHERE j.\(q(own)) = \(p(1)) ORDER BY d.\(q("id"))"
     }

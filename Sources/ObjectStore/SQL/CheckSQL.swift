@@ -2,38 +2,41 @@
 // than their column's, text with a NUL or not UTF-8, infinities, booleans other than 0 and 1, repeated keys, the
 // objects that break a rule) and the counts of the rest, built here through the dialect.
 
-enum CheckSQL {
-    private static var d: any SQLDialect { Store.dialect }
-    private static func q(_ name: String) -> String { d.quote(name) }
-    private static func p(_ position: Int) -> String { d.placeholder(position) }
+struct CheckSQL {
+    let d: any SQLDialect
+    init(_ d: any SQLDialect) { self.d = d }
+    /// The statements in SQLite's dialect (for the parts of the store that are SQLite's own).
+    static let sqlite = CheckSQL(SQLiteDialect())
+    private func q(_ name: String) -> String { d.quote(name) }
+    private func p(_ position: Int) -> String { d.placeholder(position) }
 
     /// The first rows of `sql` by `order`, as many as parameter 1 (`sql` must not end in ORDER BY or LIMIT).
-    static func firstRows(of sql: String, order: String) -> String {
+    func firstRows(of sql: String, order: String) -> String {
         "SELECT * FROM (\(sql)) ORDER BY \(order) LIMIT \(p(1))"
     }
 
     /// The number of rows of `sql`.
-    static func count(of sql: String) -> String { "SELECT COUNT(*) FROM (\(sql))" }
+    func count(of sql: String) -> String { "SELECT COUNT(*) FROM (\(sql)) AS n" }
 
     /// The order of `brokenLinks` and `repeatedLinks`.
-    static var linkOrder: String { "a, b" }
+    var linkOrder: String { "a, b" }
 
     /// The links of `joinTable` (columns a, b) to an object that does not exist, and whether each end exists.
-    static func brokenLinks(_ joinTable: String, own: String, other: String, ownEntity: String, otherEntity: String) -> String {
+    func brokenLinks(_ joinTable: String, own: String, other: String, ownEntity: String, otherEntity: String) -> String {
         let a = q(own), b = q(other)
         return "SELECT \(a) AS a, \(b) AS b, coalesce(\(a) IN (SELECT \(q("id")) FROM \(q(ownEntity))), 0) AS aFound, "
             + "coalesce(\(b) IN (SELECT \(q("id")) FROM \(q(otherEntity))), 0) AS bFound FROM \(q(joinTable)) WHERE NOT aFound OR NOT bFound"
     }
 
     /// The links of `joinTable` kept more than once (columns a, b, and how many times).
-    static func repeatedLinks(_ joinTable: String, own: String, other: String) -> String {
+    func repeatedLinks(_ joinTable: String, own: String, other: String) -> String {
         let a = q(own), b = q(other)
         return "SELECT \(a) AS a, \(b) AS b, COUNT(*) AS n FROM \(q(joinTable)) GROUP BY \(a), \(b) HAVING COUNT(*) > 1"
     }
 
     /// The objects of `table` whose `column` refers to no object of `destination` (ID, target): to an ID from 1 to
     /// `highest` (handed out, so deleted) when `handedOut`, else to one never handed out.
-    static func danglingReferences(_ table: String, column: String, destination: String, highest: Int64, handedOut: Bool) -> String {
+    func danglingReferences(_ table: String, column: String, destination: String, highest: Int64, handedOut: Bool) -> String {
         let c = q(column)
         let range = "target BETWEEN 1 AND \(highest)"
         return "SELECT \(q("id")), \(c) AS target FROM \(q(table)) WHERE \(c) IS NOT NULL "
@@ -41,61 +44,61 @@ enum CheckSQL {
     }
 
     /// The objects whose `column` is stored as another kind than `kind` (ID, value, its bytes).
-    static func storedOtherwise(_ table: String, column: String, than kind: StoredKind) -> String {
+    func storedOtherwise(_ table: String, column: String, than kind: StoredKind) -> String {
         let c = q(column)
         return "SELECT \(q("id")), \(c) AS v, \(d.storedBytes(c)) AS bytes FROM \(q(table)) WHERE \(d.isStoredOtherwise(c, than: kind))"
     }
 
     /// The objects whose text in `column` holds a NUL (ID, its bytes).
-    static func textWithNUL(_ table: String, column: String) -> String {
+    func textWithNUL(_ table: String, column: String) -> String {
         let c = q(column)
         return "SELECT \(q("id")), \(d.storedBytes(c)) FROM \(q(table)) WHERE \(d.isStored(c, as: .text)) AND \(d.containsNUL(d.storedBytes(c)))"
     }
 
     /// The objects whose text in `column` is not UTF-8 (ID, its bytes).
-    static func textNotUTF8(_ table: String, column: String) -> String {
+    func textNotUTF8(_ table: String, column: String) -> String {
         let c = q(column)
         return "SELECT \(q("id")), \(d.storedBytes(c)) FROM \(q(table)) WHERE \(d.isStored(c, as: .text)) AND \(d.invalidUTF8(c))"
     }
 
     /// The objects whose `column` holds an infinity (ID, whether it is +∞).
-    static func infinities(_ table: String, column: String) -> String {
+    func infinities(_ table: String, column: String) -> String {
         let c = q(column)
         return "SELECT \(q("id")), \(c) > 0 FROM \(q(table)) WHERE \(d.isStored(c, as: .real)) AND \(d.isInfinite(c))"
     }
 
     /// The objects whose boolean `column` holds an integer other than 0 and 1 (ID, value).
-    static func otherBooleans(_ table: String, column: String) -> String {
+    func otherBooleans(_ table: String, column: String) -> String {
         let c = q(column)
         return "SELECT \(q("id")), \(c) FROM \(q(table)) WHERE \(d.isStored(c, as: .integer)) AND \(c) NOT IN (0, 1)"
     }
 
     /// The objects whose decimal `column` holds Int64.min units (ID): beyond the type, which holds ±Int64.max units.
-    static func decimalsBeyondRange(_ table: String, column: String) -> String {
+    func decimalsBeyondRange(_ table: String, column: String) -> String {
         let c = q(column)
         return "SELECT \(q("id")) FROM \(q(table)) WHERE \(d.isStored(c, as: .integer)) AND \(c) = \(Int64.min)"
     }
 
     /// Every object-ID mark in the metadata table (key, value as stored).
-    static func idMarks(_ metaTable: String, prefix: String) -> String {
+    func idMarks(_ metaTable: String, prefix: String) -> String {
         "SELECT \(q("key")), \(q("value")) FROM \(q(metaTable)) WHERE substr(\(q("key")), 1, \(prefix.utf8.count)) = '\(prefix)'"
     }
 
     /// Every object whose `column` holds text (ID, its bytes), by ID.
-    static func texts(_ table: String, column: String) -> String {
+    func texts(_ table: String, column: String) -> String {
         let c = q(column)
         return "SELECT \(q("id")), \(d.storedBytes(c)) FROM \(q(table)) WHERE \(d.isStored(c, as: .text)) ORDER BY \(q("id"))"
     }
 
     /// The values of `column` that several objects share (value, count, the first ID).
-    static func repeatedValueGroups(_ table: String, column: String) -> String {
+    func repeatedValueGroups(_ table: String, column: String) -> String {
         let c = q(column)
         return "SELECT \(c) AS v, COUNT(*) AS n, MIN(\(q("id"))) AS first FROM \(q(table)) WHERE \(c) IS NOT NULL GROUP BY \(c) HAVING COUNT(*) > 1"
     }
 
     /// The first groups of `repeatedValueGroups` (by their first object, as many as parameter 1): value, count,
     /// and the IDs of its first five objects joined with commas.
-    static func repeatedValues(_ table: String, column: String) -> String {
+    func repeatedValues(_ table: String, column: String) -> String {
         let c = q(column), id = q("id")
         let firstFive = "SELECT \(id) FROM \(q(table)) AS o WHERE o.\(c) = g.v ORDER BY \(id) LIMIT 5"
         return "SELECT v, n, (SELECT \(d.joinedWithCommas(id)) FROM (\(firstFive))) "
@@ -103,10 +106,10 @@ enum CheckSQL {
     }
 
     /// The objects of `fetch` (a query whose first column is "id"): ID and natural key (none without one).
-    static func objects(of fetch: String, key: String?) -> String {
+    func objects(of fetch: String, key: String?) -> String {
         "SELECT \(q("id")), \(key.map(q) ?? "NULL") FROM (\(fetch))"
     }
 
-    static var foreignKeyCheck: String { d.foreignKeyCheck }
-    static func fileJournal(_ kind: FileJournal) -> String { d.fileJournal(kind) }
+    var foreignKeyCheck: String { d.foreignKeyCheck }
+    func fileJournal(_ kind: FileJournal) -> String { d.fileJournal(kind) }
 }

@@ -12,30 +12,32 @@ extension FetchPlan {
     }
 
     /// The statement and its arguments.
-    package func sql(_ selection: Selection) -> (sql: String, arguments: [StoredValue]) { sql(selection, coverage: nil) }
+    package func sql(_ selection: Selection, dialect: any SQLDialect) -> (sql: String, arguments: [StoredValue]) {
+        sql(selection, dialect: dialect, coverage: nil)
+    }
 
     /// The statement as run on a store: `db` tells which ranges cover so much of their table that its index would
     /// only slow the read (`Store.rangeCoverage`).
     package func sql(_ selection: Selection, in db: any StorageConnection) -> (sql: String, arguments: [StoredValue]) {
-        sql(selection, coverage: Store.rangeCoverage(db))
+        sql(selection, dialect: db.dialect, coverage: Store.rangeCoverage(db))
     }
 
     /// `shareAggregates: false` writes every use of an aggregate as its own subquery (the statement before issue
     /// 27's derived table), for the tests that compare the two.
     /// `groupAggregates: false` keeps every to-many aggregate a correlated subquery (no grouped derived table,
     /// FetchPlan+GroupedAggregates), for the tests that compare the two.
-    func sql(_ selection: Selection, coverage: ((Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double?)?,
+    func sql(_ selection: Selection, dialect: any SQLDialect, coverage: ((Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double?)?,
              shareAggregates: Bool = true, groupAggregates: Bool = true) -> (sql: String, arguments: [StoredValue]) {
-        let s = statement(selection, coverage: coverage, shareAggregates: shareAggregates, groupAggregates: groupAggregates)
+        let s = statement(selection, dialect: dialect, coverage: coverage, shareAggregates: shareAggregates, groupAggregates: groupAggregates)
         return (s.sql, s.arguments)
     }
 
     /// The statement; `marked` writes each aggregate subquery with its number (`SQLCompiler.marking`), `marks`
     /// giving each aggregate's number by its key.
-    func statement(_ selection: Selection, coverage: ((Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double?)?,
+    func statement(_ selection: Selection, dialect: any SQLDialect, coverage: ((Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double?)?,
                    shareAggregates: Bool = true, groupAggregates: Bool = false, marked: Bool = false)
         -> (sql: String, arguments: [StoredValue], marks: [String: Int]) {
-        let compiler = SQLCompiler(model: model, scopes: scopes, coverage: coverage)
+        let compiler = SQLCompiler(model: model, scopes: scopes, dialect: dialect, coverage: coverage)
         compiler.marking = marked
         var q = compiler.rootQuery()
         var shared = shareAggregates ? sharedAggregates(selection, compiler: compiler) : []
@@ -71,7 +73,7 @@ extension FetchPlan {
                 columns[key] = "t0.\(name)"
             }
             let derived = SQLQuery(parent: nil)
-            derived.from = "(SELECT \(inner.joined(separator: ", ")) \(q.body()) LIMIT -1 OFFSET 0) t0"
+            derived.from = "(SELECT \(inner.joined(separator: ", ")) \(q.body()) \(compiler.dialect.derivedTableFence)) t0"
             derived.scopeAliases[0] = "t0"
             q = derived
             compiler.shared = columns
@@ -102,22 +104,22 @@ extension FetchPlan {
                 // bench on a store imported in random order: 0.62 s, against 0.19 s scanned and sorted). A unary
                 // `+` keeps the column (and its collation) but not the index. With a LIMIT the index order is what
                 // makes the first rows cheap, so it stays.
-                else if !limited && !isGrouped, case .attribute = expression { term = "+" + term }
+                else if !limited && !isGrouped, case .attribute = expression { term = compiler.dialect.withoutIndex(term) }
                 if expression.type == .attribute(.string) { term = compiler.dialect.collate(term, descriptor.comparison) }
-                order.append(term + (descriptor.ascending ? " ASC" : " DESC"))
+                order.append(compiler.dialect.orderTerm(term, ascending: descriptor.ascending))
             }
             // Ties keep a stable order: by object ID, or for groups by their keys.
-            if isGrouped { order += groupTerms.map { "\($0) ASC" } } else { order.append("t0.\"id\" ASC") }
+            if isGrouped { order += groupTerms.map { compiler.dialect.orderTerm($0, ascending: true) } } else { order.append(compiler.dialect.orderTerm("t0.\"id\"", ascending: true)) }
         }
         // Joins are added while compiling, so the body is read last.
         var sql = "SELECT \(select) \(q.body())"
         if !groupTerms.isEmpty { sql += " GROUP BY " + groupTerms.joined(separator: ", ") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         if limited {
-            sql += " LIMIT \(compiler.bind(.integer(Int64(request.limit ?? -1))))"
+            sql += " LIMIT \(compiler.bind(request.limit.map { .integer(Int64($0)) } ?? compiler.dialect.noLimit))"
             if let offset = request.offset { sql += " OFFSET \(compiler.bind(.integer(Int64(offset))))" }
         }
-        if selection == .count && (limited || isGrouped) { sql = "SELECT COUNT(*) FROM (\(sql))" }
+        if selection == .count && (limited || isGrouped) { sql = "SELECT COUNT(*) FROM (\(sql)) AS n" }
         return (sql, compiler.arguments, compiler.markIDs)
     }
 }

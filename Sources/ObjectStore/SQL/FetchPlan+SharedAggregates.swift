@@ -32,7 +32,7 @@ extension FetchPlan {
         guard selection != .objects, isGrouped || !limited else { return [] }
         let uses = aggregateUses(selection, compiler: compiler)
         guard !uses.isEmpty else { return [] }
-        let written = statement(selection, coverage: nil, shareAggregates: false, marked: true)
+        let written = statement(selection, dialect: compiler.dialect, coverage: nil, shareAggregates: false, marked: true)
         let copies = FetchPlan.markedCopies(written.sql)
         var order: [(String, BoundExpression)] = []
         var seen = Set<String>()

@@ -9,7 +9,7 @@ extension FetchPlan {
     /// path), which an UPDATE cannot hold. `db` tells which ranges are better read without their index, as for a
     /// fetch.
     package func directUpdate(columns: [String], in db: any StorageConnection) -> (sql: String, arguments: [StoredValue])? {
-        let compiler = SQLCompiler(model: model, scopes: scopes, coverage: Store.rangeCoverage(db))
+        let compiler = SQLCompiler(model: model, scopes: scopes, dialect: db.dialect, coverage: Store.rangeCoverage(db))
         let q = compiler.rootQuery()
         if let predicate { q.conditions.append(compiler.compile(predicate, negated: false, in: q)) }
         guard q.joins.isEmpty, request.limit == nil, request.offset == nil else { return nil }

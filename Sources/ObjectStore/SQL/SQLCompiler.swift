@@ -44,7 +44,7 @@ final class SQLQuery {
 package final class SQLCompiler {
     let model: ObjectModel
     let scopes: [Entity]
-    let dialect: any SQLDialect = Store.dialect
+    let dialect: any SQLDialect
     /// The form the sum being compiled takes beyond an Int64 (see `ordering`).
     private var sumForm: WideForm = .exact
     private(set) var arguments: [StoredValue] = []
@@ -53,10 +53,11 @@ package final class SQLCompiler {
     /// statement is compiled against a store (`RangeCoverage`); nil compiles without it.
     let coverage: ((_ entity: Entity, _ attribute: EntityAttribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)?
 
-    init(model: ObjectModel, scopes: [Entity],
+    init(model: ObjectModel, scopes: [Entity], dialect: any SQLDialect,
          coverage: ((_ entity: Entity, _ attribute: EntityAttribute, _ low: StoredValue?, _ high: StoredValue?) -> Double?)? = nil) {
         self.model = model
         self.scopes = scopes
+        self.dialect = dialect
         self.coverage = coverage
     }
 
@@ -172,7 +173,7 @@ package final class SQLCompiler {
     func compile(_ p: BoundPredicate, negated: Bool, in q: SQLQuery) -> String {
         switch p {
         case .constant(let b):
-            return (b != negated) ? "1" : "0"
+            return dialect.constant(b != negated)
         case .not(let inner):
             return compile(inner, negated: !negated, in: q)
         case .and, .or:
@@ -200,7 +201,7 @@ package final class SQLCompiler {
             return negated ? "NOT \(exists)" : exists
         case .comparison(let c):
             let sql = comparison(c, in: q)
-            return negated ? "(\(sql)) IS NOT 1" : sql
+            return negated ? dialect.isNotTrue(sql) : sql
         }
     }
 
@@ -243,7 +244,7 @@ package final class SQLCompiler {
             let l = side(c.left, c, in: q)
             guard case .list(let values) = c.right else { preconditionFailure("IN without a list") }
             let items = values.filter { !$0.isNull }.map { literal($0, c.domain, fold: folds ? c.options : []) }
-            var sql = items.isEmpty ? "0" : dialect.inList(l, items, bind: bind)
+            var sql = items.isEmpty ? dialect.constant(false) : dialect.inList(l, items, bind: bind)
             if values.contains(where: \.isNull) { sql = "(\(sql) OR \(l) IS NULL)" }
             return sql
         case .between:
@@ -261,9 +262,9 @@ package final class SQLCompiler {
             if wide == .function { return "(\(dialect.wideComparison(l, ">=", lo)) AND \(dialect.wideComparison(l, "<=", hi)))" }
             return "(\(l) >= \(lo) AND \(l) <= \(hi))"
         case .equal:
-            return "\(side(c.left, c, in: q)) IS \(side(c.right, c, in: q))"
+            return dialect.isNotDistinct(side(c.left, c, in: q), side(c.right, c, in: q))
         case .notEqual:
-            return "\(side(c.left, c, in: q)) IS NOT \(side(c.right, c, in: q))"
+            return dialect.isDistinct(side(c.left, c, in: q), side(c.right, c, in: q))
         case .lessThan, .greaterThan, .lessThanOrEqual, .greaterThanOrEqual:
             let wide = ordering(c)
             let saved = sumForm
@@ -400,7 +401,7 @@ package final class SQLCompiler {
                 // The derived table holds the exact form; a comparison that wants the comparable one converts
                 // the rare wide value.
                 if op == .sum, a!.type != .double, sumForm == .comparable {
-                    raw = "(CASE WHEN typeof(\(column)) = 'blob' THEN \(dialect.wideComparable(column)) ELSE \(column) END)"
+                    raw = dialect.comparableSum(column)
                 }
             } else {
                 raw = marked(e, rawAggregate(e, in: q))
@@ -416,18 +417,7 @@ package final class SQLCompiler {
             // the UTC date its stored text begins with.
             let stored = scalar(inner, .stored, in: q)
             let value = typeOf(inner) == .dateTime ? dialect.localDay(stored) : stored
-            switch unit {
-            case .month: return "substr(\(value), 1, 7)"
-            case .year: return "CAST(substr(\(value), 1, 4) AS INTEGER)"
-            case .quarter:
-                return "(substr(\(value), 1, 4) || '-Q' || ((CAST(substr(\(value), 6, 2) AS INTEGER) + 2) / 3))"
-            case .week:
-                // ISO 8601: a week belongs to the year of its Thursday, and is numbered from that year's first
-                // Thursday. SQLite 3.40 (Debian 12) has no %V or %G, so the Thursday is found with 'weekday 4'
-                // (the next Thursday, counting the day itself) from three days before.
-                let thursday = "date(substr(\(value), 1, 10), '-3 days', 'weekday 4')"
-                return "(strftime('%Y', \(thursday)) || '-W' || printf('%02d', (CAST(strftime('%j', \(thursday)) AS INTEGER) - 1) / 7 + 1))"
-            }
+            return dialect.period(unit, ofDay: value)
         case .groupAggregate(let op, let inner, let weight):
             guard let inner else { return "COUNT(*)" }
             var value = scalar(inner, .stored, in: q)
@@ -445,7 +435,7 @@ package final class SQLCompiler {
             case .avg:
                 // Sums for an average are exact, then divided once in floating point (an average is a Double).
                 func realSum(_ v: String, wide: Bool) -> String {
-                    "CAST(\(wide ? dialect.wideReal(dialect.wideSum(v)) : dialect.exactSum(v, beyond: .real)) AS REAL)"
+                    dialect.castReal(wide ? dialect.wideReal(dialect.wideSum(v)) : dialect.exactSum(v, beyond: .real))
                 }
                 let total = isDouble ? "SUM(\(value))" : realSum(value, wide: innerWide)
                 let average = weight.map { w -> String in
@@ -492,7 +482,7 @@ package final class SQLCompiler {
         case .count: return "COUNT(\(value))"
         case .sum: return a!.type == .double ? "SUM(\(value))" : dialect.exactSum(value, beyond: form)
         // The exact sum divided once, as the evaluator does (SQLite's AVG adds in floating point).
-        case .avg: return a!.type == .double ? "AVG(\(value))" : "CAST(\(dialect.exactSum(value, beyond: .real)) AS REAL) / COUNT(\(value))"
+        case .avg: return a!.type == .double ? "AVG(\(value))" : "\(dialect.castReal(dialect.exactSum(value, beyond: .real))) / COUNT(\(value))"
         case .min, .max: return "\(op.rawValue.uppercased())(\(value))"
         }
     }
@@ -525,7 +515,7 @@ package final class SQLCompiler {
     /// a collection element (a SUBQUERY's scope), which are not one value per fetched object.
     func aggregateKey(_ e: BoundExpression) -> String? {
         guard case .aggregate(_, let c, _, _) = e, c.scope == 0 else { return nil }
-        let scratch = SQLCompiler(model: model, scopes: scopes)
+        let scratch = SQLCompiler(model: model, scopes: scopes, dialect: dialect)
         let sql = scratch.rawAggregate(e, in: scratch.rootQuery())
         return ([sql] + scratch.arguments.map { String(reflecting: $0) }).joined(separator: "\u{1F}")
     }

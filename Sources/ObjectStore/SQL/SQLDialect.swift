@@ -190,6 +190,32 @@ package protocol SQLDialect: Sendable {
     /// write, when the store is in that mode already).
     func fileJournal(_ kind: FileJournal) -> String
 
+    // MARK: Conditions and queries (SQLDialectFeature.conditions, .ordering)
+
+    /// A condition that always holds (`true`) or never does.
+    func constant(_ truth: Bool) -> String
+    /// `condition` does not hold: false or NULL.
+    func isNotTrue(_ condition: String) -> String
+    /// `a` equals `b`, none being equal to none (two SQL terms).
+    func isNotDistinct(_ a: String, _ b: String) -> String
+    /// `term` as a 64-bit integer.
+    func castInteger(_ term: String) -> String
+    /// `term` as a double.
+    func castReal(_ term: String) -> String
+    /// The period `unit` of a date (`YYYY-MM-DD` text, the local date of a date-time): `YYYY-MM`, the year as an
+    /// integer, `YYYY-Qn`, or the ISO week `YYYY-Www`.
+    func period(_ unit: PeriodUnit, ofDay day: String) -> String
+    /// A sort term, ascending or descending, none first when ascending (SQLite's order, which the evaluator keeps).
+    func orderTerm(_ term: String, ascending: Bool) -> String
+    /// A column as a sort term that does not make the planner read the table through the column's index.
+    func withoutIndex(_ term: String) -> String
+    /// What ends a derived table so that the planner computes it as written (not flattened into its query).
+    var derivedTableFence: String { get }
+    /// The bound LIMIT that takes every row (with an OFFSET).
+    var noLimit: StoredValue { get }
+    /// The sum in a shared aggregate's column, in the comparable form (WideForm.comparable).
+    func comparableSum(_ column: String) -> String
+
     // MARK: Comparisons (SQLDialectFeature.nullSafeComparison, .nonASCIIText)
 
     /// `a` differs from `b`, none being equal to none (two SQL terms).
@@ -199,8 +225,10 @@ package protocol SQLDialect: Sendable {
 }
 
 extension Store {
-    /// The dialect of the store's SQL: SQLite's, the only one today.
-    package static let dialect: any SQLDialect = SQLiteDialect()
+    /// The dialect of the store's SQL.
+    package var dialect: any SQLDialect { SQLiteDialect() }
+    /// The dialect of a store file, the default kind (`--explain` of a report before any store is open).
+    package static var fileDialect: any SQLDialect { SQLiteDialect() }
 }
 
 /// What a number beyond an Int64 is in SQL.

@@ -5,7 +5,7 @@
 
 extension AttributeType {
     /// The STRICT column type. Decimals are scaled integers; dates and date-times are ISO text.
-    var columnType: String { Store.dialect.columnType(self) }
+    var columnType: String { SQLiteDialect().columnType(self) }
 }
 
 extension DeleteRule {

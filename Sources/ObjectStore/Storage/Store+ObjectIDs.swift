@@ -13,13 +13,13 @@ extension Store {
 
     /// The highest ID bookkeeper recorded handing out for `entity`, or 0.
     static func idMark(_ db: any StorageConnection, entity: String) throws -> Int64 {
-        try db.int64(StoreSQL.metaInteger(metaTable), [.text(idMarkKey(entity))]) ?? 0
+        try db.int64(StoreSQL(db.dialect).metaInteger(metaTable), [.text(idMarkKey(entity))]) ?? 0
     }
 
     /// The largest ID ever handed out to `entity`: its mark, or its table's largest above it (written by another
     /// tool, or a store without a mark).
     static func highestHandedOutID(_ db: any StorageConnection, entity: String) throws -> Int64 {
-        let stored = try db.int64(StoreSQL.largestID(in: entity)) ?? 0
+        let stored = try db.int64(StoreSQL(db.dialect).largestID(in: entity)) ?? 0
         return max(stored, try idMark(db, entity: entity))
     }
 
@@ -45,7 +45,7 @@ extension Store {
     /// Refuses to hand out IDs of `entity` when its mark is not an ID (attack 17: a mark of 22 digits made every add
     /// say that every ID was handed out; `abc` was read as 0, so a deleted object's ID could come back).
     func confirmIDMarkReadable(_ db: any StorageConnection, entity: String) throws {
-        let stored = try db.value(StoreSQL.metaValue(Store.metaTable), [.text(Store.idMarkKey(entity))])
+        let stored = try db.value(StoreSQL(db.dialect).metaValue(Store.metaTable), [.text(Store.idMarkKey(entity))])
         if Store.readIDMark(stored) == nil {
             throw StoreError.idMarkUnreadable(path: path, entity: entity, value: Store.markText(stored))
         }
@@ -69,21 +69,21 @@ extension Store {
     }
 
     /// SQL that raises `entity`'s mark to `?2` (never lowers it); `?1` is the key.
-    static var raiseIDMarkSQL: String { StoreSQL.raiseMetaInteger(metaTable) }
+    static func raiseIDMarkSQL(_ dialect: any SQLDialect) -> String { StoreSQL(dialect).raiseMetaInteger(metaTable) }
 
     /// Records that `entity`'s objects up to ID `id` were handed out (inserted, or deleted).
     static func raiseIDMark(_ db: any StorageConnection, entity: String, to id: Int64) throws {
-        try db.execute(cached: raiseIDMarkSQL, [.text(idMarkKey(entity)), .integer(id)])
+        try db.execute(cached: raiseIDMarkSQL(db.dialect), [.text(idMarkKey(entity)), .integer(id)])
     }
 
     /// Gives every entity of the model without a mark its table's largest ID (in the write transaction, before
     /// anything is written): a store written before marks existed, or an entity a migration added. One query when
     /// every entity has its mark.
     func recordMissingIDMarks(_ db: any StorageConnection) throws {
-        let present = Set(try db.column(StoreSQL.metaKeys(Store.metaTable, prefix: Store.idMarkKey(""))).compactMap(\.string))
+        let present = Set(try db.column(StoreSQL(db.dialect).metaKeys(Store.metaTable, prefix: Store.idMarkKey(""))).compactMap(\.string))
         for entity in model.entities where !present.contains(Store.idMarkKey(entity.name)) {
             guard try db.tableExists(entity.name) else { continue }
-            try db.execute(StoreSQL.insertLargestID(Store.metaTable, of: entity.name), [.text(Store.idMarkKey(entity.name))])
+            try db.execute(StoreSQL(db.dialect).insertLargestID(Store.metaTable, of: entity.name), [.text(Store.idMarkKey(entity.name))])
         }
     }
 }

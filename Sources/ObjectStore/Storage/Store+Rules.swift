@@ -12,10 +12,10 @@ extension Store {
             for rule in entity.rules {
                 let plan = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))", limit: limit),
                                          model: model, columns: [])
-                let (sql, arguments) = plan.sql(.objects)
+                let (sql, arguments) = plan.sql(.objects, dialect: db.dialect)
                 // Named by ID and natural key, as the context names objects (`Order/3 "B-2"`): inside a batch the
                 // ID may be one that is rolled back, the key is what the user wrote.
-                let rows = try db.rows(CheckSQL.objects(of: sql, key: entity.naturalKey), arguments)
+                let rows = try db.rows(CheckSQL(db.dialect).objects(of: sql, key: entity.naturalKey), arguments)
                 for row in rows {
                     // (Any storage class: in a table another tool rebuilt, "id" may be other than the row ID.)
                     let id = row[0]
@@ -26,8 +26,8 @@ extension Store {
                 }
                 if counting && rows.count == limit {
                     let all = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
-                    let (sql, arguments) = all.sql(.objects)
-                    let total = try db.int(CheckSQL.count(of: sql), arguments) ?? 0
+                    let (sql, arguments) = all.sql(.objects, dialect: db.dialect)
+                    let total = try db.int(CheckSQL(db.dialect).count(of: sql), arguments) ?? 0
                     if total > limit { problems.append("\(entity.name): … and \(total - limit) more: \(rule.message)") }
                 }
             }

@@ -253,7 +253,7 @@ package struct PreparedReport: Sendable {
 
     /// The SQL and its arguments, as `--explain` shows them.
     package var explanation: String {
-        let (sql, arguments) = plan.sql(.columns)
+        let (sql, arguments) = plan.sql(.columns, dialect: Store.fileDialect)
         var lines = [sql]
         for (i, argument) in arguments.enumerated() { lines.append("  ?\(i + 1) = \(argument)") }
         return lines.joined(separator: "\n")

@@ -35,7 +35,7 @@ final class FetchExecutionTests: XCTestCase {
     }
 
     func queryPlan(_ request: ObjectStore.ObjectFetchRequest, columns: [String]) throws -> String {
-        let (sql, arguments) = try FetchPlan(request, model: store.model, columns: columns).sql(.columns)
+        let (sql, arguments) = try FetchPlan(request, model: store.model, columns: columns).sql(.columns, dialect: SQLiteDialect())
         return try store.readSQLite { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
                 .map { $0["detail"] as String }.joined(separator: "\n")

@@ -67,7 +67,7 @@ final class GroupedFetchTests: XCTestCase {
     func testQuarterAndISOWeekOfEveryDayAgreeBetweenSQLAndTheEvaluator() throws {
         for unit in [PeriodUnit.quarter, .week] {
             let plan = try FetchPlan(ObjectFetchRequest(entity: "Book"), model: store.model, columns: ["\(unit.rawValue)(added)"])
-            let select = plan.sql(.columns).sql
+            let select = plan.sql(.columns, dialect: SQLiteDialect()).sql
             let expression = String(select.dropFirst("SELECT ".count)).components(separatedBy: " FROM ")[0]
                 .replacingOccurrences(of: #"t0."added""#, with: "d")
             let sql = """

@@ -19,7 +19,7 @@ final class LocalPeriodDifferentialTests: XCTestCase {
     /// The SQL of a period column as the compiler writes it, for a value named `t`.
     func periodSQL(_ unit: PeriodUnit) throws -> String {
         let plan = try FetchPlan(ObjectFetchRequest(entity: "Book"), model: TestModel.model, columns: ["\(unit.rawValue)(checked)"])
-        let select = plan.sql(.columns).sql
+        let select = plan.sql(.columns, dialect: SQLiteDialect()).sql
         return String(select.dropFirst("SELECT ".count)).components(separatedBy: " FROM ")[0]
             .replacingOccurrences(of: #"t0."checked""#, with: "t")
     }

@@ -80,7 +80,7 @@ final class PredicateBindingErrorTests: XCTestCase {
         func statement(_ predicate: String, variables: [String: String] = [:], arguments: [String] = []) throws -> String {
             let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: predicate, variables: variables, textArguments: arguments),
                                      model: TestModel.model, columns: [])
-            let (sql, values) = plan.sql(.objects)
+            let (sql, values) = plan.sql(.objects, dialect: SQLiteDialect())
             return sql + " -- " + values.map { "\($0)" }.joined(separator: ", ")
         }
         for (path, value) in [("SELF", "Book/1"), ("author", "Author/2"), ("cover", "Cover/3"), ("shelf", "Shelf/9")] {
@@ -170,7 +170,7 @@ final class PredicateInjectionTests: XCTestCase {
             for predicate in ["title == %@", "title CONTAINS %@", "author.name BEGINSWITH[cd] %@", "ANY genres.name IN %@"] {
                 let request = ObjectFetchRequest(entity: "Book", predicate: predicate, textArguments: [attack])
                 XCTAssertEqual(try context.fetch(request).count, 0, "\(predicate) with \(attack)")
-                let (sql, arguments) = try FetchPlan(request, model: store.model, columns: []).sql(.objects)
+                let (sql, arguments) = try FetchPlan(request, model: store.model, columns: []).sql(.objects, dialect: SQLiteDialect())
                 XCTAssertFalse(sql.contains(attack), sql)
                 XCTAssertTrue(arguments.contains { $0.string?.contains(attack.prefix(5)) ?? false }, "\(arguments)")
             }

@@ -133,14 +133,14 @@ final class SharedAggregateDifferentialTests: XCTestCase {
                 let plan = try FetchPlan(request, model: store.model, columns: columns, groupBy: group ? ["inPrint"] : [])
                 let what = "seed \(seed), store \(storeNumber): Book where \(predicate ?? "-") columns \(columns) sort \(sort) limit \(limit.map(String.init) ?? "-") group \(group)"
                 for selection in [FetchPlan.Selection.columns, .count] {
-                    let new = plan.sql(selection, coverage: nil)
-                    let old = plan.sql(selection, coverage: nil, shareAggregates: false, groupAggregates: false)
+                    let new = plan.sql(selection, dialect: SQLiteDialect(), coverage: nil)
+                    let old = plan.sql(selection, dialect: SQLiteDialect(), coverage: nil, shareAggregates: false, groupAggregates: false)
                     let (newRows, oldRows) = (try Self.rows(store, new), try Self.rows(store, old))
                     XCTAssertEqual(newRows, oldRows, "\(what) (\(selection))\nnew: \(new.sql)\nold: \(old.sql)")
                     // Each aggregate once: every aggregate's subquery is written once, where the old statement
                     // wrote one at least twice (marked: each copy carries its aggregate's number).
-                    let marked = plan.statement(selection, coverage: nil, marked: true).sql
-                    let oldMarked = plan.statement(selection, coverage: nil, shareAggregates: false, marked: true).sql
+                    let marked = plan.statement(selection, dialect: SQLiteDialect(), coverage: nil, marked: true).sql
+                    let oldMarked = plan.statement(selection, dialect: SQLiteDialect(), coverage: nil, shareAggregates: false, marked: true).sql
                     let twice = FetchPlan.markedCopies(oldMarked).values.contains { $0 > 1 }
                     if limit == nil || group {
                         XCTAssertEqual(FetchPlan.markedCopies(marked).values.max() ?? 1, 1, "\(what)\n\(marked)")
@@ -177,7 +177,7 @@ final class SharedAggregateDifferentialTests: XCTestCase {
         defer { withExtendedLifetime(dir) {} }
         let request = ObjectFetchRequest(entity: "Book", predicate: "pages > 10", sortDescriptors: [SortKey("inPrint")])
         let plan = try FetchPlan(request, model: store.model, columns: ["inPrint", "count", "sum:chapters.@count"], groupBy: ["inPrint"])
-        let statement = plan.sql(.columns, coverage: nil)
+        let statement = plan.sql(.columns, dialect: SQLiteDialect(), coverage: nil)
         XCTAssertTrue(statement.sql.contains("LIMIT -1 OFFSET 0) t0"), statement.sql)
         try store.readSQLite { db in
             let rows = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
@@ -200,13 +200,13 @@ final class SharedAggregateDifferentialTests: XCTestCase {
         let request = ObjectFetchRequest(entity: "Author", predicate: "name != 'x' AND books.@sum.price > 10",
                                    sortDescriptors: [SortKey("name")])
         let plan = try FetchPlan(request, model: store.model, columns: ["name", "books.@sum.price"])
-        let sql = plan.sql(.columns, coverage: nil).sql
+        let sql = plan.sql(.columns, dialect: SQLiteDialect(), coverage: nil).sql
         XCTAssertEqual(sql.components(separatedBy: "bk_sum").count - 1, 1, sql)
         XCTAssertTrue(sql.contains("LIMIT -1 OFFSET 0) t0"), sql)
         // The plain conjunct filters inside, before the sum; the one reading the sum outside.
         XCTAssertTrue(sql.contains(#"WHERE t0."name" IS NOT ?"#) || sql.contains(#"WHERE (t0."name" IS NOT ?"#), sql)
         try store.readSQLite { db in
-            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(plan.sql(.columns, coverage: nil).arguments.map(\.databaseValue)))
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(plan.sql(.columns, dialect: SQLiteDialect(), coverage: nil).arguments.map(\.databaseValue)))
                 .map { $0["detail"] as String }
             XCTAssertTrue(plan.contains { $0.hasPrefix("CO-ROUTINE") }, "the derived table runs as a co-routine: \(plan)")
             XCTAssertFalse(plan.contains { $0.hasPrefix("MATERIALIZE") }, "\(plan)")
@@ -214,6 +214,6 @@ final class SharedAggregateDifferentialTests: XCTestCase {
         // With a LIMIT (ungrouped) the statement stays as it was: the sort may stop after a few rows.
         let limited = try FetchPlan(ObjectFetchRequest(entity: "Author", predicate: "books.@sum.price > 10", limit: 3),
                                     model: store.model, columns: ["name", "books.@sum.price"])
-        XCTAssertFalse(limited.sql(.columns, coverage: nil).sql.contains("(SELECT t0.*"))
+        XCTAssertFalse(limited.sql(.columns, dialect: SQLiteDialect(), coverage: nil).sql.contains("(SELECT t0.*"))
     }
 }

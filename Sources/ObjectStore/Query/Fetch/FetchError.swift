@@ -76,7 +76,7 @@ extension ObjectContext {
 
     /// The number of objects matching `request` (its limit and offset apply), counted by the store.
     public func count(_ request: ObjectFetchRequest) throws -> Int {
-        let (sql, arguments) = try FetchError.plan(request, model: model).sql(.count)
+        let (sql, arguments) = try FetchError.plan(request, model: model).sql(.count, dialect: store.dialect)
         return try store.read { db in try db.int(sql, arguments) ?? 0 }
     }
 }

@@ -1,6 +1,6 @@
 extension ObjectContext {
     package func fetch(_ plan: FetchPlan) throws -> [ManagedObject] {
-        let (sql, arguments) = plan.sql(.objects)
+        let (sql, arguments) = plan.sql(.objects, dialect: store.dialect)
         let rows = try store.read { db in
             try db.rows(sql, arguments)
         }
@@ -83,7 +83,7 @@ extension Store {
     /// The SQL of a plan and its bound arguments, as `--explain` shows them.
     package func explain(_ plan: FetchPlan, _ selection: FetchPlan.Selection) -> String {
         // The statement as it would run on this store (its ranges judged against it).
-        let (sql, arguments) = (try? read { db in plan.sql(selection, in: db) }) ?? plan.sql(selection)
+        let (sql, arguments) = (try? read { db in plan.sql(selection, in: db) }) ?? plan.sql(selection, dialect: dialect)
         var lines = [sql]
         for (i, a) in arguments.enumerated() {
             // A number beyond an Int64 is bound as 16 bytes (WideInteger.swift): show the number it stands for.

@@ -20,6 +20,8 @@ package final class SQLiteConnection: StorageConnection {
     /// Bulk inserts' statements by table, columns and row count.
     private var bulkStatements: [String: [Int: SQLiteStatement]] = [:]
 
+    package var dialect: any SQLDialect { SQLiteDialect() }
+
     package init(handle: OpaquePointer) {
         self.handle = handle
     }
@@ -78,11 +80,11 @@ package final class SQLiteConnection: StorageConnection {
     }
 
     package func tableExists(_ name: String) throws(StorageError) -> Bool {
-        try bool(StoreSQL.tableExists, [.text(name)]) ?? false
+        try bool(StoreSQL.sqlite.tableExists, [.text(name)]) ?? false
     }
 
     package func columns(of table: String) throws(StorageError) -> [String] {
-        try rows(BatchSQL.columnsOfTable, [.text(table)]).compactMap { $0.string(0) }
+        try rows(BatchSQL.sqlite.columnsOfTable, [.text(table)]).compactMap { $0.string(0) }
     }
 
     package func bulkInsert(into table: String, columns: [String], values: [StoredValue], rows: Int) throws(StorageError) {
@@ -91,7 +93,7 @@ package final class SQLiteConnection: StorageConnection {
         if let known = bulkStatements[key]?[rows] {
             s = known
         } else {
-            s = try SQLiteStatement(self, sql: BatchSQL.insertRows(into: table, columns: columns, rows: rows), persistent: true)
+            s = try SQLiteStatement(self, sql: BatchSQL.sqlite.insertRows(into: table, columns: columns, rows: rows), persistent: true)
             bulkStatements[key, default: [:]][rows] = s
         }
         var i: Int32 = 1

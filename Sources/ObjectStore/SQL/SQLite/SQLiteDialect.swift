@@ -163,6 +163,37 @@ package struct SQLiteDialect: SQLDialect {
     }
 
     package func isDistinct(_ a: String, _ b: String) -> String { "\(a) IS NOT \(b)" }
+    package func isNotDistinct(_ a: String, _ b: String) -> String { "\(a) IS \(b)" }
+
+    package func constant(_ truth: Bool) -> String { truth ? "1" : "0" }
+    package func isNotTrue(_ condition: String) -> String { "(\(condition)) IS NOT 1" }
+    package func castInteger(_ term: String) -> String { "CAST(\(term) AS INTEGER)" }
+    package func castReal(_ term: String) -> String { "CAST(\(term) AS REAL)" }
+
+    package func period(_ unit: PeriodUnit, ofDay value: String) -> String {
+        switch unit {
+        case .month: return "substr(\(value), 1, 7)"
+        case .year: return "CAST(substr(\(value), 1, 4) AS INTEGER)"
+        case .quarter:
+            return "(substr(\(value), 1, 4) || '-Q' || ((CAST(substr(\(value), 6, 2) AS INTEGER) + 2) / 3))"
+        case .week:
+            // ISO 8601: a week belongs to the year of its Thursday, and is numbered from that year's first
+            // Thursday. SQLite 3.40 (Debian 12) has no %V or %G, so the Thursday is found with 'weekday 4'
+            // (the next Thursday, counting the day itself) from three days before.
+            let thursday = "date(substr(\(value), 1, 10), '-3 days', 'weekday 4')"
+            return "(strftime('%Y', \(thursday)) || '-W' || printf('%02d', (CAST(strftime('%j', \(thursday)) AS INTEGER) - 1) / 7 + 1))"
+        }
+    }
+
+    /// SQLite orders none first when ascending, last when descending.
+    package func orderTerm(_ term: String, ascending: Bool) -> String { term + (ascending ? " ASC" : " DESC") }
+    /// A unary `+` keeps the column (and its collation) but not its index.
+    package func withoutIndex(_ term: String) -> String { "+" + term }
+    package var derivedTableFence: String { "LIMIT -1 OFFSET 0" }
+    package var noLimit: StoredValue { .integer(-1) }
+    package func comparableSum(_ column: String) -> String {
+        "(CASE WHEN typeof(\(column)) = 'blob' THEN \(wideComparable(column)) ELSE \(column) END)"
+    }
 
     /// A text's length in bytes and in characters differ exactly when it has a byte ≥ 0x80.
     package func hasNonASCIIText(_ column: String) -> String {

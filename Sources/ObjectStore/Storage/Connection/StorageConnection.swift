@@ -32,6 +32,8 @@ package protocol StorageConnection: AnyObject {
     /// Loads `rows` rows into `table`: `values` holds each row's `columns` in order, row after row. The fastest way
     /// the database has to take many new rows (SQLite: one multi-row INSERT, prepared once per table and row count).
     func bulkInsert(into table: String, columns: [String], values: [StoredValue], rows: Int) throws(StorageError)
+    /// The dialect of the SQL this connection runs.
+    var dialect: any SQLDialect { get }
     /// Drops every statement `statement(_:)` kept (before the transaction that used them ends, or the store closes).
     func finalizeStatements()
 }

@@ -68,9 +68,9 @@ extension Store {
             let copy = try DatabaseQueue(path: target, configuration: configuration)
             defer { try? copy.close() }
             problem = try copy.read { db -> String? in
-                let check = try String.fetchOne(db, sql: StoreSQL.quickCheck) ?? "no answer"
+                let check = try String.fetchOne(db, sql: StoreSQL.sqlite.quickCheck) ?? "no answer"
                 guard check == "ok" else { return check.split(separator: "\n").joined(separator: " ") }
-                let format = try String.fetchOne(db, sql: StoreSQL.metaValue(metaTable), arguments: ["format"])
+                let format = try String.fetchOne(db, sql: StoreSQL.sqlite.metaValue(metaTable), arguments: ["format"])
                 return format == nil ? "it has no bookkeeper metadata" : nil
             }
         } catch let error as DatabaseError {

@@ -16,14 +16,14 @@ extension Store {
                 // Foreign keys are off for the batch when that is safe (see `batchKeepsReferencesIntact`): every
                 // key the batch writes is a row ID it has just resolved or inserted, and SQLite's checks (a parent
                 // look-up and a statement journal per insert) were a third of the bench's SQLite time.
-                let foreignKeysWereOn = try connection.bool(BatchSQL.foreignKeysEnabled) ?? false
+                let foreignKeysWereOn = try connection.bool(BatchSQL.sqlite.foreignKeysEnabled) ?? false
                 // A dry run of a store that needs migrating runs the migration first, as the real run would, with
                 // foreign keys off as a migration has them (a rebuilt table's DROP would act on the rows that refer
                 // to it); the references are then checked once, at the end.
                 let migrating = dryRun ? pendingMigration : nil
                 let switchOff = foreignKeysWereOn && (model.batchKeepsReferencesIntact || migrating != nil)
-                if switchOff { try connection.execute(BatchSQL.foreignKeys(on: false)) }
-                defer { if switchOff { try? connection.execute(BatchSQL.foreignKeys(on: true)) } }
+                if switchOff { try connection.execute(BatchSQL.sqlite.foreignKeys(on: false)) }
+                defer { if switchOff { try? connection.execute(BatchSQL.sqlite.foreignKeys(on: true)) } }
                 var result: T?
                 var cacheRelease: CheckpointCacheRelease?
                 defer { cacheRelease?.stop() }
@@ -58,7 +58,7 @@ extension Store {
                     if dryRun {
                         try checkRules()
                         if migrating != nil && !model.batchKeepsReferencesIntact,
-                           let first = try connection.rows(BatchSQL.foreignKeyCheck).first {
+                           let first = try connection.rows(BatchSQL.sqlite.foreignKeyCheck).first {
                             throw BatchError.sqlite("\(path): FOREIGN KEY constraint failed (table \(first.string(0) ?? ""), row \(first.int64(1) ?? 0))")
                         }
                         return .rollback

@@ -112,9 +112,9 @@ extension Store {
             /// At most `limit` lines, one a row of `sql` (which must not end in ORDER BY or LIMIT: it is wrapped),
             /// then `… and N more` when there are more.
             func listed(_ sql: String, order: String = quoted("id"), more: String, _ line: (Row) -> String) throws -> [String] {
-                let rows = try Row.fetchAll(db, sql: CheckSQL.firstRows(of: sql, order: order), arguments: [limit])
+                let rows = try Row.fetchAll(db, sql: CheckSQL.sqlite.firstRows(of: sql, order: order), arguments: [limit])
                 var lines = rows.map(line)
-                if rows.count == limit, let total = try Int.fetchOne(db, sql: CheckSQL.count(of: sql)), total > limit {
+                if rows.count == limit, let total = try Int.fetchOne(db, sql: CheckSQL.sqlite.count(of: sql)), total > limit {
                     lines.append("\(more): … and \(total - limit) more")
                 }
                 return lines
@@ -124,7 +124,7 @@ extension Store {
             let joinTables = tables.filter { $0.entity == nil }
             var foreignKeyLines: [String] = []
             do {
-                for row in try Row.fetchAll(db, sql: CheckSQL.foreignKeyCheck) {
+                for row in try Row.fetchAll(db, sql: CheckSQL.sqlite.foreignKeyCheck) {
                     let table: String = row[0], rowID: Int64? = row[1], parent: String = row[2]
                     // A join table's broken links are listed below, with the objects they link.
                     if joinTables.contains(where: { $0.name.lowercased() == table.lowercased() }) { continue }
@@ -143,8 +143,8 @@ extension Store {
                 let (own, other) = (join.columns[0], join.columns[1])
                 guard case .link(let ownEntity) = own.role, case .link(let otherEntity) = other.role,
                       has(ownEntity, "id"), has(otherEntity, "id") else { continue }
-                problems += try listed(CheckSQL.brokenLinks(join.name, own: own.name, other: other.name, ownEntity: ownEntity, otherEntity: otherEntity),
-                                       order: CheckSQL.linkOrder, more: join.name) { row in
+                problems += try listed(CheckSQL.sqlite.brokenLinks(join.name, own: own.name, other: other.name, ownEntity: ownEntity, otherEntity: otherEntity),
+                                       order: CheckSQL.sqlite.linkOrder, more: join.name) { row in
                     let first: DatabaseValue = row[0], second: DatabaseValue = row[1], firstFound: Bool = row[2], secondFound: Bool = row[3]
                     let firstText = "\(ownEntity)/\(first)", secondText = "\(otherEntity)/\(second)"
                     switch (firstFound, secondFound) {
@@ -153,8 +153,8 @@ extension Store {
                     case (false, false): return "\(join.name) links \(firstText) to \(secondText), neither of which exists"
                     }
                 }
-                problems += try listed(CheckSQL.repeatedLinks(join.name, own: own.name, other: other.name),
-                                       order: CheckSQL.linkOrder, more: join.name) { row in
+                problems += try listed(CheckSQL.sqlite.repeatedLinks(join.name, own: own.name, other: other.name),
+                                       order: CheckSQL.sqlite.linkOrder, more: join.name) { row in
                     "\(join.name) links \(ownEntity)/\(row[0] as DatabaseValue) to \(otherEntity)/\(row[1] as DatabaseValue) "
                         + "\(row[2] as Int) times (a link is kept once; every count of these links is too large)"
                 }
@@ -169,7 +169,7 @@ extension Store {
                     // out (another tool wrote it): a problem.
                     let highest = try Store.highestHandedOutID(storage, entity: r.destination)
                     func dangling(handedOut: Bool) -> String {
-                        CheckSQL.danglingReferences(table, column: column, destination: r.destination, highest: highest, handedOut: handedOut)
+                        CheckSQL.sqlite.danglingReferences(table, column: column, destination: r.destination, highest: highest, handedOut: handedOut)
                     }
                     let rule = "\(r.destination).\(model.inverse(of: r).name) has delete rule No Action"
                     kept += try listed(dangling(handedOut: true), more: "\(entity.name).\(r.name)") { row in
@@ -193,14 +193,14 @@ extension Store {
                 }
                 for (name, column, type) in stored where has(entity.name, column) {
                     let (kind, words) = type.map(Store.storage(of:)) ?? (.integer, "a reference is stored as an integer (an ID)")
-                    problems += try listed(CheckSQL.storedOtherwise(table, column: column, than: kind), more: "\(entity.name).\(name)") { row in
+                    problems += try listed(CheckSQL.sqlite.storedOtherwise(table, column: column, than: kind), more: "\(entity.name).\(name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(name) holds \(Store.describeStored(row[1], bytes: row[2])), where \(words)"
                     }
                 }
                 // Text with a NUL (written by another tool; the importer refuses it): every reader shows it only up to
                 // the NUL, so the rest would be hidden without a word.
                 for a in entity.attributes where a.type == .string && has(entity.name, a.name) {
-                    problems += try listed(CheckSQL.textWithNUL(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.sqlite.textWithNUL(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let shown = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
                         return "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds text with a NUL character, which is shown only up to it (\(shown.debugDescription))"
@@ -209,7 +209,7 @@ extension Store {
                 // Text that is not UTF-8 (written by another tool; every input is read as text first): each reader
                 // shows it with U+FFFD in place of the bytes it cannot read, and a search or a key lookup misses it.
                 for a in entity.attributes where a.type == .string && has(entity.name, a.name) {
-                    problems += try listed(CheckSQL.textNotUTF8(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.sqlite.textNotUTF8(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                         let hex = bytes.prefix(32).map { String(format: "%02X", $0) }.joined(separator: " ") + (bytes.count > 32 ? " …" : "")
                         let shown = String(decoding: bytes.prefix(32), as: UTF8.self) + (bytes.count > 32 ? "…" : "")
@@ -219,27 +219,27 @@ extension Store {
                 }
                 // Infinities (written by another tool: `UPDATE … SET x = 9e999`). SQLite stores NaN as NULL.
                 for a in entity.attributes where a.type == .double && has(entity.name, a.name) {
-                    problems += try listed(CheckSQL.infinities(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.sqlite.infinities(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds a non-finite number (\(row[1] as Bool ? "inf" : "-inf"))"
                     }
                 }
                 // Booleans other than 0 and 1 (every reader shows them as true).
                 for a in entity.attributes where a.type == .boolean && has(entity.name, a.name) {
-                    problems += try listed(CheckSQL.otherBooleans(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.sqlite.otherBooleans(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(row[1] as DatabaseValue), which is not a boolean (0 or 1)"
                     }
                 }
                 // A decimal of Int64.min units (written by another tool; every input refuses it): beyond the type.
                 for a in entity.attributes where has(entity.name, a.name) {
                     guard case .decimal(let scale) = a.type else { continue }
-                    problems += try listed(CheckSQL.decimalsBeyondRange(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
+                    problems += try listed(CheckSQL.sqlite.decimalsBeyondRange(table, column: a.name), more: "\(entity.name).\(a.name)") { row in
                         "\(entity.name)/\(row[0] as DatabaseValue).\(a.name) holds \(Int64.min) units, beyond what Decimal(\(scale)) "
                             + "can hold (±\(DecimalNumber.storedMaximum(scale: scale)))"
                     }
                 }
                 // Text that is not a date or a date-time (read in Swift, as every reader reads it).
                 for a in entity.attributes where [.date, .dateTime].contains(a.type) && has(entity.name, a.name) {
-                    let cursor = try Row.fetchCursor(db, sql: CheckSQL.texts(table, column: a.name))
+                    let cursor = try Row.fetchCursor(db, sql: CheckSQL.sqlite.texts(table, column: a.name))
                     var found = 0
                     while let row = try cursor.next() {
                         let text = String(decoding: Data.fromDatabaseValue(row[1]) ?? Data(), as: UTF8.self)
@@ -289,13 +289,13 @@ extension Store {
     private func repeatedValues(_ db: Database, _ entity: Entity, limit: Int, has: (String, String) -> Bool) throws -> [String] {
         var problems: [String] = []
         func repeated(_ column: String, more: String, _ line: (DatabaseValue, Int, String) -> String) throws {
-            let rows = try Row.fetchAll(db, sql: CheckSQL.repeatedValues(entity.name, column: column), arguments: [limit])
+            let rows = try Row.fetchAll(db, sql: CheckSQL.sqlite.repeatedValues(entity.name, column: column), arguments: [limit])
             for row in rows {
                 let count: Int = row[1], ids: String = row[2] ?? ""
                 let names = ids.split(separator: ",").map { "\(entity.name)/\($0)" }.joined(separator: ", ") + (count > 5 ? ", …" : "")
                 problems.append(line(row[0], count, names))
             }
-            if rows.count == limit, let total = try Int.fetchOne(db, sql: CheckSQL.count(of: CheckSQL.repeatedValueGroups(entity.name, column: column))), total > limit {
+            if rows.count == limit, let total = try Int.fetchOne(db, sql: CheckSQL.sqlite.count(of: CheckSQL.sqlite.repeatedValueGroups(entity.name, column: column))), total > limit {
                 problems.append("\(more): … and \(total - limit) more")
             }
         }
@@ -309,7 +309,7 @@ extension Store {
             // on 0.7.0). Grouped by NFC, compared by bytes (Swift's String equality would call them one).
             guard a.type == .string else { continue }
             var byForm: [String: [(id: DatabaseValue, bytes: [UInt8])]] = [:]
-            let texts = try Row.fetchCursor(db, sql: BatchSQL.nonASCIIKeys(a.name, in: entity.name))
+            let texts = try Row.fetchCursor(db, sql: BatchSQL.sqlite.nonASCIIKeys(a.name, in: entity.name))
             while let row = try texts.next() {
                 guard let text = row[0] as String? else { continue }
                 byForm[TextNormalForm.nfc(text), default: []].append((row[1], Array(text.utf8)))
@@ -350,13 +350,13 @@ extension Store {
             // No rollback journal for a copy that is thrown away whole when it fails: SQLite's journal beside the
             // temporary copy was left behind by every failed or interrupted backup (found by the attack on 0.6.0).
             connection = try destination.writeWithoutTransaction { db in
-                try db.execute(sql: CheckSQL.fileJournal(.none))
+                try db.execute(sql: CheckSQL.sqlite.fileJournal(.none))
                 return db.sqliteConnection
             }
             try queue.backup(to: destination)
             // SQLite's backup copies pages as they are, a damaged one too: a copy is kept only when it passes
             // SQLite's quick check, so that a backup that exists is one that can be restored.
-            let problem = try destination.read { db in try String.fetchOne(db, sql: StoreSQL.quickCheck) }.map {
+            let problem = try destination.read { db in try String.fetchOne(db, sql: StoreSQL.sqlite.quickCheck) }.map {
                 $0.split(separator: "\n").filter { !$0.hasPrefix("*** in database") }.joined(separator: " ")
             }
             // A copy read without locks while another process wrote is no evidence of damage (see Store+SteadyRead).
@@ -365,7 +365,7 @@ extension Store {
                 try? destination.close()
                 throw DamagedCopyError(path: path, problem: problem)
             }
-            try destination.writeWithoutTransaction { db in try db.execute(sql: CheckSQL.fileJournal(.rollback)) }
+            try destination.writeWithoutTransaction { db in try db.execute(sql: CheckSQL.sqlite.fileJournal(.rollback)) }
             try destination.close()
             try file.commit()
             if file.isReplacedAtCommit { try Store.verifyCopyInPlace(target) }
@@ -398,7 +398,7 @@ extension Store {
     func idMarkProblems(_ db: Database, has: (String, String) -> Bool) throws -> [String] {
         guard try db.tableExists(Store.metaTable) else { return [] }
         var marks: [String: StoredValue] = [:]
-        for row in try Row.fetchAll(db, sql: CheckSQL.idMarks(Store.metaTable, prefix: Store.idMarkKey(""))) {
+        for row in try Row.fetchAll(db, sql: CheckSQL.sqlite.idMarks(Store.metaTable, prefix: Store.idMarkKey(""))) {
             let value: DatabaseValue = row[1]
             marks[row[0]] = switch value.storage {
             case .null: .null
@@ -411,7 +411,7 @@ extension Store {
         var problems: [String] = []
         for entity in model.entities where has(entity.name, "id") {
             let key = Store.idMarkKey(entity.name)
-            let largest = try Int64.fetchOne(db, sql: StoreSQL.largestID(in: entity.name)) ?? 0
+            let largest = try Int64.fetchOne(db, sql: StoreSQL.sqlite.largestID(in: entity.name)) ?? 0
             let what = "\(entity.name): the mark of the object IDs handed out (\(key) in \(Store.metaTable))"
             guard let stored = marks[key] else {
                 if !marks.isEmpty && largest > 0 {

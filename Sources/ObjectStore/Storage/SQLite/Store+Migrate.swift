@@ -16,7 +16,7 @@ extension Store {
     }
 
     func recordedModel(_ db: Database) throws -> ObjectModel {
-        let text = try String.fetchOne(db, sql: StoreSQL.metaValue(Store.metaTable), arguments: ["model"])
+        let text = try String.fetchOne(db, sql: StoreSQL.sqlite.metaValue(Store.metaTable), arguments: ["model"])
         guard let text, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
             throw StoreError.notAStore(path: path, reason: "its recorded model is missing or unreadable")
         }
@@ -37,7 +37,7 @@ extension Store {
 
     /// The hash of the model the store records now.
     static func recordedHash(_ db: Database) throws -> String? {
-        try String.fetchOne(db, sql: StoreSQL.metaValue(metaTable), arguments: ["model_hash"])
+        try String.fetchOne(db, sql: StoreSQL.sqlite.metaValue(metaTable), arguments: ["model_hash"])
     }
 
     /// The plan that would bring the store to the current model, made from one state of the store (the recorded
@@ -79,8 +79,8 @@ extension Store {
         var found = plan
         var committing = false
         do { try mapErrors { try queue.inDatabase { db in
-            try db.execute(sql: BatchSQL.foreignKeys(on: false))
-            defer { try? db.execute(sql: BatchSQL.foreignKeys(on: true)) }
+            try db.execute(sql: BatchSQL.sqlite.foreignKeys(on: false))
+            defer { try? db.execute(sql: BatchSQL.sqlite.foreignKeys(on: true)) }
             defer { if committing { CommitProgress.finish(committed: false) } }
             var migrated: SchemaCheckpoint?
             try db.inTransaction(.immediate) {
@@ -137,8 +137,8 @@ extension Store {
     package func rehearse(_ plan: MigrationPlan) throws -> MigrationPlan? {
         var found: MigrationPlan? = plan
         try mapErrors { try queue.inDatabase { db in
-            try db.execute(sql: BatchSQL.foreignKeys(on: false))
-            defer { try? db.execute(sql: BatchSQL.foreignKeys(on: true)) }
+            try db.execute(sql: BatchSQL.sqlite.foreignKeys(on: false))
+            defer { try? db.execute(sql: BatchSQL.sqlite.foreignKeys(on: true)) }
             try db.inTransaction(.immediate) {
                 if let expected = plan.recordedHash, let now = try Store.recordedHash(db), now != expected {
                     found = nil
@@ -166,7 +166,7 @@ extension Store {
                 return found
             }
         }
-        let broken = try Row.fetchAll(db, sql: BatchSQL.foreignKeyCheck)
+        let broken = try Row.fetchAll(db, sql: BatchSQL.sqlite.foreignKeyCheck)
         if let first = broken.first {
             found.blockers.append("the migration would leave \(broken.count) broken reference\(broken.count == 1 ? "" : "s") (first in table \(first[0] as String), row \(first[1] as Int64? ?? 0))")
         }
@@ -283,7 +283,7 @@ extension Store {
 
     private func recordModel(_ db: Database) throws {
         for (key, value) in [("model_hash", model.versionHash), ("model", model.canonicalJSON), ("migrated_at", Timestamp.now().description)] {
-            try db.execute(sql: StoreSQL.putMeta(Store.metaTable), arguments: [key, value])
+            try db.execute(sql: StoreSQL.sqlite.putMeta(Store.metaTable), arguments: [key, value])
         }
     }
 

@@ -91,7 +91,7 @@ extension Store {
         let verdict: [String]
         do {
             verdict = try withCheckConnection(path: path, queue: queue) { db in
-                try String.fetchAll(db, sql: StoreSQL.quickCheck)
+                try String.fetchAll(db, sql: StoreSQL.sqlite.quickCheck)
             }
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             return moved() ? changed : .damaged(path: path, detail: message)
@@ -124,10 +124,10 @@ extension Store {
         var lines: [String] = []
         // The check reads every page itself and says what is wrong with each; with the connection's cell size
         // check on, the first damaged cell stopped it with "malformed" instead (see Store.configuration).
-        try db.execute(sql: StoreSQL.checkPagesOnRead(false))
-        defer { try? db.execute(sql: StoreSQL.checkPagesOnRead(true)) }
+        try db.execute(sql: StoreSQL.sqlite.checkPagesOnRead(false))
+        defer { try? db.execute(sql: StoreSQL.sqlite.checkPagesOnRead(true)) }
         do {
-            let cursor = try String.fetchCursor(db, sql: StoreSQL.integrityCheck)
+            let cursor = try String.fetchCursor(db, sql: StoreSQL.sqlite.integrityCheck)
             while let text = try cursor.next() {
                 if text == "ok" { continue }
                 for line in text.split(separator: "\n") where !line.hasPrefix("*** in database") {

@@ -85,8 +85,8 @@ public final class Store: @unchecked Sendable {
         config.journalMode = .default
         config.label = "bookkeeper"
         config.prepareDatabase { db in
-            if !readOnly && wal { try db.execute(sql: StoreSQL.fileJournal(.writeAheadLog)) }
-            for setting in StoreSQL.connectionSettings(readOnly: readOnly) { try db.execute(sql: setting) }
+            if !readOnly && wal { try db.execute(sql: StoreSQL.sqlite.fileJournal(.writeAheadLog)) }
+            for setting in StoreSQL.sqlite.connectionSettings(readOnly: readOnly) { try db.execute(sql: setting) }
             if !checkpointOnClose, let handle = db.sqliteConnection { _ = bk_set_no_checkpoint_on_close(handle, 1) }
             SQLiteDialect().prepare(db)
         }
@@ -145,7 +145,7 @@ public final class Store: @unchecked Sendable {
                         ("created_at", Timestamp.now().description),
                     ]
                     for (key, value) in meta {
-                        try db.execute(sql: StoreSQL.insertMeta(metaTable),
+                        try db.execute(sql: StoreSQL.sqlite.insertMeta(metaTable),
                                        arguments: [key, value])
                     }
                 }
@@ -338,7 +338,7 @@ public final class Store: @unchecked Sendable {
               let queue = try? DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: 0, wal: false))
         else { return }
         // A read opens the log (SQLite opens it at the first read of a store in WAL mode), which the close then ends.
-        _ = try? queue.inDatabase { db in try Int.fetchOne(db, sql: StoreSQL.schemaVersion) }
+        _ = try? queue.inDatabase { db in try Int.fetchOne(db, sql: StoreSQL.sqlite.schemaVersion) }
         try? queue.close()
     }
 
@@ -494,7 +494,7 @@ public final class Store: @unchecked Sendable {
     private static func rollBackHotJournal(_ path: String, busyTimeout: TimeInterval) throws {
         let writer = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: busyTimeout, wal: false))
         defer { try? writer.close() }
-        _ = try writer.inDatabase { db in try Int.fetchOne(db, sql: StoreSQL.readSchema) }
+        _ = try writer.inDatabase { db in try Int.fetchOne(db, sql: StoreSQL.sqlite.readSchema) }
     }
 
     /// Why SQLite cannot give this (read-only) user a snapshot now, in words.
@@ -542,7 +542,7 @@ public final class Store: @unchecked Sendable {
         try queue.read { db -> [String: String] in
             guard try db.tableExists(metaTable) else { return [:] }
             var meta: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: StoreSQL.allMeta(metaTable)) {
+            for row in try Row.fetchAll(db, sql: StoreSQL.sqlite.allMeta(metaTable)) {
                 meta[row[0]] = row[1]
             }
             return meta
@@ -572,10 +572,10 @@ public final class Store: @unchecked Sendable {
                 try beginSnapshot(db)
                 do {
                     let result = try body(db)
-                    try db.execute(sql: StoreSQL.commit)
+                    try db.execute(sql: StoreSQL.sqlite.commit)
                     return result
                 } catch {
-                    try? db.execute(sql: StoreSQL.rollback)
+                    try? db.execute(sql: StoreSQL.sqlite.rollback)
                     throw error
                 }
             }
@@ -590,17 +590,17 @@ public final class Store: @unchecked Sendable {
     private func beginSnapshot(_ db: Database) throws {
         let deadline = Date().addingTimeInterval(snapshotWait)
         while true {
-            try db.execute(sql: StoreSQL.beginRead)
+            try db.execute(sql: StoreSQL.sqlite.beginRead)
             do {
-                _ = try Int.fetchOne(db, sql: StoreSQL.readSchema)
+                _ = try Int.fetchOne(db, sql: StoreSQL.sqlite.readSchema)
                 return
             } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY
                         && [.SQLITE_READONLY_RECOVERY, .SQLITE_READONLY_CANTINIT].contains(error.extendedResultCode)
                         && Date() < deadline {
-                try? db.execute(sql: StoreSQL.rollback)
+                try? db.execute(sql: StoreSQL.sqlite.rollback)
                 usleep(20_000)
             } catch {
-                try? db.execute(sql: StoreSQL.rollback)
+                try? db.execute(sql: StoreSQL.sqlite.rollback)
                 throw error
             }
         }

@@ -285,7 +285,7 @@ private struct Planner {
                 if oldAttribute.type != a.type {
                     rebuild = true
                     try retype(name, from, oldAttribute.type, a)
-                    expression = Store.dialect.convert(quoted(from), from: oldAttribute.type, to: a.type)
+                    expression = SQLiteDialect().convert(quoted(from), from: oldAttribute.type, to: a.type)
                 }
                 if a.isRequired && !oldColumn.isNotNull {
                     rebuild = true
@@ -462,12 +462,12 @@ private struct Planner {
         // first (found by the attack on 0.7.0).
         var unreadable: [(Int64, String)] = []
         if from == .string {
-            for row in try Row.fetchAll(db, sql: CheckSQL.textWithNUL(table, column: column)) {
+            for row in try Row.fetchAll(db, sql: CheckSQL.sqlite.textWithNUL(table, column: column)) {
                 let bytes = Data.fromDatabaseValue(row[1]) ?? Data()
                 unreadable.append((row[0], String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "<NUL>")))
             }
         } else if from == .boolean {
-            for row in try Row.fetchAll(db, sql: CheckSQL.otherBooleans(table, column: column)) { unreadable.append((row[0], "\(row[1] as DatabaseValue)")) }
+            for row in try Row.fetchAll(db, sql: CheckSQL.sqlite.otherBooleans(table, column: column)) { unreadable.append((row[0], "\(row[1] as DatabaseValue)")) }
         }
         for (id, shown) in unreadable.sorted(by: { $0.0 < $1.0 }) where !failed.contains(id) {
             count += 1
@@ -493,7 +493,7 @@ private struct Planner {
         // command (a key matches in any normal form), though their bytes differ: a uniqueness over them would let an
         // import update one or the other by how the key is spelt (found by the attack on 0.7.0).
         var byForm: [String: [(id: Int64, text: String)]] = [:]
-        let texts = try Row.fetchCursor(db, sql: BatchSQL.nonASCIIKeys(column, in: table))
+        let texts = try Row.fetchCursor(db, sql: BatchSQL.sqlite.nonASCIIKeys(column, in: table))
         while let row = try texts.next() {
             guard let text = row[0] as String? else { continue }
             byForm[TextNormalForm.nfc(text), default: []].append((row[1], text))

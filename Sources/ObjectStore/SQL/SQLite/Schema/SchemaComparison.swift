@@ -449,7 +449,7 @@ package struct ForeignSchemaError: CategorizedError, Equatable {
 }
 
 extension Store {
-    static var metaTableSQL: String { StoreSQL.createMeta(metaTable) }
+    static var metaTableSQL: String { StoreSQL.sqlite.createMeta(metaTable) }
 
     /// How the store's schema differs from the one `model` makes.
     static func schemaDifferences(_ db: Database, model: ObjectModel) throws -> [SchemaDifference] {
@@ -476,7 +476,7 @@ extension Store {
     }
 
     static func schemaVersion(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: StoreSQL.schemaVersion) ?? 0
+        try Int.fetchOne(db, sql: StoreSQL.sqlite.schemaVersion) ?? 0
     }
 
     /// Called first inside each write transaction (after BEGIN IMMEDIATE, which holds the write lock, so the schema
