@@ -53,10 +53,14 @@ let package = Package(
                 // The storage protocol's SQLite implementation binds and reads through the C API (SQL/SQLite/SQLiteConnection.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
+                // The storage protocol's PostgreSQL implementation (SQL/PostgreSQL/PostgreSQLConnection.swift).
+                "CLibPQ",
             ]
         ),
         // sqlite3_db_config (variadic, so not callable from Swift) for the options a dry run's connection sets.
         .systemLibrary(name: "CSQLiteConfig"),
+        // libpq (Debian's libpq-dev, the PostgreSQL 15 client library); only SQL/PostgreSQL/ imports it.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // A fast, streaming RFC 4180 reader and writer (see Sources/CSV/CSVReader.swift for why it is hand-written).
         .target(name: "CSV", dependencies: ["FileOutput"]),
         // SHA-256 from the system's libcrypto, for the import history (see Sources/Importer/Reading/SHA256.swift).
@@ -90,7 +94,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "bookkeeper", dependencies: ["BookkeeperCLI"]),
-        .target(name: "TestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ObjectStore", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/TestSupport"),
         // What each fuzz target does with one input; Fuzz/ wraps it for libFuzzer, FuzzRegressionTests replays inputs.
         .target(name: "FuzzHarness", dependencies: ["CSV", "ObjectStore", "Bookkeeping", "Reports", "LocalTime"], path: "Tests/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"], exclude: ["Inputs"]),

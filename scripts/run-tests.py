@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the XCTest suite in tiers, several test processes at a time (docs/testing.md).
 
-    scripts/run-tests.py [--tier quick|install|stress] [--jobs N] [--order forward|reverse|shuffle]
+    scripts/run-tests.py [--tier quick|install|stress|postgresql] [--jobs N] [--order forward|reverse|shuffle]
                          [--seed N] [--each-test] [--filter TEXT] [--scratch .build]
 
 The test binary (built by `swift build --build-tests`) is run directly, once per job: a job is one test class, so
@@ -50,11 +50,20 @@ SERIAL = [
     "BookkeeperCLITests.LongValueTableTests/testListAndFetchWithOneLongValueTakeTimeLinearInRowsAndLength",
     "FileOutputTests.FileOutputTests/testProtectingAFolderGrowsLinearlyWithItsFiles",
     "ObjectStoreTests.DeepRuleTests/testTheSearchForDependentsDoesNotGrowWithTheStore",
+    "ObjectStoreTests.PostgreSQLStreamingTests",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and
 # the manual generator they install, and runs them.
 INSTALL = ["BookkeeperCLITests.InstallTests"]
+
+# Tests that need a PostgreSQL server: `make test-postgresql` starts a throwaway one (scripts/postgresql-server.sh),
+# exports BOOKKEEPER_TEST_POSTGRESQL and runs them as a tier of their own; the quick tier leaves them out, so nothing
+# skips in `make test` (run by hand without the variable, they skip saying so).
+POSTGRESQL = [
+    "ObjectStoreTests.PostgreSQLConnectionTests",
+    "ObjectStoreTests.PostgreSQLStreamingTests",
+]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
 STRESS = [
@@ -181,7 +190,7 @@ def short(test):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tier", choices=["quick", "install", "stress"], default="quick")
+    parser.add_argument("--tier", choices=["quick", "install", "stress", "postgresql"], default="quick")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "0")) or (os.cpu_count() or 2) + 2)
     parser.add_argument("--order", choices=["forward", "reverse", "shuffle"], default="forward")
     parser.add_argument("--seed", type=int, default=None)
@@ -200,8 +209,10 @@ def main():
         selected = [t for t in everything if matches(t, INSTALL)]
     elif args.tier == "stress":
         selected = [t for t in everything if matches(t, STRESS)]
+    elif args.tier == "postgresql":
+        selected = [t for t in everything if matches(t, POSTGRESQL)]
     else:
-        selected = [t for t in everything if not matches(t, INSTALL)]
+        selected = [t for t in everything if not matches(t, INSTALL) and not matches(t, POSTGRESQL)]
     if args.filter:
         selected = [t for t in selected if any(f in t for f in args.filter)]
     if not selected:

@@ -97,13 +97,16 @@ package struct StorageError: Error, CustomStringConvertible {
     package let code: Int32
     /// What the operating system said beneath the failure (SQLite: `sqlite3_system_errno`), 0 when nothing.
     package let systemErrno: Int32
+    /// The failure's SQLSTATE (PostgreSQL: `23505` a unique violation, `42501` no privilege), nil from SQLite.
+    package let sqlState: String?
 
-    package init(kind: Kind, message: String, sql: String?, code: Int32, systemErrno: Int32 = 0) {
+    package init(kind: Kind, message: String, sql: String?, code: Int32, systemErrno: Int32 = 0, sqlState: String? = nil) {
         self.kind = kind
         self.message = message
         self.sql = sql
         self.code = code
         self.systemErrno = systemErrno
+        self.sqlState = sqlState
     }
 
     package var description: String {

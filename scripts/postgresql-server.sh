@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL 15 server for the postgresql test tier (`make test-postgresql`, docs/testing.md).
+#
+#   scripts/postgresql-server.sh start [DIR [PORT]]   prints the server's folder; DIR/env holds its exports
+#   scripts/postgresql-server.sh stop DIR             stops the server and removes DIR
+#
+# The folder (a new `mktemp -d` under /tmp unless DIR is given) is world-accessible (0755) and outside the checkout,
+# which may be a 0700 home: it holds the data (DIR/data), the Unix socket (no TCP: listen_addresses = '') and the
+# log (DIR/server.log). initdb refuses root, so as root the server runs as the `postgres` system user (runuser);
+# as anyone else, as that user. Durability is off (fsync, full_page_writes, synchronous_commit): the data is thrown
+# away. PORT (default: a free one) only names the socket (.s.PGSQL.PORT).
+#
+# Roles: bk_owner (LOGIN; owns the database bk_test, so it may CREATE schemas in it; not a superuser), bk_reader
+# (LOGIN, no privileges of its own: tests GRANT USAGE and SELECT per schema) and bk_secret (LOGIN with a password,
+# the one role pg_hba asks a password of, by scram-sha-256; the others are trusted). bk_latin1 is a LATIN1 database
+# (a database that is not UTF8 is refused). DIR/env exports BOOKKEEPER_TEST_POSTGRESQL (a conninfo for bk_owner on
+# bk_test), BOOKKEEPER_TEST_POSTGRESQL_HOST (the socket folder) and BOOKKEEPER_TEST_POSTGRESQL_PORT.
+set -euo pipefail
+
+secret_password='not-the-password-4f1c9e'
+
+bindir() {
+  if [ -n "${PG_BINDIR:-}" ]; then echo "$PG_BINDIR"
+  elif [ -x /usr/lib/postgresql/15/bin/initdb ]; then echo /usr/lib/postgresql/15/bin
+  else dirname "$(command -v initdb)"
+  fi
+}
+
+# Runs a command as the server's user: `postgres` when we are root (initdb refuses root), else ourselves.
+as_server() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start() {
+  local dir="${1:-}" port="${2:-}" bin
+  bin=$(bindir)
+  if [ -z "$dir" ]; then dir=$(mktemp -d /tmp/bookkeeper-postgresql.XXXXXX); else mkdir -p "$dir"; fi
+  [ -n "$port" ] || port=$(free_port)
+  chmod 755 "$dir"
+  if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
+  if ! as_server "$bin/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C --no-sync \
+       >"$dir/initdb.log" 2>&1; then
+    echo "postgresql-server: initdb failed:" >&2
+    cat "$dir/initdb.log" >&2
+    exit 1
+  fi
+  cat >>"$dir/data/postgresql.conf" <<EOF
+listen_addresses = ''
+unix_socket_directories = '$dir'
+port = $port
+fsync = off
+full_page_writes = off
+synchronous_commit = off
+max_connections = 60
+password_encryption = 'scram-sha-256'
+EOF
+  cat >"$dir/data/pg_hba.conf" <<EOF
+local all bk_secret scram-sha-256
+local all all trust
+EOF
+  if ! as_server "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null; then
+    echo "postgresql-server: the server did not start; its log:" >&2
+    cat "$dir/server.log" >&2
+    exit 1
+  fi
+  if ! "$bin/psql" -X -q -v ON_ERROR_STOP=1 "host=$dir port=$port user=postgres dbname=postgres" >/dev/null <<EOF
+CREATE ROLE bk_owner LOGIN;
+CREATE ROLE bk_reader LOGIN;
+CREATE ROLE bk_secret LOGIN PASSWORD '$secret_password';
+CREATE DATABASE bk_test OWNER bk_owner ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+CREATE DATABASE bk_latin1 OWNER bk_owner ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+EOF
+  then
+    echo "postgresql-server: setting up the roles failed; the server's log:" >&2
+    cat "$dir/server.log" >&2
+    exit 1
+  fi
+  cat >"$dir/env" <<EOF
+export BOOKKEEPER_TEST_POSTGRESQL='host=$dir port=$port user=bk_owner dbname=bk_test'
+export BOOKKEEPER_TEST_POSTGRESQL_HOST='$dir'
+export BOOKKEEPER_TEST_POSTGRESQL_PORT='$port'
+EOF
+  echo "$dir"
+}
+
+stop() {
+  local dir="${1:?usage: postgresql-server.sh stop DIR}"
+  [ -f "$dir/data/PG_VERSION" ] || { echo "postgresql-server: $dir holds no server" >&2; exit 1; }
+  as_server "$(bindir)/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+
+# The server's log (the test run prints it when tests fail).
+log() {
+  local dir="${1:?usage: postgresql-server.sh log DIR}"
+  cat "$dir/server.log"
+}
+
+case "${1:-}" in
+  start) shift; start "$@" ;;
+  stop) shift; stop "$@" ;;
+  log) shift; log "$@" ;;
+  *) echo "usage: $0 start [DIR [PORT]] | stop DIR | log DIR" >&2; exit 2 ;;
+esac
