@@ -498,7 +498,8 @@ package enum PostgreSQLFunctions {
               FOREACH code IN ARRAY (SELECT array_agg(ascii(c)) FROM regexp_split_to_table(piece, '') AS c) LOOP
                 r := r || \(s).bk_are_escape(code);
               END LOOP;
-              r := r || \(literal("(?![" + ext + "])"));
+              -- A character ends where no extending scalar follows (after a control, one never joins it).
+              IF right(piece, 1) !~ \(literal("[" + ctrl + "]")) THEN r := r || \(literal("(?![" + ext + "])")); END IF;
             END IF;
           END LOOP;
           IF whole <> f THEN RAISE EXCEPTION 'bk_like_regex: % is not cut into characters', f; END IF;

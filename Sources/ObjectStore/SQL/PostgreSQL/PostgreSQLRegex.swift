@@ -31,10 +31,14 @@
 // (write `\-`), an unescaped `]` or `}` outside them.
 package enum PostgreSQLRegex {
     /// Where `pattern` leaves the subset (the offset, in Unicode scalars, of the construct) and why; nil when it is
-    /// in the subset. `bk_regex` refuses the same patterns with the same reasons (it checks the pattern after
-    /// `[d]` folding, as the SQLite store matches it).
-    package static func check(_ pattern: String) -> (offset: Int, reason: String)? {
-        let s = Array(pattern.unicodeScalars)
+    /// in the subset. `bk_regex` refuses the same patterns with the same reasons.
+    ///
+    /// Give the comparison's options: under `[d]` the pattern is checked as it is matched, its combining marks
+    /// removed (`[\u0300-\u036F]` becomes `[-]`, which is refused).
+    package static func check(_ pattern: String, options: PredicateStringOptions = []) -> (offset: Int, reason: String)? {
+        let folded = options.contains(.diacriticInsensitive)
+            ? TextFolding.fold(pattern, caseInsensitive: false, diacriticInsensitive: true) : pattern
+        let s = Array(folded.unicodeScalars)
         var i = 0
         if s.count >= 4, s[0] == "(", s[1] == "?", s[2] == "i", s[3] == ")" { i = 4 }
         var canQuantify = false
@@ -107,9 +111,11 @@ package enum PostgreSQLRegex {
 
     /// The error `bk_matches` raises for a pattern outside the subset: TextRegexError's, so that both stores
     /// report it alike (`invalid regular expression "\\p{L}": \p (a Unicode property) is not in … (at character 1)`).
-    package static func error(for pattern: String) -> TextRegexError? {
-        guard let (offset, reason) = check(pattern) else { return nil }
-        return TextRegexError(pattern: pattern, reason: "\(reason) (at character \(offset + 1))")
+    package static func error(for pattern: String, options: PredicateStringOptions = []) -> TextRegexError? {
+        guard let (offset, reason) = check(pattern, options: options) else { return nil }
+        let folded = options.contains(.diacriticInsensitive)
+            ? TextFolding.fold(pattern, caseInsensitive: false, diacriticInsensitive: true) : pattern
+        return TextRegexError(pattern: folded, reason: "\(reason) (at character \(offset + 1))")
     }
 
     /// The end of every reason.
