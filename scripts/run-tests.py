@@ -51,6 +51,7 @@ SERIAL = [
     "FileOutputTests.FileOutputTests/testProtectingAFolderGrowsLinearlyWithItsFiles",
     "ObjectStoreTests.DeepRuleTests/testTheSearchForDependentsDoesNotGrowWithTheStore",
     "ObjectStoreTests.PostgreSQLStreamingTests",
+    "ObjectStoreTests.PostgreSQLTextFunctionTests",
 ]
 
 # Tests of their own tier, which `make test` leaves out: `make test-install` builds the static release binary and

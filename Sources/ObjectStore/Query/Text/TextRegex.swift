@@ -108,8 +108,11 @@ package enum TextRegex {
 /// pattern costs one compilation per query rather than one per row. When
 /// full, it is emptied: patterns in one query are few.
 private final class RegexCache: @unchecked Sendable {
+    /// By the pattern's UTF-8, not the String: Swift's String equality is canonical equivalence, under which the
+    /// Kelvin sign equals "K" and "é" its decomposed form, and the cache handed one's regex out for the other
+    /// (`"K" MATCHES "K"` was false after a MATCHES with the Kelvin sign).
     private struct Key: Hashable {
-        let pattern: String
+        let pattern: [UInt8]
         let caseInsensitive: Bool
     }
 
@@ -120,7 +123,7 @@ private final class RegexCache: @unchecked Sendable {
     init(capacity: Int) { self.capacity = capacity }
 
     func regex(for pattern: String, caseInsensitive: Bool) throws(TextRegexError) -> NSRegularExpression {
-        let key = Key(pattern: pattern, caseInsensitive: caseInsensitive)
+        let key = Key(pattern: Array(pattern.utf8), caseInsensitive: caseInsensitive)
         lock.lock()
         let cached = entries[key]
         lock.unlock()
