@@ -64,6 +64,8 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 POSTGRESQL = [
     "ObjectStoreTests.PostgreSQLConnectionTests",
     "ObjectStoreTests.PostgreSQLStreamingTests",
+    "ObjectStoreTests.PostgreSQLPredicateDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLCommandTests",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

@@ -87,7 +87,7 @@ package struct Bookkeeper: ParsableCommand {
     }
 
     /// Global options that take a value, so the word after them is not the subcommand.
-    private static let valueOptions: Set<String> = ["--store", "--model", "--wait", "--log-format", "--generate-completion-script"]
+    private static let valueOptions: Set<String> = ["--store", "--schema", "--model", "--wait", "--log-format", "--generate-completion-script"]
 
     /// A first word that names no subcommand gets a did-you-mean (`fetc` → `fetch`), which argument-parser's
     /// "Unexpected argument" does not give.
@@ -134,8 +134,14 @@ package struct Bookkeeper: ParsableCommand {
                 // A BOOKKEEPER_TODAY that is no date is refused the same way, by every command that may count from
                 // today (check too: a rule may use $TODAY), rather than replaced by the clock.
                 if !(storeCommand is any TodayFreeCommand) { try RunMoment.checkProcess() }
-                // The model (built-in, or extended by a model file) is settled before any store is touched.
-                try ModelLocator.prepare(options)
+                // Books on PostgreSQL: only the commands that work there yet, and their model is the one the books
+                // record (a model file is read by `init --model` alone).
+                if PostgreSQLLocation.isURI(options.storePath) {
+                    try BooksOnPostgreSQL.prepare(storeCommand, options)
+                } else {
+                    // The model (built-in, or extended by a model file) is settled before any store is touched.
+                    try ModelLocator.prepare(options)
+                }
                 // No output, standard output and error included, may go into the store or a configuration file:
                 // known before any work.
                 ConfigurationFiles.protect(options, command: command)
@@ -279,6 +285,11 @@ extension StoreCommand {
     /// Opens the store (it must exist), migrating additive model changes and saying so on stderr. A dry run
     /// migrates nothing: it says what a real run would migrate first (see `Store.open`).
     func openStore(readOnly: Bool = false, activity: String? = nil, dryRun: Bool = false) throws -> Store {
+        if let location = BooksOnPostgreSQL.location {
+            let store = try Store.open(books: location, behaviours: BookkeepingModel.model, readOnly: readOnly)
+            store.activity = activity ?? Self._commandName
+            return store
+        }
         let store = try Store.open(at: options.storePath, model: model, readOnly: readOnly, busyTimeout: options.waitSeconds,
                                    dryRun: dryRun)
         store.activity = (activity ?? Self._commandName) + (dryRun ? " (dry run)" : "")
@@ -319,6 +330,17 @@ enum ModelLocator {
     static func prepare(_ options: GlobalOptions) throws {
         guard let (path, explicit) = options.modelFile else { return }
         if !explicit && !FileManager.default.fileExists(atPath: path) { return }
+        ProtectedFiles.protect(path, as: "the model file")
+        current = try ModelFile.load(path: path, extending: BookkeepingModel.model)
+        file = path
+    }
+
+    /// The model of books on PostgreSQL, as they record it.
+    static func adopt(_ model: ObjectModel) { current = model }
+
+    /// An explicit model file (`--model`, $BOOKKEEPER_MODEL) for `init` on PostgreSQL; never one beside the store.
+    static func prepareExplicit(_ options: GlobalOptions) throws {
+        guard let (path, explicit) = options.modelFile, explicit else { return }
         ProtectedFiles.protect(path, as: "the model file")
         current = try ModelFile.load(path: path, extending: BookkeepingModel.model)
         file = path

@@ -69,4 +69,24 @@ package enum PostgreSQLTestDatabase {
         test.addTeardownBlock { connection.close() }
         return connection
     }
+
+    /// A place for new books — a schema name no one uses, made by `Store.create(books:)` — as bk_owner (or `user`),
+    /// as the URI `--store` takes; the schema is dropped after `test`.
+    package static func freshBooks(_ test: XCTestCase, user: String = "bk_owner") throws -> (uri: String, location: PostgreSQLLocation) {
+        let conninfo = try requireConninfo()
+        guard let host, let port else { throw XCTSkip("BOOKKEEPER_TEST_POSTGRESQL_HOST and _PORT are not set") }
+        let n = counter.withLock { value in
+            value += 1
+            return value
+        }
+        let schema = "books_\(getpid())_\(n)_\(UInt32.random(in: 0...UInt32.max))"
+        let encodedHost = host.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? host
+        let uri = "postgresql://\(user)@\(encodedHost):\(port)/bk_test?schema=\(schema)"
+        test.addTeardownBlock {
+            guard let dropping = try? PostgreSQLConnection(conninfo: conninfo) else { return }
+            try? dropping.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+            dropping.close()
+        }
+        return (uri, try PostgreSQLLocation(uri: uri))
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bookkeeping
 import FileOutput
 import Foundation
 import ObjectStore
@@ -13,6 +14,7 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
     @OptionGroup(visibility: .hidden) var local: GlobalOptions
 
     func run() throws {
+        if let books = BooksOnPostgreSQL.location { return try initialize(books) }
         let path = options.storePath
         // A new store is an output like any other: never a model file, a profile or a report definition.
         try OutputTarget.refuseProtectedOtherThanTheStore(path)
@@ -38,5 +40,23 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
                        + (migration.backupPath.map { " (backup: \($0))" } ?? ""))
         }
         Log.notice("\(path) is already a store; nothing to do")
+    }
+
+    /// Books on PostgreSQL: made in their schema with the model; on books that exist, nothing to do when they record
+    /// the same model — another model is `migrate`'s to bring, never init's (one machine's model file must not change
+    /// everyone's books).
+    private func initialize(_ books: PostgreSQLLocation) throws {
+        do {
+            let store = try Store.create(books: books, model: model)
+            store.closeConnection()
+            confirm("created \(books.displayName)")
+        } catch StoreError.alreadyExists {
+            let store = try Store.open(books: books, behaviours: BookkeepingModel.model, readOnly: true)
+            defer { store.closeConnection() }
+            guard store.model.versionHash == model.versionHash else {
+                throw StoreError.modelMismatch(path: books.displayName)
+            }
+            Log.notice("\(books.displayName) already holds books; nothing to do")
+        }
     }
 }

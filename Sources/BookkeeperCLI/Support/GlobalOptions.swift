@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ObjectStore
 
 /// Options every command accepts, before or after the command name: `bookkeeper --store x.sqlite list Customer`
 /// and `bookkeeper list Customer --store x.sqlite` mean the same.
@@ -7,6 +8,10 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store file (default: $BOOKKEEPER_STORE, else ./bookkeeper.sqlite).",
                                             valueName: "path"))
     var store: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The schema of books on PostgreSQL (default: the URI's schema parameter, else bookkeeper).", valueName: "name"))
+    var schema: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "A model file (YAML) extending the built-in model (default: $BOOKKEEPER_MODEL, else model.yaml beside the store).",
@@ -48,6 +53,7 @@ struct GlobalOptions: ParsableArguments {
         var merged = self
         merged.store = store ?? other.store
         merged.model = model ?? other.model
+        merged.schema = schema ?? other.schema
         merged.wait = wait ?? other.wait
         merged.quiet = quiet || other.quiet
         merged.verbose = verbose || other.verbose
@@ -67,6 +73,7 @@ extension GlobalOptions {
     var modelFile: (path: String, explicit: Bool)? {
         if let model { return (model, true) }
         if let env = ProcessInfo.processInfo.environment["BOOKKEEPER_MODEL"], !env.isEmpty { return (env, true) }
+        if store.map(PostgreSQLLocation.isURI) ?? false || PostgreSQLLocation.isURI(storePath) { return nil }
         let beside = URL(fileURLWithPath: storePath).deletingLastPathComponent().appendingPathComponent("model.yaml").path
         return FileManager.default.fileExists(atPath: beside) ? (beside, false) : nil
     }

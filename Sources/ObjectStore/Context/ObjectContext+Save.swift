@@ -216,7 +216,8 @@ extension ObjectContext {
             if case .some(.some(let t)) = o.toOne[r.name] { arguments.append(t.rowID.map(StoredValue.integer) ?? .null) } else { arguments.append(.null) }
         }
         try db.execute(cached: ContextSQL(db.dialect).insert(into: o.entity.name, columns: columns), arguments)
-        return db.lastInsertedID
+        // The ID given is the row's (PostgreSQL has no row ID of its own to report).
+        return id
     }
 
     /// Before the updates, parks the unique values that this save moves between objects of one entity: for each

@@ -13,6 +13,10 @@ package enum ErrorCategory: Sendable {
     case io
     /// Try again later (the store is busy).
     case temporaryFailure
+    /// A service the command needs is unavailable (a database server that cannot be reached or is not supported).
+    case unavailable
+    /// Permission was refused (a database server refused this user's authentication).
+    case permission
     /// A configuration file (model, report definition, profile) is wrong.
     case configuration
     /// Anything else.

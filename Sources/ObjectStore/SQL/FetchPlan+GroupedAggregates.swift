@@ -79,7 +79,7 @@ extension FetchPlan {
                 select.append("\(compiler.aggregateTerm(e, form: .exact, in: sub)) AS \(name)")
                 columns[key] = compiler.finishedAggregate(op, a, "\(g).\(name)", grouped: true)
             }
-            q.joins.append("LEFT JOIN (SELECT \(select.joined(separator: ", ")) \(sub.body()) GROUP BY +\(sub.ownerKey!)) \(g) ON \(g).\"@owner\" = \(q.scopeAliases[0]!).\"id\"")
+            q.joins.append("LEFT JOIN (SELECT \(select.joined(separator: ", ")) \(sub.body()) GROUP BY \(compiler.dialect.withoutIndex(sub.ownerKey!))) \(g) ON \(g).\"@owner\" = \(q.scopeAliases[0]!).\"id\"")
         }
         return columns
     }

@@ -226,7 +226,7 @@ package protocol SQLDialect: Sendable {
 
 extension Store {
     /// The dialect of the store's SQL.
-    package var dialect: any SQLDialect { SQLiteDialect() }
+    package var dialect: any SQLDialect { books == nil ? SQLiteDialect() : PostgreSQLDialect() }
     /// The dialect of a store file, the default kind (`--explain` of a report before any store is open).
     package static var fileDialect: any SQLDialect { SQLiteDialect() }
 }

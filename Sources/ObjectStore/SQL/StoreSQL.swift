@@ -43,7 +43,7 @@ struct StoreSQL {
 
     /// Raises the integer under key parameter 1 to parameter 2 (never lowers it), adding the key when missing.
     func raiseMetaInteger(_ table: String) -> String {
-        let current = "CAST(\(q("value")) AS INTEGER)"
+        let current = d.castInteger("\(q(table)).\(q("value"))")
         return "INSERT INTO \(q(table)) (\(q("key")), \(q("value"))) VALUES (\(p(1)), CAST(\(p(2)) AS TEXT)) "
             + "ON CONFLICT(\(q("key"))) DO UPDATE SET \(q("value")) = CAST(\(d.greater(current, p(2))) AS TEXT)"
     }
@@ -51,7 +51,7 @@ struct StoreSQL {
     /// Adds key parameter 1 with the largest ID of `entity`'s table (0 when empty), unless the key is there.
     func insertLargestID(_ table: String, of entity: String) -> String {
         d.insertMissing(into: table, columns: ["key", "value"],
-                        select: "SELECT \(p(1)), CAST(ifnull(max(\(q("id"))), 0) AS TEXT) FROM \(q(entity))", conflict: ["key"])
+                        select: "SELECT \(p(1)), CAST(coalesce(max(\(q("id"))), 0) AS TEXT) FROM \(q(entity))", conflict: ["key"])
     }
 
     // MARK: Reads

@@ -53,6 +53,16 @@ public enum StoreError: CategorizedError, Equatable {
     /// `value` as written.
     case invalidBusyTimeout(path: String, value: String)
 
+    /// The PostgreSQL server of books cannot be reached (libpq's `reason`): not running, a wrong host, port or
+    /// socket folder, or a network failure.
+    case serverUnreachable(path: String, reason: String)
+    /// The PostgreSQL server refused this user's authentication (libpq's `reason`).
+    case authenticationFailed(path: String, reason: String)
+    /// The PostgreSQL database named does not exist (libpq's `reason`).
+    case databaseMissing(path: String, reason: String)
+    /// The PostgreSQL server cannot hold books: older than version 15, or a database whose encoding is not UTF8.
+    case serverUnsupported(path: String, reason: String)
+
     package var category: ErrorCategory {
         switch self {
         case .missing: .missingInput
@@ -64,6 +74,9 @@ public enum StoreError: CategorizedError, Equatable {
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge, .invalidBusyTimeout: .usage
+        case .serverUnreachable, .serverUnsupported: .unavailable
+        case .authenticationFailed: .permission
+        case .databaseMissing: .missingInput
         case .matchFailed, .idsExhausted, .foreignConstraint, .missingColumn, .idMarkUnreadable: .data
         }
     }
@@ -127,6 +140,14 @@ public enum StoreError: CategorizedError, Equatable {
         case .idMarkUnreadable(let path, let entity, let value):
             "\(path): \(entity): the mark of the object IDs handed out (\(Store.idMarkKey(entity)) in \(Store.metaTable)) is unreadable: "
                 + "it holds \(value), which is not an ID (another tool changed it) — no new object is given one"
+        case .serverUnreachable(let path, let reason):
+            "\(path): cannot reach the database server (\(reason))"
+        case .authenticationFailed(let path, let reason):
+            "\(path): the database server refused this user (\(reason))"
+        case .databaseMissing(let path, let reason):
+            "\(path): no such database (\(reason))"
+        case .serverUnsupported(let path, let reason):
+            "\(path): the database server cannot hold books (\(reason))"
         case .invalidBusyTimeout(let path, let value):
             "\(path): busyTimeout \(value) is not a number of seconds to wait (give 0 or more; 0 does not wait)"
         case .queryTooLarge(let message):

@@ -31,6 +31,12 @@ enum FetchFixture {
 
     static func make() throws -> (Store, TemporaryDirectory) {
         let (store, dir) = try TestModel.makeStore()
+        try fill(store)
+        return (store, dir)
+    }
+
+    /// The fixture's objects saved into `store` (of TestModel.model), in the same order, so with the same IDs.
+    static func fill(_ store: Store) throws {
         let c = ObjectContext(store: store)
         var authorObjects: [ManagedObject] = []
         for (name, email, born) in authors {
@@ -78,6 +84,5 @@ enum FetchFixture {
             }
         }
         try c.save()
-        return (store, dir)
     }
 }

@@ -168,6 +168,8 @@ package final class PostgreSQLConnection: StorageConnection {
     /// environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGSSLMODE…) and ~/.pgpass apply by themselves — then sets the
     /// session's client encoding (UTF8), date style (ISO), time zone (UTC) and standard-conforming strings, and refuses
     /// a server older than 15 or a database whose encoding is not UTF8.
+    package var dialect: any SQLDialect { PostgreSQLDialect() }
+
     package init(conninfo: String, writeLockKey: Int64? = nil) throws(PostgreSQLConnectError) {
         self.writeLockKey = writeLockKey
         guard let connection = PQconnectdb(conninfo) else {

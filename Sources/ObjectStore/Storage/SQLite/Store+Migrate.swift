@@ -26,6 +26,10 @@ extension Store {
     /// Closes the connection now: at the end of a command that failed, one left open left the -wal and -shm files
     /// beside the store.
     package func closeConnection() {
+        if let books {
+            books.connection.close()
+            return
+        }
         try? closeQueue()
     }
 

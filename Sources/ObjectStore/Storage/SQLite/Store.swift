@@ -23,7 +23,11 @@ public final class Store: @unchecked Sendable {
     public let model: ObjectModel
     /// Whether the store was opened to read only.
     public let isReadOnly: Bool
-    let queue: DatabaseQueue
+    /// The file's connection (nil for books on PostgreSQL, which have `books`); only SQLite's parts of the store use it.
+    private let fileQueue: DatabaseQueue?
+    var queue: DatabaseQueue { fileQueue! }
+    /// Books on PostgreSQL: their connection and schema; nil for a store file.
+    let books: PostgreSQLBooks?
     /// What opening the store migrated, if anything.
     package internal(set) var migration: MigrationResult?
     /// For a dry run: the migration a real run would make first, which the dry run does not make. Its writes run it
@@ -49,18 +53,32 @@ public final class Store: @unchecked Sendable {
     /// The SQLite connection behind `queue`, for what a failed call leaves on it (`sqlite3_system_errno`).
     private let connection: OpaquePointer?
     /// The same connection as the storage protocol, which the engine's statements run on (`read`, `write`).
-    let storage: SQLiteConnection
+    private let fileStorage: SQLiteConnection?
+    var storage: SQLiteConnection { fileStorage! }
 
     private init(path: String, model: ObjectModel, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
         self.model = model
         self.isReadOnly = readOnly
-        self.queue = queue
+        self.fileQueue = queue
+        self.books = nil
         let handle = queue.inDatabase { $0.sqliteConnection }
         self.connection = handle
-        self.storage = SQLiteConnection(handle: handle!)
+        self.fileStorage = SQLiteConnection(handle: handle!)
         self.unlockedSince = unlockedSince
         if unlockedSince != nil { Store.registerUnlocked(self) }
+    }
+
+    /// Books on PostgreSQL (Store+PostgreSQL.swift).
+    init(books: PostgreSQLBooks, model: ObjectModel, readOnly: Bool) {
+        self.path = books.location.displayName
+        self.model = model
+        self.isReadOnly = readOnly
+        self.fileQueue = nil
+        self.books = books
+        self.connection = nil
+        self.fileStorage = nil
+        self.unlockedSince = nil
     }
 
     /// `wal` false for a dry run's writer, and for the connections that only roll back a killed writer's journal:
@@ -559,7 +577,8 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` on the connection (for reads that see committed data): a store opened read-only in one read
     /// transaction, whose snapshot is taken first (`beginSnapshot`); a writable one outside any transaction.
     package func read<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
-        try readSQLite { _ in try body(storage) }
+        if let books { return try books.read(readOnly: isReadOnly, body) }
+        return try readSQLite { _ in try body(storage) }
     }
 
     /// `read`, with GRDB's connection: for the parts of the store that are SQLite's own (opening, migrating,
@@ -608,7 +627,14 @@ public final class Store: @unchecked Sendable {
 
     /// Runs `body` in one immediate write transaction: all of it is committed, or none of it.
     package func write<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
-        try writeSQLite { _ in try body(storage) }
+        if let books {
+            if isReadOnly { throw StoreError.readOnly(path: path) }
+            return try books.write { connection in
+                try recordMissingIDMarks(connection)
+                return try body(connection)
+            }
+        }
+        return try writeSQLite { _ in try body(storage) }
     }
 
     /// `write`, with GRDB's connection (see `readSQLite`).

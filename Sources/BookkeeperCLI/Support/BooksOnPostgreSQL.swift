@@ -1,0 +1,57 @@
+import Bookkeeping
+import Foundation
+import ObjectStore
+
+/// Books on PostgreSQL (`--store postgresql://…`): which commands work there yet (issue 30: part 1), the warning for a
+/// password written into the URI, and the model the books record, which every command but `init` uses.
+enum BooksOnPostgreSQL {
+    /// The books this process works on, when they are on PostgreSQL.
+    nonisolated(unsafe) private(set) static var location: PostgreSQLLocation?
+
+    /// The commands that work on PostgreSQL books so far; the others refuse in one line.
+    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch"]
+
+    /// A command that does not work on PostgreSQL books yet.
+    struct Unsupported: CategorizedError {
+        let command: String
+        let what: String
+        var category: ErrorCategory { .unavailable }
+        var description: String {
+            "\(what): `\(command)` does not work on books on PostgreSQL yet (init, add, set, delete, show, list and fetch do)"
+        }
+    }
+
+    /// A `--store` URI bookkeeper cannot use.
+    struct MalformedURI: CategorizedError {
+        let reason: String
+        var category: ErrorCategory { .usage }
+        var description: String { "--store: \(reason)" }
+    }
+
+    static func prepare(_ command: any StoreCommand, _ options: GlobalOptions) throws {
+        let parsed: PostgreSQLLocation
+        do {
+            parsed = try PostgreSQLLocation(uri: options.storePath, schema: options.schema)
+        } catch {
+            throw MalformedURI(reason: error.reason)
+        }
+        let name = type(of: command)._commandName
+        guard supported.contains(name) else { throw Unsupported(command: name, what: parsed.displayName) }
+        if parsed.hasPassword {
+            Log.warning("\(parsed.displayName): the password in --store is visible to other users in `ps`; keep it in ~/.pgpass "
+                        + "(or PGPASSWORD) instead")
+        }
+        location = parsed
+        if name == "init" {
+            try ModelLocator.prepareExplicit(options)
+        } else {
+            if options.modelFile != nil {
+                Log.notice("\(parsed.displayName): the model file is not read: books on PostgreSQL keep their model "
+                           + "(`init --model` records it)")
+            }
+            let store = try Store.open(books: parsed, behaviours: BookkeepingModel.model, readOnly: true)
+            ModelLocator.adopt(store.model)
+            store.closeConnection()
+        }
+    }
+}

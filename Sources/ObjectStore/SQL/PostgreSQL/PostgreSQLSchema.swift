@@ -1,0 +1,131 @@
+// The books' schema on PostgreSQL: the tables `init` makes for a model, and the functions of ours the dialect's
+// SQL calls beyond the text ones (PostgreSQLFunctions.swift). The tables mirror SchemaBuilder's (one per entity,
+// foreign keys whose ON DELETE mirrors the delete rules, a join table per many-to-many relationship, the same
+// indexes) in PostgreSQL's terms: each foreign key is added once every table exists (PostgreSQL, unlike SQLite,
+// refuses a reference to a table not made yet), and a Boolean column holds only 0 and 1.
+
+package enum PostgreSQLSchema {
+    // The names of our functions (the dialect's SQL calls them; `init` makes them in the books' schema).
+    static let fold = "bk_fold"
+    static let nocaseKey = "bk_nocase_key"
+    static let naturalKey = "bk_natural_key"
+    static let stringOperators: [(String, PredicateOperator)] = [
+        ("bk_beginswith", .beginsWith), ("bk_endswith", .endsWith), ("bk_contains", .contains),
+        ("bk_like", .like), ("bk_matches", .matches),
+    ]
+    static let localDay = "bk_localday"
+    static let finite = "bk_finite"
+    static let convert = "bk_convert"
+    static let list = "bk_list"
+
+    private static let d = PostgreSQLDialect()
+    private static func q(_ name: String) -> String { d.quote(name) }
+
+    /// The statements that make the tables and indexes of `model` in the current schema, in order.
+    package static func tables(for model: ObjectModel) -> [String] {
+        var entityCreates: [String] = [], joinCreates: [String] = [], keys: [String] = [], indexes: [String] = []
+        var joinTables: Set<String> = []
+        for entity in model.entities {
+            let table = q(entity.name)
+            var columns = ["\(q("id")) bigint PRIMARY KEY"]
+            for a in entity.attributes {
+                var column = "\(q(a.name)) \(d.columnType(a.type))\(a.isRequired ? " NOT NULL" : "")"
+                if a.type == .boolean { column += " CHECK (\(q(a.name)) IN (0, 1))" }
+                columns.append(column)
+                if a.isUnique || a.name == entity.naturalKey {
+                    indexes.append("CREATE UNIQUE INDEX \(q("\(entity.name)_\(a.name)_unique")) ON \(table) (\(q(a.name)))")
+                } else if a.isIndexed {
+                    indexes.append("CREATE INDEX \(q("\(entity.name)_\(a.name)_index")) ON \(table) (\(q(a.name)))")
+                }
+            }
+            for r in entity.relationships {
+                switch model.storage(of: r, in: entity) {
+                case .foreignKey(let column):
+                    let inverse = model.inverse(of: r)
+                    columns.append("\(q(column)) bigint\(r.isRequired ? " NOT NULL" : "")")
+                    if let action = inverse.deleteRule.foreignKeyAction {
+                        keys.append("ALTER TABLE \(table) ADD CONSTRAINT \(q("\(entity.name)_\(column)_fkey")) FOREIGN KEY (\(q(column))) "
+                                    + "REFERENCES \(q(r.destination)) (\(q("id"))) ON DELETE \(action) DEFERRABLE INITIALLY IMMEDIATE")
+                    }
+                    indexes.append("CREATE \(inverse.isToMany ? "" : "UNIQUE ")INDEX \(q("\(entity.name)_\(column)")) ON \(table) (\(q(column)))")
+                case .joinTable(let name, let own, let other):
+                    guard joinTables.insert(name).inserted else { continue }
+                    joinCreates.append("CREATE TABLE \(q(name)) (\(q(own)) bigint NOT NULL, \(q(other)) bigint NOT NULL, "
+                                   + "PRIMARY KEY (\(q(own)), \(q(other))))")
+                    for (column, target) in [(own, entity.name), (other, r.destination)] {
+                        keys.append("ALTER TABLE \(q(name)) ADD CONSTRAINT \(q("\(name)_\(column)_fkey")) FOREIGN KEY (\(q(column))) "
+                                    + "REFERENCES \(q(target)) (\(q("id"))) ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE")
+                    }
+                    indexes.append("CREATE INDEX \(q("\(name)_\(other)")) ON \(q(name)) (\(q(other)), \(q(own)))")
+                case .inverseForeignKey:
+                    break
+                }
+            }
+            entityCreates.append("CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
+        }
+        // Entity tables first (model order), then join tables, then the keys between them, then the indexes.
+        return entityCreates + joinCreates + keys + indexes
+    }
+
+    // MARK: Opening and making books
+
+    /// One row: the number of schemas named parameter 1 (0 or 1).
+    static let schemaExists = "SELECT count(*) FROM pg_namespace WHERE nspname = $1"
+    /// One row: the number of tables, views and foreign tables in the schema named parameter 1.
+    static let tablesInSchema = "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        + "WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'p', 'f')"
+    /// One row: 1 when this role may update the table named (qualified, quoted) by parameter 1.
+    static let mayUpdate = "SELECT has_table_privilege($1, 'UPDATE')::integer"
+    static func createSchema(_ schema: String) -> String { "CREATE SCHEMA \(q(schema))" }
+    /// The books' schema first, then PostgreSQL's own (pg_catalog is searched first unless named).
+    static func searchPath(_ schema: String, local: Bool) -> String { "SET \(local ? "LOCAL " : "")search_path = \(q(schema))" }
+    static func timeZone(_ name: String) -> String { "SET TimeZone = '\(name.replacingOccurrences(of: "'", with: "''"))'" }
+
+    /// The metadata table (format, model, object ID marks), as StoreSQL's on SQLite.
+    package static var metaTable: String {
+        "CREATE TABLE \(q(Store.metaTable)) (\(q("key")) text COLLATE \"C\" PRIMARY KEY, \(q("value")) text NOT NULL)"
+    }
+
+    /// Our functions other than the text ones, made in schema `schema` (each pins its search path).
+    package static func functions(schema: String) -> [String] {
+        let pinned = "SET search_path = pg_catalog, pg_temp"
+        return [
+            // A date-time's local date in the session's zone (the store sets TimeZone to the process's zone); NULL
+            // for text that is not a date-time, as SQLite's bk_localday.
+            """
+            CREATE OR REPLACE FUNCTION \(q(schema)).\(localDay)(x text) RETURNS text LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE \(pinned) AS $f$
+            BEGIN
+              RETURN to_char(x::timestamptz, 'YYYY-MM-DD');
+            EXCEPTION WHEN others THEN
+              RETURN NULL;
+            END
+            $f$
+            """,
+            // x, or an error naming the object when x is not finite (NonFiniteStoredNumber.fromSQL reads it).
+            """
+            CREATE OR REPLACE FUNCTION \(q(schema)).\(finite)(x double precision, e text, a text, id bigint) RETURNS double precision
+            LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE \(pinned) AS $f$
+            BEGIN
+              IF x IS NOT NULL AND (x = 'Infinity'::double precision OR x = '-Infinity'::double precision OR x = 'NaN'::double precision) THEN
+                RAISE EXCEPTION '%', concat_ws(chr(31), 'bk_finite', e, id::text, a,
+                  CASE WHEN x = 'NaN'::double precision THEN 'nan' WHEN x < 0 THEN '-inf' ELSE 'inf' END);
+              END IF;
+              RETURN x;
+            END
+            $f$
+            """,
+        ]
+    }
+
+    /// The list item of stored value `v` of an attribute of `type` (StoredValue.listText's item), NULL for none:
+    /// `string_agg` of these joined by U+001F is the list text SQLite's bk_list gives.
+    static func listItem(_ v: String, _ type: AttributeType) -> String {
+        switch type {
+        case .integer, .decimal, .boolean: return "('i' || \(v)::text)"
+        // Swift writes an integral double with ".0"; the shortest digits otherwise, as PostgreSQL does.
+        case .double: return "('r' || CASE WHEN \(v)::text ~ '^-?[0-9]+$' THEN \(v)::text || '.0' ELSE \(v)::text END)"
+        case .string, .date, .dateTime: return "('t' || replace(replace(\(v), '\\', '\\\\'), chr(31), '\\u'))"
+        case .binary: return "('x' || encode(\(v), 'hex'))"
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import LocalTime
+
+// Books on PostgreSQL (issue 30): opening and creating them, and the reads and writes of `Store` on one libpq
+// connection. The model lives in the books: `init` records it, and every other opening reads it from there (one
+// machine's model file never changes everyone's books); a schema of their own holds the tables, the metadata and our
+// functions. A write is one transaction holding the books' advisory lock (two writers take turns, as two SQLite
+// writers do); a read of a read-only store is one REPEATABLE READ snapshot.
+
+/// The connection to books on PostgreSQL, used by one statement sequence at a time.
+final class PostgreSQLBooks: @unchecked Sendable {
+    let location: PostgreSQLLocation
+    let connection: PostgreSQLConnection
+    private let lock = NSRecursiveLock()
+
+    init(location: PostgreSQLLocation, connection: PostgreSQLConnection) {
+        self.location = location
+        self.connection = connection
+    }
+
+    /// The advisory lock's key for the books in `schema`: writers of the same books take turns, other books' do not
+    /// wait (FNV-1a of the schema's name, a stable number across machines and versions).
+    static func writeLockKey(schema: String) -> Int64 {
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in "bookkeeper:\(schema)".utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100000001b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    func read<T>(readOnly: Bool, _ body: (any StorageConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try mapErrors {
+            guard readOnly, !connection.isInsideTransaction else { return try body(connection) }
+            var result: T?
+            try connection.transaction(.deferred) {
+                result = try body(connection)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    func write<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try mapErrors {
+            var result: T?
+            var committing = false
+            defer { if committing { CommitProgress.finish(committed: false) } }
+            try connection.transaction(.immediate) {
+                result = try body(connection)
+                CommitProgress.beginCommit()
+                committing = true
+                return .commit
+            }
+            committing = false
+            CommitProgress.finish(committed: true)
+            return result!
+        }
+    }
+
+    /// A failure of the server, in the store's words.
+    func mapErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StorageError {
+            throw storeError(error)
+        }
+    }
+
+    func storeError(_ error: StorageError) -> Error {
+        let path = location.displayName
+        switch error.kind {
+        case .busy: return StoreError.busy(path: path, detail: error.message)
+        case .readOnly: return StoreError.readOnly(path: path)
+        case .damaged: return StoreError.damaged(path: path, detail: error.message)
+        case .constraint, .other:
+            if let nonFinite = NonFiniteStoredNumber.fromSQL(error.message) { return nonFinite }
+            if TextRegexError.isDescription(error.message) { return StoreError.matchFailed(error.message) }
+            return StoreError.sqlite("\(path): \(error.message)")
+        }
+    }
+}
+
+extension Store {
+    /// The format the metadata table records for books on PostgreSQL.
+    static let postgreSQLFormat = 1
+
+    /// Connects to the server `location` names, refusing what libpq refuses in the store's words.
+    private static func connect(_ location: PostgreSQLLocation) throws -> PostgreSQLConnection {
+        let path = location.displayName
+        do {
+            return try PostgreSQLConnection(conninfo: location.conninfo,
+                                            writeLockKey: PostgreSQLBooks.writeLockKey(schema: location.schema))
+        } catch {
+            switch error.kind {
+            case .unreachable: throw StoreError.serverUnreachable(path: path, reason: error.reason)
+            case .authentication: throw StoreError.authenticationFailed(path: path, reason: error.reason)
+            case .databaseMissing: throw StoreError.databaseMissing(path: path, reason: error.reason)
+            case .serverTooOld, .notUTF8: throw StoreError.serverUnsupported(path: path, reason: error.reason)
+            case .other: throw StoreError.serverUnreachable(path: path, reason: error.reason)
+            }
+        }
+    }
+
+    /// Makes books for `model` in `location`'s schema (made when missing; an empty one is used) and opens them.
+    package static func create(books location: PostgreSQLLocation, model: ObjectModel) throws -> Store {
+        let connection = try connect(location)
+        let books = PostgreSQLBooks(location: location, connection: connection)
+        let d = PostgreSQLDialect()
+        try books.write { db in
+            let exists = try db.int(PostgreSQLSchema.schemaExists, [.text(location.schema)]) ?? 0
+            if exists > 0 {
+                let tables = try db.int(PostgreSQLSchema.tablesInSchema, [.text(location.schema)]) ?? 0
+                if tables > 0 { throw StoreError.alreadyExists(path: location.displayName) }
+            } else {
+                try db.execute(PostgreSQLSchema.createSchema(location.schema))
+            }
+            try db.execute(PostgreSQLSchema.searchPath(location.schema, local: true))
+            for statement in PostgreSQLFunctions.statements(schema: location.schema) + PostgreSQLSchema.functions(schema: location.schema) {
+                try db.execute(statement)
+            }
+            try db.execute(PostgreSQLSchema.metaTable)
+            for statement in PostgreSQLSchema.tables(for: model) { try db.execute(statement) }
+            let meta: [(String, String)] = [
+                ("format", String(postgreSQLFormat)),
+                ("model_hash", model.versionHash),
+                ("model", model.canonicalJSON),
+                ("created_at", Timestamp.now().description),
+            ]
+            for (key, value) in meta { try db.execute(StoreSQL(d).insertMeta(metaTable), [.text(key), .text(value)]) }
+        }
+        connection.close()
+        return try open(books: location, behaviours: model)
+    }
+
+    /// Opens the books in `location`'s schema with the model recorded in them.
+    /// `behaviours`: the model whose entities' behaviours (the domain's, in code) the recorded model is given.
+    package static func open(books location: PostgreSQLLocation, behaviours: ObjectModel, readOnly: Bool = false) throws -> Store {
+        let connection = try connect(location)
+        let books = PostgreSQLBooks(location: location, connection: connection)
+        let path = location.displayName
+        let d = PostgreSQLDialect()
+        let (meta, canWrite) = try books.read(readOnly: false) { db -> ([String: String], Bool) in
+            guard try db.int(PostgreSQLSchema.schemaExists, [.text(location.schema)]) ?? 0 > 0 else {
+                throw StoreError.missing(path: path)
+            }
+            try db.execute(PostgreSQLSchema.searchPath(location.schema, local: false))
+            try db.execute(PostgreSQLSchema.timeZone(Self.processZoneName))
+            guard try db.tableExists(metaTable) else {
+                throw StoreError.notAStore(path: path, reason: "its schema has no \(metaTable) table")
+            }
+            var meta: [String: String] = [:]
+            for row in try db.rows(StoreSQL(d).allMeta(metaTable)) {
+                if let key = row.string(0), let value = row.string(1) { meta[key] = value }
+            }
+            let canWrite = try db.int(PostgreSQLSchema.mayUpdate, [.text("\(d.quote(location.schema)).\(d.quote(metaTable))")]) ?? 0
+            return (meta, canWrite == 1)
+        }
+        guard let formatText = meta["format"], let format = Int(formatText) else {
+            throw StoreError.notAStore(path: path, reason: "no format version in its \(metaTable) table")
+        }
+        guard format <= postgreSQLFormat else {
+            throw StoreError.newerFormat(path: path, found: format, supported: postgreSQLFormat)
+        }
+        guard let modelText = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(modelText.utf8)),
+              let model = try? ObjectModel(jsonObject: json, behaviours: behaviours.behaviours) else {
+            throw StoreError.notAStore(path: path, reason: "its recorded model cannot be read")
+        }
+        return Store(books: books, model: model, readOnly: readOnly || !canWrite)
+    }
+
+    /// The zone the process shows times in (TZ, else /etc/localtime), by the name the server knows it by.
+    static var processZoneName: String {
+        var name = Zone.process.name
+        if name.hasPrefix(":") { name.removeFirst() }
+        if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
+        return name
+    }
+
+}
