@@ -74,6 +74,6 @@ struct ContextSQL {
 
     /// Every value of `column` that is not none.
     func values(_ column: String, in table: String) -> String {
-        "SELECT \(q(column)) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL"
+        "SELECT \(q(column)) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL ORDER BY \(q("id"))"
     }
 }

@@ -452,7 +452,7 @@ package final class SQLCompiler {
             let value = finite("\(alias(of: valuePath, in: sub)).\(quoted(a.name))", valuePath, a, in: sub)
             // Each item formatted by its type in Swift (dialect.valueList): group_concat wrote SQLite's storage (decimal
             // units, 1/0, 15-digit doubles) and split nothing that held its ", ".
-            return "(SELECT \(dialect.valueList("v", a.type)) FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\"))"
+            return "(SELECT \(dialect.valueList("v", a.type)) FROM (SELECT \(value) AS v \(sub.body()) ORDER BY \(element).\"id\") AS l)"
         }
     }
 

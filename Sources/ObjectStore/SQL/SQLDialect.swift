@@ -213,6 +213,9 @@ package protocol SQLDialect: Sendable {
     var derivedTableFence: String { get }
     /// The bound LIMIT that takes every row (with an OFFSET).
     var noLimit: StoredValue { get }
+    /// Whether the planner estimates how much of a table a range covers by itself (PostgreSQL's statistics);
+    /// else the compiler leaves an index alone for a range that covers most of its table (Store.rangeCoverage).
+    var plansRangesItself: Bool { get }
     /// The sum in a shared aggregate's column, in the comparable form (WideForm.comparable).
     func comparableSum(_ column: String) -> String
 

@@ -7,6 +7,8 @@ extension Store {
     /// column's min and max, as if its values were spread evenly between them; nil when there is nothing to go on
     /// (an empty table, text, a blob).
     static func rangeCoverage(_ db: any StorageConnection) -> (Entity, EntityAttribute, StoredValue?, StoredValue?) -> Double? {
+        // A database that keeps statistics of its own plans ranges itself.
+        guard !db.dialect.plansRangesItself else { return { _, _, _, _ in nil } }
         var seen: [String: StorageRow] = [:]
         return { entity, attribute, low, high in
             let table = quoted(entity.name)

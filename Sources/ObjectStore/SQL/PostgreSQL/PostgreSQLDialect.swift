@@ -274,6 +274,7 @@ package struct PostgreSQLDialect: SQLDialect {
     package func withoutIndex(_ term: String) -> String { term }
     package var derivedTableFence: String { "OFFSET 0" }
     package var noLimit: StoredValue { .null }
+    package var plansRangesItself: Bool { true }
     package func comparableSum(_ column: String) -> String { column }
 
     package func hasNonASCIIText(_ column: String) -> String {

@@ -191,6 +191,8 @@ package struct SQLiteDialect: SQLDialect {
     package func withoutIndex(_ term: String) -> String { "+" + term }
     package var derivedTableFence: String { "LIMIT -1 OFFSET 0" }
     package var noLimit: StoredValue { .integer(-1) }
+    /// Debian's SQLite has no STAT4: Store.rangeCoverage estimates ranges from the index's bounds.
+    package var plansRangesItself: Bool { false }
     package func comparableSum(_ column: String) -> String {
         "(CASE WHEN typeof(\(column)) = 'blob' THEN \(wideComparable(column)) ELSE \(column) END)"
     }
