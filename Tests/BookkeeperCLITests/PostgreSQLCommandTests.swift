@@ -29,7 +29,13 @@ final class PostgreSQLCommandTests: XCTestCase {
                           "quantity=\(r + 1).5", "price=\(k)\(r).99", "sum=\(k * 1000 + r).25"])
             }
         }
+        // Sums past an Int64 of units: exact on both.
+        s.append(["add", "Order", "number=W-1", "date=2026-12-31"])
+        for _ in 0..<3 { s.append(["add", "OrderRow", "order=W-1", "service=Print", "sum=92233720368547758.00"]) }
         s += [
+            ["fetch", "Order", "--where", "rows.@sum.sum > 100000000000000000.00", "--columns", "number, rows.@sum.sum, rows.@avg.sum, rows.@max.sum"],
+            ["fetch", "OrderRow", "--group", "order.number", "--columns", "order.number, sum:sum, avg:sum", "--sort", "sum:sum desc", "--format", "csv"],
+            ["fetch", "Order", "--sort", "rows.@sum.sum desc", "--columns", "number, rows.@sum.sum", "--format", "json"],
             ["set", "Order", "N-1", "paid=yes"], ["set", "Customer", "Müller", "info=changed"], ["set", "Order", "N-3", "customer="],
             ["show", "Customer", "Müller"], ["show", "Order", "N-1"], ["show", "Customer", "Customer/3"],
             ["list", "Customer"], ["list", "Order"], ["list", "OrderRow"], ["list", "Tag"],

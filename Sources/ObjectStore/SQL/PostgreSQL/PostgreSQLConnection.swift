@@ -894,7 +894,7 @@ enum PostgreSQLValue {
     }
 
     /// numeric's text: an integer when integral and within Int64 (trailing zeros of the fraction aside), the digits
-    /// as text when integral beyond Int64 (an exact wide sum), a real when it has a fraction or is NaN or infinite.
+    /// in the engine's wide form when integral beyond Int64 (an exact wide sum), a real when it has a fraction or is NaN or infinite.
     static func numericValue(_ text: String) -> StoredValue {
         var whole = Substring(text)
         if let dot = text.firstIndex(of: ".") {
@@ -904,7 +904,9 @@ enum PostgreSQLValue {
         }
         guard let first = whole.first, first.isNumber || first == "-" || first == "+" else { return .real(Double(text) ?? .nan) }
         if let i = Int64(whole) { return .integer(i) }
-        return .text(whole.hasPrefix("+") ? String(whole.dropFirst()) : String(whole))
+        // Beyond an Int64, the engine's form of a wide number (WideInteger.swift), as SQLite's exact sums give it.
+        let digits = whole.hasPrefix("+") ? whole.dropFirst() : whole
+        return Int128(digits).map(WideInteger.encode) ?? .real(Double(text) ?? .nan)
     }
 
     /// bytea's hex output (`\x0a1b…`) as bytes.
