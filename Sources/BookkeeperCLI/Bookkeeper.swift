@@ -286,7 +286,8 @@ extension StoreCommand {
     /// migrates nothing: it says what a real run would migrate first (see `Store.open`).
     func openStore(readOnly: Bool = false, activity: String? = nil, dryRun: Bool = false) throws -> Store {
         if let location = BooksOnPostgreSQL.location {
-            let store = try Store.open(books: location, behaviours: BookkeepingModel.model, readOnly: readOnly)
+            let store = try Store.open(books: location, behaviours: BookkeepingModel.model, readOnly: readOnly,
+                                       busyTimeout: options.waitSeconds)
             store.activity = activity ?? Self._commandName
             return store
         }

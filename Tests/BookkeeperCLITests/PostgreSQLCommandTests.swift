@@ -163,6 +163,23 @@ final class PostgreSQLCommandTests: XCTestCase {
         XCTAssertEqual(runCLI(["--store", books.uri, "fetch", "Tag", "--count"]).stdout, "1\n", "nothing was written")
     }
 
+    /// A writer that cannot have the books' lock within --wait (another writer holds it) is refused as busy, 75,
+    /// having written nothing.
+    func testAWriterThatCannotHaveTheLockInTimeIs75() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self)
+        XCTAssertEqual(runCLI(["--store", books.uri, "init"]).status, 0)
+        let holder = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo(),
+                                              writeLockKey: PostgreSQLBooks.writeLockKey(schema: books.location.schema))
+        defer { holder.close() }
+        try holder.transaction(.immediate) {
+            oneLine(runCLI(["--store", books.uri, "--wait", "0.3", "add", "Tag", "name=vip"]), 75, "store is busy")
+            // Readers never wait for the writer.
+            XCTAssertEqual(runCLI(["--store", books.uri, "--wait", "0", "fetch", "Tag", "--count"]).stdout, "0\n")
+            return .rollback
+        }
+        XCTAssertEqual(runCLI(["--store", books.uri, "--wait", "0", "add", "Tag", "name=vip"]).status, 0, "the lock is free again")
+    }
+
     func testCommandsOfLaterPartsRefuseInOneLine() throws {
         let books = try PostgreSQLTestDatabase.freshBooks(self)
         XCTAssertEqual(runCLI(["--store", books.uri, "init"]).status, 0)

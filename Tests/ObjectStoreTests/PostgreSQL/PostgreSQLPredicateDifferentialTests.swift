@@ -60,6 +60,18 @@ final class PostgreSQLPredicateDifferentialTests: XCTestCase {
         }
     }
 
+    /// An IN list of 100,000 values is one bound array (PostgreSQL takes at most 65,535 parameters), and answers as
+    /// SQLite's and the evaluator's.
+    func testAnInListOfAHundredThousandValuesIsOneParameter() throws {
+        let isbns = (0..<100_000).map { String(format: "%03d", $0) }
+        let predicate = "isbn IN {" + isbns.map { "'\($0)'" }.joined(separator: ", ") + "}"
+        try check("Book", predicate, sort: [SortKey("title")])
+        let plan = try FetchPlan(ObjectFetchRequest(entity: "Book", predicate: predicate), model: postgreSQL.model, columns: [])
+        let (sql, arguments) = plan.sql(.objects, dialect: PostgreSQLDialect())
+        XCTAssertTrue(sql.contains("= ANY($1)"), String(sql.prefix(300)))
+        XCTAssertEqual(arguments.count, 1)
+    }
+
     func testGeneratedPredicatesAgreeThreeWays() throws {
         // `make test-postgresql`: 400 predicates from a fixed seed; `make stress` does not run this tier.
         let seed = Trials.seed("BOOKKEEPER_DIFF_SEED", fixed: 20261127)

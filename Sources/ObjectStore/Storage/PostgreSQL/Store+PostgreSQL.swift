@@ -74,7 +74,9 @@ final class PostgreSQLBooks: @unchecked Sendable {
     func storeError(_ error: StorageError) -> Error {
         let path = location.displayName
         switch error.kind {
-        case .busy: return StoreError.busy(path: path, detail: error.message)
+        // A lock not had within the wait (lock_timeout), or a serialization failure or deadlock with another tool's
+        // transaction: bookkeeper's own writers take turns under the books' lock, so none of theirs fails so.
+        case .busy: return StoreError.busy(path: path, detail: error.sqlState == "55P03" ? "another process is writing to it" : error.message)
         case .readOnly: return StoreError.readOnly(path: path)
         case .damaged: return StoreError.damaged(path: path, detail: error.message)
         case .constraint, .other:
@@ -139,7 +141,10 @@ extension Store {
 
     /// Opens the books in `location`'s schema with the model recorded in them.
     /// `behaviours`: the model whose entities' behaviours (the domain's, in code) the recorded model is given.
-    package static func open(books location: PostgreSQLLocation, behaviours: ObjectModel, readOnly: Bool = false) throws -> Store {
+    /// `busyTimeout`: how long a write waits for the books' lock (and any other lock) before it is refused as busy.
+    package static func open(books location: PostgreSQLLocation, behaviours: ObjectModel, readOnly: Bool = false,
+                             busyTimeout: TimeInterval = 30) throws -> Store {
+        let busyTimeout = try checkedBusyTimeout(busyTimeout, path: location.displayName)
         let connection = try connect(location)
         let books = PostgreSQLBooks(location: location, connection: connection)
         let path = location.displayName
@@ -150,6 +155,8 @@ extension Store {
             }
             try db.execute(PostgreSQLSchema.searchPath(location.schema, local: false))
             try db.execute(PostgreSQLSchema.timeZone(Self.processZoneName))
+            // (0 is "wait for ever" to PostgreSQL: the shortest wait it takes instead.)
+            try db.execute(PostgreSQLSchema.lockTimeout(milliseconds: max(1, Int(min(busyTimeout, Store.longestBusyTimeout) * 1000))))
             guard try db.tableExists(metaTable) else {
                 throw StoreError.notAStore(path: path, reason: "its schema has no \(metaTable) table")
             }
