@@ -900,7 +900,8 @@ enum PostgreSQLValue {
             guard fraction.allSatisfy({ $0 == "0" }) else { return .real(Double(text) ?? .nan) }
             whole = text[..<dot]
         }
-        guard let first = whole.first, first.isNumber || first == "-" || first == "+" else { return .real(Double(text) ?? .nan) }
+        let digits = whole.first == "-" || whole.first == "+" ? whole.dropFirst() : whole
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .real(Double(text) ?? .nan) }
         if let i = Int64(whole) { return .integer(i) }
         return .text(whole.hasPrefix("+") ? String(whole.dropFirst()) : String(whole))
     }
