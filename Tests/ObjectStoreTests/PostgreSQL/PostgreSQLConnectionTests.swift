@@ -179,6 +179,16 @@ final class PostgreSQLConnectionTests: XCTestCase {
         }
         XCTAssertFalse(db.isInsideTransaction)
         XCTAssertEqual(try db.int("SELECT count(*) FROM t"), 1)
+
+        // A transaction inside a transaction is refused (PostgreSQL would only warn, and commit the outer's work).
+        try db.transaction(.deferred) {
+            try db.execute("INSERT INTO t VALUES (5)")
+            XCTAssertThrowsError(try db.transaction(.immediate) { .commit }) {
+                XCTAssertEqual(($0 as? StorageError)?.sqlState, "25001")
+            }
+            return .rollback
+        }
+        XCTAssertEqual(try db.int("SELECT count(*) FROM t"), 1)
     }
 
     func testAnImmediateTransactionWaitsForAnotherConnectionsImmediateOne() throws {

@@ -315,6 +315,12 @@ package final class PostgreSQLConnection: StorageConnection {
     }
 
     package func transaction(_ kind: TransactionKind, _ body: () throws -> TransactionEnd) throws {
+        // PostgreSQL only warns of a BEGIN inside a transaction, and the inner COMMIT would commit the outer one's
+        // work: refused, as SQLite refuses it.
+        if isInsideTransaction {
+            throw StorageError(kind: .other, message: "cannot start a transaction within a transaction",
+                               sql: PostgreSQLConnectionSQL.begin, code: 0, sqlState: "25001")
+        }
         try execute(PostgreSQLConnectionSQL.begin, [])
         let end: TransactionEnd
         do {
