@@ -8,9 +8,10 @@ STORE ?= $(OUT)/sample.sqlite
 BIN := .build/debug/bookkeeper
 # System packages the build and the tests need (Debian names). LibreOffice (without its GUI), poppler's pdftotext
 # and Carlito (Calibri's metrics, the workbooks' default font) are for the test that prints the reports to PDF;
-# binutils gives readelf, which InstallTests reads the binary's NEEDED entries with.
+# binutils gives readelf, which InstallTests reads the binary's NEEDED entries with. libpq-dev is PostgreSQL's client
+# library (PostgreSQL stores); postgresql (15 on Debian 12) is the server `make test-postgresql` starts.
 APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev binutils \
-	libreoffice-calc-nogui poppler-utils fonts-crosextra-carlito
+	libreoffice-calc-nogui poppler-utils fonts-crosextra-carlito libpq-dev postgresql
 
 .PHONY: deps build run test bench bench-fetch bench-import clean release install uninstall cli-reference
 
@@ -60,6 +61,21 @@ test: deps build-tests
 .PHONY: build-tests test-install
 build-tests: deps
 	$(SWIFT) build --build-tests
+
+# The tests that need a PostgreSQL server (run-tests.py's POSTGRESQL list): a throwaway PostgreSQL 15 server
+# (scripts/postgresql-server.sh: data and Unix socket in a new folder under /tmp, as the postgres user when run as
+# root), its variables exported, the tier run, and the server stopped and its folder removed on the way out — also
+# when a test fails or the run is interrupted. The server's log is printed when the tier fails.
+.PHONY: test-postgresql
+test-postgresql: deps build-tests
+	@dir=$$(scripts/postgresql-server.sh start) || exit 1; \
+	trap 'scripts/postgresql-server.sh stop "$$dir"' EXIT; \
+	trap 'exit 130' INT TERM; \
+	source "$$dir/env"; \
+	python3 scripts/run-tests.py --tier postgresql --log-dir $(OUT)/test-logs-postgresql $(TEST_FLAGS); \
+	code=$$?; \
+	if [ $$code -ne 0 ]; then echo "--- the PostgreSQL server's log ($$dir/server.log):"; scripts/postgresql-server.sh log "$$dir"; fi; \
+	exit $$code
 
 # The install tests (InstallTests) install the release binary of `make release` into a temporary prefix.
 test-install: deps build-tests release

@@ -55,6 +55,15 @@ def module_maps(build_dir):
     return maps
 
 
+def pkg_config_includes():
+    with open(os.path.join(ROOT, "Package.swift")) as f:
+        names = re.findall(r'pkgConfig:\s*"([^"]+)"', f.read())
+    if not names:
+        return []
+    done = subprocess.run(["pkg-config", "--cflags-only-I"] + names, capture_output=True, text=True)
+    return done.stdout.split() if done.returncode == 0 else []
+
+
 def extract(build_dir):
     # One spelling of the folder (.build/debug is a link), and a module cache of the extractor's own: clang's
     # modules cached under two spellings of one folder are refused as defined twice.
@@ -68,6 +77,9 @@ def extract(build_dir):
                    "-module-cache-path", os.path.join(build_dir, "APIRecordModuleCache")]
         for path in module_maps(build_dir):
             command += ["-Xcc", "-fmodule-map-file=" + path, "-Xcc", "-I" + os.path.dirname(path)]
+        # The system libraries' headers where pkg-config finds them (libpq's are in /usr/include/postgresql), as
+        # SwiftPM passes them to the build for each `pkgConfig:` of Package.swift.
+        command += [flag for include in pkg_config_includes() for flag in ("-Xcc", include)]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit("api-record: swift symbolgraph-extract failed:\n" + done.stderr + done.stdout)

@@ -38,7 +38,9 @@ free_port() {
 start() {
   local dir="${1:-}" port="${2:-}" bin
   bin=$(bindir)
-  if [ -z "$dir" ]; then dir=$(mktemp -d /tmp/bookkeeper-postgresql.XXXXXX); else mkdir -p "$dir"; fi
+  if [ -z "$dir" ]; then dir=$(mktemp -d /tmp/bookkeeper-postgresql.XXXXXX); else mkdir -p "$dir"; dir=$(cd "$dir" && pwd); fi
+  # The server's user may not enter the checkout (a 0700 home): initdb and pg_ctl start from the folder instead.
+  cd "$dir"
   [ -n "$port" ] || port=$(free_port)
   chmod 755 "$dir"
   if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
@@ -89,6 +91,8 @@ EOF
 
 stop() {
   local dir="${1:?usage: postgresql-server.sh stop DIR}"
+  dir=$(cd "$dir" && pwd)
+  cd /
   [ -f "$dir/data/PG_VERSION" ] || { echo "postgresql-server: $dir holds no server" >&2; exit 1; }
   as_server "$(bindir)/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$dir"

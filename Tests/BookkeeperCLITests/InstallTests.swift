@@ -64,6 +64,12 @@ final class InstallTests: XCTestCase {
             XCTAssertTrue(["/lib/x86_64-linux-gnu/", "/usr/lib/x86_64-linux-gnu/", "/lib64/", "/usr/lib/"]
                 .contains { FileManager.default.fileExists(atPath: $0 + library) }, "\(library) is not a system library: \(needed)")
         }
+        // Exactly the libraries of the packages README names (libsqlite3-0, libxlsxwriter4, libssl3, libpq5, zlib1g,
+        // libc6, libstdc++6, libgcc-s1): a new one is a new run-time dependency, for README's list first.
+        let allowed = ["libsqlite3.so.0", "libxlsxwriter.so.4", "libcrypto.so.3", "libpq.so.5", "libz.so.1", "libc.so.6",
+                       "libm.so.6", "ld-linux-x86-64.so.2", "libstdc++.so.6", "libgcc_s.so.1"]
+        for library in needed { XCTAssertTrue(allowed.contains(library), "\(library) is not in README's package list: \(needed)") }
+        XCTAssertTrue(needed.contains("libpq.so.5"), "the binary links libpq (PostgreSQL stores): \(needed)")
 
         // Installed without debug sections, with its symbol table.
         let sections = String(decoding: try runTool(["/usr/bin/readelf", "-S", "-W", bin]).output, as: UTF8.self)

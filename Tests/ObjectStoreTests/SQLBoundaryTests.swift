@@ -57,6 +57,29 @@ final class SQLBoundaryTests: XCTestCase {
         XCTAssertTrue(talking.contains("Sources/ObjectStore/SQL/SQLite/SQLiteConnection.swift"), "the scan finds the implementation: \(talking)")
     }
 
+    /// The PostgreSQL implementation of the storage protocol: where libpq may be imported and called.
+    static let postgresqlImplementation = ["Sources/ObjectStore/SQL/PostgreSQL/"]
+
+    /// As for SQLite: only the PostgreSQL implementation imports CLibPQ or calls libpq (`PQ…(`, `lo_…(`), so the
+    /// engine reaches PostgreSQL through `StorageConnection` too.
+    func testOnlyThePostgreSQLImplementationTalksToLibpq() throws {
+        let pattern = try NSRegularExpression(pattern: #"^\s*(@testable\s+)?import\s+CLibPQ\b|\b(PQ[a-zA-Z]+|lo_[a-z_]+)\s*\("#,
+                                              options: .anchorsMatchLines)
+        let sources = packageRoot.appendingPathComponent("Sources")
+        var talking: [String] = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)!
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let relative = "Sources/" + url.path.dropFirst(sources.path.count + 1)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            guard let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { continue }
+            let line = text[..<Range(match.range, in: text)!.lowerBound].filter { $0 == "\n" }.count + 1
+            if Self.postgresqlImplementation.contains(where: relative.hasPrefix) { talking.append(relative); continue }
+            XCTFail("\(relative):\(line) talks to libpq (\(text[Range(match.range, in: text)!].trimmingCharacters(in: .whitespaces))): "
+                    + "go through the storage protocol (StorageConnection), or move it into the PostgreSQL implementation")
+        }
+        XCTAssertTrue(talking.contains("Sources/ObjectStore/SQL/PostgreSQL/PostgreSQLConnection.swift"), "the scan finds the implementation: \(talking)")
+    }
+
     /// The scan itself: which literals it takes for SQL, and which it does not.
     func testTheScanFindsSQLInLiteralsOnly() {
         func sql(_ source: String) -> [String] { Self.sqlLiterals(in: source).map(\.text) }

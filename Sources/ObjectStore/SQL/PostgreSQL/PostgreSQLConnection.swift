@@ -317,6 +317,12 @@ package final class PostgreSQLConnection: StorageConnection {
     }
 
     package func transaction(_ kind: TransactionKind, _ body: () throws -> TransactionEnd) throws {
+        // PostgreSQL only warns of a BEGIN inside a transaction, and the inner COMMIT would commit the outer one's
+        // work: refused, as SQLite refuses it.
+        if isInsideTransaction {
+            throw StorageError(kind: .other, message: "cannot start a transaction within a transaction",
+                               sql: PostgreSQLConnectionSQL.begin, code: 0, sqlState: "25001")
+        }
         try execute(PostgreSQLConnectionSQL.begin, [])
         let end: TransactionEnd
         do {
@@ -902,7 +908,8 @@ enum PostgreSQLValue {
             guard fraction.allSatisfy({ $0 == "0" }) else { return .real(Double(text) ?? .nan) }
             whole = text[..<dot]
         }
-        guard let first = whole.first, first.isNumber || first == "-" || first == "+" else { return .real(Double(text) ?? .nan) }
+        let digits = whole.first == "-" || whole.first == "+" ? whole.dropFirst() : whole
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .real(Double(text) ?? .nan) }
         if let i = Int64(whole) { return .integer(i) }
         // Beyond an Int64, the engine's form of a wide number (WideInteger.swift), as SQLite's exact sums give it.
         let digits = whole.hasPrefix("+") ? whole.dropFirst() : whole
