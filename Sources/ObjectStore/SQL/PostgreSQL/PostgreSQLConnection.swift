@@ -899,8 +899,9 @@ enum PostgreSQLValue {
         }
     }
 
-    /// numeric's text: an integer when integral and within Int64 (trailing zeros of the fraction aside), the digits
-    /// in the engine's wide form when integral beyond Int64 (an exact wide sum), a real when it has a fraction or is NaN or infinite.
+    /// numeric's text: an integer when integral and within Int64 (trailing zeros of the fraction aside), the engine's
+    /// wide form when integral beyond Int64 (an exact wide sum: WideInteger.swift), the digits as text beyond an
+    /// Int128, a real when it has a fraction or is NaN or infinite.
     static func numericValue(_ text: String) -> StoredValue {
         var whole = Substring(text)
         if let dot = text.firstIndex(of: ".") {
@@ -912,8 +913,8 @@ enum PostgreSQLValue {
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .real(Double(text) ?? .nan) }
         if let i = Int64(whole) { return .integer(i) }
         // Beyond an Int64, the engine's form of a wide number (WideInteger.swift), as SQLite's exact sums give it.
-        let digits = whole.hasPrefix("+") ? whole.dropFirst() : whole
-        return Int128(digits).map(WideInteger.encode) ?? .real(Double(text) ?? .nan)
+        let signed = whole.hasPrefix("+") ? whole.dropFirst() : whole
+        return Int128(signed).map(WideInteger.encode) ?? .text(String(signed))
     }
 
     /// bytea's hex output (`\x0a1b…`) as bytes.
