@@ -37,6 +37,8 @@ final class PostgreSQLCommandTests: XCTestCase {
             ["fetch", "OrderRow", "--group", "order.number", "--columns", "order.number, sum:sum, avg:sum", "--sort", "sum:sum desc", "--format", "csv"],
             ["fetch", "Order", "--sort", "rows.@sum.sum desc", "--columns", "number, rows.@sum.sum", "--format", "json"],
             ["set", "Order", "N-1", "paid=yes"], ["set", "Customer", "Müller", "info=changed"], ["set", "Order", "N-3", "customer="],
+            // A set that changes nothing (attack 19: a syntax error on PostgreSQL, exit 74).
+            ["set", "Customer", "Müller", "info=changed"], ["set", "Order", "N-1", "paid=yes", "made=no"],
             ["show", "Customer", "Müller"], ["show", "Order", "N-1"], ["show", "Customer", "Customer/3"],
             ["list", "Customer"], ["list", "Order"], ["list", "OrderRow"], ["list", "Tag"],
             ["fetch", "Customer", "--sort", "name"], ["fetch", "Customer", "--sort", "name nocase"],
@@ -209,5 +211,120 @@ final class PostgreSQLCommandTests: XCTestCase {
         XCTAssertEqual(runCLI(["--store", books.uri, "fetch", "Note", "--columns", "text", "--format", "csv"]).stdout, "text\nhello\n")
         oneLine(runCLI(["--store", books.uri, "init"]), 65, "different model")
         XCTAssertEqual(runCLI(["--store", books.uri, "--model", model, "init"]).status, 0, "the same model: nothing to do")
+    }
+
+    // MARK: Attack 19's findings
+
+    /// A password that holds `?` is the URI's user part all the same (libpq reads it so): shown nowhere, warned about.
+    func testAPasswordWithAQuestionMarkIsShownNowhere() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self, user: "bk_secret")
+        let password = "pw?with-question-\(UInt32.random(in: 0...UInt32.max))"
+        let uri = books.uri.replacingOccurrences(of: "bk_secret@", with: "bk_secret:\(password)@")
+        let r = runCLI(["--store", uri, "add", "Tag", "name=x"])
+        XCTAssertEqual(r.status, 77, "\(r)")
+        XCTAssertFalse(r.stderr.contains(password) || r.stdout.contains(password) || r.stderr.contains("with-question"), "\(r)")
+        XCTAssertTrue(r.stderr.contains("visible to other users in `ps`"), "\(r)")
+    }
+
+    /// A URI libpq cannot read is quoted by libpq, password and all: never in bookkeeper's words; a usage error, 64.
+    func testAMalformedURIQuotesNoPassword() throws {
+        _ = try PostgreSQLTestDatabase.requireConninfo()
+        let password = "not-the-password-\(UInt32.random(in: 0...UInt32.max))"
+        for uri in ["postgresql://bk_secret:\(password)@[::1]x:5490/bk_test", "postgresql://bk_secret:\(password)@[::1/bk_test"] {
+            let r = runCLI(["--store", uri, "list", "Tag"])
+            oneLine(r, 64, "cannot be made as written")
+            XCTAssertFalse(r.stderr.contains(password), "\(r)")
+        }
+    }
+
+    /// `?%70assword=` is `password=` to libpq: a secret like the other.
+    func testAPercentEncodedPasswordParameterIsShownNowhere() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self, user: "bk_secret")
+        let uri = books.uri + "&%70assword=\(PostgreSQLTestDatabase.secretPassword)"
+        let r = runCLI(["--store", uri, "list", "Tag"])
+        XCTAssertEqual(r.status, 66, "it connects; the books are not made: \(r)")
+        XCTAssertFalse(r.stderr.contains(PostgreSQLTestDatabase.secretPassword), "\(r)")
+        XCTAssertTrue(r.stderr.contains("visible to other users in `ps`"), "\(r)")
+    }
+
+    /// A parameter libpq does not take is the user's to mend (64), not an unreachable server (69).
+    func testAMalformedURIParameterIs64() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self)
+        oneLine(runCLI(["--store", books.uri + "&bogus=1", "list", "Tag"]), 64, "cannot be made as written")
+        oneLine(runCLI(["--store", books.uri + "&sslmode=bogus", "list", "Tag"]), 64, "cannot be made as written")
+        oneLine(runCLI(["--store", books.uri + "&schema=other", "list", "Tag"]), 64, "the schema is given twice")
+        for schema in ["pg_mine", "pg_catalog", "information_schema"] {
+            oneLine(runCLI(["--store", books.uri, "--schema", schema, "init"]), 64, "is PostgreSQL's own")
+        }
+    }
+
+    /// The role's, the database's or PGOPTIONS' settings do not change what is read: doubles to their shortest exact
+    /// digits, bytes as bytes (attack 19: extra_float_digits = 0 and bytea_output = escape did).
+    func testSessionSettingsOfTheRoleDoNotChangeValues() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self)
+        let dir = TemporaryDirectory("pg-settings")
+        let model = dir.write("model.yaml", "entities:\n  Thing:\n    kind: directory\n    attributes:\n      name: {type: string, required: true}\n"
+                              + "      g: {type: double}\n      b: {type: binary}\n")
+        let file = dir.file("books.sqlite")
+        let odd = ["PGOPTIONS": "-c extra_float_digits=0 -c bytea_output=escape -c DateStyle=German -c IntervalStyle=sql_standard"]
+        for store in [books.uri, file] {
+            XCTAssertEqual(runCLI(["--store", store, "--model", model, "init"], in: dir.path).status, 0)
+            XCTAssertEqual(runCLI(["--store", store, "--model", model, "add", "Thing", "name=x", "g=0.30000000000000004", "b=0x00ff41"], in: dir.path, environment: odd).status, 0)
+            XCTAssertEqual(runCLI(["--store", store, "--model", model, "add", "Thing", "name=y", "g=1.7976931348623157e308"], in: dir.path, environment: odd).status, 0)
+        }
+        let onServer = runCLI(["--store", books.uri, "fetch", "Thing", "--columns", "name, g, b", "--format", "json"], in: dir.path, environment: odd)
+        let onFile = runCLI(["--store", file, "--model", model, "fetch", "Thing", "--columns", "name, g, b", "--format", "json"], in: dir.path)
+        XCTAssertEqual(onServer.status, 0, "\(onServer)")
+        XCTAssertEqual(onServer.stdout, onFile.stdout)
+        XCTAssertTrue(onServer.stdout.contains("0.30000000000000004"), onServer.stdout)
+    }
+
+    /// Another tool's collation on a model column changes `<` and sorts: refused by every command; a trigger, a rule
+    /// or row-level security acts on writes unseen: refused too. One line each, 65, nothing changed.
+    func testAnotherToolsCollationOrTriggerIsRefused() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self)
+        XCTAssertEqual(runCLI(["--store", books.uri, "init"]).status, 0)
+        XCTAssertEqual(runCLI(["--store", books.uri, "add", "Order", "number=A-1", "date=2026-01-01"]).status, 0)
+        let owner = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo())
+        defer { owner.close() }
+        let schema = "\"\(books.location.schema)\""
+        try owner.execute("ALTER TABLE \(schema).\"Customer\" ALTER COLUMN name TYPE text COLLATE \"POSIX\"")
+        var r = runCLI(["--store", books.uri, "fetch", "Customer", "--where", "name < 'b'"])
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("Customer.name is text COLLATE \"POSIX\", not the model's text COLLATE \"C\""), r.stderr)
+        try owner.execute("ALTER TABLE \(schema).\"Customer\" ALTER COLUMN name TYPE text COLLATE \"C\"")
+        XCTAssertEqual(runCLI(["--store", books.uri, "fetch", "Customer", "--count"]).status, 0, "undone: it answers again")
+        try owner.execute("""
+            CREATE FUNCTION \(schema).t() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+            CREATE TRIGGER sneaky AFTER UPDATE ON \(schema)."Order" FOR EACH ROW EXECUTE FUNCTION \(schema).t()
+            """)
+        r = runCLI(["--store", books.uri, "set", "Order", "A-1", "paid=yes"])
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("trigger \"sneaky\" on Order is not the model's"), r.stderr)
+        try owner.execute("DROP TRIGGER sneaky ON \(schema).\"Order\"")
+        try owner.execute("ALTER TABLE \(schema).\"Order\" ENABLE ROW LEVEL SECURITY")
+        r = runCLI(["--store", books.uri, "set", "Order", "A-1", "paid=yes"])
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertTrue(r.stderr.contains("row-level security is on for Order"), r.stderr)
+        try owner.execute("ALTER TABLE \(schema).\"Order\" DISABLE ROW LEVEL SECURITY")
+        XCTAssertEqual(runCLI(["--store", books.uri, "fetch", "Order", "--where", "paid == NO", "--count"]).stdout, "1\n", "nothing was changed")
+    }
+
+    /// A role without USAGE on the books' schema may not use them: 77, not "not a bookkeeper store".
+    func testARoleWithoutUsageIs77() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self)
+        XCTAssertEqual(runCLI(["--store", books.uri, "init"]).status, 0)
+        let reader = books.uri.replacingOccurrences(of: "bk_owner@", with: "bk_reader@")
+        oneLine(runCLI(["--store", reader, "list", "Tag"]), 77, "no USAGE privilege on schema")
+    }
+
+    /// A zone the server cannot take (one with leap seconds) is said so, 69 — not an I/O error.
+    func testATimeZoneTheServerDoesNotKnowIs69() throws {
+        let books = try PostgreSQLTestDatabase.freshBooks(self)
+        XCTAssertEqual(runCLI(["--store", books.uri, "init"]).status, 0)
+        guard FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/right/Europe/Berlin") else {
+            throw XCTSkip("no right/ zones in /usr/share/zoneinfo")
+        }
+        oneLine(runCLI(["--store", books.uri, "list", "Tag"], environment: ["TZ": "right/Europe/Berlin"]), 69, "does not know the time zone right/Europe/Berlin")
     }
 }

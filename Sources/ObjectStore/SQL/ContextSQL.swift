@@ -44,7 +44,7 @@ struct ContextSQL {
 
     /// Whether `column` of the object whose ID is parameter 2 holds exactly parameter 1 (its stored bytes).
     func stored(_ table: String, column: String) -> String {
-        "SELECT \(q(column)) IS \(p(1)) FROM \(q(table)) WHERE \(q("id")) = \(p(2))"
+        "SELECT \(d.isNotDistinct(q(column), p(1))) FROM \(q(table)) WHERE \(q("id")) = \(p(2))"
     }
 
     /// Every object, every column, by ID.

@@ -62,6 +62,10 @@ public enum StoreError: CategorizedError, Equatable {
     case databaseMissing(path: String, reason: String)
     /// The PostgreSQL server cannot hold books: older than version 15, or a database whose encoding is not UTF8.
     case serverUnsupported(path: String, reason: String)
+    /// libpq cannot use the connection URI or one of its parameters (`reason`, its words without the password).
+    case invalidConnection(path: String, reason: String)
+    /// The PostgreSQL role may not use the books' schema (no USAGE on it).
+    case accessDenied(path: String, reason: String)
 
     package var category: ErrorCategory {
         switch self {
@@ -75,7 +79,8 @@ public enum StoreError: CategorizedError, Equatable {
         case .sqlite: .io
         case .queryTooLarge, .invalidBusyTimeout: .usage
         case .serverUnreachable, .serverUnsupported: .unavailable
-        case .authenticationFailed: .permission
+        case .authenticationFailed, .accessDenied: .permission
+        case .invalidConnection: .usage
         case .databaseMissing: .missingInput
         case .matchFailed, .idsExhausted, .foreignConstraint, .missingColumn, .idMarkUnreadable: .data
         }
@@ -148,6 +153,10 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): no such database (\(reason))"
         case .serverUnsupported(let path, let reason):
             "\(path): the database server cannot hold books (\(reason))"
+        case .invalidConnection(let path, let reason):
+            "\(path): the connection cannot be made as written (\(reason))"
+        case .accessDenied(let path, let reason):
+            "\(path): this user may not use the books (\(reason))"
         case .invalidBusyTimeout(let path, let value):
             "\(path): busyTimeout \(value) is not a number of seconds to wait (give 0 or more; 0 does not wait)"
         case .queryTooLarge(let message):

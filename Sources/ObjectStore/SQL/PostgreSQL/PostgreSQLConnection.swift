@@ -105,7 +105,11 @@ package struct PostgreSQLConnectError: Error, CustomStringConvertible, Equatable
 
 /// The SQL this connection runs of its own accord (the store's SQL is built by the dialect).
 enum PostgreSQLConnectionSQL {
-    static let settings = "SET client_encoding = 'UTF8'; SET DateStyle = 'ISO'; SET TimeZone = 'UTC'; SET standard_conforming_strings = on"
+    // Every setting the readings and writings depend on, whatever the role, the database or PGOPTIONS set (attack
+    // 19: extra_float_digits = 0 read doubles to 15 digits; bytea_output = escape read bytes as their escapes).
+    static let settings = "SET client_encoding = 'UTF8'; SET DateStyle = 'ISO'; SET IntervalStyle = 'postgres'; SET TimeZone = 'UTC'; "
+        + "SET standard_conforming_strings = on; SET extra_float_digits = 1; SET bytea_output = 'hex'; "
+        + "SET default_transaction_isolation = 'read committed'"
     static let begin = "BEGIN"
     static let commit = "COMMIT"
     static let rollback = "ROLLBACK"

@@ -74,6 +74,33 @@ package enum PostgreSQLSchema {
     /// One row: the number of tables, views and foreign tables in the schema named parameter 1.
     static let tablesInSchema = "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
         + "WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'p', 'f')"
+    // MARK: Another tool's hands on the books (attack 19): what would change answers or writes
+
+    /// Rows (table, column, type, collation) of every column of the schema named by parameter 1.
+    static let columnsOfSchema = "SELECT table_name::text, column_name::text, data_type::text, collation_name::text "
+        + "FROM information_schema.columns WHERE table_schema = $1"
+    /// Rows (what, table, name) of the triggers, rules and row-level security of the schema named by parameter 1.
+    static let foreignBehaviour = """
+        SELECT 'trigger', c.relname::text, t.tgname::text FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND NOT t.tgisinternal
+        UNION ALL SELECT 'rule', tablename::text, rulename::text FROM pg_rules WHERE schemaname = $1
+        UNION ALL SELECT 'row-level security', c.relname::text, '' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relrowsecurity
+        ORDER BY 1, 2, 3
+        """
+
+    /// The type and collation `information_schema.columns` gives a column of `type` in books of ours.
+    static func expectedColumn(_ type: AttributeType) -> (type: String, collation: String?) {
+        switch type {
+        case .string, .date, .dateTime: ("text", "C")
+        case .integer, .decimal, .boolean: ("bigint", nil)
+        case .double: ("double precision", nil)
+        case .binary: ("bytea", nil)
+        }
+    }
+
+    /// One row: 1 when this role may use the schema named by parameter 1.
+    static let mayUseSchema = "SELECT has_schema_privilege($1, 'USAGE')::integer"
     /// One row: 1 when this role may update the table named (qualified, quoted) by parameter 1.
     static let mayUpdate = "SELECT has_table_privilege($1, 'UPDATE')::integer"
     static func createSchema(_ schema: String) -> String { "CREATE SCHEMA \(q(schema))" }

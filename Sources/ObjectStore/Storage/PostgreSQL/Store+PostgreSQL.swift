@@ -98,12 +98,17 @@ extension Store {
             return try PostgreSQLConnection(conninfo: location.conninfo,
                                             writeLockKey: PostgreSQLBooks.writeLockKey(schema: location.schema))
         } catch {
+            // libpq quotes a URI it cannot read, password and all (attack 19): never in our words.
+            let reason = location.hidingSecrets(error.reason.replacingOccurrences(of: location.conninfo, with: "the URI"))
             switch error.kind {
-            case .unreachable: throw StoreError.serverUnreachable(path: path, reason: error.reason)
-            case .authentication: throw StoreError.authenticationFailed(path: path, reason: error.reason)
-            case .databaseMissing: throw StoreError.databaseMissing(path: path, reason: error.reason)
-            case .serverTooOld, .notUTF8: throw StoreError.serverUnsupported(path: path, reason: error.reason)
-            case .other: throw StoreError.serverUnreachable(path: path, reason: error.reason)
+            case .unreachable: throw StoreError.serverUnreachable(path: path, reason: reason)
+            case .authentication: throw StoreError.authenticationFailed(path: path, reason: reason)
+            case .databaseMissing: throw StoreError.databaseMissing(path: path, reason: reason)
+            case .serverTooOld, .notUTF8: throw StoreError.serverUnsupported(path: path, reason: reason)
+            case .other where reason.lowercased().contains("invalid") || reason.contains("URI"):
+                // A parameter libpq does not know, a value it does not take, a URI it cannot read.
+                throw StoreError.invalidConnection(path: path, reason: reason)
+            case .other: throw StoreError.serverUnreachable(path: path, reason: reason)
             }
         }
     }
@@ -153,8 +158,17 @@ extension Store {
             guard try db.int(PostgreSQLSchema.schemaExists, [.text(location.schema)]) ?? 0 > 0 else {
                 throw StoreError.missing(path: path)
             }
+            guard try db.int(PostgreSQLSchema.mayUseSchema, [.text(location.schema)]) == 1 else {
+                throw StoreError.accessDenied(path: path, reason: "no USAGE privilege on schema \(location.schema)")
+            }
             try db.execute(PostgreSQLSchema.searchPath(location.schema, local: false))
-            try db.execute(PostgreSQLSchema.timeZone(Self.processZoneName))
+            do {
+                try db.execute(PostgreSQLSchema.timeZone(Self.processZoneName))
+            } catch {
+                // (A zone with leap seconds, right/…, or one the server's zone data lacks.)
+                throw StoreError.serverUnsupported(path: path, reason: "it does not know the time zone \(Self.processZoneName) "
+                                                   + "that local dates are computed in (TZ): \((error as? StorageError)?.message ?? "\(error)")")
+            }
             // (0 is "wait for ever" to PostgreSQL: the shortest wait it takes instead.)
             try db.execute(PostgreSQLSchema.lockTimeout(milliseconds: max(1, Int(min(busyTimeout, Store.longestBusyTimeout) * 1000))))
             guard try db.tableExists(metaTable) else {
@@ -164,6 +178,7 @@ extension Store {
             for row in try db.rows(StoreSQL(d).allMeta(metaTable)) {
                 if let key = row.string(0), let value = row.string(1) { meta[key] = value }
             }
+            try refuseForeignSchema(db, location: location, meta: meta, behaviours: behaviours)
             let canWrite = try db.int(PostgreSQLSchema.mayUpdate, [.text("\(d.quote(location.schema)).\(d.quote(metaTable))")]) ?? 0
             return (meta, canWrite == 1)
         }
@@ -188,4 +203,38 @@ extension Store {
         return name
     }
 
+
+    /// Refuses books whose tables another tool changed so that answers or writes would differ from the model's: a
+    /// model column of another type or collation, or missing (every command); a trigger, a rule or row-level security
+    /// on the books' tables (they act on bookkeeper's writes unseen). As SQLite's `refuseForeignSchema`: one line each,
+    /// exit 65, nothing changed.
+    private static func refuseForeignSchema(_ db: any StorageConnection, location: PostgreSQLLocation, meta: [String: String],
+                                            behaviours: ObjectModel) throws {
+        guard let modelText = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(modelText.utf8)),
+              let model = try? ObjectModel(jsonObject: json, behaviours: behaviours.behaviours) else { return }
+        var columns: [String: (type: String, collation: String?)] = [:]
+        for row in try db.rows(PostgreSQLSchema.columnsOfSchema, [.text(location.schema)]) {
+            columns["\(row.string(0) ?? "").\(row.string(1) ?? "")"] = (row.string(2) ?? "", row.string(3))
+        }
+        var problems: [String] = []
+        for entity in model.entities {
+            for a in entity.attributes {
+                let expected = PostgreSQLSchema.expectedColumn(a.type)
+                guard let found = columns["\(entity.name).\(a.name)"] else {
+                    problems.append("\(entity.name).\(a.name) is missing from the books (another tool renamed or dropped its column)")
+                    continue
+                }
+                if found.type != expected.type || found.collation != expected.collation {
+                    func spelled(_ c: (type: String, collation: String?)) -> String { c.type + (c.collation.map { " COLLATE \"\($0)\"" } ?? "") }
+                    problems.append("\(entity.name).\(a.name) is \(spelled(found)), not the model's \(spelled(expected)) (another tool changed it)")
+                }
+            }
+        }
+        for row in try db.rows(PostgreSQLSchema.foreignBehaviour, [.text(location.schema)]) {
+            let what = row.string(0) ?? "", table = row.string(1) ?? "", name = row.string(2) ?? ""
+            problems.append(name.isEmpty ? "\(what) is on for \(table) (another tool turned it on)"
+                            : "\(what) \"\(name)\" on \(table) is not the model's (another tool added it)")
+        }
+        if !problems.isEmpty { throw ForeignSchemaError(path: location.displayName, problems: problems) }
+    }
 }
