@@ -73,9 +73,6 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is `.null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
 
-    /// Whether the value can be stored in an attribute of `type` (null fits every type). Text holding a NUL or more
-    /// combining marks in a row than the store takes, and an instant outside the years 1 to 9999 in UTC, fit no
-    /// attribute: the store would cut the text short, or compare and sort the instant wrongly (attack 18).
     /// `fits`, for values the importer's converters made: their text was checked for a NUL and mark runs as it was
     /// read, so the batch writer's hot loop does not scan every text twice.
     package func fitsConverted(_ type: AttributeType) -> Bool {
@@ -83,6 +80,9 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         return fits(type)
     }
 
+    /// Whether the value can be stored in an attribute of `type` (null fits every type). Text holding a NUL or more
+    /// combining marks in a row than the store takes, and an instant outside the years 1 to 9999 in UTC, fit no
+    /// attribute: the store would cut the text short, or compare and sort the instant wrongly (attack 18).
     public func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
         case (.null, _), (.integer, .integer), (.boolean, .boolean), (.date, .date), (.binary, .binary):
