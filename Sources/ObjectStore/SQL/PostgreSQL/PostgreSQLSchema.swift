@@ -99,6 +99,11 @@ package enum PostgreSQLSchema {
         }
     }
 
+    /// A column's type as SQL writes it: `text COLLATE "C"`.
+    static func spelling(_ column: (type: String, collation: String?)) -> String {
+        column.type + (column.collation.map { " COLLATE \(d.quote($0))" } ?? "")
+    }
+
     /// One row: 1 when this role may use the schema named by parameter 1.
     static let mayUseSchema = "SELECT has_schema_privilege($1, 'USAGE')::integer"
     /// One row: 1 when this role may update the table named (qualified, quoted) by parameter 1.

@@ -225,8 +225,8 @@ extension Store {
                     continue
                 }
                 if found.type != expected.type || found.collation != expected.collation {
-                    func spelled(_ c: (type: String, collation: String?)) -> String { c.type + (c.collation.map { " COLLATE \"\($0)\"" } ?? "") }
-                    problems.append("\(entity.name).\(a.name) is \(spelled(found)), not the model's \(spelled(expected)) (another tool changed it)")
+                    problems.append("\(entity.name).\(a.name) is \(PostgreSQLSchema.spelling(found)), not the model's "
+                                    + "\(PostgreSQLSchema.spelling(expected)) (another tool changed it)")
                 }
             }
         }
