@@ -71,12 +71,13 @@ package struct PostgreSQLDialect: SQLDialect {
         "\(PostgreSQLSchema.fold)(\(text), \(options.rawValue))"
     }
 
-    /// A condition: the functions answer 1 or 0 (NULL for none), as SQLite's do.
+    /// A condition: the functions answer 1 or 0 (NULL for none), as SQLite's do. The flags are cast to the
+    /// functions' integer: a bound flag number arrives as a bigint, for which no function exists.
     package func stringMatch(_ op: PredicateOperator, _ text: String, _ pattern: String, options: String) -> String {
         guard let function = PostgreSQLSchema.stringOperators.first(where: { $0.1 == op })?.0 else {
             preconditionFailure("\(op.rawValue) is not a string operator")
         }
-        return "(\(function)(\(text), \(pattern), \(options)) = 1)"
+        return "(\(function)(\(text), \(pattern), (\(options))::integer) = 1)"
     }
 
     /// A text column of a UTF8 database holds only UTF-8.
