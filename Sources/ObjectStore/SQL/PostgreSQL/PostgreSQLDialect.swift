@@ -90,8 +90,11 @@ package struct PostgreSQLDialect: SQLDialect {
     package func exactSum(_ value: String, beyond: WideForm) -> String { "SUM(\(value))" }
     package func wideSum(_ value: String) -> String { "SUM(\(value))" }
     package func wideExtreme(_ minimum: Bool, _ value: String) -> String { "\(minimum ? "MIN" : "MAX")(\(value))" }
+    /// Both sides as numeric: a wide value is bound as its digits (`wideValue`), which PostgreSQL would otherwise
+    /// read as the other side's type — a bigint column, or another bound value — and refuse as out of range.
     package func wideComparison(_ a: String, _ op: String, _ b: String) -> String {
-        switch op {
+        let a = "(\(a))::numeric", b = "(\(b))::numeric"
+        return switch op {
         case "IS": "\(a) IS NOT DISTINCT FROM \(b)"
         case "IS NOT": "\(a) IS DISTINCT FROM \(b)"
         default: "\(a) \(op) \(b)"
