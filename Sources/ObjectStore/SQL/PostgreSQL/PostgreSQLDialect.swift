@@ -106,7 +106,8 @@ package struct PostgreSQLDialect: SQLDialect {
     }
     package func wideReal(_ value: String) -> String { "(\(value))::double precision" }
     package func wideOrderKey(_ value: String) -> String { value }
-    package func wideComparable(_ value: String) -> String { value }
+    /// numeric: a wide value bound as its digits is otherwise read as the type of what it is compared with.
+    package func wideComparable(_ value: String) -> String { "(\(value))::numeric" }
     /// Beyond an Int64, the digits, which PostgreSQL reads as the numeric the context wants.
     package func wideValue(_ value: Int128) -> StoredValue {
         Int64(exactly: value).map(StoredValue.integer) ?? .text(String(value))
