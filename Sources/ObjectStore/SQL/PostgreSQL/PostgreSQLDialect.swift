@@ -87,7 +87,11 @@ package struct PostgreSQLDialect: SQLDialect {
 
     // MARK: Numbers: a bigint sum is numeric, exact at any size; the wide forms are numeric's own.
 
-    package func exactSum(_ value: String, beyond: WideForm) -> String { "SUM(\(value))" }
+    /// numeric's own sum, exact at any size; the nearest double for `.real` (a numeric beyond an Int64 reads back
+    /// in the engine's wide form, not as a REAL).
+    package func exactSum(_ value: String, beyond: WideForm) -> String {
+        beyond == .real ? "(SUM(\(value)))::double precision" : "SUM(\(value))"
+    }
     package func wideSum(_ value: String) -> String { "SUM(\(value))" }
     package func wideExtreme(_ minimum: Bool, _ value: String) -> String { "\(minimum ? "MIN" : "MAX")(\(value))" }
     /// Both sides as numeric: a wide value is bound as its digits (`wideValue`), which PostgreSQL would otherwise
