@@ -187,10 +187,14 @@ package struct PostgreSQLDialect: SQLDialect {
 
     // MARK: Catalog (the books' schema is the first of the search path)
 
+    /// The indexes made by CREATE INDEX: not those a constraint (a primary key, UNIQUE) makes and owns, which
+    /// DROP INDEX refuses — as SQLite's list leaves out its automatic indexes.
     package var indexesOfTable: String {
         """
         SELECT indexname, indexdef, (indexdef LIKE 'CREATE UNIQUE%')::integer FROM pg_indexes
-        WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname
+        WHERE schemaname = current_schema() AND tablename = $1
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = format('%I.%I', schemaname, indexname)::regclass)
+        ORDER BY indexname
         """
     }
     package var keyColumnsOfIndex: String {
