@@ -686,7 +686,7 @@ struct DialectConformance {
         try c.execute("CREATE TABLE t (v INTEGER)")
         let other = try c.implementation.open(c.path)
         // The first connection holds the write lock for the whole of its transaction; the second asks for its own,
-        // as the dialect begins a writer's transaction, inside it.
+        // as the store begins a writer's transaction, inside it.
         try c.transaction(.immediate) {
             var refused = false
             // (As the store begins a write: the connection's `.immediate` transaction, which on SQLite is the
@@ -1058,6 +1058,7 @@ struct DialectConformance {
 final class Conformance {
     let implementation: DialectImplementation
     let feature: SQLDialectFeature
+    /// Where the store is: its file, or its schema's name (what `implementation.open` takes).
     let path: String
     private let opened: OpenedConnection
     var dialect: any SQLDialect { implementation.dialect }
