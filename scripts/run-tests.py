@@ -63,6 +63,7 @@ INSTALL = ["BookkeeperCLITests.InstallTests"]
 # skips in `make test` (run by hand without the variable, they skip saying so).
 POSTGRESQL = [
     "ObjectStoreTests.PostgreSQLConnectionTests",
+    "ObjectStoreTests.PostgreSQLDialectConformanceTests",
     "ObjectStoreTests.PostgreSQLStreamingTests",
     "ObjectStoreTests.PostgreSQLPredicateDifferentialTests",
     "BookkeeperCLITests.PostgreSQLCommandTests",

@@ -3,9 +3,10 @@
 // standard SQL or whose meaning differs between engines — placeholders, quoted names, column types, upsert,
 // RETURNING, text folding and collations, pattern matching, long IN lists, exact sums and numbers beyond an Int64,
 // savepoints, locking, statistics — and for the functions the SQL relies on (SQLite's are registered by the store,
-// SQL/SQLite/StoreFunctions.swift and ExactSum.swift). Only SQLite exists today; `SQLDialectFeature` says per point
-// what SQLite writes and what PostgreSQL would, and DialectConformanceTests runs every feature against every
-// implementation, so a second store is a new conformance plus a new row in that test.
+// SQL/SQLite/StoreFunctions.swift and ExactSum.swift; PostgreSQL's are made in the books' schema,
+// SQL/PostgreSQL/PostgreSQLFunctions.swift and PostgreSQLSchema.swift). `SQLDialectFeature` says per point what
+// SQLite writes and what PostgreSQL writes, and DialectConformanceTests runs every feature against both
+// implementations (PostgreSQL's row in the postgresql tier), so another store is a new conformance plus a new row.
 package protocol SQLDialect: Sendable {
     // MARK: Placeholders and names (SQLDialectFeature.placeholders, .identifierQuoting, .identifierCase)
 
@@ -256,8 +257,8 @@ extension SQLDialect {
 }
 
 /// Every point where SQL engines differ that the engine's SQL meets, each with what SQLite writes and what
-/// PostgreSQL would. DialectConformanceTests runs every case against every dialect, and fails for a case it has no
-/// check for.
+/// PostgreSQL writes (PostgreSQLDialect). DialectConformanceTests runs every case against every dialect, and fails
+/// for a case it has no check for.
 package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// Bound arguments by number. SQLite: `?1`, `?2` (a number may repeat). PostgreSQL: `$1`, `$2`.
     case placeholders
@@ -267,92 +268,106 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// `name`; `É` is not `é`). PostgreSQL: quoted names compare exactly (a different `foldName`).
     case identifierCase
     /// Exact decimals. SQLite: `INTEGER` units at the attribute's scale (557.50 at scale 2 is 55750).
-    /// PostgreSQL: `bigint` units the same way (or `numeric(p, s)`, then without the scaling).
+    /// PostgreSQL: `bigint` units the same way.
     case exactDecimals
-    /// Dates. SQLite: `TEXT` `YYYY-MM-DD`, ordered as text. PostgreSQL: `date`.
+    /// Dates. SQLite: `TEXT` `YYYY-MM-DD`, ordered as text. PostgreSQL: the same text, `text COLLATE "C"`.
     case dates
-    /// Date-times. SQLite: `TEXT` ISO 8601 in UTC, ordered as text. PostgreSQL: `timestamptz`.
+    /// Date-times. SQLite: `TEXT` ISO 8601 in UTC, ordered as text. PostgreSQL: the same text, `text COLLATE "C"`.
     case dateTimes
-    /// Booleans. SQLite: `INTEGER` 0/1, true in a WHERE. PostgreSQL: `boolean`.
+    /// Booleans. SQLite: `INTEGER` 0/1, true in a WHERE. PostgreSQL: `bigint` 0/1, not a condition by itself: the
+    /// compiler reads it as `storedBoolean` gives it, `((v <> 0)::integer)`.
     case booleans
     /// Binary values. SQLite: `BLOB`, ordered by bytes. PostgreSQL: `bytea`.
     case blobs
     /// Insert-or-update. SQLite: `INSERT … ON CONFLICT ("k") DO UPDATE SET "v" = excluded."v"` (`DO NOTHING`).
-    /// PostgreSQL: the same (`EXCLUDED`).
+    /// PostgreSQL: the same (`EXCLUDED`); a column of the row there is named with its table (`"t"."v"`) in the
+    /// update's expressions, where PostgreSQL finds a bare `"v"` ambiguous.
     case upsert
     /// The written rows' columns back from a write. SQLite (3.35+): `RETURNING "id"`. PostgreSQL: the same.
     case returning
     /// Text in code-point order. SQLite: BINARY (UTF-8 bytes, which order as code points). PostgreSQL:
-    /// `COLLATE "C"` on a UTF-8 database.
+    /// `COLLATE "C"` on a UTF-8 database (the columns' own collation too).
     case codePointOrder
     /// Case-insensitive order by Unicode case folding. SQLite: `COLLATE bk_nocase` (registered; its own NOCASE
-    /// folds only ASCII). PostgreSQL: a nondeterministic ICU collation (`und-u-ks-level2`) or `lower()` keys.
+    /// folds only ASCII). PostgreSQL: `bk_nocase_key(x)`, a bytea sort key of ours (bytea orders bytewise).
     case nocaseCollation
-    /// Finder-like order (`Item 2` before `Item 10`). SQLite: `COLLATE bk_natural` (registered). PostgreSQL: an ICU
-    /// collation with numeric ordering (`und-u-kn-ks-level2`).
+    /// Finder-like order (`Item 2` before `Item 10`). SQLite: `COLLATE bk_natural` (registered). PostgreSQL:
+    /// `bk_natural_key(x)`, a bytea sort key of ours.
     case naturalCollation
-    /// `[c]`/`[d]` folding of both sides. SQLite: `bk_fold(x, flags)`. PostgreSQL: `lower(unaccent(x))`, or a
-    /// function of ours with the same Unicode tables.
+    /// `[c]`/`[d]` folding of both sides. SQLite: `bk_fold(x, flags)`. PostgreSQL: `bk_fold(x, flags)`, a function
+    /// of ours with the same Unicode tables (PostgreSQLUnicodeTables).
     case textFolding
     /// BEGINSWITH/ENDSWITH/CONTAINS with `[c]`/`[d]`. SQLite: `bk_beginswith(x, p, flags)`, … PostgreSQL:
-    /// `starts_with`/`strpos` over folded sides.
+    /// `bk_beginswith(x, p, (flags)::integer) = 1`, …, functions of ours: `starts_with`/`strpos` over folded sides.
     case substringMatching
     /// NSPredicate's LIKE (`*`, `?`, whole string). SQLite: `bk_like(x, p, flags)` (its own LIKE is
-    /// ASCII-case-insensitive with `%`/`_`). PostgreSQL: `LIKE` with the pattern translated and escaped, over
-    /// folded sides.
+    /// ASCII-case-insensitive with `%`/`_`). PostgreSQL: `bk_like(x, p, flags) = 1`, ours: `LIKE` with the pattern
+    /// translated and escaped, over folded sides.
     case like
-    /// MATCHES (ICU regular expression, whole string). SQLite: `bk_matches(x, p, flags)`. PostgreSQL: `~` (POSIX
-    /// regular expressions: not ICU's, so a function of ours).
+    /// MATCHES (ICU regular expression, whole string). SQLite: `bk_matches(x, p, flags)`. PostgreSQL:
+    /// `bk_matches(x, p, flags) = 1`, ours: a subset of ICU's syntax translated to PostgreSQL's own regular
+    /// expressions, any other pattern refused (PostgreSQLRegex.swift). Known difference: under `[c]` ICU matches
+    /// a literal `ß` with `ss` (`"ßSS" MATCHES[c] "ß+"`), PostgreSQL's translation does not.
     case matches
-    /// Text whose bytes are not UTF-8 (`check`). SQLite: `bk_invalid_utf8(x)`. PostgreSQL: none can be stored.
+    /// Text whose bytes are not UTF-8 (`check`). SQLite: `bk_invalid_utf8(x)`. PostgreSQL: none can be stored (a
+    /// UTF8 database refuses them), so `0`.
     case invalidText
     /// A date-time's local date in the process's zone (periods such as `month(at)`). SQLite: `bk_localday(x)`.
-    /// PostgreSQL: `(x AT TIME ZONE $zone)::date`.
+    /// PostgreSQL: `bk_localday(x)`, ours, in the session's TimeZone (the store sets the process's zone).
     case localDate
     /// Long `IN` lists as one bound parameter. SQLite: `x IN (SELECT value FROM json_each(?1))`. PostgreSQL:
-    /// `x = ANY($1)` with an array.
+    /// `x = ANY($1)` with an array literal bound as text (more than 64 values; fewer are placeholders).
     case longInList
     /// The exact SUM of Int64 units beyond an Int64. SQLite: `bk_sum(x)` (128-bit; a wider result is a 16-byte
-    /// BLOB), `bk_sum_comparable`, `bk_sum_real`. PostgreSQL: `SUM(x)` (numeric).
+    /// BLOB), `bk_sum_comparable`, `bk_sum_real`. PostgreSQL: `SUM(x)` (numeric, which reads back beyond an Int64
+    /// in the engine's wide form), `SUM(x)::double precision` for the real form.
     case exactSum
     /// Arithmetic and order on numbers beyond an Int64. SQLite: `bk_wide_cmp`, `bk_wide_order`, `bk_wide_scale`,
-    /// `bk_wide_real`, `bk_wide_min`/`max`, `bk_wide_total`. PostgreSQL: numeric's own operators.
+    /// `bk_wide_real`, `bk_wide_min`/`max`, `bk_wide_total`. PostgreSQL: numeric's own operators, a wide value
+    /// bound as its digits and compared as `::numeric`.
     case wideNumbers
-    /// A stored infinity fails a sum, naming the object. SQLite: `bk_finite(x, 'E', 'a', id)`. PostgreSQL: a
-    /// CASE raising an error (or a CHECK keeping infinities out).
+    /// A stored infinity fails a sum, naming the object. SQLite: `bk_finite(x, 'E', 'a', id)`. PostgreSQL:
+    /// `bk_finite(x, 'E', 'a', id)`, ours, raising the same message.
     case finiteNumbers
     /// A column's values converted exactly by a migration. SQLite: `bk_convert(x, 'decimal:2', 'integer')`.
-    /// PostgreSQL: a function of ours, or casts with checks.
+    /// PostgreSQL: `bk_convert(x, 'decimal:2', 'integer')` is written, but no such function is made yet (the
+    /// conformance check fails: migrations of books on PostgreSQL are to come).
     case conversion
     /// A to-many column's stored values in one text (`StoredValue.listText`). SQLite: `bk_list(x, 'decimal:2')`.
-    /// PostgreSQL: `string_agg` over the values written so by a function of ours.
+    /// PostgreSQL: `string_agg` of each value written as a list item (PostgreSQLSchema.listItem), joined by U+001F.
     case valueList
     /// Tables of one connection that other connections never see and that leave the store's file as it is.
     /// SQLite: `CREATE TEMP TABLE IF NOT EXISTS "t" (…)`, named `temp."t"`; `INSERT OR IGNORE`. PostgreSQL:
     /// `CREATE TEMP TABLE IF NOT EXISTS` (`pg_temp."t"`), `INSERT … ON CONFLICT DO NOTHING`.
     case temporaryTables
-    /// Nested undo points. SQLite: `SAVEPOINT "s"`, `ROLLBACK TO "s"`, `RELEASE "s"`. PostgreSQL: the same.
+    /// Nested undo points. SQLite: `SAVEPOINT "s"`, `ROLLBACK TO "s"`, `RELEASE "s"`. PostgreSQL: the same
+    /// (`ROLLBACK TO SAVEPOINT`, `RELEASE SAVEPOINT`), inside a transaction only.
     case savepoints
-    /// A write transaction that holds the write lock from its start. SQLite: `BEGIN IMMEDIATE`. PostgreSQL:
-    /// `BEGIN` then `SELECT pg_advisory_xact_lock(…)`.
+    /// A write transaction that holds the write lock from its start. SQLite: `BEGIN IMMEDIATE`. PostgreSQL: the
+    /// connection's `.immediate` transaction, `BEGIN` then `SELECT pg_advisory_xact_lock(key)` (the books' key,
+    /// which the connection knows and the dialect does not: `beginWriteTransaction` alone is `BEGIN`), refused as
+    /// busy after the connection's `lock_timeout`.
     case locking
     /// Statistics for the planner. SQLite: `ANALYZE` (sqlite_stat1). PostgreSQL: `ANALYZE`.
     case statistics
     /// Many rows in one statement, whose failure the batch undoes by its savepoint or transaction. SQLite:
     /// `INSERT OR FAIL INTO t (…) VALUES (?, …), (…)` (OR FAIL: no statement journal — a copy of every page the
-    /// statement changes — which the batch never needs). PostgreSQL: `INSERT INTO t (…) VALUES ($1, …), (…)` (or `COPY`).
+    /// statement changes — which the batch never needs). PostgreSQL: `INSERT INTO t (…) VALUES ($1, …), (…)`.
     case bulkInsert
     /// Helper threads for the sort that builds an index. SQLite: `PRAGMA threads = n`. PostgreSQL:
     /// `SET max_parallel_maintenance_workers = n`.
     case parallelSort
     /// Reference checks off for a batch that keeps references intact, and the first broken one found afterwards.
     /// SQLite: `PRAGMA foreign_keys`, `PRAGMA foreign_keys = OFF`, `PRAGMA foreign_key_check` (table, row).
-    /// PostgreSQL: deferrable keys and `SET CONSTRAINTS ALL DEFERRED` (checked at commit).
+    /// PostgreSQL: keys are always checked (`foreignKeysEnabled` is 1): the books' keys are `DEFERRABLE`, and
+    /// `SET CONSTRAINTS ALL DEFERRED` (inside a transaction) puts their check off to the commit, which refuses a
+    /// broken reference; `foreignKeyCheck` finds none.
     case foreignKeyEnforcement
     /// A table's indexes (name, definition, unique), an index's key columns in order (a name, none for an
     /// expression; whether it orders by bytes), whether an index exists, a table's columns. SQLite:
-    /// `pragma_index_list`, `pragma_index_xinfo`, `sqlite_master`, `pragma_table_info`. PostgreSQL: `pg_indexes`,
-    /// `pg_index` with `pg_attribute`, `information_schema.columns`.
+    /// `pragma_index_list`, `pragma_index_xinfo`, `sqlite_master`, `pragma_table_info`. PostgreSQL: `pg_indexes`
+    /// (not those a constraint owns, as SQLite lists no automatic index), `pg_index` with `pg_attribute`,
+    /// `information_schema.columns`.
     case catalog
     /// Different, none being equal to none. SQLite: `a IS NOT b`. PostgreSQL: `a IS DISTINCT FROM b`.
     case nullSafeComparison
@@ -365,16 +380,18 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     case transactions
     /// A sound store says so; a damaged one is found. SQLite: `PRAGMA quick_check(1)`, `PRAGMA integrity_check`,
     /// `PRAGMA cell_size_check`, `PRAGMA synchronous = NORMAL` (WAL: durable at checkpoints, never damaged).
-    /// PostgreSQL: the server's own checksums and `amcheck`.
+    /// PostgreSQL: the server checks its own pages (data checksums, when the cluster has them), so both checks
+    /// answer `ok`; a damaged page fails the statement reading it (SQLSTATE XX001, XX002: `damaged`).
     case integrityCheck
     /// What kind of value a column holds, which a column's type does not decide everywhere. SQLite: `typeof(x)`
     /// ('integer', 'real', 'text', 'blob', 'null'), `CAST(x AS BLOB)`, `instr(b, x'00')`. PostgreSQL: the
-    /// column's type decides (every check is false), `convert_to(x, 'UTF8')`, `position('\x00' in b)`.
+    /// column's type decides (`pg_typeof`: a value is stored as its column's kind, never otherwise), text holds no
+    /// NUL, `convert_to(x::text, 'UTF8')`, `position('\x00' in b)`.
     case storageClasses
     /// Texts joined in a group. SQLite: `group_concat(x, ',')`. PostgreSQL: `string_agg(x::text, ',')`.
     case stringAggregate
     /// A file's rollback journal. SQLite: `PRAGMA journal_mode = OFF` for a copy being assembled, `= DELETE`
-    /// before it is kept. PostgreSQL: none (a backup is `pg_dump`).
+    /// before it is kept. PostgreSQL: none, a no-op (the server keeps its own write-ahead log; a backup is `pg_dump`).
     case fileJournal
 }
 

@@ -71,12 +71,13 @@ package struct PostgreSQLDialect: SQLDialect {
         "\(PostgreSQLSchema.fold)(\(text), \(options.rawValue))"
     }
 
-    /// A condition: the functions answer 1 or 0 (NULL for none), as SQLite's do.
+    /// A condition: the functions answer 1 or 0 (NULL for none), as SQLite's do. The flags are cast to the
+    /// functions' integer: a bound flag number arrives as a bigint, for which no function exists.
     package func stringMatch(_ op: PredicateOperator, _ text: String, _ pattern: String, options: String) -> String {
         guard let function = PostgreSQLSchema.stringOperators.first(where: { $0.1 == op })?.0 else {
             preconditionFailure("\(op.rawValue) is not a string operator")
         }
-        return "(\(function)(\(text), \(pattern), \(options)) = 1)"
+        return "(\(function)(\(text), \(pattern), (\(options))::integer) = 1)"
     }
 
     /// A text column of a UTF8 database holds only UTF-8.
@@ -86,11 +87,18 @@ package struct PostgreSQLDialect: SQLDialect {
 
     // MARK: Numbers: a bigint sum is numeric, exact at any size; the wide forms are numeric's own.
 
-    package func exactSum(_ value: String, beyond: WideForm) -> String { "SUM(\(value))" }
+    /// numeric's own sum, exact at any size; the nearest double for `.real` (a numeric beyond an Int64 reads back
+    /// in the engine's wide form, not as a REAL).
+    package func exactSum(_ value: String, beyond: WideForm) -> String {
+        beyond == .real ? "(SUM(\(value)))::double precision" : "SUM(\(value))"
+    }
     package func wideSum(_ value: String) -> String { "SUM(\(value))" }
     package func wideExtreme(_ minimum: Bool, _ value: String) -> String { "\(minimum ? "MIN" : "MAX")(\(value))" }
+    /// Both sides as numeric: a wide value is bound as its digits (`wideValue`), which PostgreSQL would otherwise
+    /// read as the other side's type — a bigint column, or another bound value — and refuse as out of range.
     package func wideComparison(_ a: String, _ op: String, _ b: String) -> String {
-        switch op {
+        let a = "(\(a))::numeric", b = "(\(b))::numeric"
+        return switch op {
         case "IS": "\(a) IS NOT DISTINCT FROM \(b)"
         case "IS NOT": "\(a) IS DISTINCT FROM \(b)"
         default: "\(a) \(op) \(b)"
@@ -102,7 +110,8 @@ package struct PostgreSQLDialect: SQLDialect {
     }
     package func wideReal(_ value: String) -> String { "(\(value))::double precision" }
     package func wideOrderKey(_ value: String) -> String { value }
-    package func wideComparable(_ value: String) -> String { value }
+    /// numeric: a wide value bound as its digits is otherwise read as the type of what it is compared with.
+    package func wideComparable(_ value: String) -> String { "(\(value))::numeric" }
     /// Beyond an Int64, the digits, which PostgreSQL reads as the numeric the context wants.
     package func wideValue(_ value: Int128) -> StoredValue {
         Int64(exactly: value).map(StoredValue.integer) ?? .text(String(value))
@@ -178,10 +187,14 @@ package struct PostgreSQLDialect: SQLDialect {
 
     // MARK: Catalog (the books' schema is the first of the search path)
 
+    /// The indexes made by CREATE INDEX: not those a constraint (a primary key, UNIQUE) makes and owns, which
+    /// DROP INDEX refuses — as SQLite's list leaves out its automatic indexes.
     package var indexesOfTable: String {
         """
         SELECT indexname, indexdef, (indexdef LIKE 'CREATE UNIQUE%')::integer FROM pg_indexes
-        WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname
+        WHERE schemaname = current_schema() AND tablename = $1
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = format('%I.%I', schemaname, indexname)::regclass)
+        ORDER BY indexname
         """
     }
     package var keyColumnsOfIndex: String {
