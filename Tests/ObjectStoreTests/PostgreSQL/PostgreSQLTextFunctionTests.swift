@@ -221,7 +221,7 @@ final class PostgreSQLTextFunctionTests: XCTestCase {
         var random = SeededGenerator(seed: seed)
         let count = Trials.count("PGTEXT_TRIALS", quick: 2_000, stress: 50_000)
         let textPieces = PostgreSQLRegexGenerator.literals + ["\n", "\r\n", "\r", "\u{85}", "\u{2028}", "\u{B}", "\u{C}", "ab", "٣", "_", "\u{200D}",
-                                                             "e\u{301}", "\t", "\u{A0}", "KK", "ss"]
+                                                             "e\u{301}", "\t", "\u{A0}", "KK", "ss", "SS", "ß", "FI", "ﬁ", "i\u{307}", "st"]
         var texts: [String] = [], patterns: [String] = []
         for _ in 0..<count {
             texts.append(Self.string(&random, pieces: textPieces, most: 5))

@@ -16,7 +16,7 @@ package enum PostgreSQLFunctions {
         return [
             escapeFunction(s), foldFunction(s, t), nocaseKeyFunction(s), naturalKeyFunction(s),
             beginsWith(s), endsWith(s), contains(s),
-            debugQuote(s), escapeReason(s), groupReason(s), regexMember(s), regexFunction(s, t), matches(s),
+            debugQuote(s), escapeReason(s), groupReason(s), regexMember(s), regexFoldRun(s), regexFunction(s, t), matches(s),
             likePattern(s), likeRegex(s, t), likeApply(s), like(s),
         ]
     }
@@ -46,7 +46,7 @@ package enum PostgreSQLFunctions {
 
     /// `bk_fold(x, flags)`: TextFolding.fold. ASCII: lower(x COLLATE "C"). Else NFD (PostgreSQL's), then with
     /// [d] the combining marks removed, then with [c] the foldings to several scalars replaced and the rest by one
-    /// translate() over every scalar that folds to one.
+    /// translate() over every scalar that folds to one. Flag 4, bk_regex's, leaves out the decomposition.
     static func foldFunction(_ s: String, _ t: PostgreSQLUnicodeTables) -> String {
         let marks = "[" + PostgreSQLUnicodeTables.bracketBody(t.combiningMarks) + "]"
         let multiKeys = "[" + t.multi.map { PostgreSQLUnicodeTables.escape($0.0.value) }.joined() + "]"
@@ -68,7 +68,8 @@ package enum PostgreSQLFunctions {
           IF octet_length(x) = length(x) THEN
             RETURN CASE WHEN c THEN lower(x COLLATE "C") ELSE x END;
           END IF;
-          y := normalize(x, NFD);
+          -- Flag 4 (bk_regex's own): fold scalar by scalar as given, without decomposing, as ICU folds a pattern.
+          y := CASE WHEN coalesce(flags, 0) & 4 <> 0 THEN x ELSE normalize(x, NFD) END;
           IF d THEN y := regexp_replace(y, \(literal(marks)), '', 'g'); END IF;
           IF c THEN
             y := lower(y COLLATE "C");
@@ -263,6 +264,45 @@ package enum PostgreSQLFunctions {
         """
     }
 
+    /// `bk_regex_fold_run(run, classes, multi)`: under [c], a run of literal characters as ICU matches it: the text
+    /// matched is any whose full case folding is the run's (ICU folds literal strings fully: "ss" matches "ß",
+    /// "ﬁ" matches "FI"), one text character at a time: a character of the simple-folding class of the next
+    /// folded scalar, or one whose folding is several scalars (`multi`: folding → the characters) that come next.
+    static func regexFoldRun(_ s: String) -> String {
+        let outside = PostgreSQLRegex.outside
+        return """
+        CREATE OR REPLACE FUNCTION \(s).bk_regex_fold_run(run text, classes jsonb, multi jsonb) RETURNS text
+        LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE \(pinned)
+        AS $bk$
+        DECLARE
+          f text := \(s).bk_fold(run, 5);
+          fs text[] := regexp_split_to_array(f, '');
+          n integer := length(f);
+          parts text[];
+          alt text;
+          branches boolean;
+          e record;
+        BEGIN
+          parts[n + 1] := '';
+          FOR i IN REVERSE n .. 1 LOOP
+            alt := coalesce('[' || (classes ->> fs[i]) || ']', \(s).bk_are_escape(ascii(fs[i]))) || parts[i + 1];
+            branches := false;
+            FOR e IN SELECT key, value FROM jsonb_each_text(multi) WHERE substr(f, i, length(key)) = key LOOP
+              alt := alt || '|[' || e.value || ']' || parts[i + length(e.key)];
+              branches := true;
+            END LOOP;
+            parts[i] := CASE WHEN branches THEN '(?:' || alt || ')' ELSE alt END;
+            IF length(parts[i]) > 100000 THEN
+              RAISE EXCEPTION USING ERRCODE = '2201B', MESSAGE = 'invalid regular expression ' || \(s).bk_debug_quote(run)
+                || ': ' || \(literal("a run of literal characters whose case foldings branch too often" + outside));
+            END IF;
+          END LOOP;
+          RETURN '(?:' || parts[1] || ')';
+        END
+        $bk$
+        """
+    }
+
     /// `bk_regex(p, flags)`: the ARE that answers for the MATCHES pattern p as ICU does (PostgreSQLRegex.swift's
     /// subset), anchored to the whole text; for a pattern outside the subset, TextRegexError's message naming the
     /// construct and its place. Walks the pattern as PostgreSQLRegex.check does, step for step.
@@ -276,6 +316,11 @@ package enum PostgreSQLFunctions {
             classes += "\"\(key)\":\"" + members.map { "\\" + PostgreSQLUnicodeTables.escape($0.value) }.joined() + "\""
         }
         classes += "}"
+        var foldings: [String: [Unicode.Scalar]] = [:]
+        for (scalar, folded) in t.multi { foldings[scalars(folded), default: []].append(scalar) }
+        let multi = "{" + foldings.keys.sorted().map { key in
+            "\"\(key)\":\"" + foldings[key]!.map { "\\" + PostgreSQLUnicodeTables.escape($0.value) }.joined() + "\""
+        }.joined(separator: ",") + "}"
         let digits = PostgreSQLUnicodeTables.bracketBody(t.digits)
         let spaces = PostgreSQLUnicodeTables.bracketBody(t.spaces)
         let words = PostgreSQLUnicodeTables.bracketBody(t.wordCharacters)
@@ -297,6 +342,7 @@ package enum PostgreSQLFunctions {
           why text;
           at integer;
           classes jsonb;
+          multi jsonb;
           body text;
           neg boolean;
           members integer;
@@ -316,7 +362,10 @@ package enum PostgreSQLFunctions {
           s := regexp_split_to_array(q, '');
           n := array_length(s, 1);
           IF n >= 4 AND s[1] = '(' AND s[2] = '?' AND s[3] = 'i' AND s[4] = ')' THEN ci := true; i := 5; END IF;
-          IF ci AND q ~ '[^\\u0001-\\u0040\\u005b-\\u0060\\u007b-\\u007f]' THEN classes := \(literal(classes))::jsonb; END IF;
+          IF ci AND q ~ '[^\\u0001-\\u0040\\u005b-\\u0060\\u007b-\\u007f]' THEN
+            classes := \(literal(classes))::jsonb;
+            multi := \(literal(multi))::jsonb;
+          END IF;
           <<scan>>
           WHILE i <= n LOOP
             c := s[i];
@@ -420,6 +469,17 @@ package enum PostgreSQLFunctions {
               i := j; can_quantify := false;
             ELSIF c IN (']', '}') THEN
               at := i; why := 'an unescaped ' || c || ' (write \\' || c || ' for the character)' || \(literal(outside)); EXIT scan;
+            ELSIF multi IS NOT NULL AND c <> '.' THEN
+              -- Under [c], ICU matches a run of literal characters by full case folding; a quantified character
+              -- is a run of its own.
+              j := i;
+              WHILE j <= n AND NOT s[j] IN ('\\', '[', ']', '(', ')', '{', '}', '|', '*', '+', '?', '.', '^', '$')
+                    AND NOT (j < n AND s[j + 1] IN ('*', '+', '?', '{')) LOOP
+                j := j + 1;
+              END LOOP;
+              IF j = i THEN j := i + 1; END IF;
+              r := r || \(s).bk_regex_fold_run(array_to_string(s[i : j - 1], ''), classes, multi);
+              i := j; can_quantify := true;
             ELSE
               IF c = '.' THEN
                 r := r || '[^\(terminators)]';
@@ -476,7 +536,10 @@ package enum PostgreSQLFunctions {
         let ctrl = PostgreSQLUnicodeTables.bracketBody(t.controls)
         let pict = PostgreSQLUnicodeTables.bracketBody(t.pictographs)
         let ri = "\\U0001f1e6-\\U0001f1ff"
-        let cluster = "(?:\\u000d\\u000a|[\(ctrl)]"
+        let otherControls = PostgreSQLUnicodeTables.bracketBody(
+            t.controls.flatMap { range in range.filter { $0 != 0x0A && $0 != 0x0D } }.map { $0...$0 })
+        // CR LF is one character; a CR or an LF alone is one too, but never half of a CR LF.
+        let cluster = "(?:\\u000d\\u000a|\\u000d(?!\\u000a)|(?<!\\u000d)\\u000a|[\(otherControls)]"
             + "|[\(pict)](?:[\(ext)]*\\u200d[\(pict)])*[\(ext)]*(?![\(ext)])(?:(?<!\\u200d)|(?![\(pict)]))"
             + "|(?:[\(ri)][\(ri)]|[\(ri)](?![\(ri)])|(?<![^\(ctrl)])[\(ext)]|[^\(ctrl)\(ext)\(ri)])[\(ext)]*(?![\(ext)]))"
         return """
@@ -495,11 +558,14 @@ package enum PostgreSQLFunctions {
             IF piece = '*' THEN r := r || '.*';
             ELSIF piece = '?' THEN r := r || \(literal(cluster));
             ELSE
+              IF left(piece, 1) = E'\\n' THEN r := r || '(?<!\\u000d)'; END IF;
               FOREACH code IN ARRAY (SELECT array_agg(ascii(c)) FROM regexp_split_to_table(piece, '') AS c) LOOP
                 r := r || \(s).bk_are_escape(code);
               END LOOP;
-              -- A character ends where no extending scalar follows (after a control, one never joins it).
-              IF right(piece, 1) !~ \(literal("[" + ctrl + "]")) THEN r := r || \(literal("(?![" + ext + "])")); END IF;
+              -- A character starts and ends where the text's do: an LF not after a CR, a CR not before an LF, and
+              -- no extending scalar after it (after a control, none joins).
+              IF right(piece, 1) = E'\\r' THEN r := r || '(?!\\u000a)';
+              ELSIF right(piece, 1) !~ \(literal("[" + ctrl + "]")) THEN r := r || \(literal("(?![" + ext + "])")); END IF;
             END IF;
           END LOOP;
           IF whole <> f THEN RAISE EXCEPTION 'bk_like_regex: % is not cut into characters', f; END IF;
