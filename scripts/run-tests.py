@@ -130,6 +130,12 @@ STRESS = [
     "ReportRenderersTests.CellFormatterBytesTests/testAppendedBytesAreThePlainString",
     "ObjectStoreTests.GroupedAggregateDifferentialTests/testGroupedAggregatesAgreeWithTheCorrelatedSubqueriesAndTheEvaluator",
     "BookkeeperCLITests.GroupedAggregateCommandTests/testCustomersReportAndFetchAgreeWithASecondImplementationAndTheCorrelatedForm",
+    "ObjectStoreTests.PostgreSQLRegexCheckTests/testEveryPatternOfTheSubsetIsARegularExpressionForICU",
+    # These need a PostgreSQL server (BOOKKEEPER_TEST_POSTGRESQL); without one they skip, saying so.
+    "ObjectStoreTests.PostgreSQLTextFunctionTests/testFoldingAnswersAsTextFoldingForEveryFlagAndEveryScalarOfTheBMP",
+    "ObjectStoreTests.PostgreSQLTextFunctionTests/testSortKeysOrderAsNocaseAndNaturalCompare",
+    "ObjectStoreTests.PostgreSQLTextFunctionTests/testStringOperatorsAnswerAsStringOperatorsApply",
+    "ObjectStoreTests.PostgreSQLTextFunctionTests/testMatchesOverTheSubsetAnswersAsICU",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")

@@ -112,7 +112,7 @@ final class PostgreSQLRegexCheckTests: XCTestCase {
 /// classes (k and the Kelvin sign, s and ſ), ß, accents, line terminators, astral scalars.
 enum PostgreSQLRegexGenerator {
     static let literals: [String] = ["a", "b", "k", "s", "A", "K", "S", "0", "1", "ß", "é", "e", "\u{301}", "ſ", "\u{212A}",
-                                     " ", "-", "#", "İ", "ı", "σ", "ς", "Σ", "😀", "ǅ", "\u{1E9E}", ",", "/", "ᏸ", "Ᏸ"]
+                                     " ", "-", "#", "İ", "ı", "σ", "ς", "Σ", "😀", "ǅ", "\u{1E9E}", ",", "/", "ᏸ", "Ᏸ", "ﬁ", "f", "i", "ss", "SS", "ǰ", "ſt", "ﬅ"]
     static let escapes = ["\\d", "\\D", "\\s", "\\S", "\\w", "\\W", "\\n", "\\t", "\\r", "\\.", "\\*", "\\\\", "\\-", "\\[", "\\$"]
 
     static func pattern(_ random: inout SeededGenerator) -> String {

@@ -29,8 +29,11 @@ package enum TextRegex {
     /// and NSPredicate's MATCHES): `"abc" MATCHES "b"` is false, `"abc" MATCHES ".*b.*"`
     /// is true, `"ab" MATCHES "a|ab"` is true.
     ///
-    /// - `caseInsensitive` (`[c]`) compiles the pattern case-insensitively (ICU
-    ///   simple case folding: "ß" does not match "SS" here, unlike `==[c]`).
+    /// - `caseInsensitive` (`[c]`) compiles the pattern case-insensitively: ICU
+    ///   matches a run of literal characters by full case folding ("ß" matches
+    ///   "SS", "ﬁ" matches "fi", both ways), but a bracket class or a quantified
+    ///   character of a single folding by simple case folding (`[ß]` does not
+    ///   match "ss", `s*` does not match "ß").
     /// - `diacriticInsensitive` (`[d]`) removes combining marks from text and
     ///   pattern alike before matching (see `TextFolding`); metacharacters are
     ///   ASCII and unaffected.
