@@ -186,8 +186,14 @@ ifeq ($(STRESS_SEED),)
 STRESS_SEED := $(shell date +%s)
 endif
 .PHONY: stress fuzz
+# The PostgreSQL trial loops (text functions against the Swift code) need a server: one is started for the tier as
+# for test-postgresql, and stopped at the end.
 stress: deps build-tests
 	@echo "make stress: STRESS_SEED=$(STRESS_SEED) (make stress STRESS_SEED=$(STRESS_SEED) repeats this run)"
+	@dir=$$(scripts/postgresql-server.sh start) || exit 1; \
+	trap 'scripts/postgresql-server.sh stop "$$dir"' EXIT; \
+	trap 'exit 130' INT TERM; \
+	source "$$dir/env"; \
 	STRESS_SEED=$(STRESS_SEED) python3 scripts/run-tests.py --tier stress --log-dir $(OUT)/test-logs-stress
 
 # Fuzzing (docs/cron.md): the libFuzzer targets of Fuzz/ (a package of its own, built with the fuzzer and

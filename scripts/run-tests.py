@@ -66,6 +66,7 @@ POSTGRESQL = [
     "ObjectStoreTests.PostgreSQLDialectConformanceTests",
     "ObjectStoreTests.PostgreSQLStreamingTests",
     "ObjectStoreTests.PostgreSQLPredicateDifferentialTests",
+    "ObjectStoreTests.PostgreSQLTextFunctionTests",
     "BookkeeperCLITests.PostgreSQLCommandTests",
 ]
 
@@ -131,11 +132,12 @@ STRESS = [
     "ObjectStoreTests.GroupedAggregateDifferentialTests/testGroupedAggregatesAgreeWithTheCorrelatedSubqueriesAndTheEvaluator",
     "BookkeeperCLITests.GroupedAggregateCommandTests/testCustomersReportAndFetchAgreeWithASecondImplementationAndTheCorrelatedForm",
     "ObjectStoreTests.PostgreSQLRegexCheckTests/testEveryPatternOfTheSubsetIsARegularExpressionForICU",
-    # These need a PostgreSQL server (BOOKKEEPER_TEST_POSTGRESQL); without one they skip, saying so.
+    # These need a PostgreSQL server: `make stress` starts one for the tier (as `make test-postgresql` does).
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testFoldingAnswersAsTextFoldingForEveryFlagAndEveryScalarOfTheBMP",
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testSortKeysOrderAsNocaseAndNaturalCompare",
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testStringOperatorsAnswerAsStringOperatorsApply",
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testMatchesOverTheSubsetAnswersAsICU",
+    "ObjectStoreTests.PostgreSQLPredicateDifferentialTests/testGeneratedPredicatesAgreeThreeWays",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")
