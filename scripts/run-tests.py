@@ -68,6 +68,7 @@ POSTGRESQL = [
     "ObjectStoreTests.PostgreSQLPredicateDifferentialTests",
     "ObjectStoreTests.PostgreSQLTextFunctionTests",
     "BookkeeperCLITests.PostgreSQLCommandTests",
+    "BookkeeperCLITests.PostgreSQLFormatTests",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

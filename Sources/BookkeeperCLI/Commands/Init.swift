@@ -51,12 +51,18 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
             store.closeConnection()
             confirm("created \(books.displayName)")
         } catch StoreError.alreadyExists {
-            let store = try Store.open(books: books, behaviours: BookkeepingModel.model, readOnly: true)
+            // (Opened to write: books of an earlier format are brought up to date, which is init's to do.)
+            let store = try Store.open(books: books, behaviours: BookkeepingModel.model, readOnly: false,
+                                       busyTimeout: options.waitSeconds)
             defer { store.closeConnection() }
             guard store.model.versionHash == model.versionHash else {
                 throw StoreError.modelMismatch(path: books.displayName)
             }
-            Log.notice("\(books.displayName) already holds books; nothing to do")
+            if let upgrade = store.upgradedFormat {
+                BooksOnPostgreSQL.noteUpgrade(upgrade, books)
+            } else {
+                Log.notice("\(books.displayName) already holds books; nothing to do")
+            }
         }
     }
 }

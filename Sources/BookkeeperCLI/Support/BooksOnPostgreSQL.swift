@@ -10,6 +10,13 @@ enum BooksOnPostgreSQL {
 
     /// The commands that work on PostgreSQL books so far; the others refuse in one line.
     static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch"]
+    /// The supported commands that write the books (and so may bring books of an earlier format up to date).
+    static let writers: Set<String> = ["init", "add", "set", "delete"]
+
+    /// Says on stderr that books of an earlier format were brought up to date.
+    static func noteUpgrade(_ upgrade: (from: Int, to: Int), _ location: PostgreSQLLocation) {
+        Log.notice("\(location.displayName): brought from format \(upgrade.from) to \(upgrade.to): its SQL functions replaced by this version's")
+    }
 
     /// A command that does not work on PostgreSQL books yet.
     struct Unsupported: CategorizedError {
@@ -49,7 +56,10 @@ enum BooksOnPostgreSQL {
                 Log.notice("\(parsed.displayName): the model file is not read: books on PostgreSQL keep their model "
                            + "(`init --model` records it)")
             }
-            let store = try Store.open(books: parsed, behaviours: BookkeepingModel.model, readOnly: true)
+            // A command that writes brings books of an earlier format up to date here, before anything else.
+            let store = try Store.open(books: parsed, behaviours: BookkeepingModel.model, readOnly: !writers.contains(name),
+                                       busyTimeout: options.waitSeconds)
+            if let upgrade = store.upgradedFormat { noteUpgrade(upgrade, parsed) }
             ModelLocator.adopt(store.model)
             store.closeConnection()
         }

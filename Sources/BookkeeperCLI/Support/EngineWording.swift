@@ -58,7 +58,11 @@ enum EngineWording {
             // The engine's sentence ends with what follows from it; the command that lists it follows that.
             "\(error.description); `bookkeeper check` lists it"
         default:
-            error.description
+            if let step = error.nextStep, error.description.hasSuffix(step.description) {
+                error.description.dropLast(step.description.count) + nextStep(step)
+            } else {
+                error.description
+            }
         }
     }
 
@@ -98,6 +102,7 @@ enum EngineWording {
         case .runCheck: "`bookkeeper check` lists it"
         case .migrate: "run `bookkeeper migrate`"
         case .ownerMigrates: "its owner must run `bookkeeper migrate`"
+        case .upgradeBooks: "`bookkeeper init` on them (or any write) by a role that may write them brings them up to date"
         case .listModel: "nothing was changed; `bookkeeper model` lists the store's entities and properties"
         case .acceptMigration(let allowDataLoss, let allowBrokenRules):
             "to accept this, run `bookkeeper migrate "

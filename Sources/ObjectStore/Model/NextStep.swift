@@ -28,6 +28,8 @@ package enum NextStep: Equatable, Sendable, CustomStringConvertible {
     case tryAWrite
     /// Change the objects one at a time rather than in a batch (`eachObject`: the batch named several).
     case changeOneByOne(eachObject: Bool)
+    /// Books of an earlier format are brought up to date by a command that writes them, run by a role that may.
+    case upgradeBooks
 
     /// The step in words that name no command or option (a front end's own words name them).
     package var description: String {
@@ -36,6 +38,7 @@ package enum NextStep: Equatable, Sendable, CustomStringConvertible {
         case .runCheck: "the store's check lists it"
         case .migrate: "migrate it"
         case .ownerMigrates: "its owner must migrate it"
+        case .upgradeBooks: "a command that writes them, by a role that may, brings them up to date"
         case .listModel: "nothing was changed"
         case .acceptMigration(let allowDataLoss, let allowBrokenRules):
             "to accept this, migrate allowing " + [allowDataLoss ? "data loss (a backup copy is kept)" : nil,

@@ -8,6 +8,10 @@ public enum StoreError: CategorizedError, Equatable {
     case notAStore(path: String, reason: String)
     /// The store's format version (`found`) is newer than this build's (`supported`): written by a newer version.
     case newerFormat(path: String, found: Int, supported: Int)
+    /// Books on PostgreSQL of an earlier format (`found`) than this build's (`supported`), which this command may not
+    /// bring up to date: it only reads, or the role may not write them. Their functions would answer as the earlier
+    /// version's.
+    case olderFormat(path: String, found: Int, supported: Int)
     /// The store was written with another model, and the change is not one to make on opening.
     case modelMismatch(path: String)
     /// Another process held the store's lock past the busy timeout; try again later.
@@ -74,7 +78,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .notAStore, .newerFormat, .modelMismatch: .data
         case .busy, .snapshotUnavailable, .migratedMeanwhile, .hotJournal: .temporaryFailure
         case .damaged: .io
-        case .readOnly, .folderNotWritable, .needsMigratingReadOnly: .cannotCreateOutput
+        case .readOnly, .folderNotWritable, .needsMigratingReadOnly, .olderFormat: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge, .invalidBusyTimeout: .usage
@@ -92,6 +96,7 @@ public enum StoreError: CategorizedError, Equatable {
         switch self {
         case .missing: .createStore
         case .needsMigratingReadOnly: .ownerMigrates
+        case .olderFormat: .upgradeBooks
         case .damaged, .foreignConstraint, .missingColumn, .idMarkUnreadable: .runCheck
         default: nil
         }
@@ -107,6 +112,9 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): not a bookkeeper store (\(reason))"
         case .newerFormat(let path, let found, let supported):
             "\(path): written by a newer version of bookkeeper (store format \(found); this version reads up to \(supported)) — it can only be read, by reports and fetches"
+        case .olderFormat(let path, let found, let supported):
+            "\(path): books of format \(found), made by an earlier version of bookkeeper, whose SQL functions this version "
+                + "(format \(supported)) replaces before it reads them; a read changes nothing — " + NextStep.upgradeBooks.description
         case .modelMismatch(let path):
             "\(path): the store was written with a different model"
         case .busy(let path, let detail):

@@ -269,6 +269,38 @@ final class PostgreSQLTextFunctionTests: XCTestCase {
         reportTrials("PostgreSQL MATCHES", "seed \(seed), \(count) pairs × 4 flags, \(matched) matches")
     }
 
+    /// ICU compiles a set holding one character after its case closure as a literal character, which [c] folds
+    /// fully and joins to the literal run around it: `[İ]` matches i + U+0307, `[ʼ]n` matches `ŉ`; a set whose
+    /// closure has several (`[s]`: s S ſ, `[ß]`: ß ẞ) stays a set. Found by make stress's seed 1795812250.
+    func testASetOfOneCharacterIsALiteralUnderCaseInsensitivityAndDollarIsNotBetweenCRAndLF() throws {
+        let cases: [(text: String, pattern: String, icu: Bool?)] = [
+            ("\u{212A}i\u{307}0\u{13F0}", "(?i).[\u{130}]((?:\\w+|$a.$){2}|\u{17F}t{1,3}[a-z\u{13F0}\\]])(| ?[\u{FB01}\\-]^\\${0,1})?|$", true),
+            ("i\u{307}", "(?i)[\u{130}]", true), ("I\u{307}", "(?i)[\u{130}]", true), ("\u{130}", "(?i)[\u{130}]", true),
+            ("i\u{307}", "(?i)[\u{130}\u{130}]", true), ("i\u{307}", "(?i)[\u{130}-\u{130}]", true),
+            ("i\u{307}x", "(?i)[\u{130}]x", true), ("i\u{307}i\u{307}", "(?i)[\u{130}]{2}", true),
+            ("FI", "(?i)[\u{FB01}]", true), ("\u{149}", "(?i)[\u{2BC}]n", true), ("\u{2BC}N", "(?i)[\u{149}]", true),
+            ("\u{DF}", "(?i)s[s]", false), ("\u{DF}", "(?i)ss", true), ("ss", "(?i)[\u{DF}]", false),
+            ("\u{DF}", "(?i)[\u{17F}]s", false), ("i", "(?i)[\u{130}]", false), ("i\u{307}", "(?i)[^\u{130}]", false),
+            ("i\u{307}", "[\u{130}]", false), ("ssss", "(?i)\u{DF}+", true), ("k", "(?i)[\u{212A}]", true),
+            // ICU's own data decides (Unicode 15.1 gave ﬅ the simple folding ﬆ; seed 9006).
+            ("\u{17F}t", "(?i)$.{0,1}\\*?[^e\u{301}]{2}|(?:[\u{FB05}]|\u{13F8}*)", nil), ("\u{FB06}", "(?i)[\u{FB05}]", nil),
+            ("st", "(?i)[\u{FB05}]", nil), ("\u{FB05}", "(?i)[\u{FB06}]", nil),
+            // $ holds before a line terminator that ends the text, never between CR and LF (seed 9003).
+            ("\r\n", "(?i)[\u{E9}ar-t]*(?:[A\u{FB01}\n][^\u{1F600}\u{13F8}a-z]{0,}|(?:[^\n]+)$1*)*|\u{FB05}\\.{0,}|", false),
+            ("\r\n", "\r$\n", false), ("\r\n", ".*$\r\n", true), ("\n", "$\n", true), ("a\r\n", "a$\r$\n", false),
+        ]
+        for (text, pattern, icu) in cases {
+            for flags in 0...3 {
+                let options = PredicateStringOptions(rawValue: UInt8(flags))
+                guard PostgreSQLRegex.check(pattern, options: options) == nil else { continue }
+                let expected = try TextRegex.matches(text, pattern: pattern, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
+                if flags == 0, let icu { XCTAssertEqual(expected, icu, "ICU on \(Self.scalars(text)) MATCHES \(Self.scalars(pattern))") }
+                let answer = try connection.rows("SELECT \(q("bk_matches"))($1, $2, \(flags))", [.text(text), .text(pattern)])[0].values[0]
+                XCTAssertEqual(answer, .integer(expected ? 1 : 0), "bk_matches(\(Self.scalars(text)), \(Self.scalars(pattern)), \(flags))")
+            }
+        }
+    }
+
     /// A pattern outside the subset that only the database sees is refused by bk_matches with the message
     /// PostgreSQLRegex.error gives, which the store recognises as TextRegexError's; the subset is accepted.
     func testARefusedPatternIsRefusedInSQLWithTheChecksMessage() throws {

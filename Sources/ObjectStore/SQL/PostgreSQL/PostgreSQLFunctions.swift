@@ -16,7 +16,7 @@ package enum PostgreSQLFunctions {
         return [
             escapeFunction(s), foldFunction(s, t), foldWrapper(s), nocaseKeyFunction(s), naturalKeyFunction(s),
             beginsWith(s), endsWith(s), contains(s),
-            debugQuote(s), escapeReason(s), groupReason(s), regexMember(s), regexFoldRun(s), regexFunction(s, t), matches(s),
+            debugQuote(s), escapeReason(s), groupReason(s), regexMember(s), regexSingle(s), regexFoldRun(s), regexFunction(s, t), matches(s),
             likePattern(s), likeRegex(s, t), likeApply(s), like(s),
         ]
     }
@@ -291,6 +291,47 @@ package enum PostgreSQLFunctions {
         """
     }
 
+    /// `bk_regex_single(s, i, classes)`: for the bracket expression at s[i], its one character and the index after
+    /// its `]` when it holds one character after ICU's case closure (`[İ]`, `[ﬁ]`, `[xx]`, `[x-x]`, not `[k]`, whose
+    /// closure is k K K): ICU compiles such a set as a literal character, which [c] then folds fully. NULLs for any
+    /// other set, and for one outside the subset (bk_regex refuses it where it reads it).
+    static func regexSingle(_ s: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION \(s).bk_regex_single(s text[], i integer, classes jsonb,
+            OUT code integer, OUT next integer)
+        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE \(pinned)
+        AS $bk$
+        DECLARE
+          n integer := array_length(s, 1);
+          j integer := i + 1;
+          m record;
+          m2 record;
+          one integer;
+        BEGIN
+          IF j > n OR s[j] = '^' THEN RETURN; END IF;
+          LOOP
+            IF j > n THEN RETURN; END IF;
+            IF s[j] = ']' THEN
+              IF one IS NULL OR classes ? chr(one) THEN RETURN; END IF;
+              code := one; next := j + 1; RETURN;
+            END IF;
+            m := \(s).bk_regex_member(s, j, i);
+            IF m.why IS NOT NULL OR m.class IS NOT NULL THEN RETURN; END IF;
+            j := m.next;
+            IF j <= n AND s[j] = '-' THEN
+              IF j + 1 > n OR s[j + 1] = ']' THEN RETURN; END IF;
+              m2 := \(s).bk_regex_member(s, j + 1, i);
+              IF m2.why IS NOT NULL OR m2.class IS NOT NULL OR m2.code <> m.code THEN RETURN; END IF;
+              j := m2.next;
+            END IF;
+            IF one IS NOT NULL AND one <> m.code THEN RETURN; END IF;
+            one := m.code;
+          END LOOP;
+        END
+        $bk$
+        """
+    }
+
     /// `bk_regex_fold_run(run, classes, multi)`: under [c], a run of literal characters as ICU matches it: the text
     /// matched is any whose full case folding is the run's (ICU folds literal strings fully: "ss" matches "ß",
     /// "ﬁ" matches "FI"), one text character at a time: a character of the simple-folding class of the next
@@ -382,6 +423,10 @@ package enum PostgreSQLFunctions {
           digits_seen boolean;
           dash integer;
           first integer;
+          run text;
+          one record;
+          item text;
+          k integer;
         BEGIN
           IF p IS NULL THEN RETURN NULL; END IF;
           q := CASE WHEN coalesce(flags, 0) & 2 <> 0 THEN \(s).bk_fold(p, 2) ELSE p END;
@@ -409,7 +454,7 @@ package enum PostgreSQLFunctions {
                 at := i; why := \(s).bk_regex_escape_reason(e); EXIT scan;
               END IF;
               i := i + 2; can_quantify := true;
-            ELSIF c = '[' THEN
+            ELSIF c = '[' AND (multi IS NULL OR (\(s).bk_regex_single(s, i, classes)).code IS NULL) THEN
               j := i + 1; neg := false; body := ''; members := 0;
               IF j <= n AND s[j] = '^' THEN neg := true; j := j + 1; END IF;
               LOOP
@@ -467,7 +512,9 @@ package enum PostgreSQLFunctions {
               opens := opens[1 : array_length(opens, 1) - 1];
               r := r || ')'; i := i + 1; can_quantify := true;
             ELSIF c IN ('|', '^', '$') THEN
-              r := r || CASE c WHEN '|' THEN '|' WHEN '^' THEN '^' ELSE '(?=(?:\\u000d\\u000a|[\(terminators)])?$)' END;
+              r := r || CASE c WHEN '|' THEN '|' WHEN '^' THEN '^'
+                            -- ($ holds before a line terminator that ends the text, but not between CR and LF.)
+                            ELSE '(?:(?<!\\u000d)|(?!\\u000a))(?=(?:\\u000d\\u000a|[\(terminators)])?$)' END;
               i := i + 1; can_quantify := false;
             ELSIF c IN ('*', '+', '?', '{') THEN
               IF NOT can_quantify THEN at := i; why := \(literal("a quantifier with nothing to repeat" + outside)); EXIT scan; END IF;
@@ -497,15 +544,28 @@ package enum PostgreSQLFunctions {
             ELSIF c IN (']', '}') THEN
               at := i; why := 'an unescaped ' || c || ' (write \\' || c || ' for the character)' || \(literal(outside)); EXIT scan;
             ELSIF multi IS NOT NULL AND c <> '.' THEN
-              -- Under [c], ICU matches a run of literal characters by full case folding; a quantified character
-              -- is a run of its own.
-              j := i;
-              WHILE j <= n AND NOT s[j] IN ('\\', '[', ']', '(', ')', '{', '}', '|', '*', '+', '?', '.', '^', '$')
-                    AND NOT (j < n AND s[j + 1] IN ('*', '+', '?', '{')) LOOP
-                j := j + 1;
+              -- Under [c], ICU matches a run of literal characters by full case folding; a set of one character
+              -- after its case closure ([İ], [ﬁ]) is a literal character of the run there, and a quantified
+              -- character is a run of its own.
+              j := i; run := '';
+              LOOP
+                EXIT WHEN j > n;
+                IF s[j] = '[' THEN
+                  one := \(s).bk_regex_single(s, j, classes);
+                  EXIT WHEN one.code IS NULL;
+                  item := chr(one.code); k := one.next;
+                ELSIF s[j] IN ('\\', ']', '(', ')', '{', '}', '|', '*', '+', '?', '.', '^', '$') THEN
+                  EXIT;
+                ELSE
+                  item := s[j]; k := j + 1;
+                END IF;
+                IF k <= n AND s[k] IN ('*', '+', '?', '{') THEN
+                  IF run = '' THEN run := item; j := k; END IF;
+                  EXIT;
+                END IF;
+                run := run || item; j := k;
               END LOOP;
-              IF j = i THEN j := i + 1; END IF;
-              r := r || \(s).bk_regex_fold_run(array_to_string(s[i : j - 1], ''), classes, multi);
+              r := r || \(s).bk_regex_fold_run(run, classes, multi);
               i := j; can_quantify := true;
             ELSE
               IF c = '.' THEN

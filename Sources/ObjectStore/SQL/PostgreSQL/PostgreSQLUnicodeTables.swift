@@ -46,6 +46,22 @@ package struct PostgreSQLUnicodeTables: Sendable {
         self.singleFrom = singleFrom
         self.singleTo = singleTo
         self.multi = multi
+        // Scalars that fold fully to the same text may share a simple folding ICU's data has and this process's
+        // lacks (Unicode 15.1 gave ﬅ U+FB05 the simple folding ﬆ U+FB06): ICU, the reference MATCHES answers by,
+        // is asked whether `(?i)[a]` matches b, and a yes puts them in one class.
+        var byFolding: [[Unicode.Scalar]: [Unicode.Scalar]] = [:]
+        for (scalar, folded) in multi { byFolding[folded, default: []].append(scalar) }
+        for group in byFolding.values.map({ $0.sorted { $0.value < $1.value } }) where group.count > 1 {
+            for (i, a) in group.enumerated() {
+                for b in group[(i + 1)...] where simpleFold[a.value] == nil || simpleFold[a.value] != simpleFold[b.value] {
+                    let pattern = "[" + String(Character(a)) + "]"
+                    guard (try? TextRegex.matches(String(Character(b)), pattern: pattern, caseInsensitive: true,
+                                                  diacriticInsensitive: false)) == true else { continue }
+                    let target = simpleFold[a.value] ?? simpleFold[b.value] ?? a.value
+                    for scalar in [a, b] where scalar.value != target { simpleFold[scalar.value] = target }
+                }
+            }
+        }
         var classes: [UInt32: [UInt32]] = [:]
         for (value, target) in simpleFold { classes[target, default: [target]].append(value) }
         var members: [(Unicode.Scalar, [Unicode.Scalar])] = []

@@ -88,8 +88,15 @@ final class PostgreSQLBooks: @unchecked Sendable {
 }
 
 extension Store {
-    /// The format the metadata table records for books on PostgreSQL.
-    static let postgreSQLFormat = 1
+    /// The format the metadata table records for books on PostgreSQL. 2: the SQL functions of 0.10.1 (MATCHES[c]
+    /// reads a set of one character as ICU does); a version that changes a function's text raises it, so that books
+    /// made earlier get the new functions from the first command that writes them (PostgreSQLFunctionsFormatTests).
+    package static let postgreSQLFormat = 2
+
+    /// Every function `init` creates in `schema`, in order.
+    static func functionStatements(schema: String) -> [String] {
+        PostgreSQLFunctions.statements(schema: schema) + PostgreSQLSchema.functions(schema: schema)
+    }
 
     /// Connects to the server `location` names, refusing what libpq refuses in the store's words.
     private static func connect(_ location: PostgreSQLLocation) throws -> PostgreSQLConnection {
@@ -127,9 +134,7 @@ extension Store {
                 try db.execute(PostgreSQLSchema.createSchema(location.schema))
             }
             try db.execute(PostgreSQLSchema.searchPath(location.schema, local: true))
-            for statement in PostgreSQLFunctions.statements(schema: location.schema) + PostgreSQLSchema.functions(schema: location.schema) {
-                try db.execute(statement)
-            }
+            for statement in functionStatements(schema: location.schema) { try db.execute(statement) }
             try db.execute(PostgreSQLSchema.metaTable)
             for statement in PostgreSQLSchema.tables(for: model) { try db.execute(statement) }
             let meta: [(String, String)] = [
@@ -188,11 +193,28 @@ extension Store {
         guard format <= postgreSQLFormat else {
             throw StoreError.newerFormat(path: path, found: format, supported: postgreSQLFormat)
         }
+        var upgradedFrom: Int?
+        if format < postgreSQLFormat {
+            // Books of an earlier format answer by that version's functions: brought up to date by a command that
+            // may write (under the books' lock, once: another writer may have done it meanwhile), never by a read.
+            guard !readOnly, canWrite else {
+                throw StoreError.olderFormat(path: path, found: format, supported: postgreSQLFormat)
+            }
+            upgradedFrom = try books.write { db -> Int? in
+                guard let found = try db.string(StoreSQL(d).metaValue(metaTable), [.text("format")]).flatMap({ Int($0) }),
+                      found < postgreSQLFormat else { return nil }
+                for statement in functionStatements(schema: location.schema) { try db.execute(statement) }
+                try db.execute(StoreSQL(d).putMeta(metaTable), [.text("format"), .text(String(postgreSQLFormat))])
+                return found
+            }
+        }
         guard let modelText = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(modelText.utf8)),
               let model = try? ObjectModel(jsonObject: json, behaviours: behaviours.behaviours) else {
             throw StoreError.notAStore(path: path, reason: "its recorded model cannot be read")
         }
-        return Store(books: books, model: model, readOnly: readOnly || !canWrite)
+        let store = Store(books: books, model: model, readOnly: readOnly || !canWrite)
+        store.upgradedFormat = upgradedFrom.map { (from: $0, to: postgreSQLFormat) }
+        return store
     }
 
     /// The zone the process shows times in (TZ, else /etc/localtime), by the name the server knows it by.

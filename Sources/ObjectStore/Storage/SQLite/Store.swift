@@ -38,6 +38,8 @@ public final class Store: @unchecked Sendable {
     package internal(set) var readAsItIs: MigrationPlan?
     /// What this process writes, in words (`import of orders.csv`), told to other writers that find the store busy.
     package var activity: String?
+    /// Books on PostgreSQL this open brought from an earlier format to the current one (their functions replaced).
+    package var upgradedFormat: (from: Int, to: Int)?
     /// The busy note this process wrote beside the store while it holds the write lock.
     var activityNote: SideFile?
     /// Where the schema was last compared with the model (nil when it was not: a read-only store); every write
