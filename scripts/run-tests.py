@@ -69,6 +69,7 @@ POSTGRESQL = [
     "ObjectStoreTests.PostgreSQLTextFunctionTests",
     "BookkeeperCLITests.PostgreSQLCommandTests",
     "BookkeeperCLITests.PostgreSQLFormatTests",
+    "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

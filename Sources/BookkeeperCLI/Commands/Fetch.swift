@@ -118,12 +118,18 @@ struct Fetch: StoreCommand {
         switch format {
         case .csv:
             let writer = try CSVWriter(path: "-", displayName: "standard output")
-            try writer.writeRecord(names)
+            // The header goes out with the first row (or after the last, for none): a query that fails before its
+            // first row — PostgreSQL refuses some patterns only as it runs — leaves standard output empty.
+            var headed = false
             // Each field as bytes into one scratch buffer, numbers and dates without a String (issue 27: a String per
             // cell was most of what the fetch bench paid beyond its statement); text as it is stored.
             var field: [UInt8] = []
             field.reserveCapacity(64)
             try store.fetchRows(plan) { row in
+                if !headed {
+                    try writer.writeRecord(names)
+                    headed = true
+                }
                 for i in 0..<row.count {
                     if listItems[i] == nil {
                         // ASCII text straight from the statement, with no String.
@@ -140,6 +146,7 @@ struct Fetch: StoreCommand {
                 }
                 try writer.endRecord()
             }
+            if !headed { try writer.writeRecord(names) }
             try writer.close()
         case .json:
             var out = StandardOutput()

@@ -377,6 +377,7 @@ package enum PostgreSQLFunctions {
     static func regexFunction(_ s: String, _ t: PostgreSQLUnicodeTables) -> String {
         let outside = PostgreSQLRegex.outside
         let terminators = "\\u000a-\\u000d\\u0085\\u2028\\u2029"
+        let terminatorsButLF = "\\u000b-\\u000d\\u0085\\u2028\\u2029"
         var classes = "{"
         for (index, (scalar, members)) in t.simpleCaseClasses.enumerated() {
             if index > 0 { classes += "," }
@@ -513,8 +514,9 @@ package enum PostgreSQLFunctions {
               r := r || ')'; i := i + 1; can_quantify := true;
             ELSIF c IN ('|', '^', '$') THEN
               r := r || CASE c WHEN '|' THEN '|' WHEN '^' THEN '^'
-                            -- ($ holds before a line terminator that ends the text, but not between CR and LF.)
-                            ELSE '(?:(?<!\\u000d)|(?!\\u000a))(?=(?:\\u000d\\u000a|[\(terminators)])?$)' END;
+                            -- $ holds at the end, before a CR LF or a line terminator that ends the text, but
+                            -- never between CR and LF (this spelling keeps repeated $s within PostgreSQL's limits).
+                            ELSE '(?:(?=(?:[\(terminatorsButLF)]|\\u000d\\u000a)?$)|(?<!\\u000d)(?=\\u000a$))' END;
               i := i + 1; can_quantify := false;
             ELSIF c IN ('*', '+', '?', '{') THEN
               IF NOT can_quantify THEN at := i; why := \(literal("a quantifier with nothing to repeat" + outside)); EXIT scan; END IF;
@@ -583,7 +585,18 @@ package enum PostgreSQLFunctions {
             RAISE EXCEPTION USING ERRCODE = '2201B',
               MESSAGE = 'invalid regular expression ' || \(s).bk_debug_quote(q) || ': ' || why || ' (at character ' || at || ')';
           END IF;
-          RETURN '^(?:' || r || ')$';
+          r := '^(?:' || r || ')$';
+          -- PostgreSQL limits a compiled pattern's size: one that passes it is refused here, by the pattern, as
+          -- outside the subset (never "regular expression is too complex" from the match, with no pattern named).
+          BEGIN
+            PERFORM '' ~ r;
+          EXCEPTION WHEN invalid_regular_expression THEN
+            RAISE EXCEPTION USING ERRCODE = '2201B',
+              MESSAGE = 'invalid regular expression ' || \(s).bk_debug_quote(q) || ': '
+                || \(literal("a pattern too complex for PostgreSQL's regular expressions once translated (repeated groups that hold $ or ^ often are)" + outside))
+                || ' (at character 1)';
+          END;
+          RETURN r;
         END
         $bk$
         """
