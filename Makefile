@@ -143,6 +143,14 @@ bench: bench-scale
 bench-scale: release-bin
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/scale.py
 
+# Books on PostgreSQL (issue 30): a fetch of 1,000,000 customers, streamed, against the same fetch from a store
+# file (peak memory target <= 1.2x) and psql's \copy on a plain table; starts and stops its own server.
+# LINES=N RUNS=N change it.
+.PHONY: bench-postgresql
+bench: bench-postgresql
+bench-postgresql: release-bin
+	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/postgresql_bench.py
+
 bench-import: release-bin
 	BIN=$(RELEASE_BIN) WORK=$(OUT)/bench python3 bench/import_bench.py
 
