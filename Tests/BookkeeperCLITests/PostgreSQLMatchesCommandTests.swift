@@ -11,20 +11,27 @@ final class PostgreSQLMatchesCommandTests: XCTestCase {
         let books = try PostgreSQLTestDatabase.freshBooks(self)
         let dir = TemporaryDirectory("pg-matches")
         let file = dir.file("books.sqlite")
-        let pattern = "(($|[\u{1E9E}]?a+$){1,3}$[^.]{0,}$)*^$|.[\\nA-Z]"
-        XCTAssertNil(PostgreSQLRegex.check(pattern), "the pattern is in the subset")
         for store in [file, books.uri] {
             XCTAssertEqual(runCLI(["--store", store, "init"], in: dir.path).status, 0)
             XCTAssertEqual(runCLI(["--store", store, "add", "Customer", "name=xA"], in: dir.path).status, 0)
         }
-        let onFile = runCLI(["--store", file, "fetch", "Customer", "--where", "name MATCHES '\(pattern)'", "--columns", "name", "--format", "csv"], in: dir.path)
+        // (The second failed as the match ran, "regular expression failed: …", before $ took its present spelling.)
+        for pattern in ["(($|[\u{1E9E}]?a+$){1,3}$[^.]{0,}$)*^$|.[\\nA-Z]",
+                        "(?:(?:$$|[^\u{E0}-\u{FF}.\\n]{1,3}[SS\\-]{1,3}f{0,}[\\s]*){1,3}$|.{0,1}^)+|xA"] {
+            try refused(pattern, file: file, books: books.uri, dir: dir)
+        }
+    }
+
+    private func refused(_ pattern: String, file: String, books: String, dir: TemporaryDirectory) throws {
+        XCTAssertNil(PostgreSQLRegex.check(pattern), "the pattern is in the subset")
+        let onFile = runCLI(["--store", file, "fetch", "Customer", "--where", "name MATCHES %@", "--arg", pattern, "--columns", "name", "--format", "csv"], in: dir.path)
         XCTAssertEqual(onFile.status, 0, onFile.stderr)
         XCTAssertEqual(onFile.stdout, "name\nxA\n")
-        let onServer = runCLI(["--store", books.uri, "fetch", "Customer", "--where", "name MATCHES '\(pattern)'", "--columns", "name", "--format", "csv"], in: dir.path)
+        let onServer = runCLI(["--store", books, "fetch", "Customer", "--where", "name MATCHES %@", "--arg", pattern, "--columns", "name", "--format", "csv"], in: dir.path)
         XCTAssertEqual(onServer.status, 65, onServer.stderr)
         XCTAssertEqual(onServer.stdout, "")
         XCTAssertEqual(onServer.stderr.split(separator: "\n").count, 1, onServer.stderr)
-        XCTAssertTrue(onServer.stderr.contains("where: invalid regular expression \"\(pattern)\": a pattern too complex for PostgreSQL's regular expressions"),
+        XCTAssertTrue(onServer.stderr.contains("where: invalid regular expression \(pattern.debugDescription): a pattern too complex for PostgreSQL's regular expressions"),
                       onServer.stderr)
         XCTAssertTrue(onServer.stderr.contains("is not in the MATCHES subset PostgreSQL stores answer identically"), onServer.stderr)
     }

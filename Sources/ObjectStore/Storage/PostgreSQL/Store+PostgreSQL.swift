@@ -82,6 +82,12 @@ final class PostgreSQLBooks: @unchecked Sendable {
         case .constraint, .other:
             if let nonFinite = NonFiniteStoredNumber.fromSQL(error.message) { return nonFinite }
             if TextRegexError.isDescription(error.message) { return StoreError.matchFailed(error.message) }
+            if error.sqlState == "2201B", error.message.hasPrefix("regular expression failed: ") {
+                // A pattern PostgreSQL compiled but gave up matching on some value (its engine's limits, as ICU's
+                // time limit on SQLite): the statement names no pattern, so neither can the message.
+                return StoreError.matchFailed("MATCHES could not finish on a value: PostgreSQL's regular expressions gave up ("
+                                              + error.message.dropFirst("regular expression failed: ".count) + ")")
+            }
             return StoreError.sqlite("\(path): \(error.message)")
         }
     }
