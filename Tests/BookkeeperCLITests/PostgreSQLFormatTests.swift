@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Synchronization
 import XCTest
 @testable import ObjectStore
 
@@ -67,6 +68,26 @@ final class PostgreSQLFormatTests: XCTestCase {
         let again = runCLI(["--store", books.uri, "add", "Customer", "name=Bursa"], in: dir.path)
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertFalse(again.stderr.contains("format"), again.stderr)
+    }
+
+    /// Writers meeting books of an earlier format at once take turns under the books' lock: one brings them up to
+    /// date, the others find them so; every write lands.
+    func testWritersTogetherBringBooksOfAnEarlierFormatUpToDateOnce() throws {
+        let dir = TemporaryDirectory("pg-format-together")
+        let books = try formatOneBooks(dir)
+        let count = 6
+        let results = Mutex([(status: Int, stderr: String)]())
+        let uri = books.uri
+        DispatchQueue.concurrentPerform(iterations: count) { i in
+            let result = runCLI(["--store", uri, "add", "Customer", "name=Together \(i)"], in: dir.path)
+            let outcome = (status: Int(result.status), stderr: result.stderr)
+            results.withLock { $0.append(outcome) }
+        }
+        let all = results.withLock { $0 }
+        XCTAssertEqual(all.map(\.status), Array(repeating: 0, count: count), all.map(\.stderr).joined())
+        XCTAssertEqual(all.filter { $0.stderr.contains("brought from format 1 to") }.count, 1, all.map(\.stderr).joined())
+        XCTAssertEqual(try format(books.owner), String(Store.postgreSQLFormat))
+        XCTAssertEqual(try books.owner.int("SELECT count(*) FROM \"Customer\" WHERE name LIKE 'Together %'"), count)
     }
 
     func testInitOnBooksOfAnEarlierFormatBringsThemUpToDate() throws {

@@ -435,7 +435,8 @@ package enum PostgreSQLFunctions {
           s := regexp_split_to_array(q, '');
           n := array_length(s, 1);
           IF n >= 4 AND s[1] = '(' AND s[2] = '?' AND s[3] = 'i' AND s[4] = ')' THEN ci := true; i := 5; END IF;
-          IF ci AND q ~ '[^\\u0001-\\u0040\\u005b-\\u0060\\u007b-\\u007f]' THEN
+          -- (A pattern of ASCII punctuation and digits needs no case classes, unless a range may span letters: [!-~].)
+          IF ci AND (q ~ '[^\\u0001-\\u0040\\u005b-\\u0060\\u007b-\\u007f]' OR strpos(q, '-') > 0) THEN
             classes := \(literal(classes))::jsonb;
             multi := \(literal(multi))::jsonb;
           END IF;
