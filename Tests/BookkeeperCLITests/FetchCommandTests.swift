@@ -5,6 +5,10 @@ import TestSupport
 class FetchCommandTestCase: StoreCommandTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
+        if !Self.booksAreMadeOnce { try makeBooks() }
+    }
+
+    override func makeBooks() throws {
         ok("init")
         for t in ["vip", "wholesale"] { ok("add", "Tag", "name=\(t)") }
         ok("add", "Customer", "name=Müller GmbH", "code=C1", "tags=vip")
@@ -24,6 +28,9 @@ class FetchCommandTestCase: StoreCommandTestCase {
 /// `bookkeeper fetch` end to end: predicates, sort keys, columns, formats, --count, errors — on a store file here,
 /// on books on PostgreSQL in `FetchCommandTestsOnPostgreSQL`; SQLite's own statements in `FetchSQLiteCommandTests`.
 class FetchCommandTests: FetchCommandTestCase {
+    /// Every test here only reads: the books are made once for the class.
+    override class var booksAreMadeOnce: Bool { true }
+
     func testUnpaidOrdersByDateThenCustomer() {
         XCTAssertEqual(ok("fetch", "Order", "--where", "made == YES AND paid == NO", "--sort", "date, customer.name",
                           "--columns", "number, date, customer.name, rows.@sum.sum"), """
@@ -60,6 +67,8 @@ class FetchCommandTests: FetchCommandTestCase {
     /// One place decides how a value is written: fetch writes doubles, date-times, booleans and nulls as the report
     /// renderers do (no exponent, ISO 8601 with offset in CSV and JSON, the time zone's minutes in text).
     func testValuesAreWrittenByTheRenderersRules() throws {
+        // A folder of its own: the class's books are read in the class's folder, where a model file would apply.
+        let dir = TemporaryDirectory()
         dir.write("model.yaml", """
             entities:
               Reading:

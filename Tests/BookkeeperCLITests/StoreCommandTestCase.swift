@@ -17,10 +17,37 @@ class StoreCommandTestCase: XCTestCase {
     /// The store's name in messages: its path, or the URI as shown (no password).
     var storeName: String { books?.displayName ?? store }
 
+    /// A suite whose tests only read makes its books once (`makeBooks`, in the first test's set-up) and every test
+    /// of the class reads them, in one folder; its tests must leave the books as they found them.
+    class var booksAreMadeOnce: Bool { false }
+
+    /// Makes the books every test of a `booksAreMadeOnce` suite reads.
+    func makeBooks() throws {}
+
+    /// The books made once, by class: its folder and store.
+    nonisolated(unsafe) private static var madeOnce: [ObjectIdentifier: (dir: TemporaryDirectory, books: FreshStore)] = [:]
+
     override func setUpWithError() throws {
         try super.setUpWithError()
+        guard Self.booksAreMadeOnce else {
+            dir = TemporaryDirectory()
+            if storeKind != .file { books = try storeKind.freshStore(for: self, in: dir) }
+            return
+        }
+        if let made = Self.madeOnce[ObjectIdentifier(Self.self)] {
+            (dir, books) = (made.dir, storeKind == .file ? nil : made.books)
+            return
+        }
         dir = TemporaryDirectory()
-        if storeKind != .file { books = try storeKind.freshStore(for: self, in: dir) }
+        let lasting = try storeKind.lastingStore(in: dir)
+        books = storeKind == .file ? nil : lasting
+        Self.madeOnce[ObjectIdentifier(Self.self)] = (dir, lasting)
+        try makeBooks()
+    }
+
+    override class func tearDown() {
+        if let made = madeOnce.removeValue(forKey: ObjectIdentifier(self)) { storeKind.remove(made.books) }
+        super.tearDown()
     }
 
     /// Removes the store with its SQLite companions (`init` refuses a new store beside a stale `-wal`: issue 26 §4);

@@ -22,12 +22,32 @@ package enum StoreKind: String, Sendable, CustomStringConvertible {
             return FreshStore(argument: books.uri, displayName: books.location.displayName)
         }
     }
+
+    /// A place for new books that outlive one test (a class's books, made once): as `freshStore`, but the caller
+    /// removes them with `remove(_:)`.
+    package func lastingStore(in directory: TemporaryDirectory, name: String = "books.sqlite") throws -> FreshStore {
+        switch self {
+        case .file:
+            let path = directory.file(name)
+            return FreshStore(argument: path, displayName: path)
+        case .postgresql:
+            let books = try PostgreSQLTestDatabase.freshBooks()
+            return FreshStore(argument: books.uri, displayName: books.location.displayName, schema: books.location.schema)
+        }
+    }
+
+    /// Removes books of `lastingStore` (a file goes with its folder).
+    package func remove(_ store: FreshStore) {
+        if let schema = store.schema { PostgreSQLTestDatabase.dropBooks(schema: schema) }
+    }
 }
 
 /// A store as a test gives it to `--store`, and the name messages show it by.
 package struct FreshStore: Sendable, Equatable {
     package let argument: String
     package let displayName: String
+    /// The books' schema on PostgreSQL.
+    package var schema: String? = nil
 }
 
 /// Everything in the books, read through the built binary (`fetch … --format json` of every entity, every attribute
