@@ -70,6 +70,12 @@ POSTGRESQL = [
     "BookkeeperCLITests.PostgreSQLCommandTests",
     "BookkeeperCLITests.PostgreSQLFormatTests",
     "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
+    # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass
+    # …OnPostgreSQL on books on PostgreSQL here (docs/testing.md).
+    "BookkeeperCLITests.CRUDCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.FetchCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ListColumnCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

@@ -73,7 +73,22 @@ package enum PostgreSQLTestDatabase {
     /// A place for new books — a schema name no one uses, made by `Store.create(books:)` — as bk_owner (or `user`),
     /// as the URI `--store` takes; the schema is dropped after `test`.
     package static func freshBooks(_ test: XCTestCase, user: String = "bk_owner") throws -> (uri: String, location: PostgreSQLLocation) {
-        let conninfo = try requireConninfo()
+        let books = try freshBooks(user: user)
+        test.addTeardownBlock { dropBooks(schema: books.location.schema) }
+        return books
+    }
+
+    /// Drops the schema of books of `freshBooks(user:)`, with everything in it.
+    package static func dropBooks(schema: String) {
+        guard let conninfo, let dropping = try? PostgreSQLConnection(conninfo: conninfo) else { return }
+        try? dropping.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        dropping.close()
+    }
+
+    /// A place for new books as `freshBooks(_:user:)` gives, which the caller drops (`dropBooks`): for books that
+    /// outlive one test.
+    package static func freshBooks(user: String = "bk_owner") throws -> (uri: String, location: PostgreSQLLocation) {
+        _ = try requireConninfo()
         guard let host, let port else { throw XCTSkip("BOOKKEEPER_TEST_POSTGRESQL_HOST and _PORT are not set") }
         let n = counter.withLock { value in
             value += 1
@@ -82,11 +97,6 @@ package enum PostgreSQLTestDatabase {
         let schema = "books_\(getpid())_\(n)_\(UInt32.random(in: 0...UInt32.max))"
         let encodedHost = host.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? host
         let uri = "postgresql://\(user)@\(encodedHost):\(port)/bk_test?schema=\(schema)"
-        test.addTeardownBlock {
-            guard let dropping = try? PostgreSQLConnection(conninfo: conninfo) else { return }
-            try? dropping.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
-            dropping.close()
-        }
         return (uri, try PostgreSQLLocation(uri: uri))
     }
 }
