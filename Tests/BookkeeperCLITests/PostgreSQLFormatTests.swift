@@ -99,6 +99,6 @@ final class PostgreSQLFormatTests: XCTestCase {
         XCTAssertEqual(try format(books.owner), String(Store.postgreSQLFormat))
         XCTAssertEqual(runCLI(["--store", books.uri] + query, in: dir.path).stdout, "name\ni\u{307}stanbul\n")
         let noop = runCLI(["--store", books.uri, "init"], in: dir.path)
-        XCTAssertTrue(noop.stderr.contains("already holds books; nothing to do"), noop.stderr)
+        XCTAssertTrue(noop.stderr.contains("is already a store; nothing to do"), noop.stderr)
     }
 }

@@ -61,7 +61,7 @@ struct Init: StoreCommand, ZoneFreeCommand, TodayFreeCommand {
             if let upgrade = store.upgradedFormat {
                 BooksOnPostgreSQL.noteUpgrade(upgrade, books)
             } else {
-                Log.notice("\(books.displayName) already holds books; nothing to do")
+                Log.notice("\(books.displayName) is already a store; nothing to do")
             }
         }
     }
