@@ -140,12 +140,14 @@ STRESS = [
     "ObjectStoreTests.GroupedAggregateDifferentialTests/testGroupedAggregatesAgreeWithTheCorrelatedSubqueriesAndTheEvaluator",
     "BookkeeperCLITests.GroupedAggregateCommandTests/testCustomersReportAndFetchAgreeWithASecondImplementationAndTheCorrelatedForm",
     "ObjectStoreTests.PostgreSQLRegexCheckTests/testEveryPatternOfTheSubsetIsARegularExpressionForICU",
+    "BookkeeperCLITests.ListShowFetchDifferentialTests/testListAndShowPrintEachValueAsFetchCSVDoes",
     # These need a PostgreSQL server: `make stress` starts one for the tier (as `make test-postgresql` does).
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testFoldingAnswersAsTextFoldingForEveryFlagAndEveryScalarOfTheBMP",
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testSortKeysOrderAsNocaseAndNaturalCompare",
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testStringOperatorsAnswerAsStringOperatorsApply",
     "ObjectStoreTests.PostgreSQLTextFunctionTests/testMatchesOverTheSubsetAnswersAsICU",
     "ObjectStoreTests.PostgreSQLPredicateDifferentialTests/testGeneratedPredicatesAgreeThreeWays",
+    "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL/testListAndShowPrintEachValueAsFetchCSVDoes",
 ]
 
 CASE = re.compile(r"^Test Case '(?:[\w.]+\.)?(\w+)\.(\w+)' (passed|failed|skipped) \(([0-9.]+) seconds\)")
