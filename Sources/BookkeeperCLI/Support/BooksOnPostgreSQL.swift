@@ -41,6 +41,10 @@ enum BooksOnPostgreSQL {
             Log.warning("\(parsed.displayName): the password in --store is visible to other users in `ps`; keep it in ~/.pgpass "
                         + "(or PGPASSWORD) instead")
         }
+        if let ignored = parsed.ignoredPasswordFile {
+            // (libpq would say so on stderr in its own form; it is told to read no file instead.)
+            Log.warning("\(parsed.displayName): the password file \(ignored.path) is not read: it \(ignored.reason)")
+        }
         location = parsed
         if name == "init" {
             try ModelLocator.prepareExplicit(options)

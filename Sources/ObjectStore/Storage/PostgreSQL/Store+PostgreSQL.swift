@@ -150,11 +150,12 @@ extension Store {
     private static func connect(_ location: PostgreSQLLocation) throws -> PostgreSQLConnection {
         let path = location.displayName
         do {
-            return try PostgreSQLConnection(conninfo: location.conninfo,
+            return try PostgreSQLConnection(conninfo: location.connectionString,
                                             writeLockKey: PostgreSQLBooks.writeLockKey(schema: location.schema))
         } catch {
             // libpq quotes a URI it cannot read, password and all (attack 19): never in our words.
-            let reason = location.hidingSecrets(error.reason.replacingOccurrences(of: location.conninfo, with: "the URI"))
+            let reason = location.hidingSecrets(error.reason.replacingOccurrences(of: location.connectionString, with: "the URI")
+                .replacingOccurrences(of: location.conninfo, with: "the URI"))
             switch error.kind {
             case .unreachable: throw StoreError.serverUnreachable(path: path, reason: reason)
             case .authentication: throw StoreError.authenticationFailed(path: path, reason: reason)
