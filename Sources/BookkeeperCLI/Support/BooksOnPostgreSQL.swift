@@ -11,11 +11,12 @@ enum BooksOnPostgreSQL {
     /// The commands that work on PostgreSQL books so far; the others refuse in one line.
     static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch"]
 
-    /// A command that does not work on PostgreSQL books yet.
+    /// A command that does not work on PostgreSQL books yet: a usage error (64), not an unavailable server (69),
+    /// which a wrapper would retry.
     struct Unsupported: CategorizedError {
         let command: String
         let what: String
-        var category: ErrorCategory { .unavailable }
+        var category: ErrorCategory { .usage }
         var description: String {
             "\(what): `\(command)` does not work on books on PostgreSQL yet (init, add, set, delete, show, list and fetch do)"
         }
