@@ -67,7 +67,9 @@ POSTGRESQL = [
     "ObjectStoreTests.PostgreSQLStreamingTests",
     "ObjectStoreTests.PostgreSQLPredicateDifferentialTests",
     "ObjectStoreTests.PostgreSQLTextFunctionTests",
+    "ObjectStoreTests.PostgreSQLDeadlockTests",
     "BookkeeperCLITests.PostgreSQLCommandTests",
+    "BookkeeperCLITests.PostgreSQLFailureTests",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
