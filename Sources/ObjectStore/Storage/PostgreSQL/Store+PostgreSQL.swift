@@ -35,13 +35,13 @@ final class PostgreSQLBooks: @unchecked Sendable {
         // (A read is not tried again: its body may have written rows out already.)
         return try Self.retryingSerializationFailures(attempts: 1, path: location.displayName) {
             try mapErrors(writing: false) {
-            guard readOnly, !connection.isInsideTransaction else { return try body(connection) }
-            var result: T?
-            try connection.transaction(.deferred) {
-                result = try body(connection)
-                return .commit
-            }
-            return result!
+                guard readOnly, !connection.isInsideTransaction else { return try body(connection) }
+                var result: T?
+                try connection.transaction(.deferred) {
+                    result = try body(connection)
+                    return .commit
+                }
+                return result!
             }
         }
     }
