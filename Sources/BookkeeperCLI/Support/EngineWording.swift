@@ -94,10 +94,9 @@ enum EngineWording {
     /// A non-finite number another tool stored, with the command that lists every such value.
     static func text(_ error: NonFiniteStoredNumber) -> String {
         if let books = BooksOnPostgreSQL.location {
-            let d = PostgreSQLDialect()
+            let query = PostgreSQLSchema.nonFiniteValues(schema: books.schema, entity: error.object.entity, attribute: error.attribute)
             return "\(error.object).\(error.attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(error.value))), "
-                + "which no output can write — another tool wrote it; `SELECT id FROM \(d.quote(books.schema)).\(d.quote(error.object.entity)) "
-                + "WHERE \(d.quote(error.attribute)) IN ('NaN', 'Infinity', '-Infinity')` lists every such value of \(error.object.entity).\(error.attribute): "
+                + "which no output can write — another tool wrote it; `\(query)` lists every such value of \(error.object.entity).\(error.attribute): "
                 + "set each to a number"
         }
         return "\(error.object).\(error.attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(error.value))), which no output "
