@@ -3,6 +3,7 @@
 #
 #   scripts/postgresql-server.sh start [DIR [PORT]]   prints the server's folder; DIR/env holds its exports
 #   scripts/postgresql-server.sh stop DIR             stops the server and removes DIR
+#   scripts/postgresql-server.sh halt DIR | restart DIR   stops it as an administrator does (keeping DIR), starts it again
 #
 # The folder (a new `mktemp -d` under /tmp unless DIR is given) is world-accessible (0755) and outside the checkout,
 # which may be a 0700 home: it holds the data (DIR/data), the Unix socket (no TCP: listen_addresses = '') and the
@@ -98,6 +99,22 @@ stop() {
   rm -rf "$dir"
 }
 
+# Stops the server as an administrator does (`pg_ctl stop -m fast`: sessions are ended, FATAL 57P01), keeping DIR,
+# for a test of a server that goes away mid-command; `restart DIR` starts it again.
+halt() {
+  local dir="${1:?usage: postgresql-server.sh halt DIR}"
+  dir=$(cd "$dir" && pwd)
+  cd /
+  as_server "$(bindir)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+}
+
+restart() {
+  local dir="${1:?usage: postgresql-server.sh restart DIR}"
+  dir=$(cd "$dir" && pwd)
+  cd "$dir"
+  as_server "$(bindir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
+}
+
 # The server's log (the test run prints it when tests fail).
 log() {
   local dir="${1:?usage: postgresql-server.sh log DIR}"
@@ -108,5 +125,7 @@ case "${1:-}" in
   start) shift; start "$@" ;;
   stop) shift; stop "$@" ;;
   log) shift; log "$@" ;;
-  *) echo "usage: $0 start [DIR [PORT]] | stop DIR | log DIR" >&2; exit 2 ;;
+  halt) shift; halt "$@" ;;
+  restart) shift; restart "$@" ;;
+  *) echo "usage: $0 start [DIR [PORT]] | stop DIR | halt DIR | restart DIR | log DIR" >&2; exit 2 ;;
 esac

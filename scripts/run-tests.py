@@ -67,7 +67,9 @@ POSTGRESQL = [
     "ObjectStoreTests.PostgreSQLStreamingTests",
     "ObjectStoreTests.PostgreSQLPredicateDifferentialTests",
     "ObjectStoreTests.PostgreSQLTextFunctionTests",
+    "ObjectStoreTests.PostgreSQLDeadlockTests",
     "BookkeeperCLITests.PostgreSQLCommandTests",
+    "BookkeeperCLITests.PostgreSQLFailureTests",
     "BookkeeperCLITests.PostgreSQLFormatTests",
     "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
     # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass

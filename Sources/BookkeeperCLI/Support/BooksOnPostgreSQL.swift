@@ -18,11 +18,12 @@ enum BooksOnPostgreSQL {
         Log.notice("\(location.displayName): brought from format \(upgrade.from) to \(upgrade.to): its SQL functions replaced by this version's")
     }
 
-    /// A command that does not work on PostgreSQL books yet.
+    /// A command that does not work on PostgreSQL books yet: a usage error (64), not an unavailable server (69),
+    /// which a wrapper would retry.
     struct Unsupported: CategorizedError {
         let command: String
         let what: String
-        var category: ErrorCategory { .unavailable }
+        var category: ErrorCategory { .usage }
         var description: String {
             "\(what): `\(command)` does not work on books on PostgreSQL yet (init, add, set, delete, show, list and fetch do)"
         }
@@ -47,6 +48,10 @@ enum BooksOnPostgreSQL {
         if parsed.hasPassword {
             Log.warning("\(parsed.displayName): the password in --store is visible to other users in `ps`; keep it in ~/.pgpass "
                         + "(or PGPASSWORD) instead")
+        }
+        if let ignored = parsed.ignoredPasswordFile {
+            // (libpq would say so on stderr in its own form; it is told to read no file instead.)
+            Log.warning("\(parsed.displayName): the password file \(ignored.path) is not read: it \(ignored.reason)")
         }
         location = parsed
         if name == "init" {

@@ -29,7 +29,16 @@ extension ObjectContext {
             var issues = plan.issues
             issues += try validate(survivors + (try neighboursWithRules(of: survivors, plan)), deletions: plan)
             if !issues.isEmpty { throw ValidationFailure(issues: issues) }
-            var result = try write(survivors, plan)
+            var result: SaveResult
+            do {
+                result = try write(survivors, plan)
+            } catch StoreError.uniqueRefused(let path, let detail) {
+                // Another writer stored a unique value of this save between its validation and its write (which
+                // was rolled back): validated again, the save fails as it would have had it started later.
+                let now = try validate(survivors + (try neighboursWithRules(of: survivors, plan)), deletions: plan)
+                if !now.isEmpty { throw ValidationFailure(issues: plan.issues + now) }
+                throw StoreError.uniqueRefused(path: path, detail: detail)
+            }
             result.keptReferences = keptReferences(plan)
             didSave(plan)
             return result
@@ -126,7 +135,11 @@ extension ObjectContext {
         let updates = objects.filter { !$0.isInserted }
         var assigned: [(ManagedObject, Int64)] = []
         do {
-            try store.write { db in
+            try store.write(rerunnable: true) { db in
+                // (Run again from here after a rollback: nothing of a failed run is kept.)
+                result = SaveResult()
+                for (o, _) in assigned { o.rowID = nil }
+                assigned = []
                 // A one-to-one key that moves is cleared first: its column is unique, and the object it moves to may be
                 // written before the one it leaves.
                 for o in updates { try clearMovingOneToOneKeys(o, db) }

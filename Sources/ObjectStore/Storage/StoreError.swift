@@ -70,6 +70,26 @@ public enum StoreError: CategorizedError, Equatable {
     case invalidConnection(path: String, reason: String)
     /// The PostgreSQL role may not use the books' schema (no USAGE on it).
     case accessDenied(path: String, reason: String)
+    /// The connection to the PostgreSQL server was lost during a command (the server stopped or ended the session,
+    /// the network failed): `reason` in libpq's or the server's words, on one line; `change` says what became of a
+    /// write.
+    case connectionLost(path: String, reason: String, change: LostChange)
+    /// A unique index of the model refused a write (`detail`, the database's words): another writer stored the same
+    /// value after this one validated its change. Nothing was changed.
+    case uniqueRefused(path: String, detail: String)
+    /// PostgreSQL could not serialize the transaction with another one (SQLSTATE 40001, or 40P01 a deadlock) on
+    /// every one of `attempts` tries: `detail`, the server's words.
+    case serializationFailed(path: String, sqlState: String, attempts: Int, detail: String)
+
+    /// What a connection lost mid-command did to the change a command was making.
+    public enum LostChange: Sendable, Equatable {
+        /// The command was reading: nothing to say of a change.
+        case reading
+        /// The connection was lost before COMMIT was sent: the server rolled the change back.
+        case nothingChanged
+        /// The connection was lost while COMMIT was under way: the server may or may not have committed it.
+        case outcomeUnknown
+    }
 
     package var category: ErrorCategory {
         switch self {
@@ -82,7 +102,9 @@ public enum StoreError: CategorizedError, Equatable {
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
         case .queryTooLarge, .invalidBusyTimeout: .usage
-        case .serverUnreachable, .serverUnsupported: .unavailable
+        case .serverUnreachable, .serverUnsupported, .connectionLost: .unavailable
+        case .uniqueRefused: .data
+        case .serializationFailed: .temporaryFailure
         case .authenticationFailed, .accessDenied: .permission
         case .invalidConnection: .usage
         case .databaseMissing: .missingInput
@@ -165,6 +187,18 @@ public enum StoreError: CategorizedError, Equatable {
             "\(path): the connection cannot be made as written (\(reason))"
         case .accessDenied(let path, let reason):
             "\(path): this user may not use the books (\(reason))"
+        case .connectionLost(let path, let reason, .reading):
+            "\(path): the connection to the database server was lost (\(reason))"
+        case .connectionLost(let path, let reason, .nothingChanged):
+            "\(path): the connection to the database server was lost (\(reason)) — nothing was changed"
+        case .connectionLost(let path, let reason, .outcomeUnknown):
+            "\(path): the connection to the database server was lost while the change was being committed (\(reason)) "
+                + "— it may or may not have been saved; look before running it again"
+        case .uniqueRefused(let path, let detail):
+            "\(path): \(detail) — another writer stored the same value meanwhile; nothing was changed"
+        case .serializationFailed(let path, let sqlState, let attempts, let detail):
+            "\(path): \(sqlState == "40P01" ? "a deadlock with another transaction" : "another transaction's concurrent change") "
+                + "(SQLSTATE \(sqlState): \(detail)) stopped the command on each of \(attempts) tries — nothing was changed; retry later"
         case .invalidBusyTimeout(let path, let value):
             "\(path): busyTimeout \(value) is not a number of seconds to wait (give 0 or more; 0 does not wait)"
         case .queryTooLarge(let message):

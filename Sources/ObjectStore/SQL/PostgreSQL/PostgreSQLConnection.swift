@@ -167,6 +167,9 @@ package final class PostgreSQLConnection: StorageConnection {
     weak var active: PostgreSQLStatement?
     /// `changes`: rows written by the last INSERT, UPDATE, DELETE or MERGE.
     var lastChanges = 0
+    /// Whether the last `transaction` failed with the connection lost while its COMMIT was under way: whether the
+    /// server committed it is not known.
+    package private(set) var commitOutcomeUnknown = false
 
     /// Connects with `conninfo` — anything PQconnectdb takes: `key=value` pairs or a `postgresql://` URI; libpq's
     /// environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGSSLMODE…) and ~/.pgpass apply by themselves — then sets the
@@ -347,9 +350,14 @@ package final class PostgreSQLConnection: StorageConnection {
                 throw StorageError(kind: .other, message: "the transaction was rolled back: a statement in it failed",
                                    sql: PostgreSQLConnectionSQL.commit, code: 0, sqlState: "25P02")
             }
+            // A connection lost before COMMIT is sent changed nothing (the server rolls back the session's
+            // transaction); one lost while COMMIT is under way leaves the outcome unknown to us.
+            if let handle, PQstatus(handle) != CONNECTION_OK { throw connectionError(sql: PostgreSQLConnectionSQL.commit) }
+            commitOutcomeUnknown = false
             do {
                 try execute(PostgreSQLConnectionSQL.commit, [])
             } catch {
+                commitOutcomeUnknown = Self.isConnectionLost(error, handle: handle)
                 rollbackQuietly()
                 throw error
             }
@@ -458,11 +466,43 @@ package final class PostgreSQLConnection: StorageConnection {
 
     /// The failure the connection itself reports (lost, not sent), with libpq's words.
     func connectionError(sql: String?) -> StorageError {
-        let message = handle.map { PostgreSQLConnectError.oneLine(String(cString: PQerrorMessage($0))) } ?? "the connection is closed"
+        let message = handle.map { Self.plainReason(String(cString: PQerrorMessage($0))) } ?? "the connection is closed"
         let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
         return StorageError(kind: .other, message: message.isEmpty ? "the server did not answer" : message, sql: sql, code: 0,
                             sqlState: lost ? "08006" : nil)
     }
+
+    /// libpq's error text on one line without its decorations: the severity (`FATAL:  `, `ERROR:  `), the statement
+    /// excerpt with its caret (`LINE 1: INSERT INTO … ^`), and its guess "This probably means the server terminated
+    /// abnormally …" — its lines joined by "; ".
+    package static func plainReason(_ message: String) -> String {
+        var reasons: [String] = []
+        var afterExcerpt = false
+        for raw in message.split(whereSeparator: \.isNewline) {
+            var line = raw.trimmingCharacters(in: .whitespaces)
+            if afterExcerpt, line.hasSuffix("^") { afterExcerpt = false; continue }
+            afterExcerpt = false
+            if line.hasPrefix("LINE "), line.dropFirst(5).first?.isNumber == true { afterExcerpt = true; continue }
+            if line.isEmpty || line.hasPrefix("This probably means the server terminated abnormally") || line == "before or while processing the request." { continue }
+            for severity in ["FATAL:", "ERROR:", "PANIC:"] where line.hasPrefix(severity) {
+                line = String(line.dropFirst(severity.count)).trimmingCharacters(in: .whitespaces)
+            }
+            if !line.isEmpty && !reasons.contains(line) { reasons.append(line) }
+        }
+        return reasons.joined(separator: "; ")
+    }
+
+    /// Whether `error` says the connection is gone: the server ended the session (57P01 an administrator's
+    /// shutdown, 57P02 a crash shutdown, 57P03 a server not accepting connections now), a connection failure (class
+    /// 08), or libpq's connection is no longer usable.
+    package static func isConnectionLost(_ error: Error, handle: OpaquePointer?) -> Bool {
+        if let handle, PQstatus(handle) != CONNECTION_OK { return true }
+        guard let state = (error as? StorageError)?.sqlState else { return false }
+        return ["57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")
+    }
+
+    /// Whether the connection is lost (libpq's status is no longer OK).
+    package var isLost: Bool { handle.map { PQstatus($0) != CONNECTION_OK } ?? true }
 
     /// The engine's kind of a failure with SQLSTATE `state`: 40001 (serialization), 40P01 (deadlock), 55P03 (lock
     /// not available) → busy; 25006 (read-only transaction), 42501 (insufficient privilege) → readOnly; class 23

@@ -8,6 +8,8 @@
 // percent-decoded (`%70assword=` is `password=`). Every password the URI holds, as written and decoded, is a secret
 // that no name of the books shows and that `hidingSecrets` masks in any message.
 
+import Foundation
+
 /// The books' server and schema, as `--store postgresql://…` names them.
 package struct PostgreSQLLocation: Sendable, Equatable {
     /// The URI libpq connects with: as given, without `schema`.
@@ -91,6 +93,49 @@ package struct PostgreSQLLocation: Sendable, Equatable {
         conninfo = base + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
         let shownBase = uri[..<schemeEnd] + shownUser + uri[afterUser..<(question ?? uri.endIndex)]
         displayName = "\(shownBase)\(shownParameters.isEmpty ? "" : "?" + shownParameters.joined(separator: "&")) (schema \(chosen))"
+    }
+
+    /// The password file libpq would read, and why libpq would ignore it, printing a line of its own on stderr
+    /// (fe-connect.c, passwordFromFile: `WARNING: password file "…" has group or world access; …`, or `… is not a
+    /// plain file`) — nil when libpq reads no password file (a password is given, in the URI or PGPASSWORD), there is
+    /// none, or it is fine. libpq's file: the URI's `passfile`, else PGPASSFILE, else ~/.pgpass (HOME, else the
+    /// user's home folder).
+    package var ignoredPasswordFile: (path: String, reason: String)? {
+        let environment = ProcessInfo.processInfo.environment
+        if hasPassword || !(environment["PGPASSWORD"] ?? "").isEmpty { return nil }
+        var path: String?
+        if let question = conninfo.firstIndex(of: "?") {
+            for pair in conninfo[conninfo.index(after: question)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if parts.count == 2, (parts[0].removingPercentEncoding ?? String(parts[0])).lowercased() == "passfile" {
+                    path = parts[1].removingPercentEncoding ?? String(parts[1])
+                }
+            }
+        }
+        if path == nil, let file = environment["PGPASSFILE"], !file.isEmpty { path = file }
+        if path == nil {
+            var home = environment["HOME"] ?? ""
+            if home.isEmpty, let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir { home = String(cString: dir) }
+            guard !home.isEmpty else { return nil }
+            path = home + "/.pgpass"
+        }
+        guard let path, !path.isEmpty else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        if info.st_mode & S_IFMT != S_IFREG { return (path, "is not a plain file") }
+        if info.st_mode & 0o077 != 0 {
+            return (path, "has group or world access (mode \(String(info.st_mode & 0o777, radix: 8))) — libpq reads it only when it is "
+                    + "u=rw (0600) or less: chmod 600 it")
+        }
+        return nil
+    }
+
+    /// The conninfo to connect with: `conninfo`, with a password file libpq would ignore (`ignoredPasswordFile`)
+    /// replaced by none, so that libpq ignores it without a line of its own on stderr (the command warns in its own
+    /// words).
+    package var connectionString: String {
+        guard ignoredPasswordFile != nil else { return conninfo }
+        return conninfo + (conninfo.contains("?") ? "&" : "?") + "passfile=%2Fdev%2Fnull%2Fno-password-file"
     }
 
     /// Why `schema` cannot hold books: empty, a NUL, longer than PostgreSQL's names, or one of PostgreSQL's own.

@@ -32,41 +32,92 @@ final class PostgreSQLBooks: @unchecked Sendable {
     func read<T>(readOnly: Bool, _ body: (any StorageConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try mapErrors {
-            guard readOnly, !connection.isInsideTransaction else { return try body(connection) }
-            var result: T?
-            try connection.transaction(.deferred) {
-                result = try body(connection)
-                return .commit
+        // (A read is not tried again: its body may have written rows out already.)
+        return try Self.retryingSerializationFailures(attempts: 1, path: location.displayName) {
+            try mapErrors(writing: false) {
+                guard readOnly, !connection.isInsideTransaction else { return try body(connection) }
+                var result: T?
+                try connection.transaction(.deferred) {
+                    result = try body(connection)
+                    return .commit
+                }
+                return result!
             }
-            return result!
         }
     }
 
-    func write<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
+    /// How many times a write whose body may run again is tried when PostgreSQL cannot serialize it with another
+    /// transaction (40001, or 40P01 a deadlock) before it is refused (75).
+    static let serializationAttempts = 3
+
+    /// Runs `body` in one write transaction holding the books' lock. `rerunnable`: `body` may run again after a
+    /// rollback (it keeps nothing of a failed run), so a serialization failure or deadlock is retried, up to
+    /// `serializationAttempts` tries in all, after a short jittered pause.
+    func write<T>(rerunnable: Bool = false, _ body: (any StorageConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try mapErrors {
-            var result: T?
-            var committing = false
-            defer { if committing { CommitProgress.finish(committed: false) } }
-            try connection.transaction(.immediate) {
-                result = try body(connection)
-                CommitProgress.beginCommit()
-                committing = true
-                return .commit
+        return try Self.retryingSerializationFailures(attempts: rerunnable ? Self.serializationAttempts : 1, path: location.displayName) {
+            try mapErrors(writing: true) {
+                var result: T?
+                var committing = false
+                defer { if committing { CommitProgress.finish(committed: false) } }
+                try connection.transaction(.immediate) {
+                    result = try body(connection)
+                    CommitProgress.beginCommit()
+                    committing = true
+                    return .commit
+                }
+                committing = false
+                CommitProgress.finish(committed: true)
+                return result!
             }
-            committing = false
-            CommitProgress.finish(committed: true)
-            return result!
         }
     }
 
-    /// A failure of the server, in the store's words.
-    func mapErrors<T>(_ body: () throws -> T) throws -> T {
+    /// Runs `attempt` up to `attempts` times while it fails with a serialization failure or deadlock (`StoreError.busy`
+    /// carrying SQLSTATE 40001 or 40P01 is not thrown for those: `SerializationFailure` is, until the last try, which
+    /// is refused as `StoreError.serializationFailed`). Pauses 10–40 ms, then 20–80 ms, … between tries.
+    static func retryingSerializationFailures<T>(attempts: Int, path: String, pause: (Int) -> Void = PostgreSQLBooks.pause,
+                                                 _ attempt: () throws -> T) throws -> T {
+        var tries = 0
+        while true {
+            tries += 1
+            do {
+                return try attempt()
+            } catch let failure as SerializationFailure {
+                if tries >= attempts {
+                    throw StoreError.serializationFailed(path: path, sqlState: failure.sqlState, attempts: tries, detail: failure.message)
+                }
+                pause(tries)
+            }
+        }
+    }
+
+    /// A short pause before try `tries + 1`, jittered so that two writers that failed together do not meet again.
+    static func pause(_ tries: Int) {
+        let base = 10_000 << min(tries - 1, 4)
+        usleep(UInt32(base + Int.random(in: 0...(3 * base))))
+    }
+
+    /// A serialization failure or deadlock, before the retries decide what it becomes.
+    struct SerializationFailure: Error {
+        let sqlState: String
+        let message: String
+    }
+
+    /// A failure of the server, in the store's words. `writing`: the failure of a write transaction, whose change
+    /// a lost connection may have left committed or not.
+    func mapErrors<T>(writing: Bool = false, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StorageError {
+            if PostgreSQLConnection.isConnectionLost(error, handle: connection.handle) {
+                let change: StoreError.LostChange = !writing ? .reading : connection.commitOutcomeUnknown ? .outcomeUnknown : .nothingChanged
+                throw StoreError.connectionLost(path: location.displayName, reason: PostgreSQLConnection.plainReason(error.message), change: change)
+            }
+            if let state = error.sqlState, state == "40001" || state == "40P01" {
+                throw SerializationFailure(sqlState: state, message: PostgreSQLConnection.plainReason(error.message))
+            }
             throw storeError(error)
         }
     }
@@ -74,11 +125,15 @@ final class PostgreSQLBooks: @unchecked Sendable {
     func storeError(_ error: StorageError) -> Error {
         let path = location.displayName
         switch error.kind {
-        // A lock not had within the wait (lock_timeout), or a serialization failure or deadlock with another tool's
-        // transaction: bookkeeper's own writers take turns under the books' lock, so none of theirs fails so.
+        // A lock not had within the wait (lock_timeout). (A serialization failure or deadlock with another tool's
+        // transaction is `SerializationFailure`, tried again when it may be: bookkeeper's own writers take turns under
+        // the books' lock, so none of theirs fails so.)
         case .busy: return StoreError.busy(path: path, detail: error.sqlState == "55P03" ? "another process is writing to it" : error.message)
         case .readOnly: return StoreError.readOnly(path: path)
         case .damaged: return StoreError.damaged(path: path, detail: error.message)
+        case .constraint where error.sqlState == "23505":
+            // A model's unique index: another writer stored the value after this one validated.
+            return StoreError.uniqueRefused(path: path, detail: error.message)
         case .constraint, .other:
             if let nonFinite = NonFiniteStoredNumber.fromSQL(error.message) { return nonFinite }
             if TextRegexError.isDescription(error.message) { return StoreError.matchFailed(error.message) }
@@ -108,11 +163,12 @@ extension Store {
     private static func connect(_ location: PostgreSQLLocation) throws -> PostgreSQLConnection {
         let path = location.displayName
         do {
-            return try PostgreSQLConnection(conninfo: location.conninfo,
+            return try PostgreSQLConnection(conninfo: location.connectionString,
                                             writeLockKey: PostgreSQLBooks.writeLockKey(schema: location.schema))
         } catch {
             // libpq quotes a URI it cannot read, password and all (attack 19): never in our words.
-            let reason = location.hidingSecrets(error.reason.replacingOccurrences(of: location.conninfo, with: "the URI"))
+            let reason = location.hidingSecrets(error.reason.replacingOccurrences(of: location.connectionString, with: "the URI")
+                .replacingOccurrences(of: location.conninfo, with: "the URI"))
             switch error.kind {
             case .unreachable: throw StoreError.serverUnreachable(path: path, reason: reason)
             case .authentication: throw StoreError.authenticationFailed(path: path, reason: reason)

@@ -628,10 +628,12 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Runs `body` in one immediate write transaction: all of it is committed, or none of it.
-    package func write<T>(_ body: (any StorageConnection) throws -> T) throws -> T {
+    /// `rerunnable`: `body` keeps nothing of a run that fails, so it may run again after a rollback (books on
+    /// PostgreSQL try a write again that another transaction's serialization failure or deadlock stopped).
+    package func write<T>(rerunnable: Bool = false, _ body: (any StorageConnection) throws -> T) throws -> T {
         if let books {
             if isReadOnly { throw StoreError.readOnly(path: path) }
-            return try books.write { connection in
+            return try books.write(rerunnable: rerunnable) { connection in
                 try recordMissingIDMarks(connection)
                 return try body(connection)
             }
@@ -728,6 +730,9 @@ public final class Store: @unchecked Sendable {
                 throw missingColumn(error.message)!
             case .SQLITE_CONSTRAINT where foreignConstraint(error.message) != nil:
                 throw foreignConstraint(error.message)!
+            case .SQLITE_CONSTRAINT where [.SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY].contains(error.extendedResultCode):
+                // A model's unique index: another writer stored the value after this one validated.
+                throw StoreError.uniqueRefused(path: path, detail: error.message ?? "\(error.extendedResultCode)")
             default:
                 if let changed = changedWhileRead() { throw changed }
                 if let connection, let shm = Store.shmFailure(error.extendedResultCode.rawValue, systemErrno: sqlite3_system_errno(connection), path: path) {
