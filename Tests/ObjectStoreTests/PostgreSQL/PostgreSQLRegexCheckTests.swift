@@ -12,7 +12,7 @@ final class PostgreSQLRegexCheckTests: XCTestCase {
         "[a-z]+", "(a|b)*", "[ab]*", "Acme.*", "",
         "a{2}", "a{2,}", "a{2,5}", "a{0,255}", "(?:ab)+c?", "^a$", "^(a|bc)$", "\\.", "\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\\\\\^\\$",
         "[^a-z]", "[\\-\\]\\[]", "\\d+", "\\w\\s\\D\\S\\W", "[\\d\\s\\w_]", "a|", "|", "()", "\\n\\t\\r", "[\\n\\t]",
-        "é+", "Straße", "[à-ÿ]", "🇫🇷.", "#a b", "[$.*+?(){}|^]", "a/b", "\\/", "\\-",
+        "é+", "Straße", "[à-ÿ]", "🇫🇷.", "#a b", "[$.*+?(){}|^]", "a/b", "\\/", "\\-", "[\\&-.]", "[%-&]", "[&a]", "[\\:a:]", "[a:]",
     ]
 
     func testThePatternsOfTheDocsAndTestsAndTheNamedConstructsAreInTheSubset() throws {
@@ -61,6 +61,14 @@ final class PostgreSQLRegexCheckTests: XCTestCase {
             ("[\\d-z]", 3, "a - in brackets that is not a range (write \\- for the character)"),
             ("[a-\\d]", 2, "a - in brackets that is not a range (write \\- for the character)"),
             ("[z-a]", 1, "a range whose ends are out of order"),
+            // ICU refuses a range from an unescaped & (make stress's seed 1795820784: "[&-..2]"); `[\&-.]` is one.
+            ("[&-..2]", 1, "a range from an unescaped & (write \\& for the character)"),
+            ("x[a&-z]", 3, "a range from an unescaped & (write \\& for the character)"),
+            ("(?i)[&-&]", 5, "a range from an unescaped & (write \\& for the character)"),
+            // ICU reads [:alpha:] as a property (seed 3 of the stress count: "9[:&:]"); a set of : a l p h here.
+            ("9[:&:]", 2, "a : first in brackets (ICU reads [:name:] as a Unicode property; write \\: for the character)"),
+            ("[:alpha:]", 1, "a : first in brackets (ICU reads [:name:] as a Unicode property; write \\: for the character)"),
+            ("[^:alpha:]", 2, "a : first in brackets (ICU reads [:name:] as a Unicode property; write \\: for the character)"),
             ("[a&&b]", 2, "&& (a set intersection)"),
             ("[\\D]", 1, "\\D inside brackets"),
             ("[\\p{L}]", 1, "\\p (a Unicode property)"),

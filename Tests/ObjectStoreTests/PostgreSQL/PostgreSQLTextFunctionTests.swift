@@ -331,7 +331,7 @@ final class PostgreSQLTextFunctionTests: XCTestCase {
         let seed = Trials.seed(fixed: 3535)
         var random = SeededGenerator(seed: seed)
         var patterns = ["\\p{L}", "a(?=b)", "a*?", "a{256}", "[[:alpha:]]", "x[a-]", "(ab", "ab)", "[z-a]", "\\bx", "[]a]", "ab[cd",
-                        "é\\p{L}", "🇫🇷\\p{L}", "x\"y'\\\\\n\\q", "(?i)*", "a{2,1}"]
+                        "é\\p{L}", "🇫🇷\\p{L}", "x\"y'\\\\\n\\q", "(?i)*", "a{2,1}", "[&-..2]", "x[a&-z]", "(?i)[&-&]", "9[:&:]", "[:alpha:]", "[^:a:]"]
         for _ in 0..<300 {
             patterns.append(String((0..<random.next(upTo: 8)).map { _ in random.pick(Array("ab\\[]-^$.*+?(){}|,0129dpPkK:=!<#&")) }))
         }

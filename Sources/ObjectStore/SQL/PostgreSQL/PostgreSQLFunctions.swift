@@ -308,7 +308,7 @@ package enum PostgreSQLFunctions {
           m2 record;
           one integer;
         BEGIN
-          IF j > n OR s[j] = '^' THEN RETURN; END IF;
+          IF j > n OR s[j] IN ('^', ':') THEN RETURN; END IF;
           LOOP
             IF j > n THEN RETURN; END IF;
             IF s[j] = ']' THEN
@@ -317,6 +317,7 @@ package enum PostgreSQLFunctions {
             END IF;
             m := \(s).bk_regex_member(s, j, i);
             IF m.why IS NOT NULL OR m.class IS NOT NULL THEN RETURN; END IF;
+            IF s[j] = '&' AND s[m.next] = '-' THEN RETURN; END IF;
             j := m.next;
             IF j <= n AND s[j] = '-' THEN
               IF j + 1 > n OR s[j + 1] = ']' THEN RETURN; END IF;
@@ -459,6 +460,9 @@ package enum PostgreSQLFunctions {
             ELSIF c = '[' AND (multi IS NULL OR (\(s).bk_regex_single(s, i, classes)).code IS NULL) THEN
               j := i + 1; neg := false; body := ''; members := 0;
               IF j <= n AND s[j] = '^' THEN neg := true; j := j + 1; END IF;
+              IF j <= n AND s[j] = ':' THEN
+                at := j; why := \(literal("a : first in brackets (ICU reads [:name:] as a Unicode property; write \\: for the character)" + outside)); EXIT scan;
+              END IF;
               LOOP
                 IF j > n THEN at := i; why := \(literal("a [ without its ]" + outside)); EXIT scan; END IF;
                 IF s[j] = ']' THEN
@@ -473,6 +477,9 @@ package enum PostgreSQLFunctions {
                   dash := j;
                   IF j + 1 > n OR s[j + 1] = ']' OR m.class IS NOT NULL THEN
                     at := dash; why := \(literal("a - in brackets that is not a range (write \\- for the character)" + outside)); EXIT scan;
+                  END IF;
+                  IF s[first] = '&' THEN
+                    at := first; why := \(literal("a range from an unescaped & (write \\& for the character)" + outside)); EXIT scan;
                   END IF;
                   m2 := \(s).bk_regex_member(s, j + 1, i);
                   IF m2.why IS NOT NULL THEN at := m2.why_at; why := m2.why; EXIT scan; END IF;

@@ -28,7 +28,8 @@
 // Unicode properties `\p{…}`, back references, word boundaries `\b`, other escapes (`\x`, `\u`, `\Q`, `\A`, `\z`
 // …), look-around, named and option groups, `(?i)` elsewhere than first, lazy and possessive quantifiers, counts
 // above 255 (PostgreSQL's limit), nested sets, set operations and POSIX classes in brackets, a bare `-` in brackets
-// (write `\-`), an unescaped `]` or `}` outside them.
+// (write `\-`), a range from an unescaped `&` (ICU refuses it), a `:` first in brackets (ICU's `[:alpha:]`), an
+// unescaped `]` or `}` outside them.
 package enum PostgreSQLRegex {
     /// Where `pattern` leaves the subset (the offset, in Unicode scalars, of the construct) and why; nil when it is
     /// in the subset. `bk_regex` refuses the same patterns with the same reasons.
@@ -181,6 +182,10 @@ package enum PostgreSQLRegex {
     static func bracket(_ s: [Unicode.Scalar], from start: Int) -> Result<Int, Refusal> {
         var i = start + 1
         if i < s.count, s[i] == "^" { i += 1 }
+        // (ICU reads `[:alpha:]` as a Unicode property, and `[:x:]` as an unknown one: never a set of characters.)
+        if i < s.count, s[i] == ":" {
+            return .failure(Refusal(offset: i, reason: "a : first in brackets (ICU reads [:name:] as a Unicode property; write \\: for the character)" + outside))
+        }
         var members = 0
         /// One member at i: true for a class (`\d`), false for a character; i moves past it.
         func member() -> Result<Bool, Refusal> {
@@ -235,6 +240,10 @@ package enum PostgreSQLRegex {
                     let dash = i
                     guard i + 1 < s.count, s[i + 1] != "]", !isClass else {
                         return .failure(Refusal(offset: dash, reason: "a - in brackets that is not a range (write \\- for the character)" + outside))
+                    }
+                    // (ICU reads an unescaped & as the start of &&, never of a range: `[&-.]` is an error there.)
+                    if s[first] == "&" {
+                        return .failure(Refusal(offset: first, reason: "a range from an unescaped & (write \\& for the character)" + outside))
                     }
                     i += 1
                     let second = i
