@@ -25,8 +25,19 @@ enum BooksOnPostgreSQL {
         let what: String
         var category: ErrorCategory { .usage }
         var description: String {
-            "\(what): `\(command)` does not work on books on PostgreSQL yet (init, add, set, delete, show, list and fetch do)"
+            if command == "backup" {
+                // (Part 3 of the PostgreSQL work brings `copy`, which writes books on PostgreSQL to a SQLite file.)
+                return "\(what): `backup` copies SQLite stores; books on PostgreSQL get `copy` (to a SQLite file) in a later "
+                    + "version — until then, pg_dump their schema"
+            }
+            return "\(what): `\(command)` does not work on books on PostgreSQL yet (\(BooksOnPostgreSQL.supportedInOrder) do)"
         }
+    }
+
+    /// The supported commands in the order `--help` lists them: "init, add, … and fetch".
+    static var supportedInOrder: String {
+        let names = Bookkeeper.configuration.subcommands.map { $0._commandName }.filter(supported.contains)
+        return names.dropLast().joined(separator: ", ") + (names.count > 1 ? " and " : "") + (names.last ?? "")
     }
 
     /// A `--store` URI bookkeeper cannot use.
