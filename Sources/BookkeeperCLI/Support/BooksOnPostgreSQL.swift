@@ -9,7 +9,7 @@ enum BooksOnPostgreSQL {
     nonisolated(unsafe) private(set) static var location: PostgreSQLLocation?
 
     /// The commands that work on PostgreSQL books so far; the others refuse in one line.
-    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch"]
+    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "check"]
     /// The supported commands that write the books (and so may bring books of an earlier format up to date).
     static let writers: Set<String> = ["init", "add", "set", "delete"]
 
@@ -74,7 +74,7 @@ enum BooksOnPostgreSQL {
             }
             // A command that writes brings books of an earlier format up to date here, before anything else.
             let store = try Store.open(books: parsed, behaviours: BookkeepingModel.model, readOnly: !writers.contains(name),
-                                       busyTimeout: options.waitSeconds)
+                                       busyTimeout: options.waitSeconds, checking: name == "check")
             if let upgrade = store.upgradedFormat { noteUpgrade(upgrade, parsed) }
             ModelLocator.adopt(store.model)
             store.closeConnection()
