@@ -123,6 +123,8 @@ enum PostgreSQLCatalogue {
         let notNull: Bool
     }
     struct ForeignKey: Equatable {
+        /// The relationship's name, `OrderRow.order` (a join table's column, `Customer_tags.Customer_id`).
+        let label: String
         let column: String
         let target: String
         /// pg_constraint.confdeltype: r RESTRICT, c CASCADE, n SET NULL.
@@ -188,7 +190,7 @@ enum PostgreSQLCatalogue {
                     let inverse = model.inverse(of: r)
                     table.columns.append(Column(name: column, type: "bigint", collation: nil, notNull: r.isRequired))
                     if let action = inverse.deleteRule.foreignKeyAction {
-                        table.foreignKeys.append(ForeignKey(column: column, target: r.destination, onDelete: Self.code(action)))
+                        table.foreignKeys.append(ForeignKey(label: "\(entity.name).\(r.name)", column: column, target: r.destination, onDelete: Self.code(action)))
                     }
                     indexes.append(Index(name: truncated("\(entity.name)_\(column)"), table: entity.name, unique: !inverse.isToMany, columns: [column]))
                 case .joinTable(let name, let own, let other):
@@ -197,8 +199,8 @@ enum PostgreSQLCatalogue {
                         Column(name: own, type: "bigint", collation: nil, notNull: true),
                         Column(name: other, type: "bigint", collation: nil, notNull: true),
                     ], primaryKey: [own, other], foreignKeys: [
-                        ForeignKey(column: own, target: entity.name, onDelete: "c"),
-                        ForeignKey(column: other, target: r.destination, onDelete: "c"),
+                        ForeignKey(label: "\(name).\(own)", column: own, target: entity.name, onDelete: "c"),
+                        ForeignKey(label: "\(name).\(other)", column: other, target: r.destination, onDelete: "c"),
                     ]))
                     indexes.append(Index(name: truncated("\(name)_\(other)"), table: name, unique: false, columns: [other, own]))
                 case .inverseForeignKey:
@@ -361,7 +363,7 @@ enum PostgreSQLCatalogue {
             }
             for fk in table.foreignKeys {
                 let onDelete = action(fk.onDelete)
-                let what = "the foreign key of \(table.name).\(fk.column) (REFERENCES \(q(fk.target)) ON DELETE \(onDelete))"
+                let what = "the foreign key of \(fk.label) (\(q(fk.column)) REFERENCES \(q(fk.target)) ON DELETE \(onDelete))"
                 let candidates = mine.filter { $0.type == "f" && $0.columns == [fk.column] }
                 guard let c = candidates.first(where: { $0.target == fk.target && $0.targetColumns == ["id"] && $0.onDelete == fk.onDelete }) ?? candidates.first else {
                     add("\(what) is missing: bookkeeper relies on it to remove or keep linked rows on a delete", .blocksWrites)
@@ -371,7 +373,7 @@ enum PostgreSQLCatalogue {
                 if c.target != fk.target || c.targetColumns != ["id"] || c.onDelete != fk.onDelete {
                     add("\(what) is \(c.definition): bookkeeper relies on the model's to remove or keep linked rows on a delete", .blocksWrites)
                 } else if c.disabled {
-                    add("\(what) is not enforced: its triggers are disabled (ALTER TABLE \(q(table.name)) ENABLE TRIGGER ALL)", .blocksWrites)
+                    add("\(what) is not enforced: its triggers are disabled (ALTER TABLE … ENABLE TRIGGER ALL on \(q(table.name)) and \(q(fk.target)))", .blocksWrites)
                 } else if !c.validated {
                     add("\(what) is NOT VALID: rows written before it was added are not checked against it", .reported)
                 } else if !c.deferrable || c.deferred {
