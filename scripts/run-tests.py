@@ -78,6 +78,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.FetchCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListColumnCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL",
+    "BookkeeperCLITests.CheckCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.PostgreSQLTamperCheckTests",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

@@ -324,7 +324,7 @@ extension Store {
                             : "\(what) \"\(name)\" on \(table) is not the model's (another tool added it)")
         }
         if !problems.isEmpty { throw ForeignSchemaError(path: location.displayName, problems: problems) }
-        let refused = try PostgreSQLCatalogue.differences(db, schema: location.schema, model: model, ownTables: [ImportJournal.table])
+        let refused = try PostgreSQLCatalogue.differences(db, schema: location.schema, model: model, ownTables: [ImportJournal.table], functions: false)
             .filter { $0.effect == .refusesBooks || (writing && $0.effect == .blocksWrites) }
         if !refused.isEmpty { throw ForeignSchemaError(path: location.displayName, problems: refused.map(\.text)) }
     }

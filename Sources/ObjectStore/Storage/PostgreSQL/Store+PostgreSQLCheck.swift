@@ -50,11 +50,12 @@ extension Store {
             problems += try idMarkProblems(db, has: isID)
 
             // Foreign keys PostgreSQL no longer enforces (dropped, or their triggers disabled): the model's, checked
-            // whatever the catalog holds, worded as SQLite's foreign-key check words a broken one.
+            // whatever the catalog holds, worded and ordered as SQLite's foreign-key check lists broken ones (a
+            // table's keys last declared first, each key's rows by ID).
             var foreignKeyLines: [String] = []
             var foreignKeyTotal = 0
             for entity in model.entities where isID(entity.name, "id") {
-                for r in entity.relationships where !r.isToMany {
+                for r in entity.relationships.reversed() where !r.isToMany {
                     guard case .foreignKey(let column) = model.storage(of: r, in: entity), isID(entity.name, column),
                           isID(r.destination, "id"), model.inverse(of: r).deleteRule.foreignKeyAction != nil else { continue }
                     let sql = check.missingTargets(entity.name, column: column, destination: r.destination)
