@@ -140,6 +140,9 @@ final class PostgreSQLFailureTests: XCTestCase {
             XCTAssertFalse(r.stderr.contains("check"), "\(step): \(r)")
             XCTAssertTrue(r.stderr.contains("SELECT id FROM \(schema).\"Thing\" WHERE \"x\" IN ('NaN', 'Infinity', '-Infinity')"), "\(step): \(r)")
         }
+        // The stored NaN is named as stored, not as a sum that overflowed (it was, before `isNonFinite` found NaNs).
+        oneLine(runCLI(["--store", books.uri, "fetch", "Thing", "--columns", "name,x"]), 65,
+                "Thing/1.x: the store holds a non-finite number (nan)")
         try owner.execute("UPDATE \(schema).\"Thing\" SET x = 2 WHERE name = 'f'")
         try owner.execute("ALTER TABLE \(schema).\"Thing\" ALTER COLUMN name TYPE text COLLATE \"POSIX\"")
         let r = runCLI(["--store", books.uri, "set", "Thing", "f", "x=3"])

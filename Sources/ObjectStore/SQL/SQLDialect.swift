@@ -171,8 +171,9 @@ package protocol SQLDialect: Sendable {
     func insertMissing(into table: String, columns: [String], select: String, conflict: [String]) -> String
     /// The greater of two numbers (the scalar, not the aggregate).
     func greater(_ a: String, _ b: String) -> String
-    /// `term` is a stored infinity (SQLDialectFeature.finiteNumbers).
-    func isInfinite(_ term: String) -> String
+    /// `term` is a stored number that is not finite: an infinity, or on PostgreSQL a NaN (SQLite stores a NaN as
+    /// NULL) (SQLDialectFeature.finiteNumbers).
+    func isNonFinite(_ term: String) -> String
 
     // MARK: What is stored (SQLDialectFeature.storageClasses, .stringAggregate, .fileJournal)
 

@@ -237,7 +237,10 @@ package struct PostgreSQLDialect: SQLDialect {
     }
 
     package func greater(_ a: String, _ b: String) -> String { "GREATEST(\(a), \(b))" }
-    package func isInfinite(_ term: String) -> String { "\(term) IN ('Infinity'::double precision, '-Infinity'::double precision)" }
+    package func isNonFinite(_ term: String) -> String {
+        // (PostgreSQL's NaN equals itself, unlike IEEE's.)
+        "\(term) IN ('Infinity'::double precision, '-Infinity'::double precision, 'NaN'::double precision)"
+    }
 
     // MARK: What is stored: a column's type decides.
 

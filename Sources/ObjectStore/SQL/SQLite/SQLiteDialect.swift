@@ -145,7 +145,7 @@ package struct SQLiteDialect: SQLDialect {
 
     package func greater(_ a: String, _ b: String) -> String { "max(\(a), \(b))" }
     /// 9e999 is +∞ to SQLite; a NaN is never stored (SQLite stores NULL).
-    package func isInfinite(_ term: String) -> String { "\(term) IN (9e999, -9e999)" }
+    package func isNonFinite(_ term: String) -> String { "\(term) IN (9e999, -9e999)" }
 
     package func isStored(_ term: String, as kind: StoredKind) -> String { "typeof(\(term)) = '\(kind.rawValue)'" }
     package func isStoredOtherwise(_ term: String, than kind: StoredKind) -> String {
