@@ -9,7 +9,7 @@ enum BooksOnPostgreSQL {
     nonisolated(unsafe) private(set) static var location: PostgreSQLLocation?
 
     /// The commands that work on PostgreSQL books so far; the others refuse in one line.
-    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch"]
+    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "export", "report", "model"]
     /// The supported commands that write the books (and so may bring books of an earlier format up to date).
     static let writers: Set<String> = ["init", "add", "set", "delete"]
 
