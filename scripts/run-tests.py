@@ -79,6 +79,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.FetchCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListColumnCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL",
+    "BookkeeperCLITests.BatchChangeCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.BatchChangeWithoutRulesCommandTestsOnPostgreSQL",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.
