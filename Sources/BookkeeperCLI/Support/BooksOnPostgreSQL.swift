@@ -9,9 +9,9 @@ enum BooksOnPostgreSQL {
     nonisolated(unsafe) private(set) static var location: PostgreSQLLocation?
 
     /// The commands that work on PostgreSQL books so far; the others refuse in one line.
-    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "update", "export", "report", "model"]
+    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "update", "export", "report", "model", "import", "imports"]
     /// The supported commands that write the books (and so may bring books of an earlier format up to date).
-    static let writers: Set<String> = ["init", "add", "set", "delete", "update"]
+    static let writers: Set<String> = ["init", "add", "set", "delete", "update", "import"]
 
     /// Says on stderr that books of an earlier format were brought up to date.
     static func noteUpgrade(_ upgrade: (from: Int, to: Int), _ location: PostgreSQLLocation) {
