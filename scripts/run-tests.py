@@ -41,7 +41,7 @@ SERIAL = [
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAGigabyteLineWithoutANewlineIsRefusedInBoundedMemory",
-    "BookkeeperCLITests.ImportErrorTests/testAnImportKilledMidwayLeavesTheStoreAsItWas",
+    "BookkeeperCLITests.ImportErrorFileTests/testAnImportKilledMidwayLeavesTheStoreAsItWas",
     "ReportRenderersTests.AtomicOutputTests",
     "ReportRenderersTests.XLSXMemoryTests",
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
@@ -81,6 +81,9 @@ POSTGRESQL = [
     "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL",
     "BookkeeperCLITests.BatchChangeCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.BatchChangeWithoutRulesCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ImportCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ImportErrorTestsOnPostgreSQL",
+    "BookkeeperCLITests.PostgreSQLImportTests",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

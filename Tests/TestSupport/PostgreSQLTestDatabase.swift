@@ -78,6 +78,23 @@ package enum PostgreSQLTestDatabase {
         return books
     }
 
+    /// The first column of each row of `sql`, run as bk_owner in the schema of the books at `uri` (a `freshBooks`
+    /// URI), as `queryStore` gives a store file's: text, a number's digits, nil for NULL.
+    package static func query(books uri: String, _ sql: String) throws -> [String?] {
+        let connection = try PostgreSQLConnection(conninfo: try requireConninfo())
+        defer { connection.close() }
+        try connection.execute("SET search_path TO \(try PostgreSQLLocation(uri: uri).schema)")
+        return try connection.column(sql).map { value in
+            switch value {
+            case .null: nil
+            case .integer(let i): String(i)
+            case .real(let d): String(d)
+            case .text(let t): t
+            case .blob(let b): b.map { String(format: "%02x", $0) }.joined()
+            }
+        }
+    }
+
     /// Drops the schema of books of `freshBooks(user:)`, with everything in it.
     package static func dropBooks(schema: String) {
         guard let conninfo, let dropping = try? PostgreSQLConnection(conninfo: conninfo) else { return }
