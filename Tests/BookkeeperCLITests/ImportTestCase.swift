@@ -13,10 +13,10 @@ class ImportTestCase: StoreCommandTestCase {
         return name
     }
 
-    /// The store's contents without the import history (which every import adds to): a store file's every table
-    /// and row (SQL), books on PostgreSQL as the commands show them (`dumpedStore`, object IDs included).
+    /// The store's contents without the import history (which every import adds to): every table and row (SQL), of
+    /// the store file or the books' schema.
     func contents() throws -> String {
-        if storeKind == .postgresql { return dumpedStore() }
+        if storeKind == .postgresql { return try PostgreSQLTestDatabase.dump(books: store, leavingOut: ["_bookkeeper_imports"]) }
         let dump = try dumpStore(store)
         var out: [Substring] = []
         var skipping = false
@@ -27,11 +27,9 @@ class ImportTestCase: StoreCommandTestCase {
         return out.joined(separator: "\n")
     }
 
-    /// Everything in the store, the import history included: a store file's every table and row (SQL), books on
-    /// PostgreSQL as the commands show them (`contents()` and `imports`).
+    /// Everything in the store, the import history included: every table and row (SQL).
     func wholeStore() throws -> String {
-        if storeKind == .file { return try dumpStore(store) }
-        return try contents() + "## imports\n" + ok("imports", "--format", "json")
+        storeKind == .file ? try dumpStore(store) : try PostgreSQLTestDatabase.dump(books: store)
     }
 
     /// The first column of each row of `sql`, run on the store itself: the file, or the books' schema on PostgreSQL.

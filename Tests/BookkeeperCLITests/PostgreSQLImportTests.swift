@@ -76,14 +76,14 @@ final class PostgreSQLImportTests: XCTestCase {
         dir.write("abort.yaml", "entity: Order\non-error: abort\n")
         dir.write("ghost.csv", "number,date,customer\nG-1,2026-01-01,Nobody Ltd\n")
         for args in [["import", "Order", "orders.csv", "--profile", "abort.yaml"], ["import", "Order", "ghost.csv"]] {
-            let before = try dump(books, in: dir)
+            let before = try PostgreSQLTestDatabase.dump(books: books)
             let onBooks = runCLI(["--store", books] + args, in: dir.path)
             let onFile = runCLI(["--store", file] + args, in: dir.path)
             XCTAssertEqual(onBooks.status, 65, "\(onBooks)")
             XCTAssertEqual(onBooks.status, onFile.status)
             XCTAssertEqual(onBooks.stderr, onFile.stderr, "the same messages")
             XCTAssertEqual(onBooks.stdout, onFile.stdout)
-            XCTAssertEqual(try dump(books, in: dir), before, "the books are as they were")
+            XCTAssertEqual(try PostgreSQLTestDatabase.dump(books: books), before, "every table as it was, the history and ID marks too")
         }
         let r = runCLI(["--store", books, "import", "Order", "orders.csv", "--profile", "abort.yaml"], in: dir.path)
         XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: orders.csv:402:"), r.stderr)
@@ -103,11 +103,13 @@ final class PostgreSQLImportTests: XCTestCase {
         let after = try dump(books, in: dir)
         XCTAssertTrue(after.hasPrefix(before), "the objects unchanged; one more line in the history")
         XCTAssertEqual(after.split(separator: "\n").count, before.split(separator: "\n").count + 1)
+        let whole = try PostgreSQLTestDatabase.dump(books: books)
         dir.write("new.csv", "name\nbrand new\n")
         let dry = runCLI(["--store", books, "import", "Tag", "new.csv", "--dry-run"], in: dir.path)
         XCTAssertEqual(dry.status, 0, "\(dry)")
         XCTAssertTrue(dry.stdout.hasSuffix("dry run: nothing was written\n"), dry.stdout)
         XCTAssertEqual(try dump(books, in: dir), after, "a dry run changes nothing")
+        XCTAssertEqual(try PostgreSQLTestDatabase.dump(books: books), whole, "not a byte of any table")
     }
 
     /// `--on-error skip` on PostgreSQL: the good records kept, the bad lines in the rejects file with their reasons,
@@ -131,7 +133,8 @@ final class PostgreSQLImportTests: XCTestCase {
         let books = try PostgreSQLTestDatabase.freshBooks(self)
         let store = try Store.create(books: books.location, model: try ObjectModel(entities: [Entity("Note", kind: .directory, attributes: [EntityAttribute("text", .string)])]))
         defer { store.closeConnection() }
-        let target = TemporaryDirectory("pg-file-only").file("copy.sqlite")
+        let dir = TemporaryDirectory("pg-file-only")
+        let target = dir.file("copy.sqlite")
         XCTAssertThrowsError(try store.backup(to: target)) { error in
             XCTAssertEqual(error as? StoreError, .fileOnly(path: books.location.displayName))
             XCTAssertEqual("\(error)", "\(books.location.displayName): this works on store files (SQLite) only, not on books on PostgreSQL yet")

@@ -95,6 +95,23 @@ package enum PostgreSQLTestDatabase {
         }
     }
 
+    /// Every table of the books at `uri` but `leavingOut`, each row as PostgreSQL writes it as text, in one order
+    /// (as `dumpStore` gives a store file's): two dumps are equal exactly when the tables hold the same rows.
+    package static func dump(books uri: String, leavingOut: Set<String> = []) throws -> String {
+        let connection = try PostgreSQLConnection(conninfo: try requireConninfo())
+        defer { connection.close() }
+        try connection.execute("SET search_path TO \(try PostgreSQLLocation(uri: uri).schema)")
+        let tables = try connection.column("SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() "
+                                           + "ORDER BY table_name COLLATE \"C\"").compactMap(\.string)
+        var out = ""
+        for table in tables where !leavingOut.contains(table) {
+            out += "## \(table)\n"
+            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            for row in try connection.column("SELECT (r.*)::text FROM \(quoted) r ORDER BY (r.*)::text COLLATE \"C\"") { out += (row.string ?? "NULL") + "\n" }
+        }
+        return out
+    }
+
     /// Drops the schema of books of `freshBooks(user:)`, with everything in it.
     package static func dropBooks(schema: String) {
         guard let conninfo, let dropping = try? PostgreSQLConnection(conninfo: conninfo) else { return }
