@@ -83,6 +83,7 @@ POSTGRESQL = [
     "BookkeeperCLITests.BatchChangeWithoutRulesCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ImportCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ImportErrorTestsOnPostgreSQL",
+    "BookkeeperCLITests.RejectsFileTestsOnPostgreSQL",
     "BookkeeperCLITests.PostgreSQLImportTests",
 ]
 
