@@ -127,6 +127,32 @@ final class PostgreSQLImportTests: XCTestCase {
         XCTAssertEqual(try dump(books, in: dir), try dump(file, in: dir))
     }
 
+    /// The read-only role (docs/postgresql.md's grants) lists the history and exports; its import is refused as any
+    /// write is (73), dry run or not, and writes nothing.
+    func testTheReadOnlyRoleExportsAndListsImportsAndItsImportIs73() throws {
+        let (dir, _, books, _) = try bothStores()
+        importSampleData(books, in: dir)
+        let owner = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo())
+        defer { owner.close() }
+        let schema = "\"\(try PostgreSQLLocation(uri: books).schema)\""
+        try owner.execute("GRANT USAGE ON SCHEMA \(schema) TO bk_reader")
+        try owner.execute("GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO bk_reader")
+        let reader = books.replacingOccurrences(of: "bk_owner@", with: "bk_reader@")
+        for args in [["export", "Order"], ["imports", "--format", "json"]] {
+            let asReader = runCLI(["--store", reader] + args, in: dir.path), asOwner = runCLI(["--store", books] + args, in: dir.path)
+            XCTAssertEqual(asReader.status, 0, "\(args): \(asReader)")
+            XCTAssertEqual(asReader.stdout, asOwner.stdout, "\(args)")
+        }
+        let before = try PostgreSQLTestDatabase.dump(books: books)
+        dir.write("t.csv", "name\nnew\n")
+        for dryRun in [[], ["--dry-run"]] {
+            let r = runCLI(["--store", reader, "import", "Tag", "t.csv"] + dryRun, in: dir.path)
+            XCTAssertEqual(r.status, 73, "\(dryRun): \(r)")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(try PostgreSQLLocation(uri: reader).displayName): the store is read-only\n", "\(dryRun)")
+        }
+        XCTAssertEqual(try PostgreSQLTestDatabase.dump(books: books), before)
+    }
+
     /// A path of the store that is SQLite's own, reached on books on PostgreSQL, is refused in one line: it trapped
     /// (Store.queue, a force-unwrapped connection).
     func testAFilePartOfTheStoreReachedOnBooksOnPostgreSQLIsRefusedNotATrap() throws {
