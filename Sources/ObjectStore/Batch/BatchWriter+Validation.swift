@@ -115,7 +115,9 @@ extension BatchWriter {
         for rule in entity.rules {
             let plan = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
             let (fetch, arguments) = plan.sql(.objects, dialect: connection.dialect)
-            let s = try statement(sql.isAmong(fetch))
+            // (The ID after the fetch's own parameters: as parameter 1 it was compared with the rule's first value,
+            // so a rule with a value never rejected a record alone under --on-error skip.)
+            let s = try statement(sql.isAmong(fetch, idParameter: arguments.count + 1))
             for (i, a) in arguments.enumerated() { s.bind(Int32(i + 1), a) }
             s.bind(Int32(arguments.count + 1), id)
             defer { s.reset() }

@@ -69,9 +69,10 @@ struct BatchSQL {
         "SELECT CAST(\(q("value")) AS INTEGER) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
     }
 
-    /// Whether the object of ID parameter 1 is among the rows of `fetch` (a query whose first column is "id").
-    func isAmong(_ fetch: String) -> String {
-        "SELECT 1 FROM (\(fetch)) AS \(q("among")) WHERE \(q("id")) = \(p(1))"
+    /// Whether the object of ID parameter `idParameter` is among the rows of `fetch` (a query whose first column is
+    /// "id" and whose own parameters come before it).
+    func isAmong(_ fetch: String, idParameter: Int) -> String {
+        "SELECT 1 FROM (\(fetch)) AS \(q("among")) WHERE \(q("id")) = \(p(idParameter))"
     }
 
     // MARK: Keys
