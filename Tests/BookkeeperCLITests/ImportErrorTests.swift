@@ -225,6 +225,20 @@ class ImportErrorTests: ImportTestCase {
         XCTAssertEqual(try query("SELECT count(*) FROM \"Service\""), ["1"])
     }
 
+    /// A record that would break a rule holding a value is rejected alone under --on-error skip, the others kept: the
+    /// rule's check bound the record's ID in the value's place, so it rejected nothing and the end of the import
+    /// refused the whole file.
+    func testSkipRejectsARecordThatBreaksARuleAlone() throws {
+        dir.write("model.yaml", "entities:\n  Tag:\n    rules:\n      - { where: \"name != 'forbidden'\", message: \"no forbidden tags\" }\n")
+        ok("--model", "model.yaml", "init")
+        csv("t.csv", "name\nok1\nforbidden\nok2\n")
+        let r = bk("import", "Tag", "t.csv", "--on-error", "skip", "--rejects", "r.csv")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        XCTAssertEqual(r.stderr, "bookkeeper: t.csv:3: no forbidden tags\nbookkeeper: 1 record rejected (written to r.csv); the others were imported\n")
+        XCTAssertEqual(try query("SELECT name FROM \"Tag\" ORDER BY id"), ["ok1", "ok2"])
+        XCTAssertEqual(try String(contentsOfFile: dir.file("r.csv"), encoding: .utf8), "name,reason\nforbidden,no forbidden tags\n")
+    }
+
     func testSkipWithoutRejectsAndNothingToReject() throws {
         ok("init")
         let r = bk("import", "Tag", csv("t.csv", "name\nvip\n"), "--on-error", "skip", "--rejects", "r.csv")
@@ -254,6 +268,7 @@ final class ImportErrorTestsOnPostgreSQL: ImportErrorTests {
     override func testSkipCommitsTheGoodRecordsAndWritesRejects() throws { try super.testSkipCommitsTheGoodRecordsAndWritesRejects() }
     override func testSkipRejectsAWholeDocumentWithAllItsLines() throws { try super.testSkipRejectsAWholeDocumentWithAllItsLines() }
     override func testSkipWithoutRejectsAndNothingToReject() throws { try super.testSkipWithoutRejectsAndNothingToReject() }
+    override func testSkipRejectsARecordThatBreaksARuleAlone() throws { try super.testSkipRejectsARecordThatBreaksARuleAlone() }
 }
 
 /// What only an import into a store file has: a killed import's write-ahead log, rolled back by the next opening.

@@ -107,7 +107,7 @@ struct CheckSQL {
 
     /// The objects of `fetch` (a query whose first column is "id"): ID and natural key (none without one).
     func objects(of fetch: String, key: String?) -> String {
-        "SELECT \(q("id")), \(key.map(q) ?? "NULL") FROM (\(fetch))"
+        "SELECT \(q("id")), \(key.map(q) ?? "NULL") FROM (\(fetch)) AS o"
     }
 
     var foreignKeyCheck: String { d.foreignKeyCheck }
