@@ -14,7 +14,7 @@
 extension Store {
     /// `batch(dryRun:_:)` on books on PostgreSQL.
     func batch<T>(on books: PostgreSQLBooks, dryRun: Bool, _ body: (BatchWriter) throws -> T) throws -> T {
-        try books.write(rollingBack: dryRun) { connection in
+        let result = try books.write(rollingBack: dryRun) { connection in
             let sql = BatchSQL(connection.dialect)
             try recordMissingIDMarks(connection)
             try connection.execute(sql.foreignKeys(on: false))
@@ -38,5 +38,8 @@ extension Store {
             BatchTimes.mark("rules")
             return result
         }
+        BatchTimes.mark("end of the transaction (\(dryRun ? "rollback" : "commit"))")
+        BatchTimes.report()
+        return result
     }
 }
