@@ -85,6 +85,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.ImportErrorTestsOnPostgreSQL",
     "BookkeeperCLITests.RejectsFileTestsOnPostgreSQL",
     "BookkeeperCLITests.PostgreSQLImportTests",
+    "BookkeeperCLITests.CheckCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.PostgreSQLTamperCheckTests",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

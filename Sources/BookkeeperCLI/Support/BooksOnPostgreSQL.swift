@@ -9,7 +9,7 @@ enum BooksOnPostgreSQL {
     nonisolated(unsafe) private(set) static var location: PostgreSQLLocation?
 
     /// The commands that work on PostgreSQL books so far; the others refuse in one line.
-    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "update", "export", "report", "model", "import", "imports"]
+    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "update", "export", "report", "model", "import", "imports", "check"]
     /// The supported commands that write the books (and so may bring books of an earlier format up to date).
     static let writers: Set<String> = ["init", "add", "set", "delete", "update", "import"]
 
@@ -76,7 +76,7 @@ enum BooksOnPostgreSQL {
             // run changes nothing, so it reads as any read does (and books of an earlier format are refused it).
             let writes = writers.contains(name) && !((command as? MayDryRun)?.dryRun ?? false)
             let store = try Store.open(books: parsed, behaviours: BookkeepingModel.model, readOnly: !writes,
-                                       busyTimeout: options.waitSeconds)
+                                       busyTimeout: options.waitSeconds, checking: name == "check")
             if let upgrade = store.upgradedFormat { noteUpgrade(upgrade, parsed) }
             ModelLocator.adopt(store.model)
             store.closeConnection()

@@ -100,12 +100,6 @@ package enum PostgreSQLSchema {
     }
 
     /// A column's type as SQL writes it: `text COLLATE "C"`.
-    /// The query that lists the objects of `entity` whose `attribute` holds a non-finite number, for a message to
-    /// name (`check` does not work on books on PostgreSQL yet).
-    package static func nonFiniteValues(schema: String, entity: String, attribute: String) -> String {
-        "SELECT id FROM \(d.quote(schema)).\(d.quote(entity)) WHERE \(d.quote(attribute)) IN ('NaN', 'Infinity', '-Infinity')"
-    }
-
     static func spelling(_ column: (type: String, collation: String?)) -> String {
         column.type + (column.collation.map { " COLLATE \(d.quote($0))" } ?? "")
     }

@@ -231,8 +231,10 @@ extension Store {
     /// Opens the books in `location`'s schema with the model recorded in them.
     /// `behaviours`: the model whose entities' behaviours (the domain's, in code) the recorded model is given.
     /// `busyTimeout`: how long a write waits for the books' lock (and any other lock) before it is refused as busy.
+    /// `checking`: for `check`, which lists what another tool changed in the books' schema rather than being refused
+    /// for it.
     package static func open(books location: PostgreSQLLocation, behaviours: ObjectModel, readOnly: Bool = false,
-                             busyTimeout: TimeInterval = 30) throws -> Store {
+                             busyTimeout: TimeInterval = 30, checking: Bool = false) throws -> Store {
         let busyTimeout = try checkedBusyTimeout(busyTimeout, path: location.displayName)
         let connection = try connect(location)
         let books = PostgreSQLBooks(location: location, connection: connection)
@@ -262,7 +264,7 @@ extension Store {
             for row in try db.rows(StoreSQL(d).allMeta(metaTable)) {
                 if let key = row.string(0), let value = row.string(1) { meta[key] = value }
             }
-            try refuseForeignSchema(db, location: location, meta: meta, behaviours: behaviours)
+            if !checking { try refuseForeignSchema(db, location: location, meta: meta, behaviours: behaviours, writing: !readOnly) }
             let canWrite = try db.int(PostgreSQLSchema.mayUpdate, [.text("\(d.quote(location.schema)).\(d.quote(metaTable))")]) ?? 0
             return (meta, canWrite == 1)
         }
@@ -309,8 +311,10 @@ extension Store {
     /// model column of another type or collation, or missing (every command); a trigger, a rule or row-level security
     /// on the books' tables (they act on bookkeeper's writes unseen). As SQLite's `refuseForeignSchema`: one line each,
     /// exit 65, nothing changed.
+    /// `writing`: a command that writes, which is also refused for what blocks writes (a unique index, a primary or
+    /// foreign key missing or changed: PostgreSQLCatalogue), as on a store file.
     private static func refuseForeignSchema(_ db: any StorageConnection, location: PostgreSQLLocation, meta: [String: String],
-                                            behaviours: ObjectModel) throws {
+                                            behaviours: ObjectModel, writing: Bool) throws {
         guard let modelText = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(modelText.utf8)),
               let model = try? ObjectModel(jsonObject: json, behaviours: behaviours.behaviours) else { return }
         var columns: [String: (type: String, collation: String?)] = [:]
@@ -337,5 +341,8 @@ extension Store {
                             : "\(what) \"\(name)\" on \(table) is not the model's (another tool added it)")
         }
         if !problems.isEmpty { throw ForeignSchemaError(path: location.displayName, problems: problems) }
+        let refused = try PostgreSQLCatalogue.differences(db, schema: location.schema, model: model, ownTables: [ImportJournal.table], functions: false)
+            .filter { $0.effect == .refusesBooks || (writing && $0.effect == .blocksWrites) }
+        if !refused.isEmpty { throw ForeignSchemaError(path: location.displayName, problems: refused.map(\.text)) }
     }
 }
