@@ -72,6 +72,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.PostgreSQLFailureTests",
     "BookkeeperCLITests.PostgreSQLFormatTests",
     "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
+    "BookkeeperCLITests.PostgreSQLMigrateDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLMigrateTests",
     # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass
     # …OnPostgreSQL on books on PostgreSQL here (docs/testing.md).
     "BookkeeperCLITests.CRUDCommandTestsOnPostgreSQL",
