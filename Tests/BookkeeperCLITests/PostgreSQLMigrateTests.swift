@@ -5,6 +5,7 @@
 // (pg_dump), a writer that waited for the lock meanwhile, a reader during a migration, a role that may not write.
 
 import Foundation
+@testable import ObjectStore
 import TestSupport
 import XCTest
 
@@ -231,5 +232,200 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
             out += "## \(entity)\n" + r.stdout
         }
         return out
+    }
+}
+
+/// What only books on PostgreSQL have: their model changes by `migrate --model FILE` alone, in one transaction.
+final class PostgreSQLMigrateTests: XCTestCase {
+    static let tiers = "entities:\n  Customer:\n    attributes:\n      tier: { type: string }\n      fax: { type: string }\n"
+    static let integerTiers = "entities:\n  Customer:\n    attributes:\n      tier: { type: integer }\n"
+    /// Tier to an integer, and a rule every tier above 4 breaks: found only once the steps have run.
+    static let ruledTiers = "entities:\n  Customer:\n    attributes:\n      tier: { type: integer }\n    rules:\n"
+        + "      - { where: \"tier == nil OR tier < 5\", message: \"tier is below 5\" }\n"
+
+    var dir: TemporaryDirectory!
+    var books: (uri: String, location: PostgreSQLLocation)!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        dir = TemporaryDirectory()
+        books = try PostgreSQLTestDatabase.freshBooks(self)
+        dir.write("tiers.yaml", Self.tiers)
+        dir.write("integer.yaml", Self.integerTiers)
+        dir.write("ruled.yaml", Self.ruledTiers)
+        XCTAssertEqual(bk("--model", "tiers.yaml", "init").status, 0)
+    }
+
+    @discardableResult
+    func bk(_ args: String...) -> CLIResult { runCLI(["--store", books.uri] + args, in: dir.path) }
+
+    /// The books' schema as pg_dump writes it, data and all: what "as it was, byte for byte" means here.
+    func schemaDump() throws -> String {
+        let r = try runTool(["/usr/bin/env", "pg_dump", "--no-owner", "--schema", books.location.schema,
+                             "--host", PostgreSQLTestDatabase.host ?? "", "--port", PostgreSQLTestDatabase.port ?? "",
+                             "--username", "bk_owner", "bk_test"])
+        XCTAssertEqual(r.status, 0, r.error)
+        // (Without the random key of pg_dump's \restrict and \unrestrict lines, new in each dump.)
+        return String(decoding: r.output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("\\restrict ") && !$0.hasPrefix("\\unrestrict ") }.joined(separator: "\n")
+    }
+
+    func testMigrateWithoutAModelFileChangesNothingAndSaysHowTo() throws {
+        for arguments in [["migrate"], ["migrate", "--dry-run"], ["migrate", "--allow-data-loss"]] {
+            let r = runCLI(["--store", books.uri] + arguments, in: dir.path)
+            XCTAssertEqual(r.status, 64, "\(arguments): \(r)")
+            XCTAssertEqual(r.stdout, "")
+            XCTAssertEqual(r.stderr, "bookkeeper: \(books.location.displayName): nothing to migrate: books on PostgreSQL keep their model; "
+                           + "give --model FILE to bring them to that file's model\n")
+        }
+        // A model file beside the books (or $BOOKKEEPER_MODEL's) changes nothing either: the recorded model rules.
+        let r = runCLI(["--store", books.uri, "--model", "integer.yaml", "add", "Customer", "name=Ann", "tier=x"], in: dir.path)
+        XCTAssertEqual(r.status, 0, "\(r)")
+    }
+
+    /// A migration refused by what only running its steps shows (a new rule existing objects break), after its
+    /// DDL and conversions ran: rolled back whole — pg_dump of the schema is what it was, byte for byte.
+    func testARefusalFoundMidwayLeavesTheSchemaByteForByte() throws {
+        XCTAssertEqual(bk("add", "Customer", "name=Ann", "tier=3", "fax=1").status, 0)
+        XCTAssertEqual(bk("add", "Customer", "name=Bob", "tier=7").status, 0)
+        let before = try schemaDump()
+        let r = bk("--model", "ruled.yaml", "migrate", "--allow-data-loss")
+        XCTAssertEqual(r.status, 65, "\(r)")
+        let name = books.location.displayName
+        XCTAssertEqual(r.stderr, """
+            bookkeeper: \(name): existing objects break the model's new rules, so the store was not migrated
+            bookkeeper: \(name): would lose data: change Customer.tier from String to Integer
+            bookkeeper: \(name): would lose data: remove attribute Customer.fax (1 value)
+            bookkeeper: \(name): would break a new rule: Customer/2 "Bob": tier is below 5
+            bookkeeper: \(name): to accept this, run `bookkeeper migrate --allow-data-loss --allow-broken-rules` (`check` lists the objects that break a rule until they are fixed); `bookkeeper migrate --dry-run` shows the plan
+
+            """)
+        XCTAssertEqual(try schemaDump(), before)
+        // A value that does not convert: refused by the plan, naming the object and the value; nothing changed.
+        XCTAssertEqual(bk("add", "Customer", "name=Cy", "tier=x7").status, 0)
+        let withCy = try schemaDump()
+        let refused = bk("--model", "integer.yaml", "migrate", "--allow-data-loss")
+        XCTAssertEqual(refused.status, 65, "\(refused)")
+        XCTAssertTrue(refused.stderr.contains("bookkeeper: \(name): blocked: Customer.tier: 1 value is not Integer (\"x7\" in Customer/3)\n"), refused.stderr)
+        XCTAssertEqual(try schemaDump(), withCy)
+        // The dry run runs the steps too, and rolls them back.
+        XCTAssertEqual(bk("set", "Customer", "Cy", "tier=").status, 0)
+        let dryBefore = try schemaDump()
+        let dry = bk("--model", "ruled.yaml", "migrate", "--dry-run", "--allow-data-loss")
+        XCTAssertEqual(dry.status, 65, "\(dry)")
+        XCTAssertTrue(dry.stdout.contains("- breaks a new rule: Customer/2 \"Bob\": tier is below 5\n"), dry.stdout)
+        XCTAssertEqual(try schemaDump(), dryBefore)
+        // Accepted: migrated, with no copy made anywhere (the folder holds the model files alone).
+        let accepted = bk("--model", "ruled.yaml", "migrate", "--allow-data-loss", "--allow-broken-rules")
+        XCTAssertEqual(accepted.status, 0, "\(accepted)")
+        XCTAssertTrue(accepted.stdout.hasSuffix("migrated \(name)\n"), accepted.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["integer.yaml", "ruled.yaml", "tiers.yaml"])
+        XCTAssertEqual(bk("fetch", "Customer", "--columns", "name, tier", "--format", "csv").stdout, "name,tier\nAnn,3\nBob,7\nCy,\n")
+    }
+
+    /// A writer that opened the books before a migration committed waits for their lock, then finds another model
+    /// recorded: refused (75, run it again), nothing written; run again, it uses the new model. A reader that opens
+    /// the books meanwhile waits for the migration and reads the new model.
+    func testAWriterThatWaitedForTheMigrationIsRefusedAndTheNextRunUsesTheNewModel() throws {
+        let owner = try PostgreSQLTestDatabase.connect(self, schema: "\"\(books.location.schema)\"")
+        // Enough objects that the conversion takes a while (each is written back by its ID).
+        try owner.execute("INSERT INTO \"Customer\" (id, name, tier) SELECT g, 'c' || g, (g % 10)::text FROM generate_series(1, 30000) g")
+        nonisolated(unsafe) var migration: CLIResult?
+        let migrated = DispatchSemaphore(value: 0)
+        let uri = books.uri, path = dir.path
+        DispatchQueue.global().async {
+            migration = runCLI(["--store", uri, "--model", "integer.yaml", "migrate", "--allow-data-loss"], in: path)
+            migrated.signal()
+        }
+        // Until the migration holds the books' lock.
+        var held = false
+        for _ in 0..<400 where !held {
+            usleep(25_000)
+            held = (try owner.int("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted") ?? 0) > 0
+        }
+        XCTAssertTrue(held, "the migration never took the lock")
+        nonisolated(unsafe) var writer: CLIResult?
+        nonisolated(unsafe) var reader: CLIResult?
+        let wrote = DispatchSemaphore(value: 0), read = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            writer = runCLI(["--store", uri, "--wait", "120", "add", "Customer", "name=Zed", "tier=4"], in: path)
+            wrote.signal()
+        }
+        DispatchQueue.global().async {
+            reader = runCLI(["--store", uri, "fetch", "Customer", "--where", "name == 'c7'", "--columns", "name, tier", "--format", "csv"], in: path)
+            read.signal()
+        }
+        migrated.wait()
+        wrote.wait()
+        read.wait()
+        XCTAssertEqual(migration?.status, 0, "\(String(describing: migration))")
+        let name = books.location.displayName
+        print("writer during the migration: exit \(writer?.status ?? -1); reader: exit \(reader?.status ?? -1)")
+        // (The writer may have opened the books after the migration committed: then it simply writes.)
+        if writer?.status == 75 {
+            XCTAssertEqual(writer?.stderr, "bookkeeper: \(name): another process migrated the store to another model while this command "
+                           + "waited (the books record another model now) — run it again\n")
+            XCTAssertEqual(bk("add", "Customer", "name=Zed", "tier=4").status, 0)
+        } else {
+            XCTAssertEqual(writer?.status, 0, "\(String(describing: writer))")
+        }
+        // The old model's text "7" or the new model's 7 read the same in CSV: either way, whole and not mixed.
+        XCTAssertEqual(reader?.status, 0, "\(String(describing: reader))")
+        XCTAssertEqual(reader?.stdout, "name,tier\nc7,7\n")
+        // Every command after uses the new model: tier is an integer now.
+        XCTAssertEqual(bk("fetch", "Customer", "--where", "tier == 4 AND name == 'Zed'", "--count").stdout, "1\n")
+        let typed = bk("add", "Customer", "name=Yu", "tier=x")
+        XCTAssertEqual(typed.status, 65, "\(typed)")
+    }
+
+    /// The writer's side of that race, made certain: a writer that opened the books waits for their lock while another
+    /// session holding it records another model (as a migration does, and commits): the writer is refused (75)
+    /// without writing, rather than writing by a model the books no longer have.
+    func testAWriterWaitingForTheLockWhileTheModelChangesIsRefused() throws {
+        let holder = try PostgreSQLTestDatabase.connect(self, schema: "\"\(books.location.schema)\"")
+        try holder.execute("BEGIN")
+        try holder.execute("SELECT pg_advisory_xact_lock($1)", [.integer(PostgreSQLBooks.writeLockKey(schema: books.location.schema))])
+        nonisolated(unsafe) var writer: CLIResult?
+        let wrote = DispatchSemaphore(value: 0)
+        let uri = books.uri, path = dir.path
+        DispatchQueue.global().async {
+            writer = runCLI(["--store", uri, "--wait", "60", "add", "Customer", "name=Zed", "tier=4"], in: path)
+            wrote.signal()
+        }
+        var waiting = 0
+        for _ in 0..<400 where waiting == 0 {
+            usleep(25_000)
+            waiting = try holder.int("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted") ?? 0
+        }
+        XCTAssertEqual(waiting, 1, "the writer never waited for the lock")
+        let hash = try holder.string("SELECT value FROM _bookkeeper_meta WHERE key = 'model_hash'") ?? ""
+        try holder.execute("UPDATE _bookkeeper_meta SET value = 'another' WHERE key = 'model_hash'")
+        try holder.execute("COMMIT")
+        wrote.wait()
+        XCTAssertEqual(writer?.status, 75, "\(String(describing: writer))")
+        XCTAssertEqual(writer?.stderr, "bookkeeper: \(books.location.displayName): another process migrated the store to another model while "
+                       + "this command waited (the books record another model now) — run it again\n")
+        XCTAssertEqual(try holder.int("SELECT count(*) FROM \"Customer\""), 0)
+        try holder.execute("UPDATE _bookkeeper_meta SET value = $1 WHERE key = 'model_hash'", [.text(hash)])
+        XCTAssertEqual(bk("add", "Customer", "name=Zed", "tier=4").status, 0)
+    }
+
+    /// A role that may not write the books: its dry run shows the plan, its real run is refused (73), as on a store
+    /// file a user cannot write.
+    func testARoleThatMayNotWriteTheBooksIsShownThePlanAndRefused() throws {
+        XCTAssertEqual(bk("add", "Customer", "name=Ann", "tier=3").status, 0)
+        let owner = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo())
+        defer { owner.close() }
+        let schema = "\"\(books.location.schema)\""
+        try owner.execute("GRANT USAGE ON SCHEMA \(schema) TO bk_reader")
+        try owner.execute("GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO bk_reader")
+        let reader = books.uri.replacingOccurrences(of: "bk_owner@", with: "bk_reader@")
+        let before = try schemaDump()
+        let dry = runCLI(["--store", reader, "--model", "integer.yaml", "migrate", "--dry-run", "--allow-data-loss"], in: dir.path)
+        XCTAssertEqual(dry.status, 73, "\(dry)")
+        XCTAssertTrue(dry.stdout.hasPrefix("- loses data: change Customer.tier from String to Integer\n"), dry.stdout)
+        let real = runCLI(["--store", reader, "--model", "integer.yaml", "migrate", "--allow-data-loss"], in: dir.path)
+        XCTAssertEqual(real.status, 73, "\(real)")
+        XCTAssertEqual(try schemaDump(), before)
     }
 }
