@@ -80,6 +80,7 @@ POSTGRESQL = [
     "BookkeeperCLITests.FetchCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListColumnCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL",
+    "BookkeeperCLITests.MigrateCommandTestsOnPostgreSQL",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

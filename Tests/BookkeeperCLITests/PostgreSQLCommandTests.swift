@@ -188,7 +188,7 @@ final class PostgreSQLCommandTests: XCTestCase {
         let dir = TemporaryDirectory("pg-refusals")
         let csv = dir.write("tags.csv", "name\nx\n")
         for step in [["import", "Tag", csv], ["export", "Tag"], ["report", "customers"], ["check"],
-                     ["migrate"], ["imports"], ["update", "Tag", "--where", "TRUEPREDICATE", "--set", "name=y"],
+                     ["imports"], ["update", "Tag", "--where", "TRUEPREDICATE", "--set", "name=y"],
                      ["delete", "Tag", "--where", "TRUEPREDICATE"]] {
             let r = runCLI(["--store", books.uri] + step)
             oneLine(r, 64, "does not work on books on PostgreSQL yet")
