@@ -24,6 +24,7 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
             kind: directory
             attributes:
               name:     { type: string, required: true }
+              open:     { type: boolean }
               city:     { type: string }
               deposits: { type: decimal, scale: 2 }
           Customer:
@@ -40,6 +41,7 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
             kind: directory
             attributes:
               name:     { type: string, required: true }
+              open:     { type: boolean }
               city:     { type: string }
               deposits: { type: decimal, scale: 2 }
           Customer:
@@ -57,6 +59,7 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
             kind: directory
             attributes:
               name:     { type: string, required: true }
+              open:     { type: boolean }
               city:     { type: string, required: true }
               deposits: { type: decimal, scale: 4 }
           Customer:
@@ -76,6 +79,7 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
             kind: directory
             attributes:
               name:     { type: string, required: true }
+              open:     { type: boolean }
               city:     { type: string, required: true }
               deposits: { type: decimal, scale: 4 }
           Customer:
@@ -118,7 +122,7 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
         """
 
     static let steps: [MigrationStep] = [
-        MigrationStep(model: m1, then: [["add", "Bank", "name=North", "city=Oslo", "deposits=12.5"], ["add", "Bank", "name=South", "deposits=-3"],
+        MigrationStep(model: m1, then: [["add", "Bank", "name=North", "city=Oslo", "deposits=12.5", "open=yes"], ["add", "Bank", "name=South", "deposits=-3"],
                                         ["add", "Customer", "name=Ann", "code=A", "tier=3", "fax=1", "bank=North"],
                                         ["add", "Customer", "name=Bob", "tier=x", "bank=South"], ["add", "Customer", "name=Cy", "tier=07"],
                                         ["add", "Order", "number=O-1", "customer=Ann", "date=2026-01-02"]]),
@@ -143,10 +147,10 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
         var entities: [(String, [String])] = [("Customer", ["name", "code", "info", "tags.name", "orders.number"]),
                                               ("Order", ["number", "date", "made", "paid", "customer"])]
         switch model {
-        case m1: entities[0].1 += ["tier", "fax", "bank"]; entities.append(("Bank", ["name", "city", "deposits"]))
-        case m2: entities[0].1 += ["tier", "vat", "bank"]; entities.append(("Bank", ["name", "city", "deposits"]))
-        case m3: entities[0].1 += ["tier", "vat", "bank"]; entities.append(("Bank", ["name", "city", "deposits"]))
-        case m4: entities[0].1 += ["tier", "taxid", "bank"]; entities.append(("Lender", ["name", "city", "deposits", "customers.name"]))
+        case m1: entities[0].1 += ["tier", "fax", "bank"]; entities.append(("Bank", ["name", "open", "city", "deposits"]))
+        case m2: entities[0].1 += ["tier", "vat", "bank"]; entities.append(("Bank", ["name", "open", "city", "deposits"]))
+        case m3: entities[0].1 += ["tier", "vat", "bank"]; entities.append(("Bank", ["name", "open", "city", "deposits"]))
+        case m4: entities[0].1 += ["tier", "taxid", "bank"]; entities.append(("Lender", ["name", "open", "city", "deposits", "customers.name"]))
         case m5: entities[0].1 += ["tier", "taxid", "groups.name"]; entities.append(("Group", ["name", "rank", "members.name"]))
         default: entities[0].1 += ["tier", "taxid"]; entities.append(("Group", ["name", "rank"]))
         }
@@ -199,6 +203,10 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
                     current = model
                     currentModel = step.model
                     XCTAssertEqual(dryBooks.stdout, "the store is up to date with the model\n", context)
+                    // The migrated books' tables, columns, keys and indexes are those `init` makes for the model.
+                    let fresh = try StoreKind.postgresql.freshStore(for: self, in: dir)
+                    XCTAssertEqual(runCLI(["--store", fresh.argument, "--model", model, "init"], in: dir.path).status, 0)
+                    XCTAssertEqual(try Self.catalog(books.argument), try Self.catalog(fresh.argument), "step \(n): the schema is not init's")
                 }
             }
             for command in step.then {
@@ -220,6 +228,29 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
         }
         // Refusals and migrations both ran.
         XCTAssertTrue(statuses.contains(0) && statuses.contains(65), "\(statuses)")
+    }
+
+    /// The books' tables and columns (type, collation, nullability; not their order), indexes and constraints, by
+    /// name and definition, with the schema's name left out.
+    static func catalog(_ uri: String) throws -> String {
+        let location = try PostgreSQLLocation(uri: uri)
+        let connection = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo())
+        defer { connection.close() }
+        let schema = StoredValue.text(location.schema)
+        var lines: [String] = []
+        for (sql, what) in [
+            ("SELECT table_name::text, column_name::text, data_type::text, coalesce(collation_name::text, ''), is_nullable::text "
+             + "FROM information_schema.columns WHERE table_schema = $1 ORDER BY 1, 2", "column"),
+            ("SELECT tablename::text, indexname::text, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY 2", "index"),
+            ("SELECT c.relname::text, k.conname::text, pg_get_constraintdef(k.oid) FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid "
+             + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 ORDER BY 1, 2", "constraint"),
+        ] {
+            for row in try connection.rows(sql, [schema]) {
+                lines.append(what + " " + row.values.map { $0.string ?? "NULL" }.joined(separator: " | ")
+                    .replacingOccurrences(of: location.schema + ".", with: ""))
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Everything in the store file as `fetch` shows it, read with the model file `model`.

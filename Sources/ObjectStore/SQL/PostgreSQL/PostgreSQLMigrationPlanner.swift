@@ -194,6 +194,13 @@ private struct PostgreSQLPlanner {
         if viaTemporary {
             for (newName, _) in entityRenames { renameSteps.append(Self.step("ALTER TABLE \(q("_bk_rename_\(newName)")) RENAME TO \(q(newName))")) }
         }
+        // The primary key takes the table's new name too, as `init` names it (through temporary names: a swap).
+        for (newName, oldName) in entityRenames {
+            renameSteps.append(Self.step("ALTER TABLE \(q(newName)) RENAME CONSTRAINT \(q("\(oldName)_pkey")) TO \(q("_bk_rename_\(newName)_pkey"))"))
+        }
+        for (newName, _) in entityRenames {
+            renameSteps.append(Self.step("ALTER TABLE \(q(newName)) RENAME CONSTRAINT \(q("_bk_rename_\(newName)_pkey")) TO \(q("\(newName)_pkey"))"))
+        }
         var removedTables: [String] = []
         for oldEntity in old.entities where !new.entities.contains(where: { oldName(ofEntity: $0.name) == oldEntity.name }) {
             let objects = try count(oldEntity.name)
@@ -394,6 +401,12 @@ private struct PostgreSQLPlanner {
             for (_, to) in renames { renameSteps.append(Self.step("ALTER TABLE \(t) RENAME COLUMN \(q("_bk_rename_\(to)")) TO \(q(to))")) }
         } else {
             for (from, to) in renames { renameSteps.append(Self.step("ALTER TABLE \(t) RENAME COLUMN \(q(from)) TO \(q(to))")) }
+        }
+        // A Boolean column's check, named by its table and column as `init` names it, follows their renames.
+        for a in entity.attributes where a.type == .boolean && !remade.contains(a.name) {
+            let from = oldName(ofProperty: a.name, in: name)
+            guard oldEntity.attribute(named: from)?.type == .boolean, oldEntity.name != name || from != a.name else { continue }
+            renameSteps.append(Self.step("ALTER TABLE \(t) RENAME CONSTRAINT \(q("\(oldEntity.name)_\(from)_check")) TO \(q("\(name)_\(a.name)_check"))"))
         }
         columnSteps += alters
         compareIndexes(oldTable: oldEntity.name, table: name, words: !rebuild, remade: remade)
