@@ -12,7 +12,9 @@ struct Migrate: StoreCommand {
             this command also does the ones that could lose data — removing or retyping an attribute, \
             relationship or entity — when --allow-data-loss is given, and only once the data allows them: \
             missing values for newly required attributes are given with --default, renamed names with --rename. \
-            A backup copy is kept beside the store, and the whole migration is one transaction.
+            A backup copy is kept beside the store, and the whole migration is one transaction. \
+            Books on PostgreSQL keep their model: `migrate --model FILE` brings them to the file's, in one \
+            transaction holding their lock, with no copy (PostgreSQL's DDL is transactional).
             """)
 
     @ParentCommand var root: Bookkeeper

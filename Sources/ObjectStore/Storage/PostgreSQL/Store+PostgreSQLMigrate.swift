@@ -48,6 +48,9 @@ extension Store {
         guard let books else { preconditionFailure("books on PostgreSQL only") }
         do {
             return try books.write { db -> BooksMigration in
+                // A command that opens the books from now on waits for this transaction, then reads the model it
+                // leaves (a dry run, which changes nothing, lets them read on).
+                if !dryRun { try db.execute(PostgreSQLMigrationPlanner.lockRecordedModel) }
                 let plan = try planBooksMigration(db, to: target, options: options)
                 let needed = plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty
                 guard needed else { return BooksMigration(plan: plan, applied: false) }
@@ -57,7 +60,6 @@ extension Store {
                 }
                 // (Only read so far: what is returned here commits nothing.)
                 guard plan.canApply(options) else { return BooksMigration(plan: plan, applied: false) }
-                try db.execute(PostgreSQLMigrationPlanner.lockRecordedModel)
                 beginActivity()
                 defer { endActivity() }
                 let found = try runBooksSteps(plan, db, target: target)
