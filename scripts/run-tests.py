@@ -73,6 +73,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.PostgreSQLFormatTests",
     "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
     "BookkeeperCLITests.SharedBooksDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLMigrateDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLMigrateTests",
     # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass
     # …OnPostgreSQL on books on PostgreSQL here (docs/testing.md).
     "BookkeeperCLITests.CRUDCommandTestsOnPostgreSQL",
@@ -87,6 +89,7 @@ POSTGRESQL = [
     "BookkeeperCLITests.PostgreSQLImportTests",
     "BookkeeperCLITests.CheckCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.PostgreSQLTamperCheckTests",
+    "BookkeeperCLITests.MigrateCommandTestsOnPostgreSQL",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

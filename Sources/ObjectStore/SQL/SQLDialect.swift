@@ -342,8 +342,9 @@ package enum SQLDialectFeature: String, CaseIterable, Sendable {
     /// `bk_finite(x, 'E', 'a', id)`, ours, raising the same message.
     case finiteNumbers
     /// A column's values converted exactly by a migration. SQLite: `bk_convert(x, 'decimal:2', 'integer')`.
-    /// PostgreSQL: `bk_convert(x, 'decimal:2', 'integer')` is written, but no such function is made yet (the
-    /// conformance check fails: migrations of books on PostgreSQL are to come).
+    /// PostgreSQL: `bk_convert(x, 'decimal:2', 'integer')` is written, but no such function is made: a migration of
+    /// books on PostgreSQL converts each value in the process, by `Value.converted` as SQLite's bk_convert does
+    /// (`MigrationPlan.Conversion`, PostgreSQLMigrationPlanner), so the conformance row stays pending.
     case conversion
     /// A to-many column's stored values in one text (`StoredValue.listText`). SQLite: `bk_list(x, 'decimal:2')`.
     /// PostgreSQL: `string_agg` of each value written as a list item (PostgreSQLSchema.listItem), joined by U+001F.

@@ -646,6 +646,8 @@ public final class Store: @unchecked Sendable {
         if let books {
             if isReadOnly { throw StoreError.readOnly(path: path) }
             return try books.write(rerunnable: rerunnable) { connection in
+                // A writer that waited for the lock while `migrate --model` changed the books: its model is gone.
+                try confirmModelUnchanged(connection)
                 try recordMissingIDMarks(connection)
                 return try body(connection)
             }
