@@ -41,7 +41,7 @@ SERIAL = [
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAGigabyteLineWithoutANewlineIsRefusedInBoundedMemory",
-    "BookkeeperCLITests.ImportErrorTests/testAnImportKilledMidwayLeavesTheStoreAsItWas",
+    "BookkeeperCLITests.ImportErrorFileTests/testAnImportKilledMidwayLeavesTheStoreAsItWas",
     "ReportRenderersTests.AtomicOutputTests",
     "ReportRenderersTests.XLSXMemoryTests",
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
@@ -72,14 +72,24 @@ POSTGRESQL = [
     "BookkeeperCLITests.PostgreSQLFailureTests",
     "BookkeeperCLITests.PostgreSQLFormatTests",
     "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
+    "BookkeeperCLITests.SharedBooksDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLMigrateDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLMigrateTests",
     # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass
     # …OnPostgreSQL on books on PostgreSQL here (docs/testing.md).
     "BookkeeperCLITests.CRUDCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.FetchCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListColumnCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL",
+    "BookkeeperCLITests.BatchChangeCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.BatchChangeWithoutRulesCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ImportCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ImportErrorTestsOnPostgreSQL",
+    "BookkeeperCLITests.RejectsFileTestsOnPostgreSQL",
+    "BookkeeperCLITests.PostgreSQLImportTests",
     "BookkeeperCLITests.CheckCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.PostgreSQLTamperCheckTests",
+    "BookkeeperCLITests.MigrateCommandTestsOnPostgreSQL",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

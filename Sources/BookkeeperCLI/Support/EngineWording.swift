@@ -112,7 +112,8 @@ enum EngineWording {
         case .acceptMigration(let allowDataLoss, let allowBrokenRules):
             "to accept this, run `bookkeeper migrate "
                 + [allowDataLoss ? "--allow-data-loss" : nil, allowBrokenRules ? "--allow-broken-rules" : nil].compactMap { $0 }.joined(separator: " ")
-                + "`" + (allowDataLoss ? " (a backup copy is kept)" : "")
+                // (Books on PostgreSQL need no copy: the migration is one transaction of transactional DDL.)
+                + "`" + (allowDataLoss && !onPostgreSQL ? " (a backup copy is kept)" : "")
                 + (allowBrokenRules ? " (`check` lists the objects that break a rule until they are fixed)" : "")
                 + "; `bookkeeper migrate --dry-run` shows the plan"
         case .fixDataThenMigrate: "fix the data above (or give --default Entity.attribute=VALUE for missing values), then run `bookkeeper migrate`"

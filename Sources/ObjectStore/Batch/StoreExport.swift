@@ -98,7 +98,7 @@ private struct ObjectQuery {
             references.append(BatchSQL.ExportedReference(table: d.name, keyColumn: key.name, foreignKey: column))
             refTypes.append((r, key.type))
         }
-        statement = try db.prepare(BatchSQL.sqlite.export(entity.name, attributes: entity.attributes.map(\.name),
+        statement = try db.prepare(BatchSQL(db.dialect).export(entity.name, attributes: entity.attributes.map(\.name),
                                                               references: references, parentColumn: parentColumn))
         self.toOne = refTypes
         var links: [(EntityRelationship, any StorageStatement, AttributeType)] = []
@@ -107,7 +107,7 @@ private struct ObjectQuery {
             guard let key = model.referenceKey(of: d), case .joinTable(let table, let own, let other) = model.storage(of: r, in: entity) else {
                 throw BatchError.usage("\(entity.name).\(r.name): \(d.name) has no natural key or unique attribute to name it by")
             }
-            let s = try db.prepare(BatchSQL.sqlite.exportLinks(table, own: own, other: other, destination: d.name, keyColumn: key.name))
+            let s = try db.prepare(BatchSQL(db.dialect).exportLinks(table, own: own, other: other, destination: d.name, keyColumn: key.name))
             links.append((r, s, key.type))
         }
         self.links = links

@@ -65,7 +65,7 @@ struct CheckSQL {
     /// The objects whose `column` holds an infinity (ID, whether it is +∞).
     func infinities(_ table: String, column: String) -> String {
         let c = q(column)
-        return "SELECT \(q("id")), \(c) > 0 FROM \(q(table)) WHERE \(d.isStored(c, as: .real)) AND \(d.isInfinite(c))"
+        return "SELECT \(q("id")), \(c) > 0 FROM \(q(table)) WHERE \(d.isStored(c, as: .real)) AND \(d.isNonFinite(c))"
     }
 
     /// The objects whose boolean `column` holds an integer other than 0 and 1 (ID, value).

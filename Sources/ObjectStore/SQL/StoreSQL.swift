@@ -58,9 +58,9 @@ struct StoreSQL {
 
     func largestID(in table: String) -> String { BatchSQL(d).largestID(in: table) }
 
-    /// The first object of `entity` (by ID) whose `attribute` is an infinity: ID and value.
-    func firstInfinity(_ entity: String, _ attribute: String) -> String {
-        "SELECT \(q("id")), \(q(attribute)) FROM \(q(entity)) WHERE \(d.isInfinite(q(attribute))) ORDER BY \(q("id")) LIMIT 1"
+    /// The first object of `entity` (by ID) whose `attribute` is not a finite number: ID and value.
+    func firstNonFinite(_ entity: String, _ attribute: String) -> String {
+        "SELECT \(q("id")), \(q(attribute)) FROM \(q(entity)) WHERE \(d.isNonFinite(q(attribute))) ORDER BY \(q("id")) LIMIT 1"
     }
 
     var tableExists: String { d.tableExists }

@@ -96,7 +96,7 @@ extension Store {
         }
         return try read { db in
             for (entity, a) in candidates {
-                if let row = try db.rows(StoreSQL(db.dialect).firstInfinity(entity.name, a.name)).first {
+                if let row = try db.rows(StoreSQL(db.dialect).firstNonFinite(entity.name, a.name)).first {
                     return NonFiniteStoredNumber(object: ObjectID(entity: entity.name, rowID: row.int64(0) ?? 0), attribute: a.name,
                                                  value: row[1].double ?? 0)
                 }

@@ -102,6 +102,10 @@ package struct SQLiteDialect: SQLDialect {
     package var foreignKeysEnabled: String { "PRAGMA foreign_keys" }
     package func foreignKeys(on: Bool) -> String { "PRAGMA foreign_keys = \(on ? "ON" : "OFF")" }
     package var foreignKeyCheck: String { "PRAGMA foreign_key_check" }
+    /// A reader reads its snapshot, which still has the index.
+    package var dropsIndexesDuringLoads: Bool { true }
+    package var generatedKey: String { "INTEGER PRIMARY KEY" }
+    package var typedTable: String { " STRICT" }
 
     package var indexesOfTable: String {
         """
@@ -145,7 +149,7 @@ package struct SQLiteDialect: SQLDialect {
 
     package func greater(_ a: String, _ b: String) -> String { "max(\(a), \(b))" }
     /// 9e999 is +∞ to SQLite; a NaN is never stored (SQLite stores NULL).
-    package func isInfinite(_ term: String) -> String { "\(term) IN (9e999, -9e999)" }
+    package func isNonFinite(_ term: String) -> String { "\(term) IN (9e999, -9e999)" }
 
     package func isStored(_ term: String, as kind: StoredKind) -> String { "typeof(\(term)) = '\(kind.rawValue)'" }
     package func isStoredOtherwise(_ term: String, than kind: StoredKind) -> String {

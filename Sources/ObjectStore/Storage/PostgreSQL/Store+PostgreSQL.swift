@@ -52,8 +52,9 @@ final class PostgreSQLBooks: @unchecked Sendable {
 
     /// Runs `body` in one write transaction holding the books' lock. `rerunnable`: `body` may run again after a
     /// rollback (it keeps nothing of a failed run), so a serialization failure or deadlock is retried, up to
-    /// `serializationAttempts` tries in all, after a short jittered pause.
-    func write<T>(rerunnable: Bool = false, _ body: (any StorageConnection) throws -> T) throws -> T {
+    /// `serializationAttempts` tries in all, after a short jittered pause. `rollingBack`: the transaction is rolled
+    /// back when `body` returns (a dry run: everything done and checked, nothing kept).
+    func write<T>(rerunnable: Bool = false, rollingBack: Bool = false, _ body: (any StorageConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         return try Self.retryingSerializationFailures(attempts: rerunnable ? Self.serializationAttempts : 1, path: location.displayName) {
@@ -63,6 +64,7 @@ final class PostgreSQLBooks: @unchecked Sendable {
                 defer { if committing { CommitProgress.finish(committed: false) } }
                 try connection.transaction(.immediate) {
                     result = try body(connection)
+                    if rollingBack { return .rollback }
                     CommitProgress.beginCommit()
                     committing = true
                     return .commit
@@ -120,6 +122,21 @@ final class PostgreSQLBooks: @unchecked Sendable {
             }
             throw storeError(error)
         }
+    }
+
+    /// A failure of a batch's statement (the batch writer's own, which it words as a `BatchError`): a lost
+    /// connection, a serialization failure or deadlock (not tried again: a batch reads its input once) and the
+    /// server's refusals in the store's words, as `write` gives them.
+    func batchFailure(_ error: StorageError) -> StoreError {
+        if PostgreSQLConnection.isConnectionLost(error, handle: connection.handle) {
+            return StoreError.connectionLost(path: location.displayName, reason: PostgreSQLConnection.plainReason(error.message),
+                                             change: .nothingChanged)
+        }
+        if let state = error.sqlState, state == "40001" || state == "40P01" {
+            return StoreError.serializationFailed(path: location.displayName, sqlState: state, attempts: 1,
+                                                  detail: PostgreSQLConnection.plainReason(error.message))
+        }
+        return storeError(error) as? StoreError ?? StoreError.sqlite("\(location.displayName): \(error.message)")
     }
 
     func storeError(_ error: StorageError) -> Error {
