@@ -354,10 +354,11 @@ final class PostgreSQLMigrateTests: XCTestCase {
         XCTAssertEqual(bk("fetch", "Customer", "--columns", "name, tier", "--format", "csv").stdout, "name,tier\nAnn,3\nBob,7\nCy,\n")
     }
 
-    /// A writer that opened the books before a migration committed waits for their lock, then finds another model
-    /// recorded: refused (75, run it again), nothing written; run again, it uses the new model. A reader that opens
-    /// the books meanwhile waits for the migration and reads the new model.
-    func testAWriterThatWaitedForTheMigrationIsRefusedAndTheNextRunUsesTheNewModel() throws {
+    /// A writer and a reader started while a migration runs (30,000 values converted): each waits for it as it opens
+    /// the books (the migration holds the metadata table's lock) and then uses the new model — or, had it opened them
+    /// first, the writer is refused (75, run it again; the next test makes that certain) — and the reader's answer is
+    /// whole. Every command after uses the new model.
+    func testCommandsStartedDuringAMigrationWaitAndUseTheNewModel() throws {
         let owner = try PostgreSQLTestDatabase.connect(self, schema: "\"\(books.location.schema)\"")
         // Enough objects that the conversion takes a while (each is written back by its ID).
         try owner.execute("INSERT INTO \"Customer\" (id, name, tier) SELECT g, 'c' || g, (g % 10)::text FROM generate_series(1, 30000) g")

@@ -47,6 +47,30 @@ enum PostgreSQLMigrationPlanner {
     /// the recorded model until the migration commits (or rolls back), then reads the model the tables have.
     static var lockRecordedModel: String { "LOCK TABLE \(q(Store.metaTable)) IN ACCESS EXCLUSIVE MODE" }
 
+    /// Sets `column` of `table` for many objects at once: parameter 1 an array of IDs, parameter 2 (`arrayText`'s)
+    /// the array of their values, of the column's type (`type`).
+    static func conversionWriteMany(table: String, column: String, type: AttributeType) -> String {
+        let element = d.columnType(type).replacingOccurrences(of: " COLLATE \"C\"", with: "")
+        return "UPDATE \(q(table)) SET \(q(column)) = v.x FROM unnest($1::bigint[], $2::\(element)[]) AS v(id, x) WHERE \(q(table)).\(q("id")) = v.id"
+    }
+
+    /// `values` as the text of an array literal, nil when one of them has no exact item form (bytes, a NULL, a
+    /// number that is not finite): then they are written one by one.
+    static func arrayText(_ values: [StoredValue]) -> String? {
+        var items: [String] = []
+        items.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .integer(let i): items.append(String(i))
+            // (Swift's shortest form reads back as the same double.)
+            case .real(let x) where x.isFinite: items.append("\(x)")
+            case .text(let t): items.append(PostgreSQLDialect.arrayItem(t))
+            default: return nil
+            }
+        }
+        return "{" + items.joined(separator: ",") + "}"
+    }
+
     /// The first step in error, as a blocker reads it: `PostgreSQL refuses the step …: …`.
     static func refusal(_ step: MigrationPlan.Step, _ message: String) -> MigrationPlan.Blocker {
         .data("PostgreSQL refuses the step \(step.sql): \(message)")
