@@ -367,7 +367,7 @@ private struct PostgreSQLPlanner {
                     alters.append(Self.step("ALTER TABLE \(t) ALTER COLUMN \(q(a.name)) SET NOT NULL"))
                 }
                 if (a.isUnique || a.name == entity.naturalKey) && !(oldAttribute.isUnique || oldAttribute.name == oldEntity.naturalKey) {
-                    try checkDuplicates(name, a.name, column: from, table: oldEntity.name)
+                    try checkDuplicates(name, a.name, column: from, table: oldEntity.name, type: oldAttribute.type)
                     plan.changes.append("\(name).\(a.name) becomes unique")
                 }
             case .foreignKey(let r):
@@ -493,7 +493,7 @@ private struct PostgreSQLPlanner {
         }
     }
 
-    mutating func checkDuplicates(_ entity: String, _ attribute: String, column: String, table: String) throws {
+    mutating func checkDuplicates(_ entity: String, _ attribute: String, column: String, table: String, type: AttributeType) throws {
         let rows = try db.rows("""
             SELECT \(q(column)), count(*), string_agg(\(q("id"))::text, ',' ORDER BY \(q("id"))) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL
             GROUP BY \(q(column)) HAVING count(*) > 1 ORDER BY min(\(q("id"))) LIMIT 5
@@ -502,7 +502,9 @@ private struct PostgreSQLPlanner {
             let ids = (row.string(2) ?? "").split(separator: ",").prefix(5).map { "\(entity)/\($0)" }.joined(separator: ", ")
             plan.blockers.append("\(entity).\(attribute) becomes unique, but \(row.int(1) ?? 0) objects share \(row[0]) (\(ids))")
         }
-        // Texts equal in another Unicode normal form are one key to every command (SQLite's planner's words).
+        // Texts equal in another Unicode normal form are one key to every command (SQLite's planner's words). (Only
+        // a text column holds text here: PostgreSQL's columns have one type.)
+        guard [.string, .date, .dateTime].contains(type) else { return }
         var byForm: [String: [(id: Int64, text: String)]] = [:]
         for row in try db.rows(BatchSQL(Self.d).nonASCIIKeys(column, in: table)) {
             guard let text = row.string(0) else { continue }
