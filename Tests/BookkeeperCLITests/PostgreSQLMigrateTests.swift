@@ -318,14 +318,19 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
                     .replacingOccurrences(of: " (a backup copy is kept)", with: "")
                     .replacingOccurrences(of: file, with: books.displayName)
             }
+            /// A step the database refuses is named in its own SQL and words (seed 1234, trial 34: a default that
+            /// repeats a value of a new uniqueness, refused by SQLite's CREATE INDEX and PostgreSQL's UPDATE).
+            func steps(_ text: String) -> String {
+                text.replacingOccurrences(of: #"(SQLite|PostgreSQL) refuses the step [^\n]*"#, with: "the database refuses a step", options: .regularExpression)
+            }
             for dry in [true, false] {
                 let flags = dry ? ["--dry-run"] : []
                 let onFile = runCLI(["--store", file, "--model", "after.yaml", "migrate"] + flags + arguments, in: dir.path)
                 let onBooks = runCLI(["--store", books.argument, "--model", "after.yaml", "migrate"] + flags + arguments, in: dir.path)
                 let both = "\(context)\nfile: \(onFile)\nbooks: \(onBooks)"
                 XCTAssertEqual(onBooks.status, onFile.status, both)
-                XCTAssertEqual(Self.words(onBooks.stdout), Self.words(named(onFile.stdout)), both)
-                XCTAssertEqual(onBooks.stderr, named(onFile.stderr), both)
+                XCTAssertEqual(steps(Self.words(onBooks.stdout)), steps(Self.words(named(onFile.stdout))), both)
+                XCTAssertEqual(steps(onBooks.stderr), steps(named(onFile.stderr)), both)
                 if !dry { verdicts[onFile.status, default: 0] += 1 }
                 if !dry && onFile.status == 0 && onBooks.status == 0 {
                     let fresh = try StoreKind.postgresql.freshStore(for: self, in: dir)
@@ -333,10 +338,8 @@ final class PostgreSQLMigrateDifferentialTests: XCTestCase {
                     XCTAssertEqual(try Self.catalog(books.argument), try Self.catalog(fresh.argument), "the schema is not init's: \(both)")
                 }
             }
-            let current = verdicts.isEmpty ? "before.yaml" : "after.yaml"
             let recorded = runCLI(["--store", file, "--model", "after.yaml", "migrate", "--dry-run"], in: dir.path).stdout
                 == "the store is up to date with the model\n" ? "after.yaml" : "before.yaml"
-            _ = current
             let columns = ["name"] + (recorded == "after.yaml" ? after : before).map(\.name)
             XCTAssertEqual(
                 dumpThroughCommandsWithout(books.argument, columns: columns, dir: dir),
