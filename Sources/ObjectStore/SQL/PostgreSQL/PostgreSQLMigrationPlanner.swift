@@ -47,6 +47,30 @@ enum PostgreSQLMigrationPlanner {
     /// the recorded model until the migration commits (or rolls back), then reads the model the tables have.
     static var lockRecordedModel: String { "LOCK TABLE \(q(Store.metaTable)) IN ACCESS EXCLUSIVE MODE" }
 
+    /// Sets `column` of `table` for many objects at once: parameter 1 an array of IDs, parameter 2 (`arrayText`'s)
+    /// the array of their values, of the column's type (`type`).
+    static func conversionWriteMany(table: String, column: String, type: AttributeType) -> String {
+        let element = d.columnType(type).replacingOccurrences(of: " COLLATE \"C\"", with: "")
+        return "UPDATE \(q(table)) SET \(q(column)) = v.x FROM unnest($1::bigint[], $2::\(element)[]) AS v(id, x) WHERE \(q(table)).\(q("id")) = v.id"
+    }
+
+    /// `values` as the text of an array literal, nil when one of them has no exact item form (bytes, a NULL, a
+    /// number that is not finite): then they are written one by one.
+    static func arrayText(_ values: [StoredValue]) -> String? {
+        var items: [String] = []
+        items.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .integer(let i): items.append(String(i))
+            // (Swift's shortest form reads back as the same double.)
+            case .real(let x) where x.isFinite: items.append("\(x)")
+            case .text(let t): items.append(PostgreSQLDialect.arrayItem(t))
+            default: return nil
+            }
+        }
+        return "{" + items.joined(separator: ",") + "}"
+    }
+
     /// The first step in error, as a blocker reads it: `PostgreSQL refuses the step …: …`.
     static func refusal(_ step: MigrationPlan.Step, _ message: String) -> MigrationPlan.Blocker {
         .data("PostgreSQL refuses the step \(step.sql): \(message)")
@@ -343,7 +367,7 @@ private struct PostgreSQLPlanner {
                     alters.append(Self.step("ALTER TABLE \(t) ALTER COLUMN \(q(a.name)) SET NOT NULL"))
                 }
                 if (a.isUnique || a.name == entity.naturalKey) && !(oldAttribute.isUnique || oldAttribute.name == oldEntity.naturalKey) {
-                    try checkDuplicates(name, a.name, column: from, table: oldEntity.name)
+                    try checkDuplicates(name, a.name, column: from, table: oldEntity.name, type: oldAttribute.type)
                     plan.changes.append("\(name).\(a.name) becomes unique")
                 }
             case .foreignKey(let r):
@@ -469,7 +493,7 @@ private struct PostgreSQLPlanner {
         }
     }
 
-    mutating func checkDuplicates(_ entity: String, _ attribute: String, column: String, table: String) throws {
+    mutating func checkDuplicates(_ entity: String, _ attribute: String, column: String, table: String, type: AttributeType) throws {
         let rows = try db.rows("""
             SELECT \(q(column)), count(*), string_agg(\(q("id"))::text, ',' ORDER BY \(q("id"))) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL
             GROUP BY \(q(column)) HAVING count(*) > 1 ORDER BY min(\(q("id"))) LIMIT 5
@@ -478,7 +502,9 @@ private struct PostgreSQLPlanner {
             let ids = (row.string(2) ?? "").split(separator: ",").prefix(5).map { "\(entity)/\($0)" }.joined(separator: ", ")
             plan.blockers.append("\(entity).\(attribute) becomes unique, but \(row.int(1) ?? 0) objects share \(row[0]) (\(ids))")
         }
-        // Texts equal in another Unicode normal form are one key to every command (SQLite's planner's words).
+        // Texts equal in another Unicode normal form are one key to every command (SQLite's planner's words). (Only
+        // a text column holds text here: PostgreSQL's columns have one type.)
+        guard [.string, .date, .dateTime].contains(type) else { return }
         var byForm: [String: [(id: Int64, text: String)]] = [:]
         for row in try db.rows(BatchSQL(Self.d).nonASCIIKeys(column, in: table)) {
             guard let text = row.string(0) else { continue }

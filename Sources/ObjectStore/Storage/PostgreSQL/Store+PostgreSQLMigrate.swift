@@ -151,6 +151,7 @@ extension Store {
         let batch = 1000
         while true {
             let rows = try db.rows(PostgreSQLMigrationPlanner.conversionBatch(table: c.table, column: c.from), [.integer(after), .integer(Int64(batch))])
+            var ids: [StoredValue] = [], values: [StoredValue] = []
             for row in rows {
                 let id = row.int64(0) ?? 0
                 let value = Value(stored: row[1], as: c.fromType)
@@ -158,8 +159,17 @@ extension Store {
                     // (The plan was made in this transaction, under the lock: only a value that changed since cannot.)
                     throw StorageError(kind: .constraint, message: "\"\(value)\" in \(c.table)/\(id) is not \(c.toType)", sql: nil, code: 0)
                 }
-                try db.execute(cached: PostgreSQLMigrationPlanner.conversionWrite(table: c.table, column: c.to), [.integer(id), converted.storedValue(for: c.toType)])
+                ids.append(.integer(id))
+                values.append(converted.storedValue(for: c.toType))
                 after = id
+            }
+            // A batch in one statement (arrays of the IDs and the values), else object by object.
+            if let idText = PostgreSQLMigrationPlanner.arrayText(ids), let valueText = PostgreSQLMigrationPlanner.arrayText(values) {
+                try db.execute(PostgreSQLMigrationPlanner.conversionWriteMany(table: c.table, column: c.to, type: c.toType), [.text(idText), .text(valueText)])
+            } else {
+                for (id, value) in zip(ids, values) {
+                    try db.execute(cached: PostgreSQLMigrationPlanner.conversionWrite(table: c.table, column: c.to), [id, value])
+                }
             }
             if rows.count < batch { break }
         }
