@@ -1,2 +1,2 @@
 /// The release `bookkeeper --version` prints; CHANGELOG.md's newest heading names the same (a test holds them together).
-package let bookkeeperVersion = "0.10.1"
+package let bookkeeperVersion = "0.11.0"
