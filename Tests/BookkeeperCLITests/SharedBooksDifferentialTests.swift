@@ -26,7 +26,7 @@ final class SharedBooksDifferentialTests: XCTestCase {
     func outputs(of store: String, into directory: String, model: Bool = true) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for entity in Self.entities {
-            let r = runCLI(["--store", store, "export", entity, "--output", "\(directory)/export-\(entity).csv"])
+            let r = runCLI(["--store", store, "export", entity, "\(directory)/export-\(entity).csv"])
             XCTAssertEqual(r.status, 0, "export \(entity) of \(store): \(r)")
         }
         if model {
