@@ -166,26 +166,6 @@ class RejectsFileTests: ImportTestCase {
             XCTAssertEqual(fileBytes(dir.file("c.csv")), bytes, label)
         }
     }
-
-    /// The store, the model file, the profile and the input are refused as --rejects (the output guard), before the
-    /// rejects check and before anything is imported. (Books on PostgreSQL are no file, and read no model file: there
-    /// the profile and the input.)
-    func testRejectsRefusesTheConfigurationFiles() throws {
-        dir.write("tags.csv", "name\ngood5\n")
-        dir.write("tags.yaml", "on-error: skip\n")
-        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      vat: { type: string }\n")
-        let before = try wholeStore()
-        let (model, targets) = storeKind == .file ? (["--model", "model.yaml"], ["books.sqlite", "model.yaml", "tags.yaml", "tags.csv"])
-            : ([], ["tags.yaml", "tags.csv"])
-        for target in targets {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file(target)))
-            let r = bk(model + ["import", "Tag", "tags.csv", "--profile", "tags.yaml", "--rejects", target])
-            XCTAssertEqual(r.status, 73, "\(target): \(r)")
-            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(target): refusing to write: it is "), "\(target): \(r.stderr)")
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file(target))), bytes, target)
-        }
-        XCTAssertEqual(try wholeStore(), before)
-    }
 }
 
 final class RejectsFileTestsOnPostgreSQL: RejectsFileTests {
@@ -194,5 +174,24 @@ final class RejectsFileTestsOnPostgreSQL: RejectsFileTests {
     override func testRejectsThroughASymlinkActsAsOnThePath() throws { try super.testRejectsThroughASymlinkActsAsOnThePath() }
     override func testRejectsFileIsRecognizedInTheInputsDialect() throws { try super.testRejectsFileIsRecognizedInTheInputsDialect() }
     override func testARejectsFileIsReadInTheEncodingItsByteOrderMarkNames() throws { try super.testARejectsFileIsReadInTheEncodingItsByteOrderMarkNames() }
-    override func testRejectsRefusesTheConfigurationFiles() throws { try super.testRejectsRefusesTheConfigurationFiles() }
+}
+
+/// What only a store file has: the store itself among the files --rejects refuses (with the model file beside it).
+final class RejectsFileStoreFileTests: SampleStoreTestCase {
+    /// The store, the model file, the profile and the input are refused as --rejects (the output guard), before the
+    /// rejects check and before anything is imported.
+    func testRejectsRefusesTheConfigurationFiles() throws {
+        dir.write("tags.csv", "name\ngood5\n")
+        dir.write("tags.yaml", "on-error: skip\n")
+        dir.write("model.yaml", "entities:\n  Customer:\n    attributes:\n      vat: { type: string }\n")
+        let before = try storeFingerprint(store)
+        for target in ["books.sqlite", "model.yaml", "tags.yaml", "tags.csv"] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file(target)))
+            let r = bk(["--model", "model.yaml", "import", "Tag", "tags.csv", "--profile", "tags.yaml", "--rejects", target])
+            XCTAssertEqual(r.status, 73, "\(target): \(r)")
+            XCTAssertTrue(r.stderr.hasPrefix("bookkeeper: \(target): refusing to write: it is "), "\(target): \(r.stderr)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file(target))), bytes, target)
+        }
+        XCTAssertEqual(try storeFingerprint(store), before)
+    }
 }
