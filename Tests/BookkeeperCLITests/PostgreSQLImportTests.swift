@@ -153,6 +153,27 @@ final class PostgreSQLImportTests: XCTestCase {
         XCTAssertEqual(try PostgreSQLTestDatabase.dump(books: books), before)
     }
 
+    /// Books that handed out IDs beyond 2,147,483,647 (an Int32): `add` and `import` give the next ones, as on a store
+    /// file (the mark was read through PostgreSQL's 32-bit INTEGER: `add` failed, 74).
+    func testIDsBeyondAnInt32AreHandedOutByAddAndImport() throws {
+        let (dir, file, books, _) = try bothStores()
+        let owner = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo())
+        defer { owner.close() }
+        try owner.execute("INSERT INTO \"\(try PostgreSQLLocation(uri: books).schema)\".\"_bookkeeper_meta\" (key, value) VALUES ('ids:Tag', '3000000000') "
+                          + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
+        let marked = try runTool(["/usr/bin/sqlite3", file, "INSERT OR REPLACE INTO _bookkeeper_meta (key, value) VALUES ('ids:Tag', '3000000000')"])
+        XCTAssertEqual(marked.status, 0, marked.error)
+        dir.write("t.csv", "name\nb\nc\n")
+        for store in [file, books] {
+            let added = runCLI(["--store", store, "add", "Tag", "name=a"], in: dir.path)
+            XCTAssertEqual(added.status, 0, "\(store): \(added)")
+            XCTAssertEqual(added.stdout, "Tag/3000000001\n")
+            XCTAssertEqual(runCLI(["--store", store, "import", "Tag", "t.csv", "--quiet"], in: dir.path).status, 0)
+        }
+        XCTAssertEqual(try dump(books, in: dir), try dump(file, in: dir))
+        XCTAssertTrue(try dump(books, in: dir).contains("Tag/3000000003"))
+    }
+
     /// A path of the store that is SQLite's own, reached on books on PostgreSQL, is refused in one line: it trapped
     /// (Store.queue, a force-unwrapped connection).
     func testAFilePartOfTheStoreReachedOnBooksOnPostgreSQLIsRefusedNotATrap() throws {

@@ -65,8 +65,9 @@ struct BatchSQL {
         "SELECT \(q("value")) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
     }
 
+    /// (Through the dialect's 64-bit cast: PostgreSQL's INTEGER is 32 bits, and a mark beyond 2,147,483,647 failed.)
     func metaInteger(_ metaTable: String) -> String {
-        "SELECT CAST(\(q("value")) AS INTEGER) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
+        "SELECT \(d.castInteger(q("value"))) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
     }
 
     /// Whether the object of ID parameter `idParameter` is among the rows of `fetch` (a query whose first column is
