@@ -778,8 +778,8 @@ struct DialectConformance {
             for i in 0..<500 { try c.execute("INSERT INTO t (id, v) VALUES (\(d.placeholder(1)), \(d.placeholder(2)))", [.int(i), .int(i % 7)]) }
             return .commit
         }
-        try c.execute(d.analyze)
-        try c.execute(d.analyze)
+        try c.execute(d.analyze("t"))
+        try c.execute(d.analyze("t"))
         c.equal(try c.row("SELECT COUNT(*) FROM t WHERE v = 3").int(0), 71, "statements answer as before after ANALYZE")
     }
 

@@ -115,8 +115,9 @@ package protocol SQLDialect: Sendable {
     /// Starts a transaction that holds the store's write lock from its first statement: a second writer waits
     /// (or is refused) at once instead of failing at its first write.
     var beginWriteTransaction: String { get }
-    /// Gathers the statistics the planner reads.
-    var analyze: String { get }
+    /// Gathers the statistics the planner reads of `table` (one table: on PostgreSQL a bare ANALYZE reads every
+    /// table of the database, others' books included, and waits for their locks).
+    func analyze(_ table: String) -> String
 
     // MARK: Bulk loads (SQLDialectFeature.bulkInsert, .parallelSort, .foreignKeyEnforcement)
 

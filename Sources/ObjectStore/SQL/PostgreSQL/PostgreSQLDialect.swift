@@ -166,7 +166,7 @@ package struct PostgreSQLDialect: SQLDialect {
     package func releaseSavepoint(_ name: String) -> String { "RELEASE SAVEPOINT \(quote(name))" }
     /// The write lock is the books' advisory lock, which the connection takes after BEGIN.
     package var beginWriteTransaction: String { "BEGIN" }
-    package var analyze: String { "ANALYZE" }
+    package func analyze(_ table: String) -> String { "ANALYZE \(quote(table))" }
 
     // MARK: Bulk loads
 

@@ -86,7 +86,7 @@ package struct SQLiteDialect: SQLDialect {
     package func rollbackToSavepoint(_ name: String) -> String { "ROLLBACK TO \(quote(name))" }
     package func releaseSavepoint(_ name: String) -> String { "RELEASE \(quote(name))" }
     package var beginWriteTransaction: String { "BEGIN IMMEDIATE" }
-    package var analyze: String { "ANALYZE" }
+    package func analyze(_ table: String) -> String { "ANALYZE \(quote(table))" }
 
     package func insertRows(into table: String, columns: [String], rows: Int) -> String {
         let one = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
