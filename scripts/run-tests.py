@@ -73,6 +73,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.PostgreSQLFormatTests",
     "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
     "BookkeeperCLITests.SharedBooksDifferentialTests",
+    # Through PgBouncer in transaction and session pooling (the test starts its own: scripts/postgresql-server.sh).
+    "BookkeeperCLITests.PgBouncerTests",
     # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass
     # …OnPostgreSQL on books on PostgreSQL here (docs/testing.md).
     "BookkeeperCLITests.CRUDCommandTestsOnPostgreSQL",
