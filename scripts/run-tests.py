@@ -41,7 +41,7 @@ SERIAL = [
     "BookkeeperCLITests.ModelEvolutionCommandTests/testAMigrationKilledMidwayLeavesTheStoreAsItWas",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAnImportThatFailsAtOnceExitsCleanlyWhileItsInputIsBeingHashed",
     "BookkeeperCLITests.ReliabilityBadFileTests/testAGigabyteLineWithoutANewlineIsRefusedInBoundedMemory",
-    "BookkeeperCLITests.ImportErrorTests/testAnImportKilledMidwayLeavesTheStoreAsItWas",
+    "BookkeeperCLITests.ImportErrorFileTests/testAnImportKilledMidwayLeavesTheStoreAsItWas",
     "ReportRenderersTests.AtomicOutputTests",
     "ReportRenderersTests.XLSXMemoryTests",
     "ObjectStoreTests.TextFoldingTests/testFoldingIsLinearInTheText",
@@ -73,6 +73,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.PostgreSQLFormatTests",
     "BookkeeperCLITests.PostgreSQLMatchesCommandTests",
     "BookkeeperCLITests.SharedBooksDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLMigrateDifferentialTests",
+    "BookkeeperCLITests.PostgreSQLMigrateTests",
     # Through PgBouncer in transaction and session pooling (the test starts its own: scripts/postgresql-server.sh).
     "BookkeeperCLITests.PgBouncerTests",
     # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass
@@ -81,6 +83,15 @@ POSTGRESQL = [
     "BookkeeperCLITests.FetchCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListColumnCommandTestsOnPostgreSQL",
     "BookkeeperCLITests.ListShowFetchDifferentialTestsOnPostgreSQL",
+    "BookkeeperCLITests.BatchChangeCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.BatchChangeWithoutRulesCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ImportCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.ImportErrorTestsOnPostgreSQL",
+    "BookkeeperCLITests.RejectsFileTestsOnPostgreSQL",
+    "BookkeeperCLITests.PostgreSQLImportTests",
+    "BookkeeperCLITests.CheckCommandTestsOnPostgreSQL",
+    "BookkeeperCLITests.PostgreSQLTamperCheckTests",
+    "BookkeeperCLITests.MigrateCommandTestsOnPostgreSQL",
 ]
 
 # The trial loops that `make stress` runs with full counts (Tests/TestSupport/Trials.swift), each as a serial job.

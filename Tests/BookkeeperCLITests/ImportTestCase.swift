@@ -13,8 +13,10 @@ class ImportTestCase: StoreCommandTestCase {
         return name
     }
 
-    /// The store's contents without the import history (which every import adds to).
+    /// The store's contents without the import history (which every import adds to): every table and row (SQL), of
+    /// the store file or the books' schema.
     func contents() throws -> String {
+        if storeKind == .postgresql { return try PostgreSQLTestDatabase.dump(books: store, leavingOut: ["_bookkeeper_imports"]) }
         let dump = try dumpStore(store)
         var out: [Substring] = []
         var skipping = false
@@ -25,8 +27,19 @@ class ImportTestCase: StoreCommandTestCase {
         return out.joined(separator: "\n")
     }
 
+    /// Everything in the store, the import history included: every table and row (SQL).
+    func wholeStore() throws -> String {
+        storeKind == .file ? try dumpStore(store) : try PostgreSQLTestDatabase.dump(books: store)
+    }
+
+    /// The first column of each row of `sql`, run on the store itself: the file, or the books' schema on PostgreSQL.
+    /// The import suites look at what is stored (a decimal's units, an order's rows by ID), which the two kinds store
+    /// alike by design; `sql` must mean the same on both (mixed-case table names quoted, no Boolean results).
     func query(_ sql: String) throws -> [String] {
-        try queryStore(store, sql).map { $0 ?? "NULL" }
+        switch storeKind {
+        case .file: try queryStore(store, sql).map { $0 ?? "NULL" }
+        case .postgresql: try PostgreSQLTestDatabase.query(books: store, sql).map { $0 ?? "NULL" }
+        }
     }
 
     /// The summary's line for one entity, e.g. `Order  0 inserted, 0 updated, 50 unchanged, 0 rejected`.

@@ -121,9 +121,9 @@ final class PostgreSQLFailureTests: XCTestCase {
         XCTAssertFalse(read.stderr.contains("password file"), "\(read)")
     }
 
-    /// Finding 16: on PostgreSQL, where `check` does not work yet, no message recommends it — a non-finite number
-    /// another tool wrote names the SQL that finds every such value; another tool's schema change lists the differences.
-    func testMessagesOnPostgreSQLBooksNeverRecommendCheck() throws {
+    /// Finding 16, now that `check` works on PostgreSQL (issue 31): a message that recommends it there is answered by
+    /// it — a non-finite number another tool wrote, and another tool's schema change, are each a line of `check`.
+    func testMessagesOnPostgreSQLBooksRecommendCheckWhichListsWhatTheyName() throws {
         let books = try PostgreSQLTestDatabase.freshBooks(self)
         let dir = TemporaryDirectory("pg-hints")
         let model = dir.write("model.yaml", "entities:\n  Thing:\n    kind: directory\n    key: name\n    attributes:\n"
@@ -133,13 +133,16 @@ final class PostgreSQLFailureTests: XCTestCase {
         let owner = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo())
         defer { owner.close() }
         let schema = "\"\(books.location.schema)\""
+        let name = books.location.displayName
         try owner.execute("UPDATE \(schema).\"Thing\" SET x = 'NaN' WHERE name = 'f'")
         for step in [["show", "Thing", "f"], ["list", "Thing"]] {
             let r = runCLI(["--store", books.uri] + step)
             oneLine(r, 65, "non-finite number")
-            XCTAssertFalse(r.stderr.contains("check"), "\(step): \(r)")
-            XCTAssertTrue(r.stderr.contains("SELECT id FROM \(schema).\"Thing\" WHERE \"x\" IN ('NaN', 'Infinity', '-Infinity')"), "\(step): \(r)")
+            XCTAssertTrue(r.stderr.contains("run `bookkeeper check` to list every such value"), "\(step): \(r)")
         }
+        let check = runCLI(["--store", books.uri, "check"])
+        XCTAssertEqual(check.status, 65, "\(check)")
+        XCTAssertEqual(check.stderr, "bookkeeper: \(name): Thing/1.x holds a non-finite number (nan)\nbookkeeper: \(name): 1 problem found\n")
         // The stored NaN is named as stored, not as a sum that overflowed (it was, before `isNonFinite` found NaNs).
         oneLine(runCLI(["--store", books.uri, "fetch", "Thing", "--columns", "name,x"]), 65,
                 "Thing/1.x: the store holds a non-finite number (nan)")
@@ -147,14 +150,20 @@ final class PostgreSQLFailureTests: XCTestCase {
         try owner.execute("ALTER TABLE \(schema).\"Thing\" ALTER COLUMN name TYPE text COLLATE \"POSIX\"")
         let r = runCLI(["--store", books.uri, "set", "Thing", "f", "x=3"])
         XCTAssertEqual(r.status, 65, "\(r)")
-        XCTAssertFalse(r.stderr.contains("check"), "\(r)")
         XCTAssertTrue(r.stderr.contains("Thing.name is text COLLATE \"POSIX\""), "\(r)")
+        XCTAssertTrue(r.stderr.hasSuffix("nothing was changed — `bookkeeper check` lists every difference\n"), "\(r)")
+        let listed = runCLI(["--store", books.uri, "check"])
+        XCTAssertEqual(listed.status, 65, "\(listed)")
+        XCTAssertTrue(listed.stderr.contains("bookkeeper: \(name): schema: column Thing.name is text COLLATE \"POSIX\" NOT NULL where the model's is "
+                                             + "text COLLATE \"C\" NOT NULL (another tool changed it); every command but check refuses the books until this is undone\n"),
+                      "\(listed)")
     }
 
     /// Finding 14a: a command that does not work on PostgreSQL books yet is the user's to change (64), not an
     /// unavailable server (69) that a wrapper retries.
     func testACommandNotSupportedOnPostgreSQLIsNotUnavailable() throws {
         let books = try PostgreSQLTestDatabase.freshBooks(self)
-        oneLine(runCLI(["--store", books.uri, "check"]), 64, "`check` does not work on books on PostgreSQL yet")
+        let dir = TemporaryDirectory("pg-unsupported")
+        oneLine(runCLI(["--store", books.uri, "backup", dir.file("copy.sqlite")]), 64, "`backup` copies SQLite stores")
     }
 }

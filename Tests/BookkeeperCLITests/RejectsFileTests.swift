@@ -7,7 +7,14 @@ import Foundation
 import TestSupport
 import XCTest
 
-final class RejectsFileTests: SampleStoreTestCase {
+class RejectsFileTests: ImportTestCase {
+    /// The sample store on a store file (as the suite began); new books on PostgreSQL (the rejects file is the
+    /// question, not what the books hold).
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if storeKind == .file { SampleStore.copy(to: store) } else { ok("init") }
+    }
+
     /// Generated first lines, each judged by a second implementation of "a rejects file" (the first line, split on a
     /// comma, semicolon, tab or bar, ends in the field `reason`): a file that is not one is refused (73) before anything
     /// is imported, whether the import would reject lines or not, and left byte for byte; one that is (of any import:
@@ -15,7 +22,7 @@ final class RejectsFileTests: SampleStoreTestCase {
     func testRejectsNeverDeletesAFileThatIsNotARejectsFile() throws {
         dir.write("good.csv", "name\ngood1\n")
         dir.write("bad.csv", "name\ngood2\n\"\"\n")
-        try FileManager.default.copyItem(atPath: store, toPath: dir.file("other.sqlite"))
+        SampleStore.copy(to: dir.file("other.sqlite"))
         var candidates: [(String, Data)] = [("other.sqlite", try Data(contentsOf: URL(fileURLWithPath: dir.file("other.sqlite"))))]
         let fixed = ["name,city\nAcme,Berlin\n", "", "name\n", "reason\n", "name,reason", "name;reason\nx;y\n", "code,reason\nx,y\n",
                      "\u{FEFF}name,reason\n", "name,reason\r\n", " name,reason\n", "Name,reason\n", "a\tb\treason\n", "name,reasons\n"]
@@ -43,7 +50,7 @@ final class RejectsFileTests: SampleStoreTestCase {
         for (name, bytes) in candidates {
             for input in ["good.csv", "bad.csv"] {
                 try bytes.write(to: URL(fileURLWithPath: dir.file(name)))
-                let before = try storeFingerprint(store)
+                let before = try wholeStore()
                 let r = bk(["import", "Tag", input, "--on-error", "skip", "--rejects", name])
                 let shown = "\(name) \(String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription) \(input)"
                 if isRejectsFile(bytes) {
@@ -55,7 +62,7 @@ final class RejectsFileTests: SampleStoreTestCase {
                     XCTAssertEqual(r.status, 73, "\(shown): \(r)")
                     XCTAssertEqual(r.stderr, "bookkeeper: \(name): exists and is not a rejects file; not overwritten\n", shown)
                     XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.file(name))), bytes, shown)
-                    XCTAssertEqual(try storeFingerprint(store), before, "nothing imported: \(shown)")
+                    XCTAssertEqual(try wholeStore(), before, "nothing imported: \(shown)")
                 }
             }
         }
@@ -159,7 +166,18 @@ final class RejectsFileTests: SampleStoreTestCase {
             XCTAssertEqual(fileBytes(dir.file("c.csv")), bytes, label)
         }
     }
+}
 
+final class RejectsFileTestsOnPostgreSQL: RejectsFileTests {
+    override class var storeKind: StoreKind { .postgresql }
+    override func testRejectsNeverDeletesAFileThatIsNotARejectsFile() throws { try super.testRejectsNeverDeletesAFileThatIsNotARejectsFile() }
+    override func testRejectsThroughASymlinkActsAsOnThePath() throws { try super.testRejectsThroughASymlinkActsAsOnThePath() }
+    override func testRejectsFileIsRecognizedInTheInputsDialect() throws { try super.testRejectsFileIsRecognizedInTheInputsDialect() }
+    override func testARejectsFileIsReadInTheEncodingItsByteOrderMarkNames() throws { try super.testARejectsFileIsReadInTheEncodingItsByteOrderMarkNames() }
+}
+
+/// What only a store file has: the store itself among the files --rejects refuses (with the model file beside it).
+final class RejectsFileStoreFileTests: SampleStoreTestCase {
     /// The store, the model file, the profile and the input are refused as --rejects (the output guard), before the
     /// rejects check and before anything is imported.
     func testRejectsRefusesTheConfigurationFiles() throws {

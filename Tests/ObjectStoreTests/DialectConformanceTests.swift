@@ -193,6 +193,8 @@ struct DialectConformance {
         case .storageClasses: try storageClasses(c)
         case .stringAggregate: try stringAggregate(c)
         case .fileJournal: try fileJournal(c)
+        case .indexDeferral: try indexDeferral(c)
+        case .ownTables: try ownTables(c)
         }
     }
 
@@ -731,6 +733,44 @@ struct DialectConformance {
         }
         c.equal(try c.ints("SELECT v FROM t ORDER BY v"), [1, 2], "after the first commits, the second writes")
         try other.close()
+    }
+
+    /// A batch drops indexes for a load only where a reader of the table goes on reading meanwhile.
+    private func indexDeferral(_ c: Conformance) throws {
+        try c.execute("CREATE TABLE t (v INTEGER)")
+        try c.execute("CREATE INDEX t_v ON t (v)")
+        let other = try c.implementation.open(c.path)
+        try c.transaction(.immediate) {
+            try c.execute(BatchSQL(c.dialect).dropIndex("t_v"))
+            var reads = true
+            do { _ = try other.run { try $0.int("SELECT COUNT(*) FROM t") } } catch { reads = false }
+            c.equal(reads, c.dialect.dropsIndexesDuringLoads, "a reader reads while an index is dropped exactly where a batch drops them")
+            return .rollback
+        }
+        try other.close()
+    }
+
+    /// The import history's kind of table: numbered on INSERT (1, 2, …), typed columns.
+    private func ownTables(_ c: Conformance) throws {
+        let d = c.dialect
+        try c.execute("CREATE TABLE t (id \(d.generatedKey), n \(d.columnType(.integer)) NOT NULL)\(d.typedTable)")
+        for n in [7, 8] { try c.execute("INSERT INTO t (n) VALUES (\(d.placeholder(1)))", [.int(n)]) }
+        c.equal(try c.ints("SELECT id FROM t ORDER BY id"), [1, 2], "rows inserted without a key are numbered 1, 2")
+        var refused = false
+        do { try c.execute("INSERT INTO t (n) VALUES ('x')") } catch { refused = true }
+        c.check(refused, "text in an integer column is refused")
+        // The import history's table, made twice (IF NOT EXISTS), one import recorded and read back.
+        let b = BatchSQL(d)
+        try c.execute(b.createJournal)
+        try c.execute(b.createJournal)
+        let values: [StoredValue] = [.text("f.csv"), .text("ab"), .text("2026-11-28T00:00:00Z"), .real(0.5), .text("Tag"),
+                                     .integer(3), .integer(3), .integer(0), .integer(0), .integer(0), .integer(0), .text("{}"), .null]
+        try c.execute(b.recordImport, values)
+        let row = try c.row(b.importHistory(hasEncoding: true))
+        c.equal(row.int64(0), 1, "the first import is number 1")
+        c.equal(row.string(1), "f.csv", "its file")
+        c.equal(row[4].double, 0.5, "its seconds")
+        c.equal(row.int64(6), 3, "its records")
     }
 
     private func statistics(_ c: Conformance) throws {

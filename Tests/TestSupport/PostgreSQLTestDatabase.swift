@@ -78,6 +78,40 @@ package enum PostgreSQLTestDatabase {
         return books
     }
 
+    /// The first column of each row of `sql`, run as bk_owner in the schema of the books at `uri` (a `freshBooks`
+    /// URI), as `queryStore` gives a store file's: text, a number's digits, nil for NULL.
+    package static func query(books uri: String, _ sql: String) throws -> [String?] {
+        let connection = try PostgreSQLConnection(conninfo: try requireConninfo())
+        defer { connection.close() }
+        try connection.execute("SET search_path TO \(try PostgreSQLLocation(uri: uri).schema)")
+        return try connection.column(sql).map { value in
+            switch value {
+            case .null: nil
+            case .integer(let i): String(i)
+            case .real(let d): String(d)
+            case .text(let t): t
+            case .blob(let b): b.map { String(format: "%02x", $0) }.joined()
+            }
+        }
+    }
+
+    /// Every table of the books at `uri` but `leavingOut`, each row as PostgreSQL writes it as text, in one order
+    /// (as `dumpStore` gives a store file's): two dumps are equal exactly when the tables hold the same rows.
+    package static func dump(books uri: String, leavingOut: Set<String> = []) throws -> String {
+        let connection = try PostgreSQLConnection(conninfo: try requireConninfo())
+        defer { connection.close() }
+        try connection.execute("SET search_path TO \(try PostgreSQLLocation(uri: uri).schema)")
+        let tables = try connection.column("SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() "
+                                           + "ORDER BY table_name COLLATE \"C\"").compactMap(\.string)
+        var out = ""
+        for table in tables where !leavingOut.contains(table) {
+            out += "## \(table)\n"
+            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            for row in try connection.column("SELECT (r.*)::text FROM \(quoted) r ORDER BY (r.*)::text COLLATE \"C\"") { out += (row.string ?? "NULL") + "\n" }
+        }
+        return out
+    }
+
     /// Drops the schema of books of `freshBooks(user:)`, with everything in it.
     package static func dropBooks(schema: String) {
         guard let conninfo, let dropping = try? PostgreSQLConnection(conninfo: conninfo) else { return }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bookkeeping
 import ObjectStore
 
 struct Check: StoreCommand {
@@ -26,7 +27,13 @@ struct Check: StoreCommand {
         var store: Store
         var againstRecorded = false
         do {
-            store = try openStore(readOnly: true)
+            if let books = BooksOnPostgreSQL.location {
+                // Books on PostgreSQL: opened whatever another tool did to their schema, which the lines list.
+                store = try Store.open(books: books, behaviours: BookkeepingModel.model, readOnly: true,
+                                       busyTimeout: options.waitSeconds, checking: true)
+            } else {
+                store = try openStore(readOnly: true)
+            }
             if store.readAsItIs != nil {
                 // A store this user cannot migrate (openStore noted it): checked against the model it records, which
                 // its schema was made for; the pending migration is no problem of the store's.

@@ -65,9 +65,6 @@ struct Delete: StoreCommand {
     private func deleteWhere() throws {
         let request = BatchDeleteRequest(fetch: try BatchPredicate.request(entity, predicates, parameters, arguments), dryRun: dryRun)
         // (A dry run's store is opened as every dry run's is: not a byte of it changes, its log and header included.)
-        if let books = BooksOnPostgreSQL.location, !predicates.isEmpty {
-            throw BooksOnPostgreSQL.Unsupported(command: "delete --where", what: books.displayName)
-        }
         let context = ObjectContext(store: try openStore(dryRun: dryRun))
         let result = try context.execute(request)
         let n = result.requested.count

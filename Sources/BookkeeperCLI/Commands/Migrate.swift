@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bookkeeping
 import FileOutput
 import ObjectStore
 
@@ -11,7 +12,9 @@ struct Migrate: StoreCommand {
             this command also does the ones that could lose data — removing or retyping an attribute, \
             relationship or entity — when --allow-data-loss is given, and only once the data allows them: \
             missing values for newly required attributes are given with --default, renamed names with --rename. \
-            A backup copy is kept beside the store, and the whole migration is one transaction.
+            A backup copy is kept beside the store, and the whole migration is one transaction. \
+            Books on PostgreSQL keep their model: `migrate --model FILE` brings them to the file's, in one \
+            transaction holding their lock, with no copy (PostgreSQL's DDL is transactional).
             """)
 
     @ParentCommand var root: Bookkeeper
@@ -44,6 +47,7 @@ struct Migrate: StoreCommand {
         }
         let migrationOptions = MigrationOptions(renames: pairs(renames), defaults: pairs(defaults), allowDataLoss: allowDataLoss,
                                                 allowBrokenRules: allowBrokenRules)
+        if let books = BooksOnPostgreSQL.location { return try migrate(books, migrationOptions) }
         let store = try Store.openForMigration(at: options.storePath, model: model, busyTimeout: options.waitSeconds, dryRun: dryRun)
         store.activity = "migrate" + (dryRun ? " (dry run)" : "")
         defer { store.closeConnection() }
@@ -100,6 +104,61 @@ struct Migrate: StoreCommand {
 }
 
 extension Migrate {
+    /// Books on PostgreSQL keep their model: `migrate --model FILE` brings them to the file's, in one transaction
+    /// holding the books' lock (no backup copy: PostgreSQL's DDL is transactional, a refusal leaves them as they
+    /// were). The same plan, words, refusals and exit statuses as on a store file.
+    private func migrate(_ books: PostgreSQLLocation, _ migrationOptions: MigrationOptions) throws {
+        guard ModelLocator.file != nil else { throw ModelFileNeeded(what: books.displayName) }
+        let store = try Store.open(books: books, behaviours: BookkeepingModel.model, readOnly: false, busyTimeout: options.waitSeconds)
+        store.activity = "migrate" + (dryRun ? " (dry run)" : "")
+        defer { store.closeConnection() }
+        if store.isReadOnly {
+            // A role that may not write the books: the plan against them as they are, and the real run's verdict.
+            let plan = try store.booksMigrationPlan(to: model, options: migrationOptions)
+            let needed = plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty
+            if dryRun { printPlan(plan.lines(EngineWording.migration)) } else if !needed { confirm("\(store.path) is up to date with the model") }
+            if needed { throw StoreError.needsMigratingReadOnly(path: store.path) }
+            return
+        }
+        let result = try store.migrateBooks(to: model, options: migrationOptions, dryRun: dryRun)
+        let plan = result.plan
+        let needed = plan.modelChanged || !plan.steps.isEmpty || !plan.unknownNames.isEmpty
+        if dryRun {
+            printPlan(plan.lines(EngineWording.migration))
+            if needed, !plan.canApply(migrationOptions) {
+                throw MigrationError(path: store.path, plan: plan, reason: !plan.blockers.isEmpty
+                                     ? "the data does not allow the migration yet (dry run: nothing was changed)"
+                                     : plan.dataLoss.isEmpty || migrationOptions.allowDataLoss
+                                     ? "existing objects break the model's new rules (dry run: nothing was changed)"
+                                     : "the migration would lose data (dry run: nothing was changed)")
+            }
+            return
+        }
+        guard needed else {
+            confirm("\(store.path) is up to date with the model")
+            return
+        }
+        guard result.applied else {
+            throw MigrationError(path: store.path, plan: plan, reason: plan.blockers.isEmpty
+                                 ? "the migration would lose data; nothing was changed"
+                                 : "the data does not allow the migration yet; nothing was changed")
+        }
+        for line in plan.lines(EngineWording.migration) where !line.hasPrefix("SQL") && !line.hasPrefix("  ") {
+            confirm(line)
+        }
+        confirm("migrated \(store.path)")
+    }
+
+    /// `migrate` without a model file on books on PostgreSQL: they keep their model, so there is nothing to bring
+    /// them to — a usage error (64), nothing changed, rather than a success a cron job would take for a migration.
+    struct ModelFileNeeded: CategorizedError {
+        let what: String
+        var category: ErrorCategory { .usage }
+        var description: String {
+            "\(what): nothing to migrate: books on PostgreSQL keep their model; give --model FILE to bring them to that file's model"
+        }
+    }
+
     /// The dry run's plan on stdout, a line at a time, with what a name or value holds that would act on a terminal
     /// written `<U+001B>` (as every other text output writes it).
     private func printPlan(_ lines: [String]) {

@@ -9,9 +9,9 @@ enum BooksOnPostgreSQL {
     nonisolated(unsafe) private(set) static var location: PostgreSQLLocation?
 
     /// The commands that work on PostgreSQL books so far; the others refuse in one line.
-    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "export", "report", "model"]
+    static let supported: Set<String> = ["init", "add", "set", "delete", "show", "list", "fetch", "update", "export", "report", "model", "import", "imports", "check", "migrate"]
     /// The supported commands that write the books (and so may bring books of an earlier format up to date).
-    static let writers: Set<String> = ["init", "add", "set", "delete"]
+    static let writers: Set<String> = ["init", "add", "set", "delete", "update", "import", "migrate"]
 
     /// Says on stderr that books of an earlier format were brought up to date.
     static func noteUpgrade(_ upgrade: (from: Int, to: Int), _ location: PostgreSQLLocation) {
@@ -68,16 +68,30 @@ enum BooksOnPostgreSQL {
         if name == "init" {
             try ModelLocator.prepareExplicit(options)
         } else {
-            if options.modelFile != nil {
+            // `migrate --model FILE` reads the model file it brings the books to (the only command but init that does).
+            if name == "migrate" { try ModelLocator.prepareExplicit(options) }
+            if options.modelFile != nil && name != "migrate" {
                 Log.notice("\(parsed.displayName): the model file is not read: books on PostgreSQL keep their model "
                            + "(`init --model` records it)")
             }
-            // A command that writes brings books of an earlier format up to date here, before anything else.
-            let store = try Store.open(books: parsed, behaviours: BookkeepingModel.model, readOnly: !writers.contains(name),
-                                       busyTimeout: options.waitSeconds)
+            // A command that writes brings books of an earlier format up to date here, before anything else; its dry
+            // run changes nothing, so it reads as any read does (and books of an earlier format are refused it).
+            let writes = writers.contains(name) && !((command as? MayDryRun)?.dryRun ?? false)
+            let store = try Store.open(books: parsed, behaviours: BookkeepingModel.model, readOnly: !writes,
+                                       busyTimeout: options.waitSeconds, checking: name == "check")
             if let upgrade = store.upgradedFormat { noteUpgrade(upgrade, parsed) }
-            ModelLocator.adopt(store.model)
+            if name != "migrate" { ModelLocator.adopt(store.model) }
             store.closeConnection()
         }
     }
 }
+
+/// A command with `--dry-run`, which changes nothing when it is given.
+protocol MayDryRun {
+    var dryRun: Bool { get }
+}
+
+extension Update: MayDryRun {}
+extension Delete: MayDryRun {}
+extension Import: MayDryRun {}
+extension Migrate: MayDryRun {}

@@ -21,9 +21,7 @@ enum EngineWording {
         case let error as ForeignSchemaError:
             error.problems.map { "\(error.path): \($0)" }
                 + ["\(error.path): the store's schema is not the model's (another tool changed it), so bookkeeper writes nothing to it "
-                   + "until that is undone; nothing was changed"
-                   // (On PostgreSQL the lines above are every difference: `check` does not work there yet.)
-                   + (onPostgreSQL ? "" : " — `bookkeeper check` lists every difference")]
+                   + "until that is undone; nothing was changed — `bookkeeper check` lists every difference"]
         case let error as NonFiniteStoredNumber: [text(error)]
         case let error as PredicateBindingError: [worded(error).description]
         case let error as ValidationFailure: error.issues.map(text)
@@ -40,13 +38,13 @@ enum EngineWording {
         messages(for: error).joined(separator: "\n")
     }
 
-    /// Whether the books are on PostgreSQL, where `check` does not work yet (issue 30, part 2): no message
-    /// recommends it there; the engine's sentence, or the SQL that finds the values, stands instead.
+    /// Whether the books are on PostgreSQL, whose server, not `check`, looks after its pages: damage is the
+    /// engine's sentence there.
     static var onPostgreSQL: Bool { BooksOnPostgreSQL.location != nil }
 
     /// A store error, in the command line's words: its remedy names the command that is the next step.
     static func text(_ error: StoreError) -> String {
-        if onPostgreSQL, error.nextStep == .runCheck { return error.description }
+        if onPostgreSQL, case .damaged = error { return error.description }
         return switch error {
         case .missing(let path):
             "\(path): no such store — create it with `bookkeeper init`, or name another with --store"
@@ -97,12 +95,6 @@ enum EngineWording {
 
     /// A non-finite number another tool stored, with the command that lists every such value.
     static func text(_ error: NonFiniteStoredNumber) -> String {
-        if let books = BooksOnPostgreSQL.location {
-            let query = PostgreSQLSchema.nonFiniteValues(schema: books.schema, entity: error.object.entity, attribute: error.attribute)
-            return "\(error.object).\(error.attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(error.value))), "
-                + "which no output can write — another tool wrote it; `\(query)` lists every such value of \(error.object.entity).\(error.attribute): "
-                + "set each to a number"
-        }
         return "\(error.object).\(error.attribute): the store holds a non-finite number (\(NonFiniteStoredNumber.spelling(error.value))), which no output "
             + "can write — another tool wrote it; run `bookkeeper check` to list every such value, and set each to a number"
     }
@@ -110,7 +102,6 @@ enum EngineWording {
     /// A next step the command line takes with one of its commands or options, where a line of the engine's
     /// (`check`'s, a migration's) names it.
     static func nextStep(_ step: NextStep) -> String {
-        if onPostgreSQL, step == .runCheck { return "psql shows it in the books' tables" }
         return switch step {
         case .createStore: "create it with `bookkeeper init`, or name another with --store"
         case .runCheck: "`bookkeeper check` lists it"
@@ -121,7 +112,8 @@ enum EngineWording {
         case .acceptMigration(let allowDataLoss, let allowBrokenRules):
             "to accept this, run `bookkeeper migrate "
                 + [allowDataLoss ? "--allow-data-loss" : nil, allowBrokenRules ? "--allow-broken-rules" : nil].compactMap { $0 }.joined(separator: " ")
-                + "`" + (allowDataLoss ? " (a backup copy is kept)" : "")
+                // (Books on PostgreSQL need no copy: the migration is one transaction of transactional DDL.)
+                + "`" + (allowDataLoss && !onPostgreSQL ? " (a backup copy is kept)" : "")
                 + (allowBrokenRules ? " (`check` lists the objects that break a rule until they are fixed)" : "")
                 + "; `bookkeeper migrate --dry-run` shows the plan"
         case .fixDataThenMigrate: "fix the data above (or give --default Entity.attribute=VALUE for missing values), then run `bookkeeper migrate`"

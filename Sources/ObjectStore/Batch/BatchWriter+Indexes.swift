@@ -32,8 +32,9 @@ extension BatchWriter {
     /// Decides, at the first insert into `layout`'s table, which of its indexes to watch, drop now, or keep.
     func prepareIndexes(_ layout: EntityLayout) throws(BatchError) {
         layout.deferredIndexes = []
-        guard layout.maxIDAtStart == 0 else { return }
-        let list = try statement(BatchSQL.sqlite.indexesOfTable)
+        // (On PostgreSQL a dropped index would make every reader of the table wait for the commit: kept up.)
+        guard layout.maxIDAtStart == 0, sql.dropsIndexesDuringLoads else { return }
+        let list = try statement(sql.indexesOfTable)
         list.bind(1, .text(layout.entity.name))
         var found: [(name: String, sql: String, unique: Bool)] = []
         while try list.step() {
@@ -42,7 +43,7 @@ extension BatchWriter {
             }
         }
         list.reset()
-        let columns = try statement(BatchSQL.sqlite.keyColumnsOfIndex)
+        let columns = try statement(sql.keyColumnsOfIndex)
         var dropNow: [(name: String, sql: String)] = []
         for index in found {
             columns.bind(1, .text(index.name))
@@ -90,13 +91,13 @@ extension BatchWriter {
     }
 
     private func dropIndex(_ index: (name: String, sql: String), of layout: EntityLayout) throws(BatchError) {
-        try execute(BatchSQL.sqlite.dropIndex(index.name))
+        try execute(sql.dropIndex(index.name))
         layout.deferredIndexes?.append(index)
     }
 
     /// Makes the dropped indexes again: the last step before commit.
     func finishIndexes() throws(BatchError) {
-        let exists = try statement(BatchSQL.sqlite.indexExists)
+        let exists = try statement(sql.indexExists)
         var missing: [(name: String, sql: String)] = []
         for l in layouts.values.sorted(by: { $0.entity.name < $1.entity.name }) {
             for (name, sql) in l.deferredIndexes ?? [] {
@@ -112,8 +113,8 @@ extension BatchWriter {
         // The load is over and the inserting thread idle: SQLite's sorter may sort on the other cores while
         // this one reads the table (faster at 10M lines: docs/design/import-speed.md).
         let helpers = BackgroundInserter.oneThread ? 0 : max(0, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4))
-        try execute(BatchSQL.sqlite.sortHelpers(helpers))
-        defer { try? connection.execute(BatchSQL.sqlite.sortHelpers(0)) }
+        try execute(sql.sortHelpers(helpers))
+        defer { try? connection.execute(sql.sortHelpers(0)) }
         for index in missing {
             try execute(index.sql)
             BatchTimes.mark("index rebuild: \(index.name)")

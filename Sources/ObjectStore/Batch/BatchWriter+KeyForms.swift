@@ -14,7 +14,7 @@ extension BatchWriter {
     func exactID(_ key: StoredValue, _ cache: KeyCache, _ layout: EntityLayout) throws(BatchError) -> Int64? {
         if let id = try cached(cache, key) { return id }
         guard !cache.authoritative else { return nil }
-        let s = try statement(BatchSQL.sqlite.ids(from: layout.entity.name, where: cache.column))
+        let s = try statement(sql.ids(from: layout.entity.name, where: cache.column))
         s.bind(1, key)
         let found = try s.step() ? s.int64(0) : nil
         s.reset()
@@ -33,7 +33,7 @@ extension BatchWriter {
 
     /// The key as stored in row `id` of `cache`'s column (for a message naming the stored spelling).
     func storedKey(_ cache: KeyCache, _ layout: EntityLayout, id: Int64) throws(BatchError) -> String? {
-        let s = try statement(BatchSQL.sqlite.value(of: cache.column, in: layout.entity.name))
+        let s = try statement(sql.value(of: cache.column, in: layout.entity.name))
         s.bind(1, id)
         defer { s.reset() }
         guard try s.step(), case .text(let t) = s.column(0) else { return nil }
@@ -43,7 +43,7 @@ extension BatchWriter {
     /// Fills `cache.nonNFC` by one scan of the column's non-ASCII keys (a text's length in bytes and in
     /// characters differ exactly when it has a byte ≥ 0x80), rows this batch wrote included.
     private func loadNonNFC(_ cache: KeyCache) throws(BatchError) {
-        let s = try statement(BatchSQL.sqlite.nonASCIIKeys(cache.column, in: cache.table))
+        let s = try statement(sql.nonASCIIKeys(cache.column, in: cache.table))
         defer { s.reset() }
         var map: [String: Int64] = [:]
         while try s.step() {

@@ -9,14 +9,14 @@ extension BatchWriter {
             guard let wanted = r.links[k] else { continue }
             let existing = isNew ? [] : try storedLinks(m, rowID)
             let wantedSet = Set(wanted)
-            let insert = try statement(BatchSQL.sqlite.addLink(m.table, own: m.ownColumn, other: m.otherColumn))
+            let insert = try statement(sql.addLink(m.table, own: m.ownColumn, other: m.otherColumn))
             for other in wanted where !existing.contains(other) {
                 insert.bind(1, rowID)
                 insert.bind(2, other)
                 try insert.execute()
                 changed = true
             }
-            let delete = try statement(BatchSQL.sqlite.removeLink(m.table, own: m.ownColumn, other: m.otherColumn))
+            let delete = try statement(sql.removeLink(m.table, own: m.ownColumn, other: m.otherColumn))
             for other in existing where !wantedSet.contains(other) {
                 delete.bind(1, rowID)
                 delete.bind(2, other)
@@ -38,7 +38,7 @@ extension BatchWriter {
     }
 
     func storedLinks(_ m: EntityLayout.ManyToMany, _ rowID: Int64) throws(BatchError) -> Set<Int64> {
-        let s = try statement(BatchSQL.sqlite.links(m.table, own: m.ownColumn, other: m.otherColumn))
+        let s = try statement(sql.links(m.table, own: m.ownColumn, other: m.otherColumn))
         s.bind(1, rowID)
         defer { s.reset() }
         var ids: Set<Int64> = []

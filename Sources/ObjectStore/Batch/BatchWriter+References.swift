@@ -137,7 +137,7 @@ extension BatchWriter {
 
     /// Loads every row of an authoritative cache's table (all written by this batch) into it.
     func fill(_ cache: KeyCache) throws(BatchError) {
-        let s = try statement(BatchSQL.sqlite.keys(cache.column, in: cache.table))
+        let s = try statement(sql.keys(cache.column, in: cache.table))
         defer { s.reset() }
         if !cache.keepsEntries {
             let last = cache.lastKey
@@ -249,7 +249,7 @@ extension BatchWriter {
     /// A stored key close to a misspelt one, when the table is small enough to look through.
     private func nearbyKey(_ text: String, _ layout: EntityLayout, _ a: EntityAttribute) throws(BatchError) -> String? {
         guard a.type == .string else { return nil }
-        let s = try statement(BatchSQL.sqlite.values(a.name, in: layout.entity.name, limit: 10001))
+        let s = try statement(sql.values(a.name, in: layout.entity.name, limit: 10001))
         defer { s.reset() }
         var candidates: [String] = []
         while try s.step() {
@@ -307,7 +307,7 @@ extension BatchWriter {
     package func setReference(of entityName: String, rowID: Int64, at index: Int, to target: Int64,
                               wasUnchanged: Bool) throws(BatchError) -> Bool {
         let layout = try layout(named: entityName)
-        let s = try statement(BatchSQL.sqlite.setReference(layout.entity.name, column: layout.toOne[index].column))
+        let s = try statement(sql.setReference(layout.entity.name, column: layout.toOne[index].column))
         s.bind(1, target)
         s.bind(2, rowID)
         s.bind(3, target)

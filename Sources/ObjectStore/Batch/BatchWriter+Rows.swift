@@ -141,13 +141,13 @@ extension BatchWriter {
         if layout.maxIDAtStart == 0 {
             // The table was empty: the key cache knows every row (the unique index may be dropped until the end).
             if let id = try cached(keyCache(layout, k), value) {
-                let s = try statement(BatchSQL.sqlite.row(layout.selectList, from: layout.entity.name, where: "id"))
+                let s = try statement(sql.row(layout.selectList, from: layout.entity.name, where: "id"))
                 s.bind(1, id)
                 if try s.step() { found = self.row(from: s, layout) }
                 s.reset()
             }
         } else {
-            let s = try statement(BatchSQL.sqlite.row(layout.selectList, from: layout.entity.name, where: a.name, limit: 1))
+            let s = try statement(sql.row(layout.selectList, from: layout.entity.name, where: a.name, limit: 1))
             s.bind(1, value)
             if try s.step() { found = self.row(from: s, layout) }
             s.reset()
@@ -279,7 +279,7 @@ extension BatchWriter {
         for r in layout.entity.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
             throw .usage("\(rowsEntity).\(r.name) has delete rule \(r.deleteRule.displayName); a batch cannot replace such rows")
         }
-        let s = try statement(BatchSQL.sqlite.deleteRowsAfterID(from: layout.entity.name, where: layout.toOne[link.index].column))
+        let s = try statement(sql.deleteRowsAfterID(from: layout.entity.name, where: layout.toOne[link.index].column))
         s.bind(1, parent)
         s.bind(2, cursor.lastID)
         try s.execute()
@@ -299,7 +299,7 @@ extension BatchWriter {
         // parent's index may be dropped until the end, and a scan per document made a spread file quadratic.
         if layout.maxIDAtStart == 0 { return }
         let link = try parentLink(layout)
-        let select = try statement(BatchSQL.sqlite.ids(from: layout.entity.name, where: layout.toOne[link.index].column))
+        let select = try statement(sql.ids(from: layout.entity.name, where: layout.toOne[link.index].column))
         select.bind(1, parent)
         var leftovers: [Int64] = []
         while try select.step() {
@@ -308,7 +308,7 @@ extension BatchWriter {
         }
         select.reset()
         guard !leftovers.isEmpty else { return }
-        let delete = try statement(BatchSQL.sqlite.deleteRow(from: layout.entity.name))
+        let delete = try statement(sql.deleteRow(from: layout.entity.name))
         for id in leftovers {
             delete.bind(1, id)
             try delete.execute()
@@ -320,7 +320,7 @@ extension BatchWriter {
 
     private func storedRows(_ layout: EntityLayout, _ pr: EntityRelationship, _ parent: Int64, after lastID: Int64) throws(BatchError) -> [StoredRow] {
         let column = layout.toOne.first { $0.relationship.name == pr.name }!.column
-        let s = try statement(BatchSQL.sqlite.rowsAfterID(layout.selectList, from: layout.entity.name, where: column))
+        let s = try statement(sql.rowsAfterID(layout.selectList, from: layout.entity.name, where: column))
         s.bind(1, parent)
         s.bind(2, lastID)
         defer { s.reset() }

@@ -10,21 +10,21 @@ extension BatchWriter {
     /// Starts a record that may be rolled back alone with `rollbackRecord()`.
     package func beginRecord() throws(BatchError) {
         precondition(savepoint == nil, "records do not nest")
-        try execute(BatchSQL.sqlite.beginRecord)
+        try execute(sql.beginRecord)
         savepoint = SavepointState(counts: layouts.mapValues(\.counts))
     }
 
     /// Keeps what the record wrote.
     package func commitRecord() throws(BatchError) {
         precondition(savepoint != nil, "no record begun")
-        try execute(BatchSQL.sqlite.keepRecord)
+        try execute(sql.keepRecord)
         savepoint = nil
     }
 
     /// Undoes everything since `beginRecord()`, in the store and in the writer's memory.
     package func rollbackRecord() throws(BatchError) {
         guard let state = savepoint else { preconditionFailure("no record begun") }
-        for sql in BatchSQL.sqlite.undoRecord { try execute(sql) }
+        for sql in sql.undoRecord { try execute(sql) }
         for undo in state.undo.reversed() { undo() }
         for (name, c) in state.counts { layouts[name]?.counts = c }
         for (name, l) in layouts where state.counts[name] == nil { l.counts = BatchCounts() }

@@ -38,7 +38,7 @@ extension BatchWriter {
                     // dropped until the batch ends; see BatchWriter+Indexes).
                     if let id = try cached(keyCache(layout, k), v), id != stored?.id { holder = id }
                 } else {
-                    let s = try statement(BatchSQL.sqlite.ids(from: layout.entity.name, where: a.name, limit: 2))
+                    let s = try statement(sql.ids(from: layout.entity.name, where: a.name, limit: 2))
                     s.bind(1, v)
                     while try s.step() {
                         let id = s.int64(0)!
@@ -114,8 +114,10 @@ extension BatchWriter {
         var messages: [String] = []
         for rule in entity.rules {
             let plan = try FetchPlan(ObjectFetchRequest(entity: entity.name, predicate: "NOT (\(rule.predicate))"), model: model, columns: [])
-            let (sql, arguments) = plan.sql(.objects, dialect: connection.dialect)
-            let s = try statement(BatchSQL(connection.dialect).isAmong(sql))
+            let (fetch, arguments) = plan.sql(.objects, dialect: connection.dialect)
+            // (The ID after the fetch's own parameters: as parameter 1 it was compared with the rule's first value,
+            // so a rule with a value never rejected a record alone under --on-error skip.)
+            let s = try statement(sql.isAmong(fetch, idParameter: arguments.count + 1))
             for (i, a) in arguments.enumerated() { s.bind(Int32(i + 1), a) }
             s.bind(Int32(arguments.count + 1), id)
             defer { s.reset() }

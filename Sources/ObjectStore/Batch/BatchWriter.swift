@@ -63,6 +63,8 @@ package final class BatchWriter {
     package let store: Store
     package var model: ObjectModel { store.model }
     let connection: any StorageConnection
+    /// The batch's statements, in the connection's dialect.
+    let sql: BatchSQL
 
     @exclusivity(unchecked) var layouts: [String: EntityLayout] = [:]
     /// Rows buffered for multi-row inserts, over all entities.
@@ -94,6 +96,7 @@ package final class BatchWriter {
     init(store: Store, connection: any StorageConnection) {
         self.store = store
         self.connection = connection
+        sql = BatchSQL(connection.dialect)
         inserter = BackgroundInserter(connection: connection, store: store)
     }
 
@@ -107,12 +110,12 @@ package final class BatchWriter {
         if let l = layouts[entity.name] { return l }
         let l = EntityLayout(entity: entity, model: model)
         layouts[entity.name] = l
-        let s = try statement(BatchSQL.sqlite.largestID(in: l.entity.name))
+        let s = try statement(sql.largestID(in: l.entity.name))
         defer { s.reset() }
         _ = try s.step()
         l.maxIDAtStart = s.int64(0) ?? 0
         // IDs handed out before (and since deleted) are not handed out again (Store+ObjectIDs).
-        let mark = try statement(BatchSQL.sqlite.metaValue(Store.metaTable))
+        let mark = try statement(sql.metaValue(Store.metaTable))
         defer { mark.reset() }
         mark.bind(1, .text(Store.idMarkKey(entity.name)))
         let stored = try mark.step() ? mark.column(0) : nil
@@ -153,13 +156,13 @@ package final class BatchWriter {
     // MARK: Reading stored rows
 
     func loadRow(_ layout: EntityLayout, id: Int64) throws(BatchError) -> StoredRow? {
-        let s = try statement(layout.selectSQL(whereID: ()))
+        let s = try statement(layout.selectSQL(sql, whereID: ()))
         s.bind(1, id)
         return try readRow(s, layout)
     }
 
     func loadRow(_ layout: EntityLayout, where column: String, equals value: StoredValue) throws(BatchError) -> StoredRow? {
-        let s = try statement(layout.selectSQL(where: column))
+        let s = try statement(layout.selectSQL(sql, where: column))
         s.bind(1, value)
         return try readRow(s, layout)
     }
@@ -264,7 +267,7 @@ package final class BatchWriter {
             values.append(r.references[k].map(StoredValue.integer) ?? .null)
         }
         if assignments.isEmpty { return false }
-        let s = try statement(BatchSQL.sqlite.update(layout.entity.name, setting: assignments))
+        let s = try statement(sql.update(layout.entity.name, setting: assignments))
         for (i, v) in values.enumerated() { s.bind(Int32(i + 1), v) }
         s.bind(Int32(values.count + 1), stored.id)
         try s.execute()

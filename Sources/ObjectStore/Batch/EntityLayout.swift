@@ -121,9 +121,9 @@ final class EntityLayout {
         return nil
     }
 
-    func selectSQL(where column: String) -> String { BatchSQL.sqlite.row(selectList, from: entity.name, where: column) }
+    func selectSQL(_ sql: BatchSQL, where column: String) -> String { sql.row(selectList, from: entity.name, where: column) }
 
-    func selectSQL(whereID: Void = ()) -> String { BatchSQL.sqlite.row(selectList, from: entity.name, where: "id") }
+    func selectSQL(_ sql: BatchSQL, whereID: Void = ()) -> String { sql.row(selectList, from: entity.name, where: "id") }
 }
 
 /// A row table's link to its document: the foreign key's index in `toOne`, the relationship, the document's layout.

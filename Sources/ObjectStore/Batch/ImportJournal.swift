@@ -58,6 +58,7 @@ package struct ImportJournalEntry: Sendable, Equatable {
 
 enum ImportJournal {
     static let table = BatchSQL.journalTable
+    /// The table on a store file (the schema a store file is compared with).
     static var createSQL: String { BatchSQL.sqlite.createJournal }
     /// Columns added since the table was first made, each nullable (rows from before have no value).
     static let addedColumns = BatchSQL.journalAddedColumns
@@ -66,17 +67,17 @@ enum ImportJournal {
 extension BatchWriter {
     /// Records an import in the store's history, in this batch's transaction.
     package func recordImport(_ entry: ImportJournalEntry) throws(BatchError) {
-        try execute(ImportJournal.createSQL)
+        try execute(sql.createJournal)
         // A table made by an older version: add the newer columns.
-        let info = try statement(BatchSQL.sqlite.columnsOfTable)
+        let info = try statement(sql.columnsOfTable)
         info.bind(1, .text(ImportJournal.table))
         var existing: Set<String> = []
         while try info.step() { if case .text(let n) = info.column(0) { existing.insert(n) } }
         info.reset()
         for (name, type) in ImportJournal.addedColumns where !existing.contains(name) {
-            try execute(BatchSQL.sqlite.addJournalColumn(name, type))
+            try execute(sql.addJournalColumn(name, type))
         }
-        let s = try statement(BatchSQL.sqlite.recordImport)
+        let s = try statement(sql.recordImport)
         let total = entry.total
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -99,7 +100,7 @@ extension Store {
             guard try db.tableExists(ImportJournal.table) else { return [] }
             // A read-only look at an older store: its table may not have the newer column yet.
             let hasEncoding = try db.columns(of: ImportJournal.table).contains("encoding")
-            return try db.rows(BatchSQL.sqlite.importHistory(hasEncoding: hasEncoding)).map { row in
+            return try db.rows(BatchSQL(db.dialect).importHistory(hasEncoding: hasEncoding)).map { row in
                 // A field another tool changed is named, not read as a stand-in (a 1970 time, zero counts).
                 var unreadable: [String] = []
                 func stored(_ name: String) -> String {

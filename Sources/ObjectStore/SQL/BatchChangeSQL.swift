@@ -50,7 +50,7 @@ package struct BatchChangeSQL {
     /// arguments) finds and that the assignments change: a column whose stored value differs from the new one,
     /// which is bound after the plan's arguments, in the order of `columns`.
     func fillMatched(selection: String, argumentCount: Int, columns: [String]) -> String {
-        let differs = columns.enumerated().map { k, c in "s.\(q(c)) IS NOT \(p(argumentCount + k + 1))" }
+        let differs = columns.enumerated().map { k, c in dialect.isDistinct("s.\(q(c))", p(argumentCount + k + 1)) }
         return "INSERT INTO \(matched) (\(q("id"))) SELECT s.\(q("id")) FROM (\(selection)) AS s"
             + (differs.isEmpty ? "" : " WHERE " + differs.joined(separator: " OR "))
     }
@@ -60,7 +60,7 @@ package struct BatchChangeSQL {
     /// after the plan's arguments) get them. The number of rows it changed is the number of objects updated.
     func updateMatching(table: String, selection: String, argumentCount: Int, columns: [String]) -> String {
         let sets = columns.enumerated().map { k, c in "\(q(c)) = \(p(argumentCount + k + 1))" }.joined(separator: ", ")
-        let differs = columns.enumerated().map { k, c in "s.\(q(c)) IS NOT \(p(argumentCount + k + 1))" }.joined(separator: " OR ")
+        let differs = columns.enumerated().map { k, c in dialect.isDistinct("s.\(q(c))", p(argumentCount + k + 1)) }.joined(separator: " OR ")
         return "UPDATE \(q(table)) SET \(sets) WHERE \(q("id")) IN (SELECT s.\(q("id")) FROM (\(selection)) AS s WHERE \(differs))"
     }
 

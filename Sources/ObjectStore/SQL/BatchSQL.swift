@@ -69,9 +69,10 @@ struct BatchSQL {
         "SELECT CAST(\(q("value")) AS INTEGER) FROM \(q(metaTable)) WHERE \(q("key")) = \(p(1))"
     }
 
-    /// Whether the object of ID parameter 1 is among the rows of `fetch` (a query whose first column is "id").
-    func isAmong(_ fetch: String) -> String {
-        "SELECT 1 FROM (\(fetch)) WHERE \(q("id")) = \(p(1))"
+    /// Whether the object of ID parameter `idParameter` is among the rows of `fetch` (a query whose first column is
+    /// "id" and whose own parameters come before it).
+    func isAmong(_ fetch: String, idParameter: Int) -> String {
+        "SELECT 1 FROM (\(fetch)) AS \(q("among")) WHERE \(q("id")) = \(p(idParameter))"
     }
 
     // MARK: Keys
@@ -130,19 +131,23 @@ struct BatchSQL {
     var foreignKeysEnabled: String { d.foreignKeysEnabled }
     func foreignKeys(on: Bool) -> String { d.foreignKeys(on: on) }
     var foreignKeyCheck: String { d.foreignKeyCheck }
+    var dropsIndexesDuringLoads: Bool { d.dropsIndexesDuringLoads }
 
     // MARK: The import history
 
     static let journalTable = "_bookkeeper_imports"
 
+    /// The import history's table (on SQLite: `"id" INTEGER PRIMARY KEY, "file" TEXT NOT NULL, …) STRICT`).
     var createJournal: String {
-        """
-        CREATE TABLE IF NOT EXISTS \(q(Self.journalTable)) (\
-        "id" INTEGER PRIMARY KEY, "file" TEXT NOT NULL, "sha256" TEXT NOT NULL, "started_at" TEXT NOT NULL, \
-        "seconds" REAL NOT NULL, "entity" TEXT NOT NULL, "records" INTEGER NOT NULL, "inserted" INTEGER NOT NULL, \
-        "updated" INTEGER NOT NULL, "unchanged" INTEGER NOT NULL, "deleted" INTEGER NOT NULL, \
-        "rejected" INTEGER NOT NULL, "counts" TEXT NOT NULL, "encoding" TEXT) STRICT
-        """
+        let text = d.columnType(.string), real = d.columnType(.double), integer = d.columnType(.integer)
+        let columns: [(String, String)] = [
+            ("file", text), ("sha256", text), ("started_at", text), ("seconds", real), ("entity", text), ("records", integer),
+            ("inserted", integer), ("updated", integer), ("unchanged", integer), ("deleted", integer), ("rejected", integer),
+            ("counts", text),
+        ]
+        return "CREATE TABLE IF NOT EXISTS \(q(Self.journalTable)) (\(q("id")) \(d.generatedKey), "
+            + columns.map { "\(q($0.0)) \($0.1) NOT NULL" }.joined(separator: ", ")
+            + ", \(q("encoding")) \(text))\(d.typedTable)"
     }
 
     /// Columns added since the table was first made, each nullable (rows from before have no value).

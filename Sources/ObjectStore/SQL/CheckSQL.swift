@@ -12,7 +12,7 @@ struct CheckSQL {
 
     /// The first rows of `sql` by `order`, as many as parameter 1 (`sql` must not end in ORDER BY or LIMIT).
     func firstRows(of sql: String, order: String) -> String {
-        "SELECT * FROM (\(sql)) ORDER BY \(order) LIMIT \(p(1))"
+        "SELECT * FROM (\(sql)) AS r ORDER BY \(order) LIMIT \(p(1))"
     }
 
     /// The number of rows of `sql`.
@@ -24,8 +24,9 @@ struct CheckSQL {
     /// The links of `joinTable` (columns a, b) to an object that does not exist, and whether each end exists.
     func brokenLinks(_ joinTable: String, own: String, other: String, ownEntity: String, otherEntity: String) -> String {
         let a = q(own), b = q(other)
-        return "SELECT \(a) AS a, \(b) AS b, coalesce(\(a) IN (SELECT \(q("id")) FROM \(q(ownEntity))), 0) AS aFound, "
-            + "coalesce(\(b) IN (SELECT \(q("id")) FROM \(q(otherEntity))), 0) AS bFound FROM \(q(joinTable)) WHERE NOT aFound OR NOT bFound"
+        let no = d.constant(false)
+        return "SELECT a, b, aFound, bFound FROM (SELECT \(a) AS a, \(b) AS b, coalesce(\(a) IN (SELECT \(q("id")) FROM \(q(ownEntity))), \(no)) AS aFound, "
+            + "coalesce(\(b) IN (SELECT \(q("id")) FROM \(q(otherEntity))), \(no)) AS bFound FROM \(q(joinTable))) AS l WHERE NOT aFound OR NOT bFound"
     }
 
     /// The links of `joinTable` kept more than once (columns a, b, and how many times).
@@ -38,7 +39,7 @@ struct CheckSQL {
     /// `highest` (handed out, so deleted) when `handedOut`, else to one never handed out.
     func danglingReferences(_ table: String, column: String, destination: String, highest: Int64, handedOut: Bool) -> String {
         let c = q(column)
-        let range = "target BETWEEN 1 AND \(highest)"
+        let range = "\(c) BETWEEN 1 AND \(highest)"
         return "SELECT \(q("id")), \(c) AS target FROM \(q(table)) WHERE \(c) IS NOT NULL "
             + "AND \(c) NOT IN (SELECT \(q("id")) FROM \(q(destination))) AND " + (handedOut ? range : "NOT (\(range))")
     }
@@ -101,13 +102,20 @@ struct CheckSQL {
     func repeatedValues(_ table: String, column: String) -> String {
         let c = q(column), id = q("id")
         let firstFive = "SELECT \(id) FROM \(q(table)) AS o WHERE o.\(c) = g.v ORDER BY \(id) LIMIT 5"
-        return "SELECT v, n, (SELECT \(d.joinedWithCommas(id)) FROM (\(firstFive))) "
+        return "SELECT v, n, (SELECT \(d.joinedWithCommas(id)) FROM (\(firstFive)) AS f) "
             + "FROM (\(repeatedValueGroups(table, column: column))) AS g ORDER BY first LIMIT \(p(1))"
     }
 
     /// The objects of `fetch` (a query whose first column is "id"): ID and natural key (none without one).
     func objects(of fetch: String, key: String?) -> String {
-        "SELECT \(q("id")), \(key.map(q) ?? "NULL") FROM (\(fetch))"
+        "SELECT \(q("id")), \(key.map(q) ?? "NULL") FROM (\(fetch)) AS o"
+    }
+
+    /// The objects of `table` whose `column` refers to no object of `destination` (ID, target): what a foreign key
+    /// PostgreSQL no longer enforces (dropped, or its triggers disabled) let in.
+    func missingTargets(_ table: String, column: String, destination: String) -> String {
+        let c = q(column)
+        return "SELECT \(q("id")), \(c) AS target FROM \(q(table)) WHERE \(c) IS NOT NULL AND \(c) NOT IN (SELECT \(q("id")) FROM \(q(destination)))"
     }
 
     var foreignKeyCheck: String { d.foreignKeyCheck }

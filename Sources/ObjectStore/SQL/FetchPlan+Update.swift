@@ -16,7 +16,7 @@ extension FetchPlan {
         let d = compiler.dialect
         let n = compiler.arguments.count
         let sets = columns.enumerated().map { k, c in "\(d.quote(c)) = \(d.placeholder(n + k + 1))" }.joined(separator: ", ")
-        let differs = columns.enumerated().map { k, c in "t0.\(d.quote(c)) IS NOT \(d.placeholder(n + k + 1))" }.joined(separator: " OR ")
+        let differs = columns.enumerated().map { k, c in d.isDistinct("t0.\(d.quote(c))", d.placeholder(n + k + 1)) }.joined(separator: " OR ")
         let conditions = q.conditions.map { "(\($0))" } + ["(\(differs))"]
         return ("UPDATE \(d.quote(entity.name)) AS t0 SET \(sets) WHERE \(conditions.joined(separator: " AND "))", compiler.arguments)
     }

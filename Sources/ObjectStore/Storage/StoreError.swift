@@ -80,6 +80,9 @@ public enum StoreError: CategorizedError, Equatable {
     /// PostgreSQL could not serialize the transaction with another one (SQLSTATE 40001, or 40P01 a deadlock) on
     /// every one of `attempts` tries: `detail`, the server's words.
     case serializationFailed(path: String, sqlState: String, attempts: Int, detail: String)
+    /// A part of the store that only a store file has (SQLite's own connection) was asked of books on PostgreSQL: a
+    /// command that does not work there yet, refused rather than trapping.
+    case fileOnly(path: String)
 
     /// What a connection lost mid-command did to the change a command was making.
     public enum LostChange: Sendable, Equatable {
@@ -101,7 +104,7 @@ public enum StoreError: CategorizedError, Equatable {
         case .readOnly, .folderNotWritable, .needsMigratingReadOnly, .olderFormat: .cannotCreateOutput
         case .cannotCreate: .cannotCreateOutput
         case .sqlite: .io
-        case .queryTooLarge, .invalidBusyTimeout: .usage
+        case .queryTooLarge, .invalidBusyTimeout, .fileOnly: .usage
         case .serverUnreachable, .serverUnsupported, .connectionLost: .unavailable
         case .uniqueRefused: .data
         case .serializationFailed: .temporaryFailure
@@ -196,6 +199,8 @@ public enum StoreError: CategorizedError, Equatable {
                 + "— it may or may not have been saved; look before running it again"
         case .uniqueRefused(let path, let detail):
             "\(path): \(detail) — another writer stored the same value meanwhile; nothing was changed"
+        case .fileOnly(let path):
+            "\(path): this works on store files (SQLite) only, not on books on PostgreSQL yet"
         case .serializationFailed(let path, let sqlState, let attempts, let detail):
             "\(path): \(sqlState == "40P01" ? "a deadlock with another transaction" : "another transaction's concurrent change") "
                 + "(SQLSTATE \(sqlState): \(detail)) stopped the command on each of \(attempts) tries — nothing was changed; retry later"

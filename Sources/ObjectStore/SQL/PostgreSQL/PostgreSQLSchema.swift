@@ -23,7 +23,22 @@ package enum PostgreSQLSchema {
 
     /// The statements that make the tables and indexes of `model` in the current schema, in order.
     package static func tables(for model: ObjectModel) -> [String] {
-        var entityCreates: [String] = [], joinCreates: [String] = [], keys: [String] = [], indexes: [String] = []
+        let layout = self.layout(for: model)
+        return layout.creates.map(\.sql) + layout.keys.map(\.sql) + layout.indexes.map(\.sql)
+    }
+
+    /// The statements of `tables(for:)`, each with what it makes (a migration compares two models' layouts).
+    struct Layout {
+        /// Entity tables first (model order), then join tables.
+        var creates: [(table: String, sql: String)] = []
+        /// The foreign keys (`ALTER TABLE … ADD CONSTRAINT`), made once every table exists.
+        var keys: [(name: String, table: String, sql: String)] = []
+        var indexes: [(name: String, table: String, sql: String)] = []
+    }
+
+    static func layout(for model: ObjectModel) -> Layout {
+        var entityCreates: [(table: String, sql: String)] = [], joinCreates: [(table: String, sql: String)] = []
+        var keys: [(name: String, table: String, sql: String)] = [], indexes: [(name: String, table: String, sql: String)] = []
         var joinTables: Set<String> = []
         for entity in model.entities {
             let table = q(entity.name)
@@ -33,9 +48,11 @@ package enum PostgreSQLSchema {
                 if a.type == .boolean { column += " CHECK (\(q(a.name)) IN (0, 1))" }
                 columns.append(column)
                 if a.isUnique || a.name == entity.naturalKey {
-                    indexes.append("CREATE UNIQUE INDEX \(q("\(entity.name)_\(a.name)_unique")) ON \(table) (\(q(a.name)))")
+                    indexes.append(("\(entity.name)_\(a.name)_unique", entity.name,
+                                    "CREATE UNIQUE INDEX \(q("\(entity.name)_\(a.name)_unique")) ON \(table) (\(q(a.name)))"))
                 } else if a.isIndexed {
-                    indexes.append("CREATE INDEX \(q("\(entity.name)_\(a.name)_index")) ON \(table) (\(q(a.name)))")
+                    indexes.append(("\(entity.name)_\(a.name)_index", entity.name,
+                                    "CREATE INDEX \(q("\(entity.name)_\(a.name)_index")) ON \(table) (\(q(a.name)))"))
                 }
             }
             for r in entity.relationships {
@@ -44,27 +61,30 @@ package enum PostgreSQLSchema {
                     let inverse = model.inverse(of: r)
                     columns.append("\(q(column)) bigint\(r.isRequired ? " NOT NULL" : "")")
                     if let action = inverse.deleteRule.foreignKeyAction {
-                        keys.append("ALTER TABLE \(table) ADD CONSTRAINT \(q("\(entity.name)_\(column)_fkey")) FOREIGN KEY (\(q(column))) "
-                                    + "REFERENCES \(q(r.destination)) (\(q("id"))) ON DELETE \(action) DEFERRABLE INITIALLY IMMEDIATE")
+                        keys.append(("\(entity.name)_\(column)_fkey", entity.name,
+                                     "ALTER TABLE \(table) ADD CONSTRAINT \(q("\(entity.name)_\(column)_fkey")) FOREIGN KEY (\(q(column))) "
+                                     + "REFERENCES \(q(r.destination)) (\(q("id"))) ON DELETE \(action) DEFERRABLE INITIALLY IMMEDIATE"))
                     }
-                    indexes.append("CREATE \(inverse.isToMany ? "" : "UNIQUE ")INDEX \(q("\(entity.name)_\(column)")) ON \(table) (\(q(column)))")
+                    indexes.append(("\(entity.name)_\(column)", entity.name,
+                                    "CREATE \(inverse.isToMany ? "" : "UNIQUE ")INDEX \(q("\(entity.name)_\(column)")) ON \(table) (\(q(column)))"))
                 case .joinTable(let name, let own, let other):
                     guard joinTables.insert(name).inserted else { continue }
-                    joinCreates.append("CREATE TABLE \(q(name)) (\(q(own)) bigint NOT NULL, \(q(other)) bigint NOT NULL, "
-                                   + "PRIMARY KEY (\(q(own)), \(q(other))))")
+                    joinCreates.append((name, "CREATE TABLE \(q(name)) (\(q(own)) bigint NOT NULL, \(q(other)) bigint NOT NULL, "
+                                        + "PRIMARY KEY (\(q(own)), \(q(other))))"))
                     for (column, target) in [(own, entity.name), (other, r.destination)] {
-                        keys.append("ALTER TABLE \(q(name)) ADD CONSTRAINT \(q("\(name)_\(column)_fkey")) FOREIGN KEY (\(q(column))) "
-                                    + "REFERENCES \(q(target)) (\(q("id"))) ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE")
+                        keys.append(("\(name)_\(column)_fkey", name,
+                                     "ALTER TABLE \(q(name)) ADD CONSTRAINT \(q("\(name)_\(column)_fkey")) FOREIGN KEY (\(q(column))) "
+                                     + "REFERENCES \(q(target)) (\(q("id"))) ON DELETE CASCADE DEFERRABLE INITIALLY IMMEDIATE"))
                     }
-                    indexes.append("CREATE INDEX \(q("\(name)_\(other)")) ON \(q(name)) (\(q(other)), \(q(own)))")
+                    indexes.append(("\(name)_\(other)", name, "CREATE INDEX \(q("\(name)_\(other)")) ON \(q(name)) (\(q(other)), \(q(own)))"))
                 case .inverseForeignKey:
                     break
                 }
             }
-            entityCreates.append("CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
+            entityCreates.append((entity.name, "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))"))
         }
         // Entity tables first (model order), then join tables, then the keys between them, then the indexes.
-        return entityCreates + joinCreates + keys + indexes
+        return Layout(creates: entityCreates + joinCreates, keys: keys, indexes: indexes)
     }
 
     // MARK: Opening and making books
@@ -100,12 +120,6 @@ package enum PostgreSQLSchema {
     }
 
     /// A column's type as SQL writes it: `text COLLATE "C"`.
-    /// The query that lists the objects of `entity` whose `attribute` holds a non-finite number, for a message to
-    /// name (`check` does not work on books on PostgreSQL yet).
-    package static func nonFiniteValues(schema: String, entity: String, attribute: String) -> String {
-        "SELECT id FROM \(d.quote(schema)).\(d.quote(entity)) WHERE \(d.quote(attribute)) IN ('NaN', 'Infinity', '-Infinity')"
-    }
-
     static func spelling(_ column: (type: String, collation: String?)) -> String {
         column.type + (column.collation.map { " COLLATE \(d.quote($0))" } ?? "")
     }

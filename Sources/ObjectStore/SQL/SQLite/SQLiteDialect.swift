@@ -102,6 +102,10 @@ package struct SQLiteDialect: SQLDialect {
     package var foreignKeysEnabled: String { "PRAGMA foreign_keys" }
     package func foreignKeys(on: Bool) -> String { "PRAGMA foreign_keys = \(on ? "ON" : "OFF")" }
     package var foreignKeyCheck: String { "PRAGMA foreign_key_check" }
+    /// A reader reads its snapshot, which still has the index.
+    package var dropsIndexesDuringLoads: Bool { true }
+    package var generatedKey: String { "INTEGER PRIMARY KEY" }
+    package var typedTable: String { " STRICT" }
 
     package var indexesOfTable: String {
         """

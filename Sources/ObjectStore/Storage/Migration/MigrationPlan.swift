@@ -26,10 +26,26 @@ package struct MigrationPlan: Sendable {
     package struct Step: Sendable, CustomStringConvertible {
         package let sql: String
         package let arguments: [StoredValue]
+        /// Books on PostgreSQL: `sql` is run once per object, each value converted by `Value.converted` (the
+        /// function SQLite's bk_convert calls), rather than once.
+        package var conversion: Conversion? = nil
 
         package var description: String {
-            arguments.isEmpty ? sql + ";" : sql + ";  -- " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", ")
+            if let c = conversion {
+                return sql + ";  -- for each object: $1 = its ID, $2 = its \(c.from) converted from \(c.fromType) to \(c.toType)"
+            }
+            return arguments.isEmpty ? sql + ";" : sql + ";  -- " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", ")
         }
+    }
+
+    /// A retyped column's values converted object by object (books on PostgreSQL): column `from` of `table` read,
+    /// converted from `fromType` to `toType`, written to column `to`.
+    package struct Conversion: Sendable {
+        package let table: String
+        package let from: String
+        package let to: String
+        package let fromType: AttributeType
+        package let toType: AttributeType
     }
 
     /// The changes in words: `add attribute Customer.vat`.

@@ -58,8 +58,9 @@ final class PostgreSQLBooks: @unchecked Sendable {
 
     /// Runs `body` in one write transaction holding the books' lock. `rerunnable`: `body` may run again after a
     /// rollback (it keeps nothing of a failed run), so a serialization failure or deadlock is retried, up to
-    /// `serializationAttempts` tries in all, after a short jittered pause.
-    func write<T>(rerunnable: Bool = false, _ body: (any StorageConnection) throws -> T) throws -> T {
+    /// `serializationAttempts` tries in all, after a short jittered pause. `rollingBack`: the transaction is rolled
+    /// back when `body` returns (a dry run: everything done and checked, nothing kept).
+    func write<T>(rerunnable: Bool = false, rollingBack: Bool = false, _ body: (any StorageConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         return try Self.retryingSerializationFailures(attempts: rerunnable ? Self.serializationAttempts : 1, path: location.displayName) {
@@ -69,6 +70,7 @@ final class PostgreSQLBooks: @unchecked Sendable {
                 defer { if committing { CommitProgress.finish(committed: false) } }
                 try connection.transaction(.immediate) {
                     result = try body(connection)
+                    if rollingBack { return .rollback }
                     CommitProgress.beginCommit()
                     committing = true
                     return .commit
@@ -126,6 +128,21 @@ final class PostgreSQLBooks: @unchecked Sendable {
             }
             throw storeError(error)
         }
+    }
+
+    /// A failure of a batch's statement (the batch writer's own, which it words as a `BatchError`): a lost
+    /// connection, a serialization failure or deadlock (not tried again: a batch reads its input once) and the
+    /// server's refusals in the store's words, as `write` gives them.
+    func batchFailure(_ error: StorageError) -> StoreError {
+        if PostgreSQLConnection.isConnectionLost(error, handle: connection.handle) {
+            return StoreError.connectionLost(path: location.displayName, reason: PostgreSQLConnection.plainReason(error.message),
+                                             change: .nothingChanged)
+        }
+        if let state = error.sqlState, state == "40001" || state == "40P01" {
+            return StoreError.serializationFailed(path: location.displayName, sqlState: state, attempts: 1,
+                                                  detail: PostgreSQLConnection.plainReason(error.message))
+        }
+        return storeError(error) as? StoreError ?? StoreError.sqlite("\(location.displayName): \(error.message)")
     }
 
     func storeError(_ error: StorageError) -> Error {
@@ -221,8 +238,10 @@ extension Store {
     /// Opens the books in `location`'s schema with the model recorded in them.
     /// `behaviours`: the model whose entities' behaviours (the domain's, in code) the recorded model is given.
     /// `busyTimeout`: how long a write waits for the books' lock (and any other lock) before it is refused as busy.
+    /// `checking`: for `check`, which lists what another tool changed in the books' schema rather than being refused
+    /// for it.
     package static func open(books location: PostgreSQLLocation, behaviours: ObjectModel, readOnly: Bool = false,
-                             busyTimeout: TimeInterval = 30) throws -> Store {
+                             busyTimeout: TimeInterval = 30, checking: Bool = false) throws -> Store {
         let busyTimeout = try checkedBusyTimeout(busyTimeout, path: location.displayName)
         let connection = try connect(location)
         // Every transaction's settings (the time zone's once the server has taken it, below).
@@ -253,7 +272,7 @@ extension Store {
             for row in try db.rows(StoreSQL(d).allMeta(metaTable)) {
                 if let key = row.string(0), let value = row.string(1) { meta[key] = value }
             }
-            try refuseForeignSchema(db, location: location, meta: meta, behaviours: behaviours)
+            if !checking { try refuseForeignSchema(db, location: location, meta: meta, behaviours: behaviours, writing: !readOnly) }
             let canWrite = try db.int(PostgreSQLSchema.mayUpdate, [.text("\(d.quote(location.schema)).\(d.quote(metaTable))")]) ?? 0
             return (meta, canWrite == 1)
         }
@@ -301,8 +320,10 @@ extension Store {
     /// model column of another type or collation, or missing (every command); a trigger, a rule or row-level security
     /// on the books' tables (they act on bookkeeper's writes unseen). As SQLite's `refuseForeignSchema`: one line each,
     /// exit 65, nothing changed.
+    /// `writing`: a command that writes, which is also refused for what blocks writes (a unique index, a primary or
+    /// foreign key missing or changed: PostgreSQLCatalogue), as on a store file.
     private static func refuseForeignSchema(_ db: any StorageConnection, location: PostgreSQLLocation, meta: [String: String],
-                                            behaviours: ObjectModel) throws {
+                                            behaviours: ObjectModel, writing: Bool) throws {
         guard let modelText = meta["model"], let json = try? JSONSerialization.jsonObject(with: Data(modelText.utf8)),
               let model = try? ObjectModel(jsonObject: json, behaviours: behaviours.behaviours) else { return }
         var columns: [String: (type: String, collation: String?)] = [:]
@@ -329,5 +350,8 @@ extension Store {
                             : "\(what) \"\(name)\" on \(table) is not the model's (another tool added it)")
         }
         if !problems.isEmpty { throw ForeignSchemaError(path: location.displayName, problems: problems) }
+        let refused = try PostgreSQLCatalogue.differences(db, schema: location.schema, model: model, ownTables: [ImportJournal.table], functions: false)
+            .filter { $0.effect == .refusesBooks || (writing && $0.effect == .blocksWrites) }
+        if !refused.isEmpty { throw ForeignSchemaError(path: location.displayName, problems: refused.map(\.text)) }
     }
 }

@@ -10,9 +10,10 @@ extension Store {
     /// everything and writes nothing.
     package func batch<T>(dryRun: Bool = false, _ body: (BatchWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.readOnly(path: path) }
+        if let books { return try batch(on: books, dryRun: dryRun, body) }
         return try mapErrors(inTransaction: true) {
             try queue.inDatabase { db in
-                let connection = storage
+                let connection = try storage
                 // Foreign keys are off for the batch when that is safe (see `batchKeepsReferencesIntact`): every
                 // key the batch writes is a row ID it has just resolved or inserted, and SQLite's checks (a parent
                 // look-up and a statement journal per insert) were a third of the bench's SQLite time.

@@ -22,6 +22,7 @@ extension Store {
 
     /// `check(limit:notes:)`, with the next steps its lines name worded by `wording` (a front end names its command).
     package func check(limit: Int = 20, notes: inout [String], wording: (NextStep) -> String) throws -> [String] {
+        if books != nil { return try checkBooks(limit: limit, notes: &notes, wording: wording) }
         // SQLite's integrity check gives one row of text per damaged b-tree, several problems a line each; it may
         // also stop at a page it cannot read, which is damage to list too, not a reason to stop.
         let integrity = try readSQLite { db in try Store.integrityLines(db, limit: limit) }

@@ -35,7 +35,7 @@ extension Store {
 
     /// Closes the connection, after the statements kept on it (SQLite will not close a connection that has some).
     func closeQueue() throws {
-        storage.finalizeStatements()
+        try storage.finalizeStatements()
         try queue.close()
     }
 

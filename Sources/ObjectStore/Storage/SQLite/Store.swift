@@ -25,7 +25,13 @@ public final class Store: @unchecked Sendable {
     public let isReadOnly: Bool
     /// The file's connection (nil for books on PostgreSQL, which have `books`); only SQLite's parts of the store use it.
     private let fileQueue: DatabaseQueue?
-    var queue: DatabaseQueue { fileQueue! }
+    /// Throws `StoreError.fileOnly` on books on PostgreSQL (a path of SQLite's own that reached them), never a trap.
+    var queue: DatabaseQueue {
+        get throws {
+            guard let fileQueue else { throw StoreError.fileOnly(path: path) }
+            return fileQueue
+        }
+    }
     /// Books on PostgreSQL: their connection and schema; nil for a store file.
     let books: PostgreSQLBooks?
     /// What opening the store migrated, if anything.
@@ -56,7 +62,13 @@ public final class Store: @unchecked Sendable {
     private let connection: OpaquePointer?
     /// The same connection as the storage protocol, which the engine's statements run on (`read`, `write`).
     private let fileStorage: SQLiteConnection?
-    var storage: SQLiteConnection { fileStorage! }
+    /// Throws `StoreError.fileOnly` on books on PostgreSQL, as `queue` does.
+    var storage: SQLiteConnection {
+        get throws {
+            guard let fileStorage else { throw StoreError.fileOnly(path: path) }
+            return fileStorage
+        }
+    }
 
     private init(path: String, model: ObjectModel, readOnly: Bool, queue: DatabaseQueue, unlockedSince: FileIdentity? = nil) {
         self.path = path
@@ -634,6 +646,8 @@ public final class Store: @unchecked Sendable {
         if let books {
             if isReadOnly { throw StoreError.readOnly(path: path) }
             return try books.write(rerunnable: rerunnable) { connection in
+                // A writer that waited for the lock while `migrate --model` changed the books: its model is gone.
+                try confirmModelUnchanged(connection)
                 try recordMissingIDMarks(connection)
                 return try body(connection)
             }
@@ -716,7 +730,7 @@ public final class Store: @unchecked Sendable {
             case .SQLITE_READONLY:
                 throw StoreError.readOnly(path: path)
             case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                throw Store.confirmDamage(path: path, queue: queue, unlockedSince: unlockedSince, message: error.message)
+                throw Store.confirmDamage(path: path, queue: fileQueue, unlockedSince: unlockedSince, message: error.message)
             case .SQLITE_ERROR where NonFiniteStoredNumber.fromSQL(error.message) != nil:
                 // A sum, an average or a list met a stored infinity (bk_finite, StoreFunctions.swift).
                 throw NonFiniteStoredNumber.fromSQL(error.message)!
@@ -796,6 +810,7 @@ public final class Store: @unchecked Sendable {
 extension Store {
     /// A failure of a batch's statement, in the batch's words (as its statements on SQLite's C API worded them).
     func batchError(_ error: StorageError) -> BatchError {
+        if let books { return .store(books.batchFailure(error)) }
         switch error.kind {
         case .busy: return .busy(path: path)
         case .readOnly: return .readOnly(path: path)
