@@ -11,7 +11,7 @@ BIN := .build/debug/bookkeeper
 # binutils gives readelf, which InstallTests reads the binary's NEEDED entries with. libpq-dev is PostgreSQL's client
 # library (PostgreSQL stores); postgresql (15 on Debian 12) is the server `make test-postgresql` starts.
 APT_PACKAGES := libsqlite3-dev libxlsxwriter-dev sqlite3 python3-openpyxl time libssl-dev binutils \
-	libreoffice-calc-nogui poppler-utils fonts-crosextra-carlito libpq-dev postgresql
+	libreoffice-calc-nogui poppler-utils fonts-crosextra-carlito libpq-dev postgresql pgbouncer
 
 .PHONY: deps build run test bench bench-fetch bench-import clean release install uninstall cli-reference
 

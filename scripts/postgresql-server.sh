@@ -4,6 +4,9 @@
 #   scripts/postgresql-server.sh start [DIR [PORT]]   prints the server's folder; DIR/env holds its exports
 #   scripts/postgresql-server.sh stop DIR             stops the server and removes DIR
 #   scripts/postgresql-server.sh halt DIR | restart DIR   stops it as an administrator does (keeping DIR), starts it again
+#   scripts/postgresql-server.sh pgbouncer DIR MODE   starts a PgBouncer (pool_mode MODE: session, transaction) in
+#                                                     front of the server in DIR; DIR/env-pgbouncer-MODE holds its exports
+#   scripts/postgresql-server.sh pgbouncer-stop DIR MODE   stops that PgBouncer (`stop DIR` stops every one of DIR's)
 #
 # The folder (a new `mktemp -d` under /tmp unless DIR is given) is world-accessible (0755) and outside the checkout,
 # which may be a 0700 home: it holds the data (DIR/data), the Unix socket (no TCP: listen_addresses = '') and the
@@ -95,6 +98,9 @@ stop() {
   dir=$(cd "$dir" && pwd)
   cd /
   [ -f "$dir/data/PG_VERSION" ] || { echo "postgresql-server: $dir holds no server" >&2; exit 1; }
+  for bouncer in "$dir"/pgbouncer-*; do
+    [ ! -d "$bouncer" ] || stop_pgbouncer_in "$bouncer"
+  done
   as_server "$(bindir)/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
@@ -115,6 +121,83 @@ restart() {
   as_server "$(bindir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
 }
 
+# A PgBouncer in front of the server in DIR, pooling in MODE (session, transaction; statement would refuse every
+# transaction of more than one statement), with two server connections per database and role (default_pool_size 2:
+# clients share them, which is what a test of pooling needs) and trust authentication for the test roles (auth_file
+# lists them; pg_hba trusts them on the server). Its folder DIR/pgbouncer-MODE holds the socket, the configuration,
+# the log and the pid file; DIR/env-pgbouncer-MODE exports BOOKKEEPER_TEST_PGBOUNCER (a conninfo for bk_owner on
+# bk_test through it), BOOKKEEPER_TEST_PGBOUNCER_HOST and BOOKKEEPER_TEST_PGBOUNCER_PORT. PgBouncer refuses root: as
+# root it runs as the `postgres` system user, as the server does. `options` (PGOPTIONS) is a startup parameter
+# PgBouncer would refuse the client for: it is ignored (bookkeeper sets what it needs in every transaction).
+pgbouncer_start() {
+  local dir="${1:?usage: postgresql-server.sh pgbouncer DIR MODE}" mode="${2:?usage: postgresql-server.sh pgbouncer DIR MODE}"
+  local bouncer port server_port program tries=0
+  program=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+  [ -x "$program" ] || { echo "postgresql-server: pgbouncer is not installed" >&2; exit 1; }
+  case "$mode" in session|transaction|statement) ;; *) echo "postgresql-server: no pool mode $mode" >&2; exit 2 ;; esac
+  dir=$(cd "$dir" && pwd)
+  [ -f "$dir/env" ] || { echo "postgresql-server: $dir holds no server" >&2; exit 1; }
+  server_port=$(sed -n "s/^export BOOKKEEPER_TEST_POSTGRESQL_PORT='\(.*\)'\$/\1/p" "$dir/env")
+  bouncer="$dir/pgbouncer-$mode"
+  stop_pgbouncer_in "$bouncer"
+  mkdir -p "$bouncer"
+  cd "$bouncer"
+  port=$(free_port)
+  chmod 755 "$bouncer"
+  printf '"bk_owner" ""\n"bk_reader" ""\n"postgres" ""\n' >"$bouncer/users.txt"
+  {
+    echo "[databases]"
+    echo "* = host=$dir port=$server_port"
+    echo "[pgbouncer]"
+    echo "listen_addr ="
+    echo "listen_port = $port"
+    echo "unix_socket_dir = $bouncer"
+    echo "auth_type = trust"
+    echo "auth_file = $bouncer/users.txt"
+    echo "pool_mode = $mode"
+    echo "default_pool_size = 2"
+    echo "max_client_conn = 200"
+    echo "ignore_startup_parameters = options, extra_float_digits"
+    echo "logfile = $bouncer/pgbouncer.log"
+    echo "pidfile = $bouncer/pgbouncer.pid"
+  } >"$bouncer/pgbouncer.ini"
+  if [ "$(id -u)" = 0 ]; then chown -R postgres "$bouncer"; fi
+  if ! as_server "$program" -d "$bouncer/pgbouncer.ini" >"$bouncer/start.log" 2>&1; then
+    echo "postgresql-server: pgbouncer did not start:" >&2
+    cat "$bouncer/start.log" "$bouncer/pgbouncer.log" >&2 2>/dev/null || true
+    exit 1
+  fi
+  until [ -S "$bouncer/.s.PGSQL.$port" ]; do
+    tries=$((tries + 1))
+    if [ $tries -gt 100 ]; then echo "postgresql-server: pgbouncer made no socket; its log:" >&2; cat "$bouncer/pgbouncer.log" >&2; exit 1; fi
+    sleep 0.05
+  done
+  {
+    echo "export BOOKKEEPER_TEST_PGBOUNCER='host=$bouncer port=$port user=bk_owner dbname=bk_test'"
+    echo "export BOOKKEEPER_TEST_PGBOUNCER_HOST='$bouncer'"
+    echo "export BOOKKEEPER_TEST_PGBOUNCER_PORT='$port'"
+  } >"$dir/env-pgbouncer-$mode"
+  echo "$bouncer"
+}
+
+# Stops the PgBouncer whose folder is $1 (its pid file's process), if one runs.
+stop_pgbouncer_in() {
+  local bouncer="$1" pid tries=0
+  [ -f "$bouncer/pgbouncer.pid" ] || return 0
+  pid=$(cat "$bouncer/pgbouncer.pid")
+  if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+    while kill -0 "$pid" 2>/dev/null && [ $tries -lt 100 ]; do tries=$((tries + 1)); sleep 0.05; done
+  fi
+  rm -f "$bouncer/pgbouncer.pid"
+}
+
+pgbouncer_stop() {
+  local dir="${1:?usage: postgresql-server.sh pgbouncer-stop DIR MODE}" mode="${2:?usage: postgresql-server.sh pgbouncer-stop DIR MODE}"
+  dir=$(cd "$dir" && pwd)
+  stop_pgbouncer_in "$dir/pgbouncer-$mode"
+  rm -rf "$dir/pgbouncer-$mode" "$dir/env-pgbouncer-$mode"
+}
+
 # The server's log (the test run prints it when tests fail).
 log() {
   local dir="${1:?usage: postgresql-server.sh log DIR}"
@@ -127,5 +210,7 @@ case "${1:-}" in
   log) shift; log "$@" ;;
   halt) shift; halt "$@" ;;
   restart) shift; restart "$@" ;;
-  *) echo "usage: $0 start [DIR [PORT]] | stop DIR | halt DIR | restart DIR | log DIR" >&2; exit 2 ;;
+  pgbouncer) shift; pgbouncer_start "$@" ;;
+  pgbouncer-stop) shift; pgbouncer_stop "$@" ;;
+  *) echo "usage: $0 start [DIR [PORT]] | stop DIR | halt DIR | restart DIR | log DIR | pgbouncer DIR MODE | pgbouncer-stop DIR MODE" >&2; exit 2 ;;
 esac

@@ -75,6 +75,8 @@ POSTGRESQL = [
     "BookkeeperCLITests.SharedBooksDifferentialTests",
     "BookkeeperCLITests.PostgreSQLMigrateDifferentialTests",
     "BookkeeperCLITests.PostgreSQLMigrateTests",
+    # Through PgBouncer in transaction and session pooling (the test starts its own: scripts/postgresql-server.sh).
+    "BookkeeperCLITests.PgBouncerTests",
     # End-to-end suites parameterised by store kind: the class runs on a store file in the quick tier, its subclass
     # …OnPostgreSQL on books on PostgreSQL here (docs/testing.md).
     "BookkeeperCLITests.CRUDCommandTestsOnPostgreSQL",

@@ -183,26 +183,82 @@ final class PostgreSQLConnectionTests: XCTestCase {
         let (_, db) = try PostgreSQLTestDatabase.freshSchema(self)
         try db.execute("CREATE TABLE k (v bigint, w text)")
         let insert = "INSERT INTO k VALUES ($1, $2)"
-        try db.execute(cached: insert, [.null, .null])
-        try db.execute(cached: insert, [.integer(5), .text("five")])
-        try db.execute(cached: insert, [.integer(6), .text("six")])
-        try db.execute(cached: insert, [.text("7"), .null])
-        XCTAssertEqual(try db.rows("SELECT v, w FROM k ORDER BY v NULLS FIRST").map(\.values),
-                       [[.null, .null], [.integer(5), .text("five")], [.integer(6), .text("six")], [.integer(7), .null]])
-        XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements WHERE statement = $1", [.text(insert)]), 2,
-                       "(unknown, unknown), then (int8, unknown) twice, then (unknown, unknown) again: two")
-        let select = "SELECT $1"
-        XCTAssertEqual(try db.cachedRows(select, [.null]).first?[0], .null)
-        XCTAssertEqual(try db.cachedRows(select, [.integer(3)]).first?[0], .integer(3))
-        XCTAssertEqual(try db.cachedRows(select, [.real(0.5)]).first?[0], .real(0.5))
-        XCTAssertEqual(try db.cachedRows(select, [.text("t")]).first?[0], .text("t"))
-        XCTAssertEqual(try db.cachedRows(select, [.blob(Data([9]))]).first?[0], .blob(Data([9])))
-        XCTAssertEqual(try db.cachedRows(select, [.integer(4)]).first?[0], .integer(4))
-
-        db.finalizeStatements()
-        XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements"), 0, "finalizeStatements deallocates them")
+        let prepared = "SELECT count(*) FROM pg_prepared_statements WHERE statement = $1"
+        try db.transaction(.deferred) {
+            try db.execute(cached: insert, [.null, .null])
+            try db.execute(cached: insert, [.integer(5), .text("five")])
+            try db.execute(cached: insert, [.integer(6), .text("six")])
+            try db.execute(cached: insert, [.text("7"), .null])
+            XCTAssertEqual(try db.rows("SELECT v, w FROM k ORDER BY v NULLS FIRST").map(\.values),
+                           [[.null, .null], [.integer(5), .text("five")], [.integer(6), .text("six")], [.integer(7), .null]])
+            XCTAssertEqual(try db.int(prepared, [.text(insert)]), 2,
+                           "(unknown, unknown), then (int8, unknown) twice, then (unknown, unknown) again: two")
+            XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE $1",
+                                      [.text("bk\\_\(db.statementToken)\\_%")]), 2, "named with the connection's token")
+            return .commit
+        }
+        XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements"), 0, "deallocated with the COMMIT")
         try db.execute(cached: insert, [.integer(8), .text("eight")])
-        XCTAssertEqual(try db.int("SELECT count(*) FROM k"), 5)
+        XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements"), 0, "outside a transaction: unnamed")
+        // A transaction that fails leaves none either (DEALLOCATE after its ROLLBACK, in the same round trip).
+        XCTAssertThrowsError(try db.transaction(.deferred) {
+            try db.execute(cached: insert, [.integer(9), .text("nine")])
+            try db.execute(cached: "SELECT 1 / $1", [.integer(0)])
+            return .commit
+        })
+        XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements"), 0, "deallocated after the ROLLBACK")
+        // The next transaction prepares them again.
+        try db.transaction(.deferred) {
+            try db.execute(cached: insert, [.integer(10), .text("ten")])
+            XCTAssertEqual(try db.int(prepared, [.text(insert)]), 1)
+            return .rollback
+        }
+        XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements"), 0)
+        let select = "SELECT $1"
+        try db.transaction(.deferred) {
+            XCTAssertEqual(try db.cachedRows(select, [.null]).first?[0], .null)
+            XCTAssertEqual(try db.cachedRows(select, [.integer(3)]).first?[0], .integer(3))
+            XCTAssertEqual(try db.cachedRows(select, [.real(0.5)]).first?[0], .real(0.5))
+            XCTAssertEqual(try db.cachedRows(select, [.text("t")]).first?[0], .text("t"))
+            XCTAssertEqual(try db.cachedRows(select, [.blob(Data([9]))]).first?[0], .blob(Data([9])))
+            XCTAssertEqual(try db.cachedRows(select, [.integer(4)]).first?[0], .integer(4))
+            db.finalizeStatements()
+            try db.execute(cached: insert, [.integer(11), .text("eleven")])
+            return .commit
+        }
+        XCTAssertEqual(try db.int("SELECT count(*) FROM pg_prepared_statements"), 0)
+        XCTAssertEqual(try db.int("SELECT count(*) FROM k"), 6)
+    }
+
+    /// Nothing outlives a transaction on the server session (a pooler in transaction mode lends it to others): the
+    /// settings are SET LOCAL with BEGIN, in the same round trip, and gone after COMMIT.
+    func testEveryTransactionSetsItsSettingsAndLeavesTheSessionAsItWas() throws {
+        let db = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.requireConninfo(), writeLockKey: 77)
+        defer { db.close() }
+        try db.execute("SET TimeZone = 'America/New_York'; SET extra_float_digits = 0; SET bytea_output = 'escape'; SET DateStyle = 'SQL, DMY'")
+        db.transactionSettings += "; SET LOCAL search_path = pg_catalog; SET LOCAL lock_timeout = 1234"
+        for readOnly in [false, true] {
+            try db.transaction(.immediate, readOnly: readOnly) {
+                XCTAssertEqual(try db.string("SHOW TimeZone"), "UTC")
+                XCTAssertEqual(try db.string("SHOW DateStyle"), "ISO, MDY")
+                XCTAssertEqual(try db.string("SHOW extra_float_digits"), "1")
+                XCTAssertEqual(try db.string("SHOW bytea_output"), "hex")
+                XCTAssertEqual(try db.string("SHOW client_encoding"), "UTF8")
+                XCTAssertEqual(try db.string("SHOW search_path"), "pg_catalog")
+                XCTAssertEqual(try db.string("SHOW lock_timeout"), "1234ms")
+                XCTAssertEqual(try db.string("SHOW transaction_read_only"), readOnly ? "on" : "off")
+                XCTAssertEqual(try db.string("SHOW transaction_isolation"), readOnly ? "repeatable read" : "read committed")
+                XCTAssertEqual(try db.int("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"),
+                               readOnly ? 0 : 1, "the write lock, for a write only")
+                return .commit
+            }
+            XCTAssertEqual(try db.string("SHOW TimeZone"), "America/New_York")
+            XCTAssertEqual(try db.string("SHOW extra_float_digits"), "0")
+            XCTAssertEqual(try db.string("SHOW bytea_output"), "escape")
+            XCTAssertEqual(try db.string("SHOW DateStyle"), "SQL, DMY")
+            XCTAssertNotEqual(try db.string("SHOW search_path"), "pg_catalog")
+            XCTAssertEqual(try db.int("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"), 0)
+        }
     }
 
     func testTransactionsCommitRollBackAndRollBackWhenTheirBodyThrows() throws {
@@ -373,9 +429,12 @@ final class PostgreSQLConnectionTests: XCTestCase {
         // The right password connects (the role is not otherwise refused).
         let secret = try PostgreSQLConnection(conninfo: try PostgreSQLTestDatabase.conninfo(user: "bk_secret", password: PostgreSQLTestDatabase.secretPassword))
         XCTAssertEqual(try secret.string("SELECT current_user"), "bk_secret")
-        XCTAssertEqual(try secret.string("SHOW TimeZone"), "UTC")
-        XCTAssertEqual(try secret.string("SHOW DateStyle"), "ISO, MDY")
-        XCTAssertEqual(try secret.string("SHOW client_encoding"), "UTF8")
+        try secret.transaction(.deferred, readOnly: true) {
+            XCTAssertEqual(try secret.string("SHOW TimeZone"), "UTC")
+            XCTAssertEqual(try secret.string("SHOW DateStyle"), "ISO, MDY")
+            XCTAssertEqual(try secret.string("SHOW client_encoding"), "UTF8")
+            return .commit
+        }
         secret.close()
         XCTAssertThrowsError(try secret.execute("SELECT 1"), "a closed connection runs nothing")
     }

@@ -2,10 +2,20 @@
 // SQLite implementation, SQL/SQLite/SQLiteConnection.swift, is the model this one follows). Only the files of this
 // folder import CLibPQ or call libpq (SQLBoundaryTests).
 //
+// Nothing outlives a transaction on the server (docs/postgresql.md, "PgBouncer"): a pooler in transaction mode
+// (PgBouncer's `pool_mode = transaction`) hands each transaction whichever server connection is free, so what one
+// transaction leaves on its server session — a setting, a named prepared statement — is another client's next, and
+// the next transaction of this one may find another client's instead. So every unit of work is a transaction whose
+// first round trip is BEGIN and the settings it depends on, each `SET LOCAL` (`transactionSettings`), plus the
+// books' advisory lock for a write (`pg_advisory_xact_lock`, transaction-scoped); the session itself is never SET.
+//
 // Statements use `$1…$n` placeholders. `prepare(_:)` runs the unnamed statement once per execution
-// (PQsendQueryParams); `statement(_:)` keeps a named server-side statement, prepared on its first execution with that
-// binding's parameter types, and prepared again under another name when a later binding's types differ (a NULL
-// first, a number later). Values are bound as: integer → int8, real → float8 (NaN, Infinity as PostgreSQL spells
+// (PQsendQueryParams); `statement(_:)` keeps a named server-side statement, prepared on its first execution inside
+// a transaction with that binding's parameter types, and prepared again under another name when a later binding's
+// types differ (a NULL first, a number later). Named statements live for one transaction: their names carry a
+// random token of this connection (`bk_<token>_<n>`: no other client's statement can have one), they are
+// DEALLOCATEd in the same round trip as the COMMIT (before it) or the ROLLBACK (after it), and the next transaction
+// prepares them again; outside a transaction a kept statement runs unnamed. Values are bound as: integer → int8, real → float8 (NaN, Infinity as PostgreSQL spells
 // them), text → unknown (the server infers the type from where it stands, so text bound beside a date or a bigint
 // column works, and `SELECT $1` alone is text), bytes → bytea in binary, NULL → unknown. Results come as text and
 // are read by the column's type (`PostgreSQLValue.stored`).
@@ -105,15 +115,22 @@ package struct PostgreSQLConnectError: Error, CustomStringConvertible, Equatable
 
 /// The SQL this connection runs of its own accord (the store's SQL is built by the dialect).
 enum PostgreSQLConnectionSQL {
-    // Every setting the readings and writings depend on, whatever the role, the database or PGOPTIONS set (attack
-    // 19: extra_float_digits = 0 read doubles to 15 digits; bytea_output = escape read bytes as their escapes).
-    static let settings = "SET client_encoding = 'UTF8'; SET DateStyle = 'ISO'; SET IntervalStyle = 'postgres'; SET TimeZone = 'UTC'; "
-        + "SET standard_conforming_strings = on; SET extra_float_digits = 1; SET bytea_output = 'hex'; "
-        + "SET default_transaction_isolation = 'read committed'"
+    // Every setting the readings and writings depend on, whatever the role, the database, PGOPTIONS or the server
+    // session a pooler lends set (attack 19: extra_float_digits = 0 read doubles to 15 digits; bytea_output = escape
+    // read bytes as their escapes), for the transaction only (SET LOCAL: a pooler's next client gets the session
+    // as it was).
+    static let settings = "SET LOCAL client_encoding = 'UTF8'; SET LOCAL DateStyle = 'ISO, MDY'; SET LOCAL IntervalStyle = 'postgres'; "
+        + "SET LOCAL TimeZone = 'UTC'; SET LOCAL standard_conforming_strings = on; SET LOCAL extra_float_digits = 1; "
+        + "SET LOCAL bytea_output = 'hex'"
+    /// A transaction that may write (READ COMMITTED, whatever default_transaction_isolation says), or one that only
+    /// reads, from one snapshot (REPEATABLE READ READ ONLY).
+    static func begin(readOnly: Bool) -> String {
+        readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN ISOLATION LEVEL READ COMMITTED"
+    }
     static let begin = "BEGIN"
     static let commit = "COMMIT"
     static let rollback = "ROLLBACK"
-    static let writeLock = "SELECT pg_advisory_xact_lock($1)"
+    static func writeLock(_ key: Int64) -> String { "SELECT pg_advisory_xact_lock(\(key))" }
     static let lastValue = "SAVEPOINT bk_lastval; SELECT lastval(); RELEASE SAVEPOINT bk_lastval"
     static let lastValueUndo = "ROLLBACK TO SAVEPOINT bk_lastval; RELEASE SAVEPOINT bk_lastval"
     static let lastValueOutside = "SELECT lastval()"
@@ -160,9 +177,21 @@ package final class PostgreSQLConnection: StorageConnection {
     private var statements: [String: PostgreSQLStatement] = [:]
     /// Bulk inserts' statements by table, columns and row count.
     private var bulkStatements: [String: [Int: PostgreSQLStatement]] = [:]
-    /// Named server-side statements to DEALLOCATE when the transaction that failed is over.
-    private var pendingDeallocations: [String] = []
+    /// The named server-side statements this transaction prepared, DEALLOCATEd as it ends.
+    private var preparedInTransaction: [String] = []
     private var nextName = 0
+    /// This connection's part of every statement name: random, so that no other client sharing a pooled server
+    /// session can have a statement of the same name.
+    package let statementToken: String = {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 36)
+    }()
+    /// Counts the transactions ended: a kept statement prepared in an earlier one is prepared again.
+    private(set) var transactionGeneration = 0
+    /// What every transaction sets first, after BEGIN and in the same round trip: `SET LOCAL` statements (or
+    /// `set_config(…, true)`), joined by "; ". The books add their search_path, time zone and lock timeout
+    /// (Store+PostgreSQL.swift).
+    package var transactionSettings = PostgreSQLConnectionSQL.settings
     /// The statement whose rows are streaming (libpq runs one query at a time).
     weak var active: PostgreSQLStatement?
     /// `changes`: rows written by the last INSERT, UPDATE, DELETE or MERGE.
@@ -172,9 +201,10 @@ package final class PostgreSQLConnection: StorageConnection {
     package private(set) var commitOutcomeUnknown = false
 
     /// Connects with `conninfo` — anything PQconnectdb takes: `key=value` pairs or a `postgresql://` URI; libpq's
-    /// environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGSSLMODE…) and ~/.pgpass apply by themselves — then sets the
-    /// session's client encoding (UTF8), date style (ISO), time zone (UTC) and standard-conforming strings, and refuses
-    /// a server older than 15 or a database whose encoding is not UTF8.
+    /// environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGSSLMODE…) and ~/.pgpass apply by themselves — and refuses
+    /// a server older than 15 or a database whose encoding is not UTF8. The session is not SET: every transaction
+    /// sets its client encoding (UTF8), date style (ISO), time zone (UTC), standard-conforming strings… itself
+    /// (`transactionSettings`).
     package var dialect: any SQLDialect { PostgreSQLDialect() }
 
     package init(conninfo: String, writeLockKey: Int64? = nil) throws(PostgreSQLConnectError) {
@@ -200,12 +230,6 @@ package final class PostgreSQLConnection: StorageConnection {
             close()
             throw PostgreSQLConnectError(kind: .notUTF8(encoding: encoding),
                                          reason: "the database's encoding is \(encoding.isEmpty ? "unknown" : encoding), not UTF8")
-        }
-        do {
-            try execute(PostgreSQLConnectionSQL.settings, [])
-        } catch {
-            close()
-            throw PostgreSQLConnectError(kind: .other, reason: PostgreSQLConnectError.oneLine(error.message))
         }
     }
 
@@ -241,10 +265,25 @@ package final class PostgreSQLConnection: StorageConnection {
         return handle
     }
 
-    /// A statement name no other statement of this connection has.
+    /// A statement name no other statement of this connection has, nor any other client's.
     func newName() -> String {
         nextName += 1
-        return "bk_\(nextName)"
+        return "bk_\(statementToken)_\(nextName)"
+    }
+
+    /// Notes a named statement prepared in this transaction (DEALLOCATEd as it ends).
+    func notePrepared(_ name: String) {
+        preparedInTransaction.append(name)
+    }
+
+    /// The DEALLOCATE statements of this transaction's named statements, each followed by "; " (none: ""), and
+    /// forgets them: they are sent with the COMMIT or the ROLLBACK.
+    private func takeDeallocations() -> String {
+        defer {
+            preparedInTransaction = []
+            transactionGeneration += 1
+        }
+        return preparedInTransaction.map { PostgreSQLConnectionSQL.deallocate($0) + "; " }.joined()
     }
 
     /// Makes the connection free for a new query: a statement still streaming reads its remaining rows into memory.
@@ -324,18 +363,24 @@ package final class PostgreSQLConnection: StorageConnection {
     }
 
     package func transaction(_ kind: TransactionKind, _ body: () throws -> TransactionEnd) throws {
+        try transaction(kind, readOnly: false, body)
+    }
+
+    /// A transaction: BEGIN, `transactionSettings` and, for an `.immediate` one, the books' advisory lock, in one
+    /// round trip; `readOnly`: a read-only one from one snapshot (REPEATABLE READ READ ONLY).
+    package func transaction(_ kind: TransactionKind, readOnly: Bool, _ body: () throws -> TransactionEnd) throws {
         // PostgreSQL only warns of a BEGIN inside a transaction, and the inner COMMIT would commit the outer one's
         // work: refused, as SQLite refuses it.
         if isInsideTransaction {
             throw StorageError(kind: .other, message: "cannot start a transaction within a transaction",
                                sql: PostgreSQLConnectionSQL.begin, code: 0, sqlState: "25001")
         }
-        try execute(PostgreSQLConnectionSQL.begin, [])
+        var begin = PostgreSQLConnectionSQL.begin(readOnly: readOnly)
+        if !transactionSettings.isEmpty { begin += "; " + transactionSettings }
+        if kind == .immediate, !readOnly, let writeLockKey { begin += "; " + PostgreSQLConnectionSQL.writeLock(writeLockKey) }
         let end: TransactionEnd
         do {
-            if kind == .immediate, let writeLockKey {
-                try execute(PostgreSQLConnectionSQL.writeLock, [.integer(writeLockKey)])
-            }
+            try execute(begin, [])
             end = try body()
         } catch {
             rollbackQuietly()
@@ -352,25 +397,42 @@ package final class PostgreSQLConnection: StorageConnection {
             }
             // A connection lost before COMMIT is sent changed nothing (the server rolls back the session's
             // transaction); one lost while COMMIT is under way leaves the outcome unknown to us.
-            if let handle, PQstatus(handle) != CONNECTION_OK { throw connectionError(sql: PostgreSQLConnectionSQL.commit) }
+            if let handle, PQstatus(handle) != CONNECTION_OK {
+                _ = takeDeallocations()
+                throw connectionError(sql: PostgreSQLConnectionSQL.commit)
+            }
             commitOutcomeUnknown = false
+            // (The named statements go first, in the same round trip: after the COMMIT a pooler may have lent the
+            // server session to another client.)
             do {
-                try execute(PostgreSQLConnectionSQL.commit, [])
+                try execute(takeDeallocations() + PostgreSQLConnectionSQL.commit, [])
             } catch {
                 commitOutcomeUnknown = Self.isConnectionLost(error, handle: handle)
                 rollbackQuietly()
                 throw error
             }
-            deallocatePending()
         case .rollback:
-            try execute(PostgreSQLConnectionSQL.rollback, [])
-            deallocatePending()
+            yieldActive()
+            try execute(rollbackAndDeallocate(), [])
         }
     }
 
+    /// ROLLBACK, then the DEALLOCATE of this transaction's named statements in the same round trip (an aborted
+    /// transaction runs nothing but ROLLBACK; after it, on the same server session, they may run).
+    private func rollbackAndDeallocate() -> String {
+        let deallocations = takeDeallocations()
+        return PostgreSQLConnectionSQL.rollback + (deallocations.isEmpty ? "" : "; " + deallocations.dropLast(2))
+    }
+
     private func rollbackQuietly() {
-        if isInsideTransaction { try? execute(PostgreSQLConnectionSQL.rollback, []) }
-        deallocatePending()
+        if isInsideTransaction {
+            yieldActive()
+            try? execute(rollbackAndDeallocate(), [])
+        } else {
+            // (Nothing is prepared outside a transaction; a COMMIT that failed has deallocated them already.)
+            preparedInTransaction = []
+            transactionGeneration += 1
+        }
     }
 
     package func tableExists(_ name: String) throws(StorageError) -> Bool {
@@ -404,24 +466,16 @@ package final class PostgreSQLConnection: StorageConnection {
         lastChanges = rows
     }
 
-    /// Drops the kept statements and DEALLOCATEs their server-side statements (after the transaction, when an
-    /// error aborted it: an aborted transaction runs nothing but ROLLBACK).
+    /// Drops the kept statements (their server-side statements are DEALLOCATEd as the transaction ends: none lives
+    /// longer).
     package func finalizeStatements() {
         let kept = Array(statements.values) + bulkStatements.values.flatMap(\.values)
         statements = [:]
         bulkStatements = [:]
-        for s in kept {
-            if active === s { active = nil; s.bufferRemainingResults() }
-            pendingDeallocations += s.preparedNames
+        for s in kept where active === s {
+            active = nil
+            s.bufferRemainingResults()
         }
-        if let handle, PQtransactionStatus(handle) != PQTRANS_INERROR { deallocatePending() }
-    }
-
-    private func deallocatePending() {
-        guard !pendingDeallocations.isEmpty else { return }
-        let sql = pendingDeallocations.map(PostgreSQLConnectionSQL.deallocate).joined(separator: "; ")
-        pendingDeallocations = []
-        try? execute(sql, [])
     }
 
     // MARK: Errors
@@ -525,7 +579,9 @@ package final class PostgreSQLStatement: StorageStatement {
     private unowned let connection: PostgreSQLConnection
     /// Kept (`statement(_:)`): named server-side statements by the parameter types they were prepared with.
     private let persistent: Bool
+    /// The named statements of the transaction `preparedGeneration` (`connection.transactionGeneration`).
     private var prepared: [[Oid]: String] = [:]
+    private var preparedGeneration = -1
     private var arguments: [StoredValue] = []
 
     private enum State { case idle, streaming, buffered, done }
@@ -555,8 +611,6 @@ package final class PostgreSQLStatement: StorageStatement {
         clearResults()
     }
 
-    var preparedNames: [String] { Array(prepared.values) }
-
     // MARK: Binding
 
     package func bind(_ index: Int32, _ value: StoredValue) {
@@ -577,8 +631,13 @@ package final class PostgreSQLStatement: StorageStatement {
         connection.yieldActive(to: self)
         let parameters = try PostgreSQLParameters(arguments, sql: sql)
         startedInsideTransaction = PQtransactionStatus(handle) != PQTRANS_IDLE
+        if preparedGeneration != connection.transactionGeneration {
+            prepared = [:]
+            preparedGeneration = connection.transactionGeneration
+        }
         let sent: Int32
-        if persistent {
+        // (Outside a transaction, where a pooler may run each statement on another server session, unnamed.)
+        if persistent && startedInsideTransaction {
             let name: String
             if let known = prepared[parameters.types] {
                 name = known
@@ -589,6 +648,7 @@ package final class PostgreSQLStatement: StorageStatement {
                 defer { PQclear(result) }
                 if PQresultStatus(result) != PGRES_COMMAND_OK { throw connection.error(result, sql: sql) }
                 prepared[parameters.types] = name
+                connection.notePrepared(name)
             }
             sent = parameters.withPointers { n, _, values, lengths, formats in
                 PQsendQueryPrepared(handle, name, n, values, lengths, formats, 0)
@@ -748,6 +808,10 @@ package final class PostgreSQLStatement: StorageStatement {
     private func ensureDescribed() {
         guard let handle = connection.handle else { return }
         connection.yieldActive(to: self)
+        if preparedGeneration != connection.transactionGeneration {
+            prepared = [:]
+            preparedGeneration = connection.transactionGeneration
+        }
         let name = persistent ? nil : ""
         if let name {
             let prepared = PQprepare(handle, name, sql, 0, nil)

@@ -178,7 +178,8 @@ package struct PostgreSQLDialect: SQLDialect {
         return "INSERT INTO \(quote(table)) (\(columns.map(quote).joined(separator: ", "))) VALUES " + values.joined(separator: ", ")
     }
 
-    package func sortHelpers(_ count: Int) -> String { "SET max_parallel_maintenance_workers = \(count)" }
+    /// For the batch's transaction only (SET LOCAL: a pooler in transaction mode lends the session to others after).
+    package func sortHelpers(_ count: Int) -> String { "SET LOCAL max_parallel_maintenance_workers = \(count)" }
     /// Keys are always checked, at the end of each statement or, deferred, at commit.
     package var foreignKeysEnabled: String { "SELECT 1" }
     package func foreignKeys(on: Bool) -> String { "SET CONSTRAINTS ALL \(on ? "IMMEDIATE" : "DEFERRED")" }

@@ -131,8 +131,9 @@ package enum PostgreSQLSchema {
     static func createSchema(_ schema: String) -> String { "CREATE SCHEMA \(q(schema))" }
     /// The books' schema first, then PostgreSQL's own (pg_catalog is searched first unless named).
     static func searchPath(_ schema: String, local: Bool) -> String { "SET \(local ? "LOCAL " : "")search_path = \(q(schema))" }
-    static func lockTimeout(milliseconds: Int) -> String { "SET lock_timeout = \(milliseconds)" }
-    static func timeZone(_ name: String) -> String { "SET TimeZone = '\(name.replacingOccurrences(of: "'", with: "''"))'" }
+    /// For the transaction only (SET LOCAL), as every setting of books on PostgreSQL (PostgreSQLConnection.swift).
+    static func lockTimeout(milliseconds: Int) -> String { "SET LOCAL lock_timeout = \(milliseconds)" }
+    static func timeZone(_ name: String) -> String { "SET LOCAL TimeZone = '\(name.replacingOccurrences(of: "'", with: "''"))'" }
 
     /// The metadata table (format, model, object ID marks), as StoreSQL's on SQLite.
     package static var metaTable: String {

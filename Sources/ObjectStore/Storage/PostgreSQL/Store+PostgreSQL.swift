@@ -5,7 +5,10 @@ import LocalTime
 // connection. The model lives in the books: `init` records it, and every other opening reads it from there (one
 // machine's model file never changes everyone's books); a schema of their own holds the tables, the metadata and our
 // functions. A write is one transaction holding the books' advisory lock (two writers take turns, as two SQLite
-// writers do); a read of a read-only store is one REPEATABLE READ snapshot.
+// writers do); a read is one REPEATABLE READ READ ONLY snapshot, the owner's as a reader's. Each transaction sets the
+// books' search_path, time zone and lock timeout itself (SET LOCAL, with BEGIN: `transactionSettings`), so books
+// read through a pooler in transaction mode, which lends each transaction any server session, are these books and
+// no other's (docs/postgresql.md, "PgBouncer").
 
 /// The connection to books on PostgreSQL, used by one statement sequence at a time.
 final class PostgreSQLBooks: @unchecked Sendable {
@@ -29,15 +32,18 @@ final class PostgreSQLBooks: @unchecked Sendable {
         return Int64(bitPattern: hash)
     }
 
+    /// Runs `body` in one read-only transaction (or in the transaction under way: a read inside a write). Every read
+    /// is one, whether or not the store is `readOnly`: outside a transaction no setting of ours holds (a pooler may
+    /// run each statement on another client's server session).
     func read<T>(readOnly: Bool, _ body: (any StorageConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         // (A read is not tried again: its body may have written rows out already.)
         return try Self.retryingSerializationFailures(attempts: 1, path: location.displayName) {
             try mapErrors(writing: false) {
-                guard readOnly, !connection.isInsideTransaction else { return try body(connection) }
+                guard !connection.isInsideTransaction else { return try body(connection) }
                 var result: T?
-                try connection.transaction(.deferred) {
+                try connection.transaction(.deferred, readOnly: true) {
                     result = try body(connection)
                     return .commit
                 }
@@ -202,6 +208,7 @@ extension Store {
     /// Makes books for `model` in `location`'s schema (made when missing; an empty one is used) and opens them.
     package static func create(books location: PostgreSQLLocation, model: ObjectModel) throws -> Store {
         let connection = try connect(location)
+        connection.transactionSettings += "; " + PostgreSQLSchema.searchPath(location.schema, local: true)
         let books = PostgreSQLBooks(location: location, connection: connection)
         let d = PostgreSQLDialect()
         try books.write { db in
@@ -237,17 +244,20 @@ extension Store {
                              busyTimeout: TimeInterval = 30, checking: Bool = false) throws -> Store {
         let busyTimeout = try checkedBusyTimeout(busyTimeout, path: location.displayName)
         let connection = try connect(location)
+        // Every transaction's settings (the time zone's once the server has taken it, below).
+        // (0 is "wait for ever" to PostgreSQL: the shortest wait it takes instead.)
+        let lockTimeout = PostgreSQLSchema.lockTimeout(milliseconds: max(1, Int(min(busyTimeout, Store.longestBusyTimeout) * 1000)))
+        connection.transactionSettings += "; " + PostgreSQLSchema.searchPath(location.schema, local: true) + "; " + lockTimeout
         let books = PostgreSQLBooks(location: location, connection: connection)
         let path = location.displayName
         let d = PostgreSQLDialect()
-        let (meta, canWrite) = try books.read(readOnly: false) { db -> ([String: String], Bool) in
+        let (meta, canWrite) = try books.read(readOnly: readOnly) { db -> ([String: String], Bool) in
             guard try db.int(PostgreSQLSchema.schemaExists, [.text(location.schema)]) ?? 0 > 0 else {
                 throw StoreError.missing(path: path)
             }
             guard try db.int(PostgreSQLSchema.mayUseSchema, [.text(location.schema)]) == 1 else {
                 throw StoreError.accessDenied(path: path, reason: "no USAGE privilege on schema \(location.schema)")
             }
-            try db.execute(PostgreSQLSchema.searchPath(location.schema, local: false))
             do {
                 try db.execute(PostgreSQLSchema.timeZone(Self.processZoneName))
             } catch {
@@ -255,8 +265,6 @@ extension Store {
                 throw StoreError.serverUnsupported(path: path, reason: "it does not know the time zone \(Self.processZoneName) "
                                                    + "that local dates are computed in (TZ): \((error as? StorageError)?.message ?? "\(error)")")
             }
-            // (0 is "wait for ever" to PostgreSQL: the shortest wait it takes instead.)
-            try db.execute(PostgreSQLSchema.lockTimeout(milliseconds: max(1, Int(min(busyTimeout, Store.longestBusyTimeout) * 1000))))
             guard try db.tableExists(metaTable) else {
                 throw StoreError.notAStore(path: path, reason: "its schema has no \(metaTable) table")
             }
@@ -268,6 +276,7 @@ extension Store {
             let canWrite = try db.int(PostgreSQLSchema.mayUpdate, [.text("\(d.quote(location.schema)).\(d.quote(metaTable))")]) ?? 0
             return (meta, canWrite == 1)
         }
+        connection.transactionSettings += "; " + PostgreSQLSchema.timeZone(Self.processZoneName)
         guard let formatText = meta["format"], let format = Int(formatText) else {
             throw StoreError.notAStore(path: path, reason: "no format version in its \(metaTable) table")
         }
